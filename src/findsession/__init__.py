@@ -1,0 +1,27 @@
+"""findsession: find the AI coding-agent session you were working on X in.
+
+The public Python API is what this module exports; the CLI and the MCP server use
+nothing else, so anything they can do a script can do too.
+"""
+
+from findsession.errors import FindsessionError
+from findsession.index import IndexReport, index_roots
+from findsession.model import Hit, Message, SearchResponse, Session, Turn
+from findsession.search.engine import SearchOptions, search
+from findsession.store import Store
+
+__all__ = [
+    "FindsessionError",
+    "Hit",
+    "IndexReport",
+    "Message",
+    "SearchOptions",
+    "SearchResponse",
+    "Session",
+    "Store",
+    "Turn",
+    "index_roots",
+    "search",
+]
+
+__version__ = "0.1.0"

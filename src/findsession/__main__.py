@@ -1,0 +1,5 @@
+"""Allow ``python -m findsession``."""
+
+from findsession.cli import main
+
+raise SystemExit(main())

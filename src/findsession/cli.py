@@ -1,0 +1,252 @@
+"""The `findsession` command: a thin layer over the Python API.
+
+`findsession "query"` is short for `findsession search "query"`. Every command takes
+`--db PATH` (or `FINDSESSION_DB`) and most take `--json` for a stable machine schema.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from findsession import config, jsonout, render
+from findsession.errors import FindsessionError
+from findsession.index import Root, index_roots
+from findsession.reader import read_session
+from findsession.search.engine import search
+from findsession.search.filters import KINDS, MODES, SPEAKERS, SearchOptions
+from findsession.status import collect_status
+from findsession.store import Store
+
+COMMANDS = ("search", "index", "read", "status")
+
+
+def _parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--db",
+        metavar="PATH",
+        help="index database (default: FINDSESSION_DB or the user data directory)",
+    )
+    parser = argparse.ArgumentParser(
+        prog="findsession",
+        description="Find the AI coding-agent session you were working on X in.",
+        epilog='Examples:\n  findsession index\n  findsession "the deploy that lied about '
+        'being live"\n  findsession read 5ac30ab5 --turn 3 --context 1',
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        parents=[common],
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("search", parents=[common], help="search the index (the default command)")
+    p.add_argument("query", nargs="+", help="words, a phrase, an identifier, an error message")
+    p.add_argument("--top", type=int, default=10, metavar="N", help="sessions to show (10)")
+    p.add_argument("--json", action="store_true", help="print results as JSON (docs/json.md)")
+    p.add_argument("--raw", action="store_true", help="pass the query to FTS5 as it is")
+    p.add_argument("--project", metavar="PATH", help="only sessions started in PATH or below")
+    p.add_argument("--here", action="store_true", help="only sessions of the current directory")
+    p.add_argument("--session", metavar="ID", help="only this session (id or prefix)")
+    p.add_argument("--speaker", choices=SPEAKERS, help="match only what this side said")
+    p.add_argument("--after", metavar="WHEN", help="date, time or age (7d, 2w) to start from")
+    p.add_argument("--before", metavar="WHEN", help="date, time or age to end before")
+    p.add_argument("--kind", choices=KINDS, help="only turns, session fingerprints or docs")
+    p.add_argument("--mode", choices=MODES, default="hybrid", help="retrieval (best available)")
+
+    p = sub.add_parser("index", parents=[common], help="index transcripts (incremental)")
+    p.add_argument(
+        "roots",
+        nargs="*",
+        metavar="ROOT",
+        help="folders to index (default: ~/.claude/projects and the config's roots)",
+    )
+    p.add_argument(
+        "--prune", action="store_true", help="remove sessions whose transcript file is gone"
+    )
+    p.add_argument("-v", "--verbose", action="store_true", help="list every skipped line")
+    p.add_argument("--json", action="store_true", help="print the run's summary as JSON")
+
+    p = sub.add_parser("read", parents=[common], help="print a session or some of its turns")
+    p.add_argument("session", help="session id or a unique prefix of it")
+    p.add_argument("--turn", type=int, metavar="N", help="only turn N (numbered from 1)")
+    p.add_argument(
+        "--context",
+        type=int,
+        default=0,
+        metavar="K",
+        help="with --turn, also K turns before and after",
+    )
+    p.add_argument("--tools", action="store_true", help="include tool calls and their output")
+    p.add_argument("--json", action="store_true", help="print as JSON")
+
+    p = sub.add_parser("status", parents=[common], help="what the index holds")
+    p.add_argument("--json", action="store_true", help="print as JSON")
+    return parser
+
+
+def _normalise_argv(argv: list[str]) -> list[str]:
+    """Insert `search` when the first word is not a command: `findsession "query"`."""
+    for i, arg in enumerate(argv):
+        if arg in ("-h", "--help", "--version"):
+            return argv
+        if arg == "--db":
+            continue
+        if i > 0 and argv[i - 1] == "--db":
+            continue
+        if arg.startswith("--db="):
+            continue
+        if arg in COMMANDS:
+            return argv
+        return [*argv[:i], "search", *argv[i:]]
+    return argv
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv == ["--version"]:
+        from findsession import __version__
+
+        print(f"findsession {__version__}")
+        return 0
+    args = _parser().parse_args(_normalise_argv(argv))
+    out = Console(highlight=False)
+    err = Console(stderr=True, highlight=False)
+    if args.command is None:
+        _parser().print_help()
+        return 2
+    try:
+        with Store.open(config.db_path(args.db)) as store:
+            return _COMMANDS[args.command](args, store, out, err)
+    except FindsessionError as exc:
+        err.print(f"[red]error:[/] {exc}", soft_wrap=True, markup=True)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # `findsession ... | head`: the reader left; say nothing.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+def _cmd_search(args: argparse.Namespace, store: Store, out: Console, err: Console) -> int:
+    project = str(Path.cwd()) if args.here else args.project
+    opts = SearchOptions(
+        top=args.top,
+        mode=args.mode,
+        project=str(Path(project).expanduser().resolve()) if project else None,
+        session=args.session,
+        speaker=args.speaker,
+        after=args.after,
+        before=args.before,
+        kind=args.kind,
+        raw=args.raw,
+    )
+    query = " ".join(args.query)
+    started = time.perf_counter()
+    response = search(store, query, opts)
+    elapsed = (time.perf_counter() - started) * 1000
+    if args.json:
+        print(json.dumps(jsonout.search_json(response), ensure_ascii=False, indent=2))
+    else:
+        render.print_search(out, response)
+    for note in response.notes:
+        err.print(f"note: {note}", soft_wrap=True)
+    if not args.json:
+        found = f"{len(response.hits)} session{'s' if len(response.hits) != 1 else ''}"
+        err.print(
+            f"[dim]{response.strategy} search · {found} · {elapsed:.0f} ms[/]", soft_wrap=True
+        )
+    return 0 if response.hits or not response.index_empty else 1
+
+
+def _cmd_index(args: argparse.Namespace, store: Store, out: Console, err: Console) -> int:
+    cfg = config.load_config()
+    if args.roots:
+        roots = [Root(Path(r).expanduser().resolve(), "claude-code") for r in args.roots]
+        for root in roots:
+            if not root.path.exists():
+                err.print(f"[yellow]warning:[/] {root.path} does not exist", soft_wrap=True)
+    else:
+        roots = [r for r in config.default_roots(cfg) if r.path.exists()]
+        if not roots:
+            sample = config.sample_root()
+            err.print(
+                f"no transcripts found at {render.home(str(config.default_roots(cfg)[0].path))};"
+                " indexing the sample corpus that ships with findsession instead"
+                " (pass a ROOT, or add roots to the config file, to index your own)",
+                soft_wrap=True,
+            )
+            roots = [sample]
+    with _progress_bar(err) as progress:
+        report = index_roots(store, roots, prune=args.prune, progress=progress)
+    if args.json:
+        print(json.dumps(jsonout.index_json(report), ensure_ascii=False, indent=2))
+    render.print_index_report(err, report, args.verbose)
+    return 130 if report.interrupted else 0
+
+
+class _progress_bar:  # noqa: N801 - used as a context manager like a function
+    """A rich progress bar on a terminal; nothing when stderr is a pipe or a file."""
+
+    def __init__(self, err: Console) -> None:
+        self.err = err
+        self.bar: Progress | None = None
+        self.task = None
+
+    def __enter__(self):  # noqa: ANN204
+        if not self.err.is_terminal:
+            return None
+        self.bar = Progress(
+            TextColumn("indexing"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            TextColumn("[dim]{task.fields[name]}"),
+            console=self.err,
+            transient=True,
+        )
+        self.bar.start()
+        self.task = self.bar.add_task("index", total=None, name="")
+        return self.update
+
+    def update(self, done: int, total: int, path: str) -> None:
+        assert self.bar is not None and self.task is not None
+        self.bar.update(self.task, completed=done, total=total, name=Path(path).name[:40])
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def _cmd_read(args: argparse.Namespace, store: Store, out: Console, err: Console) -> int:
+    if args.context < 0:
+        raise FindsessionError("--context must be 0 or more")
+    view = read_session(store, args.session, turn=args.turn, context=args.context, tools=args.tools)
+    if args.json:
+        print(json.dumps(jsonout.read_json(view), ensure_ascii=False, indent=2))
+    else:
+        render.print_read(out, view)
+    return 0
+
+
+def _cmd_status(args: argparse.Namespace, store: Store, out: Console, err: Console) -> int:
+    st = collect_status(store)
+    if args.json:
+        print(json.dumps(jsonout.status_json(st), ensure_ascii=False, indent=2))
+    else:
+        render.print_status(out, st)
+    return 0
+
+
+_COMMANDS = {
+    "search": _cmd_search,
+    "index": _cmd_index,
+    "read": _cmd_read,
+    "status": _cmd_status,
+}

@@ -1,0 +1,86 @@
+"""Where things live: the database, the config file, and the roots to index.
+
+Precedence for the database: `--db`, then `FINDSESSION_DB`, then the user's data
+directory. The config file (TOML) is `FINDSESSION_CONFIG` or the user's config directory.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+import platformdirs
+
+from findsession.errors import FindsessionError
+from findsession.index import Root
+from findsession.sources import SOURCES
+
+APP = "findsession"
+
+
+class ConfigError(FindsessionError):
+    """The config file cannot be read or holds a value findsession cannot use."""
+
+
+@dataclass
+class Config:
+    """Settings from the config file; every field has a default that needs no file."""
+
+    path: Path
+    roots: list[Root] = field(default_factory=list)
+
+
+def config_path() -> Path:
+    env = os.environ.get("FINDSESSION_CONFIG")
+    return Path(env).expanduser() if env else platformdirs.user_config_path(APP) / "config.toml"
+
+
+def db_path(cli_value: str | None = None) -> Path:
+    if cli_value:
+        return Path(cli_value).expanduser()
+    env = os.environ.get("FINDSESSION_DB")
+    if env:
+        return Path(env).expanduser()
+    return platformdirs.user_data_path(APP) / "index.db"
+
+
+def load_config() -> Config:
+    """Read the config file if there is one.
+
+    `roots` is a list of folders, or of tables `{path = "...", source = "claude-code"}`.
+    """
+    path = config_path()
+    config = Config(path=path)
+    if not path.exists():
+        return config
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"cannot read the config file {path}: {exc}") from exc
+    for entry in data.get("roots", []):
+        if isinstance(entry, str):
+            entry = {"path": entry}
+        if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
+            raise ConfigError(f"{path}: each entry of `roots` must be a path or {{path = ...}}")
+        source = entry.get("source", "claude-code")
+        if source not in SOURCES:
+            known = ", ".join(SOURCES)
+            raise ConfigError(f"{path}: unknown source {source!r} in roots (known: {known})")
+        config.roots.append(Root(Path(entry["path"]).expanduser(), source))
+    return config
+
+
+def default_roots(config: Config) -> list[Root]:
+    """Each source's standard location, then the roots the config file adds."""
+    roots = [Root(p, kind) for kind, src in SOURCES.items() for p in src.default_roots()]
+    roots += [r for r in config.roots if r not in roots]
+    return roots
+
+
+def sample_root() -> Root:
+    """The sample corpus shipped with the package, for a first run without transcripts."""
+    path = Path(str(resources.files("findsession") / "sample" / "claude" / "projects"))
+    return Root(path, "claude-code")

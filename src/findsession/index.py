@@ -1,0 +1,382 @@
+"""Bring the index up to date with the transcripts on disk, reading only what changed.
+
+An unchanged file costs a stat. A file that grew is read from where the last run stopped
+(after checking that the bytes before that point are still the same). A file that shrank
+or was rewritten is read again from the start. Each file is committed in its own
+transaction together with its cursor, so a crash or Ctrl-C leaves a consistent index
+that the next run completes. Transcripts are only ever opened for reading.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Callable, Iterable
+from contextlib import suppress
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+from findsession.model import Message, MessageKind, MetaEvent, MetaKind, Problem, Session
+from findsession.sources import SOURCES, SourceFile
+from findsession.sources.jsonl import ReadStats, looks_binary
+from findsession.store import FileState, Store, UnitRow
+from findsession.turns import build_turns, choose_title, fingerprint, one_line
+
+_TAIL = 1024
+_HEAD = 4096
+
+#: Called as `progress(done, total, path)` while changed files are read.
+Progress = Callable[[int, int, str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Root:
+    """A folder (or file) to index, and the source format found there."""
+
+    path: Path
+    source: str
+
+
+@dataclass
+class IndexReport:
+    """What one `index` run did; the CLI prints it and `--json` emits it."""
+
+    roots: list[str]
+    files_seen: int = 0
+    files_read: int = 0
+    files_unchanged: int = 0
+    files_missing: int = 0
+    files_pruned: int = 0
+    bytes_read: int = 0
+    lines_read: int = 0
+    sessions_changed: int = 0
+    units_written: int = 0
+    sessions_total: int = 0
+    turns_total: int = 0
+    problems: list[tuple[str, Problem]] = field(default_factory=list)
+    errors: list[tuple[str, str]] = field(default_factory=list)
+    seconds: float = 0.0
+    interrupted: bool = False
+
+    def skipped_by_reason(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for _, problem in self.problems:
+            counts[problem.reason] = counts.get(problem.reason, 0) + 1
+        return counts
+
+
+def index_roots(
+    store: Store, roots: Iterable[Root], *, prune: bool = False, progress: Progress | None = None
+) -> IndexReport:
+    """Index every transcript under `roots` into `store` and report what changed."""
+    started = time.perf_counter()
+    roots = list(roots)
+    report = IndexReport(roots=[str(r.path) for r in roots])
+    run_id = _start_run(store, report)
+    known = store.file_states()
+    work: list[tuple[SourceFile, str, os.stat_result]] = []
+    seen: set[str] = set()
+    try:
+        for root in roots:
+            root_key = str(root.path)
+            for sf in SOURCES[root.source].discover(root.path):
+                key = str(sf.path)
+                if key in seen:
+                    continue
+                seen.add(key)
+                report.files_seen += 1
+                try:
+                    st = sf.path.stat()
+                except OSError as exc:
+                    report.errors.append((key, _os_error(exc)))
+                    continue
+                state = known.get(key)
+                if (
+                    state is not None
+                    and state.status == "ok"
+                    and state.size == st.st_size
+                    and state.mtime_ns == st.st_mtime_ns
+                ):
+                    report.files_unchanged += 1
+                    continue
+                work.append((sf, root_key, st))
+        _handle_vanished(store, roots, known, seen, prune, report)
+        for done, (sf, root_key, _) in enumerate(work, 1):
+            if progress:
+                progress(done - 1, len(work), str(sf.path))
+            # On _Abort the error is reported and the file's transaction rolled back.
+            with suppress(_Abort):
+                _index_file(store, sf, root_key, known.get(str(sf.path)), report)
+        if progress and work:
+            progress(len(work), len(work), "")
+    except KeyboardInterrupt:
+        report.interrupted = True
+    report.sessions_total = int(store.scalar("SELECT count(*) FROM sessions"))
+    report.turns_total = int(store.scalar("SELECT count(*) FROM units WHERE kind = 'turn'"))
+    report.seconds = time.perf_counter() - started
+    _finish_run(store, run_id, report)
+    return report
+
+
+def _handle_vanished(
+    store: Store,
+    roots: list[Root],
+    known: dict[str, FileState],
+    seen: set[str],
+    prune: bool,
+    report: IndexReport,
+) -> None:
+    """Keep sessions whose file is gone (marked missing) unless asked to prune them."""
+    root_keys = {str(r.path) for r in roots}
+    for path, state in known.items():
+        if path in seen or state.root not in root_keys or os.path.exists(path):
+            continue
+        with store.transaction():
+            if prune:
+                store.remove_file(path)
+                report.files_pruned += 1
+            elif state.status != "missing":
+                store.set_file_status(path, "missing")
+                report.files_missing += 1
+
+
+def _index_file(
+    store: Store, sf: SourceFile, root: str, state: FileState | None, report: IndexReport
+) -> None:
+    path = str(sf.path)
+    try:
+        fh = open(sf.path, "rb")  # noqa: SIM115 - closed below, after a long body
+    except FileNotFoundError:
+        report.errors.append((path, "vanished before it could be read"))
+        return
+    except OSError as exc:
+        report.errors.append((path, _os_error(exc)))
+        if state is not None:
+            with store.transaction():
+                store.set_file_status(path, "error", _os_error(exc))
+        return
+    with fh, store.transaction():
+        st = os.fstat(fh.fileno())
+        head = fh.read(_HEAD)
+        session_id = state.session_id if state and state.session_id else _claim_id(store, sf)
+        new_state = FileState(
+            path, sf.source, root, session_id, st.st_size, st.st_mtime_ns, 0, 0, None
+        )
+        if looks_binary(head):
+            new_state.status = "binary"
+            store.save_file(new_state)
+            return
+        start_offset, start_line = 0, 0
+        if state is not None and _can_resume(fh, state, st.st_size):
+            start_offset, start_line = state.offset, state.lines
+        else:
+            for sid in store.forget_file_content(path):
+                _rebuild_session(store, sid, sf, session_id, path, report)
+        stats = ReadStats(end_offset=start_offset, end_line=start_line)
+        try:
+            records = list(SOURCES[sf.source].read(sf, fh, start_offset, start_line, stats))
+        except OSError as exc:
+            report.errors.append((path, _os_error(exc)))
+            raise _Abort from exc
+        report.files_read += 1
+        report.bytes_read += stats.bytes_read
+        report.lines_read += stats.lines_read
+        report.problems.extend((path, p) for p in stats.problems)
+        store.add_problems(path, stats.problems)
+        sessions = _store_records(store, sf, session_id, path, records)
+        if sf.is_subagent and sf.parent_id is None:
+            # 2.0.x flat agent files name their parent only in the records.
+            parent = next(
+                (
+                    r.record_session_id
+                    for r in records
+                    if isinstance(r, Message) and r.record_session_id
+                ),
+                None,
+            )
+            if parent and parent != session_id:
+                sf = replace(sf, parent_id=parent)
+        for sid in sorted(sessions):
+            _rebuild_session(store, sid, sf, session_id, path, report)
+        new_state.offset, new_state.lines = stats.end_offset, stats.end_line
+        new_state.tail_hash = _tail_hash(fh, stats.end_offset)
+        store.save_file(new_state)
+
+
+class _Abort(Exception):
+    """Raised inside a file's transaction to roll it back after an I/O error."""
+
+
+def _can_resume(fh, state: FileState, size: int) -> bool:  # noqa: ANN001 - binary file
+    """True when the file only grew: the bytes before the old offset are unchanged."""
+    if state.status != "ok" or state.offset > size or state.offset == 0:
+        return False
+    return _tail_hash(fh, state.offset) == state.tail_hash
+
+
+def _tail_hash(fh, offset: int) -> str:  # noqa: ANN001 - binary file
+    start = max(0, offset - _TAIL)
+    fh.seek(start)
+    data = fh.read(offset - start)
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _claim_id(store: Store, sf: SourceFile) -> str:
+    """The file's session id, made unique if another file already holds that id."""
+    owner = store.scalar("SELECT file_path FROM sessions WHERE id = ?", (sf.session_id,))
+    if owner is None or owner == str(sf.path):
+        return sf.session_id
+    suffix = hashlib.blake2b(str(sf.path).encode(), digest_size=4).hexdigest()
+    return f"{sf.session_id}@{suffix}"
+
+
+def _store_records(
+    store: Store, sf: SourceFile, session_id: str, path: str, records: list[Message | MetaEvent]
+) -> set[str]:
+    """Store new records, skipping replays of messages already indexed; return sessions."""
+    uuids = {r.uuid for r in records if isinstance(r, Message) and r.uuid}
+    # A uuid belongs to the first line that carries it; later copies are replays
+    # (a resumed session, a compaction agent replaying its parent).
+    owners = store.uuid_owners(uuids) if uuids else {}
+    owner_line: dict[str, int] = {}
+    rows: list[tuple[str, int, Message | MetaEvent]] = []
+    parts: dict[int, int] = {}
+    touched: set[str] = set()
+    for rec in records:
+        if isinstance(rec, Message) and rec.uuid:
+            if owners.get(rec.uuid, (path, rec.line)) != (path, rec.line):
+                continue
+            if owner_line.setdefault(rec.uuid, rec.line) != rec.line:
+                continue
+        sid = f"{session_id}:{rec.session_key}" if rec.session_key else session_id
+        part = parts.get(rec.line, 0)
+        parts[rec.line] = part + 1
+        rows.append((sid, part, rec))
+        touched.add(sid)
+    store.add_records(path, rows)
+    if rows or store.get_session(session_id) is not None:
+        touched.add(session_id)
+    return touched
+
+
+def _rebuild_session(
+    store: Store, sid: str, sf: SourceFile, file_session_id: str, path: str, report: IndexReport
+) -> None:
+    """Recompute a session's row, turns and fingerprint from its stored messages."""
+    messages = store.session_messages(sid)
+    if not any(m.kind is not MessageKind.HARNESS for m in messages):
+        if store.get_session(sid) is not None:
+            store.delete_session(sid)
+            report.sessions_changed += 1
+        return
+    meta: dict[MetaKind, str] = {}
+    uuids = {m.uuid for m in messages if m.uuid}
+    trusted_summary = None
+    for event in store.session_meta(sid):
+        if event.kind is MetaKind.SUMMARY:
+            if event.leaf_uuid in uuids:
+                trusted_summary = event.value
+        else:
+            meta[event.kind] = event.value
+    turns = build_turns(messages)
+    # Lines the parser routed to a child session (inline subagents) live in the
+    # file of their parent.
+    inline_child = sid != file_session_id
+    parent_id = file_session_id if inline_child else sf.parent_id
+    if sf.is_subagent and parent_id is None:
+        parent_id = store.scalar("SELECT parent_id FROM sessions WHERE id = ?", (sid,))
+    agent_label = None
+    if sf.agent_description and not inline_child:
+        agent_label = f"{sf.agent_type or 'agent'}: {sf.agent_description}"
+    timestamps = sorted(m.timestamp for m in messages if m.timestamp)
+    session = Session(
+        id=sid,
+        source=sf.source,
+        file_path=path,
+        cwd=next((m.cwd for m in messages if m.cwd), None),
+        title=choose_title(meta, trusted_summary, turns, agent_label),
+        first_ts=timestamps[0] if timestamps else None,
+        last_ts=timestamps[-1] if timestamps else None,
+        git_branch=next((m.git_branch for m in reversed(messages) if m.git_branch), None),
+        version=next((m.version for m in reversed(messages) if m.version), None),
+        parent_id=parent_id,
+        is_subagent=sf.is_subagent or inline_child,
+        agent_type=sf.agent_type if not inline_child else None,
+        n_turns=len(turns),
+        n_messages=len(messages),
+    )
+    store.save_session(session, sf.agent_description if not inline_child else None)
+    units = [
+        UnitRow(
+            kind="turn",
+            ordinal=t.ordinal,
+            source=sf.source,
+            ts=t.timestamp,
+            title="",
+            prompt=t.prompt,
+            reply=t.reply,
+            tools=t.tools_text,
+            tool_names=t.tool_names,
+            files=t.files,
+        )
+        for t in turns
+    ]
+    fp = fingerprint(turns)
+    if fp is not None:
+        units.append(
+            UnitRow(
+                kind="session",
+                ordinal=0,
+                source=sf.source,
+                ts=session.last_ts,
+                title=session.title or "",
+                prompt=fp.prompt,
+                reply=fp.reply,
+                tools="",
+                tool_names=[],
+                files=[],
+            )
+        )
+    report.units_written += store.sync_units(sid, units)
+    report.sessions_changed += 1
+
+
+def _os_error(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
+def _start_run(store: Store, report: IndexReport) -> int:
+    with store.transaction():
+        store.db.execute(
+            "INSERT INTO runs (started_at, roots) VALUES (?, ?)",
+            (_now(), "\n".join(report.roots)),
+        )
+        return int(store.db.last_insert_rowid())
+
+
+def _finish_run(store: Store, run_id: int, report: IndexReport) -> None:
+    with store.transaction():
+        store.db.execute(
+            "UPDATE runs SET finished_at=?, files_seen=?, files_read=?, bytes_read=?,"
+            " lines_read=?, sessions=?, problems=?, interrupted=? WHERE id=?",
+            (
+                _now(),
+                report.files_seen,
+                report.files_read,
+                report.bytes_read,
+                report.lines_read,
+                report.sessions_changed,
+                len(report.problems),
+                int(report.interrupted),
+                run_id,
+            ),
+        )
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+__all__ = ["IndexReport", "Root", "index_roots", "one_line"]

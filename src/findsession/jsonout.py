@@ -1,0 +1,111 @@
+"""The `--json` output: a stable, documented schema (see docs/json.md).
+
+Fields are only ever added within a schema version; renaming or removing one bumps it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from findsession.index import IndexReport
+from findsession.model import Hit, SearchResponse, Session
+from findsession.reader import SessionView
+from findsession.status import IndexStatus
+
+SEARCH_SCHEMA = "findsession.search/1"
+READ_SCHEMA = "findsession.read/1"
+STATUS_SCHEMA = "findsession.status/1"
+INDEX_SCHEMA = "findsession.index/1"
+
+
+def session_json(s: Session) -> dict[str, Any]:
+    return {
+        "id": s.id,
+        "title": s.title,
+        "source": s.source,
+        "cwd": s.cwd,
+        "path": s.file_path,
+        "git_branch": s.git_branch,
+        "started": s.first_ts,
+        "ended": s.last_ts,
+        "turns": s.n_turns,
+        "subagent": s.is_subagent,
+        "parent_id": s.parent_id,
+        "agent_type": s.agent_type,
+        "missing": s.missing,
+    }
+
+
+def hit_json(h: Hit) -> dict[str, Any]:
+    return {
+        "rank": h.rank,
+        "score": round(h.score, 6),
+        "session": session_json(h.session),
+        "match": {
+            "kind": h.unit_kind,
+            "turn": h.turn,
+            "timestamp": h.timestamp,
+            "field": h.matched_field,
+            "snippet": h.snippet,
+            "highlights": [list(span) for span in h.highlights],
+            "tools": h.tool_names,
+            "files": h.files,
+        },
+        "explain": {
+            "keyword_rank": h.keyword_rank,
+            "vector_rank": h.vector_rank,
+            "bm25": None if h.bm25 is None else round(h.bm25, 4),
+        },
+    }
+
+
+def search_json(r: SearchResponse) -> dict[str, Any]:
+    return {
+        "schema": SEARCH_SCHEMA,
+        "query": r.query,
+        "strategy": r.strategy,
+        "index_empty": r.index_empty,
+        "notes": r.notes,
+        "results": [hit_json(h) for h in r.hits],
+    }
+
+
+def read_json(view: SessionView) -> dict[str, Any]:
+    return {
+        "schema": READ_SCHEMA,
+        "session": session_json(view.session),
+        "total_turns": view.total_turns,
+        "turns": [
+            {
+                "turn": t.ordinal,
+                "timestamp": t.timestamp,
+                "messages": [
+                    {
+                        "kind": m.kind.value,
+                        "text": m.text,
+                        "timestamp": m.timestamp,
+                        "tool": m.tool_name,
+                        "is_error": m.is_error,
+                    }
+                    for m in t.messages
+                ],
+            }
+            for t in view.turns
+        ],
+    }
+
+
+def status_json(st: IndexStatus) -> dict[str, Any]:
+    return {"schema": STATUS_SCHEMA, **asdict(st)}
+
+
+def index_json(r: IndexReport) -> dict[str, Any]:
+    data = asdict(r)
+    data["problems"] = [
+        {"path": path, "line": p.line, "reason": p.reason, "detail": p.detail}
+        for path, p in r.problems
+    ]
+    data["errors"] = [{"path": path, "error": err} for path, err in r.errors]
+    data["skipped_by_reason"] = r.skipped_by_reason()
+    return {"schema": INDEX_SCHEMA, **data}

@@ -1,0 +1,175 @@
+"""The index schema as an ordered list of migrations, each applied once.
+
+`PRAGMA user_version` records how many have run. An older database is upgraded in place
+inside one transaction; a newer one (written by a later findsession) is refused rather
+than damaged. Add a migration by appending a function: never edit one that has shipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import apsw
+
+from findsession.errors import DatabaseError
+
+
+def _v1_base(db: apsw.Connection) -> None:
+    """Files, sessions, messages, searchable units and their FTS5 keyword index."""
+    db.execute(
+        """
+        CREATE TABLE files (
+            path        TEXT PRIMARY KEY,
+            source      TEXT NOT NULL,
+            root        TEXT,
+            session_id  TEXT,
+            size        INTEGER NOT NULL DEFAULT 0,
+            mtime_ns    INTEGER NOT NULL DEFAULT 0,
+            offset      INTEGER NOT NULL DEFAULT 0,  -- bytes consumed: whole lines only
+            lines       INTEGER NOT NULL DEFAULT 0,  -- lines consumed, for line numbers
+            tail_hash   TEXT,                        -- hash of the bytes before offset
+            status      TEXT NOT NULL DEFAULT 'ok',  -- ok | missing | error | binary
+            error       TEXT,
+            indexed_at  TEXT
+        );
+        CREATE TABLE sessions (
+            id                TEXT PRIMARY KEY,
+            source            TEXT NOT NULL,
+            file_path         TEXT,
+            parent_id         TEXT,
+            is_subagent       INTEGER NOT NULL DEFAULT 0,
+            agent_type        TEXT,
+            agent_description TEXT,
+            cwd               TEXT,
+            git_branch        TEXT,
+            version           TEXT,
+            first_ts          TEXT,
+            last_ts           TEXT,
+            title             TEXT,
+            n_messages        INTEGER NOT NULL DEFAULT 0,
+            n_turns           INTEGER NOT NULL DEFAULT 0,
+            missing           INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX sessions_cwd ON sessions(cwd);
+        CREATE INDEX sessions_parent ON sessions(parent_id);
+        CREATE INDEX sessions_file ON sessions(file_path);
+
+        -- Every usable record, in file order; (file_path, line, part) makes re-reading
+        -- a line harmless, and uuid lets replays of known messages be skipped.
+        CREATE TABLE messages (
+            id          INTEGER PRIMARY KEY,
+            session_id  TEXT NOT NULL,
+            file_path   TEXT NOT NULL,
+            line        INTEGER NOT NULL,
+            part        INTEGER NOT NULL,
+            uuid        TEXT,
+            parent_uuid TEXT,
+            message_id  TEXT,
+            kind        TEXT NOT NULL,
+            text        TEXT NOT NULL,
+            ts          TEXT,
+            tool_name   TEXT,
+            tool_id     TEXT,
+            files       TEXT,
+            is_error    INTEGER NOT NULL DEFAULT 0,
+            cwd         TEXT,
+            git_branch  TEXT,
+            version     TEXT,
+            UNIQUE (file_path, line, part)
+        );
+        CREATE INDEX messages_session ON messages(session_id, line, part);
+        CREATE INDEX messages_uuid ON messages(uuid) WHERE uuid IS NOT NULL;
+
+        CREATE TABLE session_meta (
+            session_id TEXT NOT NULL,
+            file_path  TEXT NOT NULL,
+            line       INTEGER NOT NULL,
+            kind       TEXT NOT NULL,
+            value      TEXT NOT NULL,
+            leaf_uuid  TEXT,
+            PRIMARY KEY (file_path, line)
+        );
+        CREATE INDEX session_meta_session ON session_meta(session_id);
+
+        -- What search ranks: one row per turn, per session fingerprint, per doc section.
+        CREATE TABLE units (
+            id         INTEGER PRIMARY KEY,
+            session_id TEXT NOT NULL,
+            kind       TEXT NOT NULL,           -- turn | session | doc
+            ordinal    INTEGER NOT NULL,        -- turn number; 0 for a fingerprint
+            source     TEXT NOT NULL,
+            ts         TEXT,
+            title      TEXT NOT NULL DEFAULT '',
+            prompt     TEXT NOT NULL DEFAULT '',
+            reply      TEXT NOT NULL DEFAULT '',
+            tools      TEXT NOT NULL DEFAULT '',
+            tool_names TEXT,
+            files      TEXT,
+            hash       TEXT NOT NULL,           -- unchanged hash: row and vectors kept
+            UNIQUE (session_id, kind, ordinal)
+        );
+        CREATE INDEX units_ts ON units(ts);
+
+        CREATE VIRTUAL TABLE units_fts USING fts5(
+            title, prompt, reply, tools,
+            content='units', content_rowid='id', tokenize='porter unicode61'
+        );
+        CREATE TRIGGER units_ai AFTER INSERT ON units BEGIN
+            INSERT INTO units_fts(rowid, title, prompt, reply, tools)
+            VALUES (new.id, new.title, new.prompt, new.reply, new.tools);
+        END;
+        CREATE TRIGGER units_ad AFTER DELETE ON units BEGIN
+            INSERT INTO units_fts(units_fts, rowid, title, prompt, reply, tools)
+            VALUES ('delete', old.id, old.title, old.prompt, old.reply, old.tools);
+        END;
+        CREATE TRIGGER units_au AFTER UPDATE ON units BEGIN
+            INSERT INTO units_fts(units_fts, rowid, title, prompt, reply, tools)
+            VALUES ('delete', old.id, old.title, old.prompt, old.reply, old.tools);
+            INSERT INTO units_fts(rowid, title, prompt, reply, tools)
+            VALUES (new.id, new.title, new.prompt, new.reply, new.tools);
+        END;
+
+        CREATE TABLE problems (
+            file_path TEXT NOT NULL,
+            line      INTEGER NOT NULL,
+            reason    TEXT NOT NULL,
+            detail    TEXT,
+            PRIMARY KEY (file_path, line)
+        );
+
+        CREATE TABLE runs (
+            id           INTEGER PRIMARY KEY,
+            started_at   TEXT NOT NULL,
+            finished_at  TEXT,
+            roots        TEXT,
+            files_seen   INTEGER,
+            files_read   INTEGER,
+            bytes_read   INTEGER,
+            lines_read   INTEGER,
+            sessions     INTEGER,
+            problems     INTEGER,
+            interrupted  INTEGER NOT NULL DEFAULT 0
+        );
+        """
+    )
+
+
+MIGRATIONS: list[Callable[[apsw.Connection], None]] = [_v1_base]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def migrate(db: apsw.Connection) -> int:
+    """Bring `db` to `SCHEMA_VERSION`; return the version it had before."""
+    before = db.execute("PRAGMA user_version").fetchone()[0]
+    if before > SCHEMA_VERSION:
+        raise DatabaseError(
+            f"this index was written by a newer findsession (schema {before}, this one "
+            f"knows up to {SCHEMA_VERSION}); upgrade findsession or use another --db"
+        )
+    if before == SCHEMA_VERSION:
+        return before
+    with db:
+        for version in range(before, SCHEMA_VERSION):
+            MIGRATIONS[version](db)
+            db.execute(f"PRAGMA user_version = {version + 1}")
+    return before

@@ -1,0 +1,156 @@
+"""The domain, as plain dataclasses shared by every layer.
+
+Parsers turn an agent's on-disk format into `Message` and `MetaEvent` records; nothing
+after the parser knows which agent wrote them. The indexer groups messages into `Turn`s,
+the store keeps them as searchable units, and search answers with `Hit`s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class MessageKind(StrEnum):
+    """What a message is, which decides where its text goes in the index."""
+
+    PROMPT = "prompt"  # typed by the person (or, in a subagent, by the parent agent)
+    REPLY = "reply"  # assistant text shown to the person
+    THINKING = "thinking"
+    TOOL_CALL = "tool_call"
+    TOOL_OUTPUT = "tool_output"
+    COMPACT_SUMMARY = "compact_summary"  # "This session is being continued ..."
+    HARNESS = "harness"  # isMeta lines, slash-command wrappers, interruptions
+
+
+class MetaKind(StrEnum):
+    """Session-level facts that are not part of the conversation."""
+
+    CUSTOM_TITLE = "custom_title"
+    AI_TITLE = "ai_title"
+    LAST_PROMPT = "last_prompt"
+    SUMMARY = "summary"  # trusted only if its leaf_uuid is a message of the session
+
+
+class SourceKind(StrEnum):
+    """Which agent (or document kind) a session came from."""
+
+    CLAUDE_CODE = "claude-code"
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One normalised conversation record, in file order.
+
+    `session_key` is None for the file's own session; a parser sets it when a file holds
+    another session's lines too (Claude Code 1.0 wrote subagent lines inline).
+    """
+
+    kind: MessageKind
+    text: str
+    line: int
+    uuid: str | None = None
+    parent_uuid: str | None = None
+    message_id: str | None = None
+    timestamp: str | None = None
+    tool_name: str | None = None
+    tool_id: str | None = None
+    files: tuple[str, ...] = ()
+    is_error: bool = False
+    cwd: str | None = None
+    git_branch: str | None = None
+    version: str | None = None
+    record_session_id: str | None = None
+    session_key: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MetaEvent:
+    """A title, last prompt or summary record; the last one of each kind wins."""
+
+    kind: MetaKind
+    value: str
+    line: int
+    leaf_uuid: str | None = None
+    session_key: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A line that could not be used, kept so `status` and `index -v` can show it."""
+
+    line: int
+    reason: str
+    detail: str = ""
+
+
+@dataclass(slots=True)
+class Turn:
+    """A typed prompt and everything the agent did to answer it.
+
+    `tools_text` holds thinking, tool inputs and tool outputs, already capped, so that it
+    can be searched without drowning the conversation.
+    """
+
+    ordinal: int
+    prompt: str
+    reply: str
+    tools_text: str
+    timestamp: str | None
+    end_timestamp: str | None
+    tool_names: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    first_line: int = 0
+    last_line: int = 0
+
+
+@dataclass(slots=True)
+class Session:
+    """What the index knows about one session."""
+
+    id: str
+    source: str
+    file_path: str | None
+    cwd: str | None
+    title: str | None
+    first_ts: str | None
+    last_ts: str | None
+    git_branch: str | None = None
+    version: str | None = None
+    parent_id: str | None = None
+    is_subagent: bool = False
+    agent_type: str | None = None
+    n_turns: int = 0
+    n_messages: int = 0
+    missing: bool = False
+
+
+@dataclass(slots=True)
+class Hit:
+    """One search result: a session and the unit inside it that matched best."""
+
+    rank: int
+    score: float
+    session: Session
+    unit_kind: str
+    turn: int | None
+    timestamp: str | None
+    snippet: str
+    highlights: list[tuple[int, int]]
+    matched_field: str
+    keyword_rank: int | None = None
+    vector_rank: int | None = None
+    bm25: float | None = None
+    tool_names: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class SearchResponse:
+    """Hits plus how they were found: `strategy` always says which retrieval ran."""
+
+    query: str
+    strategy: str
+    hits: list[Hit]
+    notes: list[str] = field(default_factory=list)
+    index_empty: bool = False

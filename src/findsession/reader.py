@@ -1,0 +1,82 @@
+"""Read a session back: its turns as they were said, with tool calls on request.
+
+Shared by the CLI's `read` and the MCP server's `read_conversation`, so both resolve
+session ids and number turns the same way as search does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from findsession.errors import SessionNotFound
+from findsession.model import Message, MessageKind, Session
+from findsession.store import Store
+
+
+@dataclass
+class TurnView:
+    """One turn's messages in order; tool messages only when they were asked for."""
+
+    ordinal: int
+    timestamp: str | None
+    messages: list[Message] = field(default_factory=list)
+
+
+@dataclass
+class SessionView:
+    session: Session
+    total_turns: int
+    turns: list[TurnView]
+
+
+def resolve_session(store: Store, ref: str) -> Session:
+    """An exact session id, or a prefix of exactly one; otherwise a clear error."""
+    ref = ref.strip()
+    session = store.get_session(ref)
+    if session:
+        return session
+    escaped = ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    matches = store.sessions_where("id LIKE ? ESCAPE '\\'", (escaped + "%",))
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise SessionNotFound(
+            f"no indexed session has the id {ref!r}; `findsession search` finds ids"
+        )
+    listed = ", ".join(s.id for s in matches[:5])
+    raise SessionNotFound(
+        f"{ref!r} matches {len(matches)} sessions ({listed}, …): give more of the id"
+    )
+
+
+_TOOL_KINDS = (MessageKind.TOOL_CALL, MessageKind.TOOL_OUTPUT, MessageKind.THINKING)
+
+
+def read_session(
+    store: Store,
+    ref: str,
+    turn: int | None = None,
+    context: int = 0,
+    tools: bool = False,
+) -> SessionView:
+    """Turns of a session: all of them, or `turn` with `context` neighbours on each side."""
+    session = resolve_session(store, ref)
+    views: list[TurnView] = []
+    seen: set[tuple[str | None, str, str]] = set()
+    for msg in store.session_messages(session.id):
+        if msg.kind is MessageKind.PROMPT:
+            views.append(TurnView(len(views) + 1, msg.timestamp, [msg]))
+            seen = set()
+        elif views and (msg.kind is MessageKind.REPLY or (tools and msg.kind in _TOOL_KINDS)):
+            key = (msg.message_id, msg.kind, msg.text)
+            if msg.message_id and key in seen:
+                continue  # the same block logged twice for one reply
+            seen.add(key)
+            views[-1].messages.append(msg)
+    total = len(views)
+    if turn is not None:
+        if not 1 <= turn <= total:
+            raise SessionNotFound(f"session {session.id} has turns 1–{total}, not {turn}")
+        low, high = max(1, turn - context), min(total, turn + context)
+        views = views[low - 1 : high]
+    return SessionView(session, total, views)

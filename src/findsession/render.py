@@ -1,0 +1,167 @@
+"""Output for people: search results, a session read back, status and index summaries.
+
+Quiet and pipe-friendly: colour only on a terminal (rich decides), results on stdout,
+what ran and how long it took on stderr.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+from rich.text import Text
+
+from findsession.index import IndexReport
+from findsession.model import MessageKind, SearchResponse
+from findsession.reader import SessionView
+from findsession.status import IndexStatus
+from findsession.turns import one_line
+
+
+def home(path: str | None) -> str:
+    """Show paths under the home folder as `~/…`."""
+    if not path:
+        return "?"
+    try:
+        rel = Path(path).relative_to(Path.home())
+    except ValueError:
+        return path
+    return "~" if str(rel) == "." else f"~{os.sep}{rel}"
+
+
+def day(ts: str | None) -> str:
+    return ts[:10] if ts else "????-??-??"
+
+
+def print_search(out: Console, response: SearchResponse) -> None:
+    for hit in response.hits:
+        s = hit.session
+        header = Text(f"[{hit.rank}] ", style="bold")
+        header.append(day(hit.timestamp or s.last_ts), style="cyan")
+        header.append("  ")
+        if s.is_subagent:
+            header.append("↳ subagent ", style="magenta")
+        header.append(s.title or s.id, style="bold")
+        header.append(f"  score {hit.score:.4f}", style="dim")
+        out.print(header, soft_wrap=True)
+        snippet = Text("    ")
+        base = len(snippet)
+        snippet.append(hit.snippet)
+        for start, end in hit.highlights:
+            snippet.stylize("bold yellow", base + start, base + end)
+        out.print(snippet, soft_wrap=True)
+        where = f"{home(s.cwd)}  ·  {home(s.file_path)}"
+        if hit.turn is not None:
+            where += f"  ·  turn {hit.turn}"
+        if s.missing:
+            where += "  (file gone)"
+        out.print(Text("    " + where, style="dim"), soft_wrap=True)
+
+
+def print_read(out: Console, view: SessionView) -> None:
+    s = view.session
+    out.print(Text(s.title or s.id, style="bold"), soft_wrap=True)
+    meta = f"{s.id}  ·  {home(s.cwd)}  ·  {day(s.first_ts)} – {day(s.last_ts)}"
+    meta += f"  ·  {view.total_turns} turns  ·  {home(s.file_path)}"
+    out.print(Text(meta, style="dim"), soft_wrap=True)
+    for turn in view.turns:
+        out.print()
+        out.rule(f"turn {turn.ordinal}  {(turn.timestamp or '')[:16].replace('T', ' ')}")
+        for msg in turn.messages:
+            if msg.kind is MessageKind.PROMPT:
+                out.print(Text("> ", style="bold green") + Text(msg.text), soft_wrap=True)
+            elif msg.kind is MessageKind.REPLY:
+                out.print(Text(msg.text), soft_wrap=True)
+            elif msg.kind is MessageKind.TOOL_CALL:
+                out.print(
+                    Text(f"⚙ {msg.tool_name}  ", style="magenta")
+                    + Text(one_line(msg.text, 300), style="dim"),
+                    soft_wrap=True,
+                )
+            elif msg.kind is MessageKind.TOOL_OUTPUT:
+                style = "red" if msg.is_error else "dim"
+                out.print(Text(_indent(msg.text), style=style), soft_wrap=True)
+            elif msg.kind is MessageKind.THINKING:
+                out.print(Text("… " + one_line(msg.text, 300), style="italic dim"), soft_wrap=True)
+
+
+def _indent(text: str, limit: int = 2000) -> str:
+    if len(text) > limit:
+        text = text[:limit] + f"\n[… {len(text) - limit:,} more characters]"
+    return "\n".join("  │ " + line for line in text.splitlines())
+
+
+def print_status(out: Console, st: IndexStatus) -> None:
+    rows = [
+        ("database", f"{home(st.db_path)}  ({_size(st.db_bytes)}, schema {st.schema_version})"),
+        ("roots", "\n".join(home(r) for r in st.roots) or "none indexed yet"),
+        ("files", ", ".join(f"{n} {k}" for k, n in sorted(st.files.items())) or "0"),
+        (
+            "sessions",
+            f"{st.sessions} ({st.subagent_sessions} subagent, "
+            f"{st.missing_sessions} whose file is gone)",
+        ),
+        ("turns", str(st.turns)),
+        ("units", str(st.units)),
+    ]
+    if st.last_run:
+        r = st.last_run
+        state = "interrupted" if r["interrupted"] else "finished"
+        rows.append(
+            (
+                "last run",
+                f"{r['started_at']} ({state}): read {r['files_read']} of "
+                f"{r['files_seen']} files, {_size(r['bytes_read'] or 0)}",
+            )
+        )
+    else:
+        rows.append(("last run", "never: run `findsession index`"))
+    reasons = ", ".join(f"{n} {reason}" for reason, n in st.skipped_by_reason.items())
+    rows.append(("lines skipped", f"{st.skipped_lines}" + (f" ({reasons})" if reasons else "")))
+    for key, value in rows:
+        out.print(f"[bold]{key:>13}[/]  {escape(value)}", soft_wrap=True)
+    if st.recent_problems:
+        out.print()
+        for p in st.recent_problems:
+            out.print(
+                Text(f"  {home(p['path'])}:{p['line']}  {p['reason']}", style="dim"), soft_wrap=True
+            )
+
+
+def print_index_report(err: Console, r: IndexReport, verbose: bool) -> None:
+    if verbose:
+        for path, p in r.problems:
+            err.print(
+                Text(f"skipped {home(path)}:{p.line}: {p.reason}  {p.detail[:60]}", style="dim"),
+                soft_wrap=True,
+            )
+    for path, message in r.errors:
+        err.print(Text(f"could not read {home(path)}: {message}", style="yellow"), soft_wrap=True)
+    skipped = r.skipped_by_reason()
+    reasons = ", ".join(f"{n} {reason}" for reason, n in skipped.items())
+    line = (
+        f"{'interrupted' if r.interrupted else 'indexed'}: {r.files_read} of {r.files_seen} files "
+        f"read ({_size(r.bytes_read)}, {r.files_unchanged} unchanged), "
+        f"{r.sessions_changed} sessions updated; index holds {r.sessions_total} sessions, "
+        f"{r.turns_total} turns"
+    )
+    if r.files_missing:
+        line += f"; {r.files_missing} files gone (kept, marked missing; --prune removes)"
+    if r.files_pruned:
+        line += f"; {r.files_pruned} vanished files pruned"
+    line += f"; {sum(skipped.values())} lines skipped" + (f" ({reasons})" if reasons else "")
+    line += f" in {r.seconds:.2f}s"
+    err.print(line, soft_wrap=True, highlight=False)
+    if r.interrupted:
+        err.print("the index is consistent; run `findsession index` again to finish")
+
+
+def _size(n: int) -> str:
+    value = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{n} B"

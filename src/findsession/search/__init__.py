@@ -1,0 +1,1 @@
+"""Search: keyword retrieval (and, later, vectors), fusion and the engine that runs them."""

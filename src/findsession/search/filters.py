@@ -1,0 +1,98 @@
+"""Search options and the SQL that applies them inside each retrieval.
+
+Filters run inside the retrieval itself, never after a top-k: filtering a global top-k
+afterwards loses the hits of the chosen session or project.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from findsession.errors import FindsessionError
+
+KINDS = ("turn", "session", "doc")
+SPEAKERS = ("user", "assistant")
+MODES = ("hybrid", "keyword", "vector")
+_RELATIVE = re.compile(r"^\s*(\d+)\s*([hdwmy])\s*$", re.IGNORECASE)
+_UNIT_SECONDS = {"h": 3600, "d": 86400, "w": 7 * 86400, "m": 30 * 86400, "y": 365 * 86400}
+
+
+class BadOption(FindsessionError):
+    """A search option has a value that cannot be used."""
+
+
+@dataclass
+class SearchOptions:
+    """What to search and how; every interface builds one of these."""
+
+    top: int = 10
+    mode: str = "hybrid"
+    project: str | None = None
+    session: str | None = None
+    speaker: str | None = None
+    after: str | None = None
+    before: str | None = None
+    kind: str | None = None
+    raw: bool = False
+
+    def validated(self) -> SearchOptions:
+        """Check values and normalise dates; raise `BadOption` with a usable message."""
+        if self.top < 1:
+            raise BadOption("--top must be at least 1")
+        if self.mode not in MODES:
+            raise BadOption(f"mode must be one of {', '.join(MODES)}, not {self.mode!r}")
+        if self.kind is not None and self.kind not in KINDS:
+            raise BadOption(f"kind must be one of {', '.join(KINDS)}, not {self.kind!r}")
+        if self.speaker is not None and self.speaker not in SPEAKERS:
+            raise BadOption(f"speaker must be user or assistant, not {self.speaker!r}")
+        self.after = parse_when(self.after) if self.after else None
+        self.before = parse_when(self.before) if self.before else None
+        return self
+
+
+def parse_when(value: str, now: datetime | None = None) -> str:
+    """An ISO date or time, or a relative age like `7d`, `2w`, `12h`, as a UTC ISO string."""
+    match = _RELATIVE.match(value)
+    if match:
+        now = now or datetime.now(UTC)
+        seconds = int(match.group(1)) * _UNIT_SECONDS[match.group(2).lower()]
+        return (now - timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    try:
+        parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise BadOption(
+            f"cannot read the date {value!r}: use YYYY-MM-DD, an ISO time, or an age like 7d, 2w"
+        ) from None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return parsed.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def unit_filter_sql(opts: SearchOptions) -> tuple[str, list[Any]]:
+    """A WHERE fragment over `units u JOIN sessions s`, and its parameters."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    if opts.project:
+        project = opts.project.rstrip("/\\") or opts.project
+        clauses.append("(s.cwd = ? OR s.cwd LIKE ? ESCAPE '\\')")
+        params += [project, _like_prefix(project) + "/%"]
+    if opts.session:
+        clauses.append("(s.id = ? OR s.id LIKE ? ESCAPE '\\' OR s.parent_id = ?)")
+        params += [opts.session, _like_prefix(opts.session) + "%", opts.session]
+    if opts.kind:
+        clauses.append("u.kind = ?")
+        params.append(opts.kind)
+    if opts.after:
+        clauses.append("u.ts >= ?")
+        params.append(opts.after)
+    if opts.before:
+        clauses.append("u.ts < ?")
+        params.append(opts.before)
+    return (" AND ".join(clauses) or "1"), params
+
+
+def _like_prefix(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

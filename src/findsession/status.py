@@ -1,0 +1,78 @@
+"""What is in the index, for `findsession status` and for agents asking the same."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from findsession.store import Store
+
+
+@dataclass
+class IndexStatus:
+    db_path: str
+    db_bytes: int
+    schema_version: int
+    files: dict[str, int]
+    sessions: int
+    subagent_sessions: int
+    missing_sessions: int
+    turns: int
+    units: int
+    roots: list[str]
+    last_run: dict[str, Any] | None
+    skipped_lines: int
+    skipped_by_reason: dict[str, int]
+    recent_problems: list[dict[str, Any]] = field(default_factory=list)
+
+
+def collect_status(store: Store, problem_limit: int = 10) -> IndexStatus:
+    """Counts straight from the database, so they are right even after a crash."""
+    size = sum(
+        os.path.getsize(p) for p in (str(store.path), f"{store.path}-wal") if os.path.exists(p)
+    )
+    files = dict(store.query("SELECT status, count(*) FROM files GROUP BY status"))
+    last = store.query(
+        "SELECT started_at, finished_at, files_seen, files_read, bytes_read, sessions, problems,"
+        " interrupted, roots FROM runs ORDER BY id DESC LIMIT 1"
+    )
+    last_run = None
+    if last:
+        r = last[0]
+        last_run = {
+            "started_at": r[0],
+            "finished_at": r[1],
+            "files_seen": r[2],
+            "files_read": r[3],
+            "bytes_read": r[4],
+            "sessions_changed": r[5],
+            "lines_skipped": r[6],
+            "interrupted": bool(r[7]) or r[1] is None,
+        }
+    roots = sorted({r[0] for r in store.query("SELECT DISTINCT root FROM files") if r[0]})
+    return IndexStatus(
+        db_path=str(store.path),
+        db_bytes=size,
+        schema_version=store.schema_version(),
+        files=files,
+        sessions=store.scalar("SELECT count(*) FROM sessions"),
+        subagent_sessions=store.scalar("SELECT count(*) FROM sessions WHERE is_subagent"),
+        missing_sessions=store.scalar("SELECT count(*) FROM sessions WHERE missing"),
+        turns=store.scalar("SELECT count(*) FROM units WHERE kind = 'turn'"),
+        units=store.scalar("SELECT count(*) FROM units"),
+        roots=roots,
+        last_run=last_run,
+        skipped_lines=store.scalar("SELECT count(*) FROM problems"),
+        skipped_by_reason=dict(
+            store.query("SELECT reason, count(*) FROM problems GROUP BY reason ORDER BY 2 DESC")
+        ),
+        recent_problems=[
+            {"path": p, "line": line, "reason": reason, "detail": detail}
+            for p, line, reason, detail in store.query(
+                "SELECT file_path, line, reason, detail FROM problems ORDER BY file_path, line"
+                " LIMIT ?",
+                (problem_limit,),
+            )
+        ],
+    )

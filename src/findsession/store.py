@@ -1,0 +1,405 @@
+"""The one SQLite file: text, keyword index and (later) vectors, kept consistent together.
+
+Opened through apsw because it can load SQLite extensions on every platform and ships a
+recent SQLite with FTS5. WAL mode lets searches read while an index run writes. Only
+this module and `migrations` write SQL that changes data.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import apsw
+
+from findsession.errors import DatabaseError
+from findsession.migrations import SCHEMA_VERSION, migrate
+from findsession.model import Message, MessageKind, MetaEvent, MetaKind, Problem, Session
+
+#: How long a writer or reader waits for another writer before giving up.
+BUSY_TIMEOUT_MS = 30_000
+
+
+@dataclass(slots=True)
+class FileState:
+    """What the index remembers of one transcript file, to read only what changed."""
+
+    path: str
+    source: str
+    root: str | None
+    session_id: str | None
+    size: int
+    mtime_ns: int
+    offset: int
+    lines: int
+    tail_hash: str | None
+    status: str = "ok"
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class UnitRow:
+    """A searchable unit as the store keeps it."""
+
+    kind: str
+    ordinal: int
+    source: str
+    ts: str | None
+    title: str
+    prompt: str
+    reply: str
+    tools: str
+    tool_names: list[str]
+    files: list[str]
+
+    def digest(self) -> str:
+        payload = json.dumps(
+            [self.ts, self.title, self.prompt, self.reply, self.tools, self.tool_names, self.files],
+            ensure_ascii=False,
+        )
+        return hashlib.blake2b(payload.encode("utf-8"), digest_size=16).hexdigest()
+
+
+class Store:
+    """A findsession index database. Use `Store.open`; close it when done."""
+
+    def __init__(self, db: apsw.Connection, path: Path) -> None:
+        self.db = db
+        self.path = path
+
+    @classmethod
+    def open(cls, path: Path) -> Store:
+        """Open or create the index at `path`, upgrading its schema if it is older."""
+        path = path.expanduser()
+        if not path.parent.exists():
+            path.parent.mkdir(parents=True, mode=0o700)
+        try:
+            db = apsw.Connection(str(path))
+            db.set_busy_timeout(BUSY_TIMEOUT_MS)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("PRAGMA foreign_keys=ON")
+            migrate(db)
+        except apsw.NotADBError as exc:
+            raise DatabaseError(
+                f"{path} is not a findsession index (or is corrupt): move it away or pass "
+                "another --db"
+            ) from exc
+        except apsw.CantOpenError as exc:
+            raise DatabaseError(f"cannot open the index at {path}: {exc}") from exc
+        with suppress(OSError):
+            os.chmod(path, 0o600)
+        return cls(db, path)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """All or nothing: a crash inside leaves the database as it was before."""
+        with self.db:
+            yield
+
+    def query(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]:
+        return list(self.db.execute(sql, params))
+
+    def scalar(self, sql: str, params: Any = ()) -> Any:
+        row = self.db.execute(sql, params).fetchone()
+        return row[0] if row else None
+
+    # -- files --------------------------------------------------------------------------
+
+    def get_file(self, path: str) -> FileState | None:
+        row = self.db.execute(
+            "SELECT path, source, root, session_id, size, mtime_ns, offset, lines, tail_hash,"
+            " status, error FROM files WHERE path = ?",
+            (path,),
+        ).fetchone()
+        return FileState(*row) if row else None
+
+    def file_states(self) -> dict[str, FileState]:
+        rows = self.db.execute(
+            "SELECT path, source, root, session_id, size, mtime_ns, offset, lines, tail_hash,"
+            " status, error FROM files"
+        )
+        return {row[0]: FileState(*row) for row in rows}
+
+    def save_file(self, state: FileState) -> None:
+        self.db.execute(
+            "INSERT OR REPLACE INTO files (path, source, root, session_id, size, mtime_ns,"
+            " offset, lines, tail_hash, status, error, indexed_at)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?, strftime('%Y-%m-%dT%H:%M:%SZ','now'))",
+            (
+                state.path,
+                state.source,
+                state.root,
+                state.session_id,
+                state.size,
+                state.mtime_ns,
+                state.offset,
+                state.lines,
+                state.tail_hash,
+                state.status,
+                state.error,
+            ),
+        )
+
+    def set_file_status(self, path: str, status: str, error: str | None = None) -> None:
+        self.db.execute(
+            "UPDATE files SET status = ?, error = ? WHERE path = ?", (status, error, path)
+        )
+        self.db.execute(
+            "UPDATE sessions SET missing = ? WHERE file_path = ?", (int(status == "missing"), path)
+        )
+
+    def forget_file_content(self, path: str) -> list[str]:
+        """Drop what was read from `path` (before a full re-read); return its sessions."""
+        sessions = [
+            r[0]
+            for r in self.db.execute(
+                "SELECT DISTINCT session_id FROM messages WHERE file_path = ?"
+                " UNION SELECT DISTINCT session_id FROM session_meta WHERE file_path = ?",
+                (path, path),
+            )
+        ]
+        self.db.execute("DELETE FROM messages WHERE file_path = ?", (path,))
+        self.db.execute("DELETE FROM session_meta WHERE file_path = ?", (path,))
+        self.db.execute("DELETE FROM problems WHERE file_path = ?", (path,))
+        return sessions
+
+    def remove_file(self, path: str) -> None:
+        """Remove a file and every session it holds from the index (`--prune`)."""
+        sessions = self.forget_file_content(path)
+        sessions += [
+            r[0] for r in self.db.execute("SELECT id FROM sessions WHERE file_path = ?", (path,))
+        ]
+        for sid in set(sessions):
+            self.delete_session(sid)
+        self.db.execute("DELETE FROM files WHERE path = ?", (path,))
+
+    # -- messages and meta ---------------------------------------------------------------
+
+    def uuid_owners(self, uuids: Iterable[str]) -> dict[str, tuple[str, int]]:
+        """For already indexed message uuids, the `(file, line)` that holds each."""
+        found: dict[str, tuple[str, int]] = {}
+        batch = list(uuids)
+        for start in range(0, len(batch), 500):
+            chunk = batch[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for uuid, path, line in self.db.execute(
+                f"SELECT uuid, file_path, min(line) FROM messages WHERE uuid IN ({marks})"
+                " GROUP BY uuid",
+                chunk,
+            ):
+                found[uuid] = (path, line)
+        return found
+
+    def add_records(
+        self, file_path: str, rows: Iterable[tuple[str, int, Message | MetaEvent]]
+    ) -> None:
+        """Store `(session_id, part, record)` rows; a line read twice replaces itself."""
+        for session_id, part, rec in rows:
+            if isinstance(rec, MetaEvent):
+                self.db.execute(
+                    "INSERT OR REPLACE INTO session_meta (session_id, file_path, line, kind, value,"
+                    " leaf_uuid) VALUES (?,?,?,?,?,?)",
+                    (session_id, file_path, rec.line, rec.kind.value, rec.value, rec.leaf_uuid),
+                )
+                continue
+            self.db.execute(
+                "INSERT OR REPLACE INTO messages (session_id, file_path, line, part, uuid,"
+                " parent_uuid, message_id, kind, text, ts, tool_name, tool_id, files, is_error,"
+                " cwd, git_branch, version) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    session_id,
+                    file_path,
+                    rec.line,
+                    part,
+                    rec.uuid,
+                    rec.parent_uuid,
+                    rec.message_id,
+                    rec.kind.value,
+                    rec.text,
+                    rec.timestamp,
+                    rec.tool_name,
+                    rec.tool_id,
+                    json.dumps(list(rec.files)) if rec.files else None,
+                    int(rec.is_error),
+                    rec.cwd,
+                    rec.git_branch,
+                    rec.version,
+                ),
+            )
+
+    def add_problems(self, file_path: str, problems: Iterable[Problem]) -> None:
+        self.db.executemany(
+            "INSERT OR REPLACE INTO problems (file_path, line, reason, detail) VALUES (?,?,?,?)",
+            [(file_path, p.line, p.reason, p.detail) for p in problems],
+        )
+
+    def session_messages(self, session_id: str) -> list[Message]:
+        """The session's messages in file order (a subagent's own file comes first)."""
+        rows = self.db.execute(
+            "SELECT kind, text, line, uuid, parent_uuid, message_id, ts, tool_name, tool_id,"
+            " files, is_error, cwd, git_branch, version FROM messages WHERE session_id = ?"
+            " ORDER BY line, part",
+            (session_id,),
+        )
+        return [
+            Message(
+                kind=MessageKind(r[0]),
+                text=r[1],
+                line=r[2],
+                uuid=r[3],
+                parent_uuid=r[4],
+                message_id=r[5],
+                timestamp=r[6],
+                tool_name=r[7],
+                tool_id=r[8],
+                files=tuple(json.loads(r[9])) if r[9] else (),
+                is_error=bool(r[10]),
+                cwd=r[11],
+                git_branch=r[12],
+                version=r[13],
+            )
+            for r in rows
+        ]
+
+    def session_meta(self, session_id: str) -> list[MetaEvent]:
+        rows = self.db.execute(
+            "SELECT kind, value, line, leaf_uuid FROM session_meta WHERE session_id = ?"
+            " ORDER BY file_path, line",
+            (session_id,),
+        )
+        return [MetaEvent(MetaKind(r[0]), r[1], r[2], leaf_uuid=r[3]) for r in rows]
+
+    # -- sessions and units --------------------------------------------------------------
+
+    def save_session(self, s: Session, agent_description: str | None = None) -> None:
+        self.db.execute(
+            "INSERT OR REPLACE INTO sessions (id, source, file_path, parent_id, is_subagent,"
+            " agent_type, agent_description, cwd, git_branch, version, first_ts, last_ts, title,"
+            " n_messages, n_turns, missing) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                s.id,
+                s.source,
+                s.file_path,
+                s.parent_id,
+                int(s.is_subagent),
+                s.agent_type,
+                agent_description,
+                s.cwd,
+                s.git_branch,
+                s.version,
+                s.first_ts,
+                s.last_ts,
+                s.title,
+                s.n_messages,
+                s.n_turns,
+                int(s.missing),
+            ),
+        )
+
+    def delete_session(self, session_id: str) -> None:
+        self.db.execute("DELETE FROM units WHERE session_id = ?", (session_id,))
+        self.db.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
+        self.db.execute("DELETE FROM session_meta WHERE session_id = ?", (session_id,))
+        self.db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+
+    def sync_units(self, session_id: str, units: list[UnitRow]) -> int:
+        """Make the session's units exactly `units`, touching only rows that changed.
+
+        Unchanged rows keep their id (and so their keyword entries and vectors). Returns
+        how many rows were written.
+        """
+        existing = {
+            (r[0], r[1]): (r[2], r[3])
+            for r in self.db.execute(
+                "SELECT kind, ordinal, id, hash FROM units WHERE session_id = ?", (session_id,)
+            )
+        }
+        written = 0
+        for unit in units:
+            digest = unit.digest()
+            old = existing.pop((unit.kind, unit.ordinal), None)
+            if old and old[1] == digest:
+                continue
+            values = (
+                unit.source,
+                unit.ts,
+                unit.title,
+                unit.prompt,
+                unit.reply,
+                unit.tools,
+                json.dumps(unit.tool_names),
+                json.dumps(unit.files),
+                digest,
+            )
+            if old:
+                self.db.execute(
+                    "UPDATE units SET source=?, ts=?, title=?, prompt=?, reply=?, tools=?,"
+                    " tool_names=?, files=?, hash=? WHERE id = ?",
+                    (*values, old[0]),
+                )
+            else:
+                self.db.execute(
+                    "INSERT INTO units (session_id, kind, ordinal, source, ts, title, prompt,"
+                    " reply, tools, tool_names, files, hash) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (session_id, unit.kind, unit.ordinal, *values),
+                )
+            written += 1
+        for unit_id, _ in existing.values():
+            self.db.execute("DELETE FROM units WHERE id = ?", (unit_id,))
+            written += 1
+        return written
+
+    def get_session(self, session_id: str) -> Session | None:
+        rows = self.sessions_where("id = ?", (session_id,))
+        return rows[0] if rows else None
+
+    def sessions_where(self, where: str, params: Any = (), order: str = "id") -> list[Session]:
+        rows = self.db.execute(
+            "SELECT id, source, file_path, cwd, title, first_ts, last_ts, git_branch, version,"
+            " parent_id, is_subagent, agent_type, n_turns, n_messages, missing FROM sessions"
+            f" WHERE {where} ORDER BY {order}",
+            params,
+        )
+        return [
+            Session(
+                id=r[0],
+                source=r[1],
+                file_path=r[2],
+                cwd=r[3],
+                title=r[4],
+                first_ts=r[5],
+                last_ts=r[6],
+                git_branch=r[7],
+                version=r[8],
+                parent_id=r[9],
+                is_subagent=bool(r[10]),
+                agent_type=r[11],
+                n_turns=r[12],
+                n_messages=r[13],
+                missing=bool(r[14]),
+            )
+            for r in rows
+        ]
+
+    def schema_version(self) -> int:
+        return int(self.scalar("PRAGMA user_version"))
+
+    @staticmethod
+    def expected_schema_version() -> int:
+        return SCHEMA_VERSION
