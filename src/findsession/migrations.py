@@ -110,23 +110,33 @@ def _v1_base(db: apsw.Connection) -> None:
         );
         CREATE INDEX units_ts ON units(ts);
 
+        -- Two keyword indexes: FTS5's BM25 saturates term frequency over the whole row,
+        -- so long tool output in the same row would outrank a word a person typed.
+        -- Search ranks each separately and fuses the lists, tools at a lower weight.
         CREATE VIRTUAL TABLE units_fts USING fts5(
-            title, prompt, reply, tools,
+            title, prompt, reply,
             content='units', content_rowid='id', tokenize='porter unicode61'
         );
+        CREATE VIRTUAL TABLE tools_fts USING fts5(
+            tools, content='units', content_rowid='id', tokenize='porter unicode61'
+        );
         CREATE TRIGGER units_ai AFTER INSERT ON units BEGIN
-            INSERT INTO units_fts(rowid, title, prompt, reply, tools)
-            VALUES (new.id, new.title, new.prompt, new.reply, new.tools);
+            INSERT INTO units_fts(rowid, title, prompt, reply)
+            VALUES (new.id, new.title, new.prompt, new.reply);
+            INSERT INTO tools_fts(rowid, tools) VALUES (new.id, new.tools);
         END;
         CREATE TRIGGER units_ad AFTER DELETE ON units BEGIN
-            INSERT INTO units_fts(units_fts, rowid, title, prompt, reply, tools)
-            VALUES ('delete', old.id, old.title, old.prompt, old.reply, old.tools);
+            INSERT INTO units_fts(units_fts, rowid, title, prompt, reply)
+            VALUES ('delete', old.id, old.title, old.prompt, old.reply);
+            INSERT INTO tools_fts(tools_fts, rowid, tools) VALUES ('delete', old.id, old.tools);
         END;
         CREATE TRIGGER units_au AFTER UPDATE ON units BEGIN
-            INSERT INTO units_fts(units_fts, rowid, title, prompt, reply, tools)
-            VALUES ('delete', old.id, old.title, old.prompt, old.reply, old.tools);
-            INSERT INTO units_fts(rowid, title, prompt, reply, tools)
-            VALUES (new.id, new.title, new.prompt, new.reply, new.tools);
+            INSERT INTO units_fts(units_fts, rowid, title, prompt, reply)
+            VALUES ('delete', old.id, old.title, old.prompt, old.reply);
+            INSERT INTO tools_fts(tools_fts, rowid, tools) VALUES ('delete', old.id, old.tools);
+            INSERT INTO units_fts(rowid, title, prompt, reply)
+            VALUES (new.id, new.title, new.prompt, new.reply);
+            INSERT INTO tools_fts(rowid, tools) VALUES (new.id, new.tools);
         END;
 
         CREATE TABLE problems (

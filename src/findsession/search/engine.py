@@ -21,16 +21,10 @@ from findsession.search.keyword import (
 )
 from findsession.store import Store
 
-RRF_K = 60
 #: Units fetched per list for each session shown: many units of one session can precede
 #: the next session's best unit.
 _UNITS_PER_RESULT = 25
 _MIN_UNITS = 200
-
-
-def rrf(rank: int) -> float:
-    """Reciprocal-rank fusion contribution of a 1-based rank."""
-    return 1.0 / (RRF_K + rank)
 
 
 def search(store: Store, query: str, opts: SearchOptions | None = None) -> SearchResponse:
@@ -60,17 +54,24 @@ def search(store: Store, query: str, opts: SearchOptions | None = None) -> Searc
 
 
 def _group_by_session(store: Store, matches: list[UnitMatch], top: int) -> list[Hit]:
-    best: list[tuple[int, UnitMatch]] = []
-    seen: set[str] = set()
+    """The best unit per session, in rank order; a fingerprint hit shows its best turn.
+
+    A session found through its fingerprint is still shown at a turn when one of its
+    turns matched too, because "where in the session" is the next question.
+    """
+    best: dict[str, tuple[int, UnitMatch]] = {}
+    best_turn: dict[str, UnitMatch] = {}
     for rank, match in enumerate(matches, 1):
-        if match.session_id in seen:
-            continue
-        seen.add(match.session_id)
-        best.append((rank, match))
-        if len(best) == top:
-            break
+        if match.session_id not in best and len(best) < top:
+            best[match.session_id] = (rank, match)
+        if match.kind == "turn":
+            best_turn.setdefault(match.session_id, match)
+    ranked = []
+    for sid, (rank, match) in best.items():
+        shown = best_turn[sid] if match.kind == "session" and sid in best_turn else match
+        ranked.append((rank, match.score, shown))
     hits = []
-    for position, (rank, match) in enumerate(best, 1):
+    for position, (rank, score, match) in enumerate(ranked, 1):
         session = store.get_session(match.session_id)
         if session is None:  # deleted between the two queries by a concurrent run
             continue
@@ -83,7 +84,7 @@ def _group_by_session(store: Store, matches: list[UnitMatch], top: int) -> list[
         hits.append(
             Hit(
                 rank=position,
-                score=rrf(rank),
+                score=score,
                 session=session,
                 unit_kind=match.kind,
                 turn=match.ordinal if match.kind == "turn" else None,

@@ -1,4 +1,10 @@
-"""BM25 keyword retrieval over the FTS5 index, with filters applied inside the query."""
+"""BM25 keyword retrieval over the FTS5 indexes, with filters applied inside each query.
+
+Conversation text (title, prompt, reply) and tool text (thinking, tool inputs and
+outputs) are indexed apart and ranked apart, then fused by rank with tool matches at a
+lower weight. FTS5's BM25 saturates term frequency over a whole row, so one table would
+let a long tool output outrank the line a person typed; two lists cannot.
+"""
 
 from __future__ import annotations
 
@@ -10,9 +16,11 @@ from findsession.search import fts_query
 from findsession.search.filters import SearchOptions, unit_filter_sql
 from findsession.store import Store
 
-# Column weights for title, prompt, reply, tools. Tool text is long and noisy: it may
-# be found, but a word a person typed must outrank the same word in pasted output.
-WEIGHTS = (4.0, 2.0, 1.0, 0.2)
+# Column weights inside the conversation index: title, prompt, reply.
+CONVERSATION_WEIGHTS = (4.0, 2.0, 1.0)
+#: Rank-fusion weight of the tool-text list against the conversation list (1.0).
+TOOLS_WEIGHT = 0.5
+RRF_K = 60
 MARK_START, MARK_END = "\x02", "\x03"
 _SNIPPET_TOKENS = 28
 
@@ -31,25 +39,49 @@ class UnitMatch:
     ordinal: int
     bm25: float
     snippet: str
+    score: float = 0.0
 
 
 def keyword_search(store: Store, query: str, opts: SearchOptions, limit: int) -> list[UnitMatch]:
-    """Best `limit` units by BM25 (most relevant first); empty when nothing is searchable."""
+    """Best `limit` units by fused BM25 rank (best first); empty when nothing is searchable."""
     expression = query.strip() if opts.raw else fts_query.free_text(query)
     if not expression:
         return []
+    conversation = expression
     if opts.speaker == "user":
-        expression = fts_query.restrict_columns(expression, ["prompt"])
+        conversation = fts_query.restrict_columns(expression, ["prompt"])
     elif opts.speaker == "assistant":
-        expression = fts_query.restrict_columns(expression, ["reply"])
+        conversation = fts_query.restrict_columns(expression, ["reply"])
+    weights = ", ".join(str(w) for w in CONVERSATION_WEIGHTS)
+    lists = [(1.0, _ranked(store, "units_fts", weights, conversation, opts, limit))]
+    if opts.speaker is None:
+        lists.append((TOOLS_WEIGHT, _ranked(store, "tools_fts", "1.0", expression, opts, limit)))
+    fused: dict[int, UnitMatch] = {}
+    for weight, matches in lists:
+        for rank, match in enumerate(matches, 1):
+            score = weight / (RRF_K + rank)
+            seen = fused.get(match.unit_id)
+            if seen is None:
+                fused[match.unit_id] = UnitMatch(*_fields(match), score=score)
+            else:  # keep the first list's snippet: it is the conversation's
+                fused[match.unit_id] = UnitMatch(*_fields(seen), score=seen.score + score)
+    return sorted(fused.values(), key=lambda m: -m.score)[:limit]
+
+
+def _fields(m: UnitMatch) -> tuple[int, str, str, int, float, str]:
+    return (m.unit_id, m.session_id, m.kind, m.ordinal, m.bm25, m.snippet)
+
+
+def _ranked(
+    store: Store, table: str, weights: str, expression: str, opts: SearchOptions, limit: int
+) -> list[UnitMatch]:
     where, params = unit_filter_sql(opts)
-    weights = ", ".join(str(w) for w in WEIGHTS)
     sql = (
-        f"SELECT u.id, u.session_id, u.kind, u.ordinal, bm25(units_fts, {weights}) AS score,"
-        f" snippet(units_fts, -1, '{MARK_START}', '{MARK_END}', '…', {_SNIPPET_TOKENS})"
-        " FROM units_fts JOIN units u ON u.id = units_fts.rowid"
+        f"SELECT u.id, u.session_id, u.kind, u.ordinal, bm25({table}, {weights}) AS score,"
+        f" snippet({table}, -1, '{MARK_START}', '{MARK_END}', '…', {_SNIPPET_TOKENS})"
+        f" FROM {table} JOIN units u ON u.id = {table}.rowid"
         " JOIN sessions s ON s.id = u.session_id"
-        f" WHERE units_fts MATCH ? AND {where} ORDER BY score LIMIT ?"
+        f" WHERE {table} MATCH ? AND {where} ORDER BY score LIMIT ?"
     )
     try:
         rows = store.query(sql, [expression, *params, limit])

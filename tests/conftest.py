@@ -1,0 +1,82 @@
+"""Shared fixtures: a real index database in a temp folder and the real CLI as a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from findsession.index import IndexReport, Root, index_roots
+from findsession.store import Store
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("FINDSESSION_SHARED", REPO.parent / "shared"))
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "index" / "findsession.db"
+
+
+@pytest.fixture
+def store(db_path: Path) -> Iterator[Store]:
+    with Store.open(db_path) as s:
+        yield s
+
+
+@pytest.fixture
+def projects(tmp_path: Path) -> Path:
+    """An empty `~/.claude/projects` to write transcripts into."""
+    root = tmp_path / "claude" / "projects"
+    root.mkdir(parents=True)
+    return root
+
+
+def index(store: Store, root: Path, **kwargs: Any) -> IndexReport:
+    return index_roots(store, [Root(root, "claude-code")], **kwargs)
+
+
+class CLI:
+    """Runs `python -m findsession` in a subprocess with its own database and home."""
+
+    def __init__(self, tmp_path: Path, db: Path) -> None:
+        self.env = {
+            **os.environ,
+            "FINDSESSION_DB": str(db),
+            "FINDSESSION_CONFIG": str(tmp_path / "config.toml"),
+            "HOME": str(tmp_path / "home"),
+            "CLAUDE_CONFIG_DIR": str(tmp_path / "home" / ".claude"),
+            "COLUMNS": "200",
+            "NO_COLOR": "1",
+        }
+
+    def run(self, *args: str, check: bool = True, **kwargs: Any) -> subprocess.CompletedProcess:
+        proc = subprocess.run(
+            [sys.executable, "-m", "findsession", *args],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            **kwargs,
+        )
+        if check and proc.returncode != 0:
+            raise AssertionError(
+                f"findsession {' '.join(args)} exited {proc.returncode}\n"
+                f"{proc.stdout}\n{proc.stderr}"
+            )
+        return proc
+
+    def json(self, *args: str) -> dict[str, Any]:
+        """Run a command with `--json` (placed before any `--`) and parse its output."""
+        return json.loads(self.run(args[0], "--json", *args[1:]).stdout)
+
+
+@pytest.fixture
+def cli(tmp_path: Path, db_path: Path) -> CLI:
+    return CLI(tmp_path, db_path)

@@ -1,0 +1,114 @@
+"""Bad input never costs data: every broken thing is skipped, counted and reported."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import index
+from transcripts import Transcript, project_dir
+
+from findsession.search.engine import SearchOptions, search
+from findsession.store import Store
+
+KW = SearchOptions(mode="keyword")
+
+
+def good_session(folder: Path, sid: str = "good") -> Path:
+    t = Transcript(session_id=sid)
+    t.prompt("rotate the signing keys").reply("New keys are in the vault.")
+    return t.write(folder)
+
+
+def test_malformed_lines_are_skipped_with_file_and_line(store: Store, projects: Path) -> None:
+    folder = project_dir(projects, "/home/dev/code/app")
+    t = Transcript(session_id="broken")
+    t.prompt("first question about caching").reply("first answer")
+    t.raw('{"type":"user","message":{"role":"user","content":"[REDACTED_TEXT')  # line 3
+    t.raw("[1, 2, 3]")  # line 4: JSON, but not an object
+    t.prompt("second question about eviction").reply("second answer")
+    path = t.write(folder)
+    report = index(store, projects)
+    assert [(p.line, p.reason) for _, p in report.problems] == [
+        (3, "malformed JSON"),
+        (4, "not a JSON object"),
+    ]
+    assert store.query("SELECT file_path, line FROM problems ORDER BY line") == [
+        (str(path), 3),
+        (str(path), 4),
+    ]
+    assert store.get_session("broken").n_turns == 2
+
+
+def test_invalid_utf8_and_lone_surrogates_are_replaced(store: Store, projects: Path) -> None:
+    folder = project_dir(projects, "/home/dev/code/app")
+    t = Transcript(session_id="enc")
+    t.prompt("PLACEHOLDER").reply("fine")
+    data = t.render().replace(b"PLACEHOLDER", b"caf\xe9 cr\xc3\xa8me \\ud800 br\xfbl\xe9e")
+    (folder / "enc.jsonl").parent.mkdir(parents=True, exist_ok=True)
+    (folder / "enc.jsonl").write_bytes(data)
+    report = index(store, projects)
+    assert report.problems == [] and report.errors == []
+    prompt = store.scalar("SELECT prompt FROM units WHERE session_id='enc'")
+    assert "crème" in prompt and "\ufffd" in prompt
+    assert search(store, "crème", KW).hits[0].session.id == "enc"
+
+
+def test_huge_lines_and_odd_files_do_not_stop_the_run(store: Store, projects: Path) -> None:
+    folder = project_dir(projects, "/home/dev/code/app")
+    good = good_session(folder)
+    (folder / "empty.jsonl").write_bytes(b"")
+    (folder / "binary.jsonl").write_bytes(b"\x00\x01\x02SQLite format 3\x00" * 100)
+    (folder / "summary-only.jsonl").write_text(
+        json.dumps({"type": "summary", "summary": "x", "leafUuid": "y"}) + "\n"
+    )
+    (folder / "not-claude.jsonl").write_text(
+        json.dumps({"timestamp": "2026-01-01", "type": "session_meta", "payload": {}}) + "\n"
+    )
+    big = Transcript(session_id="big")
+    big.prompt("show me the build log")
+    big.tool("Bash", {"command": "make"}, "error: undefined reference " * 40_000)  # ~1 MB line
+    big.prompt("deeply nested? " + "[" * 50_000 + "]" * 50_000)
+    big.reply("That is a very large log.")
+    big.write(folder)
+    deep = folder / "deep.jsonl"
+    deep.write_text("[" * 100_000 + "]" * 100_000 + "\n")
+    (folder / "dir.jsonl").mkdir()
+
+    report = index(store, projects)
+
+    assert store.get_session("good") is not None and store.get_session("big") is not None
+    assert store.get_session("empty") is None and store.get_session("summary-only") is None
+    statuses = dict(store.query("SELECT path, status FROM files"))
+    assert statuses[str(folder / "binary.jsonl")] == "binary"
+    assert statuses[str(good)] == "ok"
+    assert any(p.reason == "malformed JSON" for path, p in report.problems if path == str(deep))
+    tools = store.scalar("SELECT tools FROM units WHERE session_id='big' AND ordinal=1")
+    assert len(tools) < 20_000  # capped: a huge output is findable, not stored whole
+    assert search(store, "undefined reference", KW).hits[0].session.id == "big"
+
+
+def test_file_that_vanishes_between_scan_and_read(store: Store, projects: Path) -> None:
+    folder = project_dir(projects, "/home/dev/code/app")
+    good_session(folder, "keep")
+    doomed = good_session(folder, "doomed")
+
+    def delete_when_its_turn_comes(done: int, total: int, path: str) -> None:
+        # The progress callback runs just before each file is opened: the file system
+        # changes under the indexer there, as it does when Claude Code cleans up.
+        if path == str(doomed):
+            doomed.unlink()
+
+    report = index(store, projects, progress=delete_when_its_turn_comes)
+    assert [(p, e) for p, e in report.errors] == [(str(doomed), "vanished before it could be read")]
+    assert store.get_session("keep") is not None
+
+
+def test_transcripts_are_never_written(store: Store, projects: Path) -> None:
+    folder = project_dir(projects, "/home/dev/code/app")
+    path = good_session(folder)
+    before = (path.read_bytes(), path.stat().st_mtime_ns)
+    path.chmod(0o444)
+    index(store, projects)
+    index(store, projects, prune=True)
+    assert (path.read_bytes(), path.stat().st_mtime_ns) == before

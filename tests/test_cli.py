@@ -1,0 +1,159 @@
+"""The `findsession` command as people run it: a real subprocess, a real database."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import apsw
+import pytest
+from conftest import CLI
+from transcripts import Transcript, project_dir
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    root = tmp_path / "home" / ".claude" / "projects"
+    t = Transcript(session_id="5ac30ab5-1111-4222-8333-944445555666", cwd="/home/dev/code")
+    t.prompt("i have another syncthing conflict, can you look at it and fix.")
+    t.reply("The conflict file is notes.sync-conflict-20260611.md; I merged both versions.")
+    t.tool("Bash", {"command": "git log -1"}, "commit 3f9c2ab77e0d1c2b3a4f5e6d7c8b9a0f1e2d3c4b")
+    t.prompt("thanks, now delete the conflict copy").reply("Deleted.")
+    t.title("syncthing-conflict-fix")
+    t.write(project_dir(root, "/home/dev/code"))
+    u = Transcript(session_id="9d0e1f2a-0000-4000-8000-000000000001", cwd="/home/dev/web")
+    u.prompt("the deploy says it is live but the site still serves the old build")
+    u.reply("The deploy script never checks the health endpoint's build hash.")
+    u.raw("{not json")
+    u.write(project_dir(root, "/home/dev/web"))
+    return root
+
+
+def test_index_then_search_prints_grouped_results(cli: CLI, corpus: Path) -> None:
+    index = cli.run("index")  # default root: $CLAUDE_CONFIG_DIR/projects
+    assert re.search(
+        r"2 of 2 files read .* index holds 2 sessions, 3 turns; 1 lines skipped "
+        r"\(1 malformed JSON\)",
+        index.stderr,
+    )
+
+    out = cli.run("syncthing conflict")
+    lines = out.stdout.splitlines()
+    assert re.fullmatch(r"\[1\] 2026-06-11  syncthing-conflict-fix  score 0\.0\d{3}", lines[0])
+    assert "syncthing conflict" in lines[1]
+    assert lines[2].strip().startswith("/home/dev/code  ·  ")
+    assert lines[2].strip().endswith("5ac30ab5-1111-4222-8333-944445555666.jsonl  ·  turn 1")
+    assert "keyword search · 1 session" in out.stderr
+    assert cli.run("search", "syncthing", "conflict").stdout == out.stdout
+
+
+def test_search_json_schema(cli: CLI, corpus: Path) -> None:
+    cli.run("index")
+    data = cli.json("search", "deploy build hash")
+    assert data["schema"] == "findsession.search/1"
+    assert data["strategy"] == "keyword" and data["index_empty"] is False
+    hit = data["results"][0]
+    assert hit["rank"] == 1 and hit["score"] > 0
+    assert hit["session"]["id"] == "9d0e1f2a-0000-4000-8000-000000000001"
+    assert hit["session"]["cwd"] == "/home/dev/web"
+    assert hit["match"]["kind"] == "turn" and hit["match"]["turn"] == 1
+    start, end = hit["match"]["highlights"][0]
+    assert hit["match"]["snippet"][start:end].lower() in {"deploy", "build", "hash"}
+    assert hit["explain"]["keyword_rank"] == 1
+
+
+@pytest.mark.parametrize(
+    "query", ['a-b "c" NOT (d*', "AND", '"', "NEAR(", "*", "col:umn", "'; DROP TABLE units;--"]
+)
+def test_hostile_queries_never_error(cli: CLI, corpus: Path, query: str) -> None:
+    cli.run("index")
+    proc = cli.run("search", "--", query)
+    assert "Traceback" not in proc.stderr
+    assert cli.json("search", "--", query)["strategy"] == "keyword"
+
+
+def test_raw_fts_syntax_passes_through_and_errors_are_explained(cli: CLI, corpus: Path) -> None:
+    cli.run("index")
+    data = cli.json("search", "--raw", "syncth*")
+    assert data["results"][0]["session"]["title"] == "syncthing-conflict-fix"
+    bad = cli.run("search", "--raw", "(d*", check=False)
+    assert "FTS5 rejected the query" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_exact_token_inside_tool_output_is_found(cli: CLI, corpus: Path) -> None:
+    cli.run("index")
+    data = cli.json("search", "3f9c2ab77e0d1c2b3a4f5e6d7c8b9a0f1e2d3c4b")
+    assert data["results"][0]["session"]["title"] == "syncthing-conflict-fix"
+    assert data["results"][0]["match"]["field"] == "tools"
+
+
+def test_read_a_turn_with_context_and_tools(cli: CLI, corpus: Path) -> None:
+    cli.run("index")
+    out = cli.run("read", "5ac30ab5", "--turn", "1", "--context", "1", "--tools").stdout
+    assert "syncthing-conflict-fix" in out
+    assert "> i have another syncthing conflict" in out
+    assert "> thanks, now delete the conflict copy" in out
+    assert "Bash" in out and "commit 3f9c2ab" in out
+    plain = cli.run("read", "5ac30ab5", "--turn", "2").stdout
+    assert "delete the conflict copy" in plain and "syncthing conflict, can" not in plain
+    data = cli.json("read", "5ac30ab5", "--turn", "2")
+    assert data["total_turns"] == 2 and [t["turn"] for t in data["turns"]] == [2]
+
+    missing = cli.run("read", "nope", check=False)
+    assert missing.returncode == 1 and "no indexed session has the id 'nope'" in missing.stderr
+    out_of_range = cli.run("read", "5ac30ab5", "--turn", "9", check=False)
+    assert out_of_range.returncode == 1 and "has turns 1–2" in out_of_range.stderr
+
+
+def test_status_reports_counts_and_skipped_lines(cli: CLI, corpus: Path) -> None:
+    cli.run("index")
+    out = cli.run("status").stdout
+    assert "schema 1" in out and "2 ok" in out and "1 malformed JSON" in out
+    data = cli.json("status")
+    assert data["sessions"] == 2 and data["turns"] == 3 and data["skipped_lines"] == 1
+    assert data["recent_problems"][0]["line"] == 3
+    verbose = cli.run("index", "-v", "--prune").stderr
+    assert "0 of 2 files read" in verbose
+
+
+def test_index_verbose_lists_skipped_lines(cli: CLI, corpus: Path, tmp_path: Path) -> None:
+    out = cli.run("index", "-v", "--db", str(tmp_path / "other.db")).stderr
+    assert re.search(
+        r"skipped .*9d0e1f2a-0000-4000-8000-000000000001\.jsonl:3: malformed JSON", out
+    )
+
+
+def test_first_run_without_transcripts_indexes_the_sample_corpus(cli: CLI) -> None:
+    out = cli.run("index")
+    assert "indexing the sample corpus" in out.stderr
+    data = cli.json("search", "deploy", "live")
+    assert data["results"], "the sample corpus should answer the README's example query"
+
+
+def test_empty_index_says_how_to_fill_it(cli: CLI) -> None:
+    proc = cli.run("search", "anything", check=False)
+    assert proc.returncode == 1 and "run `findsession index` first" in proc.stderr
+
+
+def test_config_file_adds_roots(cli: CLI, corpus: Path, tmp_path: Path) -> None:
+    extra = tmp_path / "backup"
+    Transcript(session_id="from-backup").prompt("kubernetes ingress timeouts").reply("ok").write(
+        project_dir(extra, "/home/dev/k8s")
+    )
+    Path(cli.env["FINDSESSION_CONFIG"]).write_text(f'roots = ["{extra}"]\n')
+    cli.run("index")
+    assert cli.json("search", "ingress")["results"][0]["session"]["id"] == "from-backup"
+    Path(cli.env["FINDSESSION_CONFIG"]).write_text("roots = [")
+    broken = cli.run("index", check=False)
+    assert broken.returncode == 1 and "cannot read the config file" in broken.stderr
+
+
+def test_database_from_a_newer_version_is_refused_not_damaged(cli: CLI, db_path: Path) -> None:
+    db_path.parent.mkdir(parents=True)
+    conn = apsw.Connection(str(db_path))
+    conn.execute("PRAGMA user_version = 99")
+    conn.close()
+    proc = cli.run("status", check=False)
+    assert proc.returncode == 1 and "written by a newer findsession" in proc.stderr
+    conn = apsw.Connection(str(db_path))
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 99
