@@ -89,3 +89,28 @@ def test_sigkill_mid_run_then_rerun_equals_uninterrupted(tmp_path: Path) -> None
     CLI(tmp_path, clean_db).run("index", str(projects))
 
     assert content(killed_db) == content(clean_db)
+
+
+def test_ctrl_c_stops_cleanly_and_says_how_to_finish(tmp_path: Path) -> None:
+    projects = tmp_path / "projects"
+    write_corpus(projects)
+    db = tmp_path / "interrupted.db"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "findsession", "index", str(projects), "--db", str(db)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while committed_files(db) < 20 and proc.poll() is None:
+        assert time.monotonic() < deadline, "index made no progress"
+        time.sleep(0.005)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert "Traceback" not in err
+    assert "interrupted:" in err and "run `findsession index` again to finish" in err
+    cli = CLI(tmp_path, db)
+    assert cli.json("status")["last_run"]["interrupted"] is True
+    cli.run("index", str(projects))
+    assert cli.json("status")["sessions"] == N_FILES
