@@ -26,6 +26,26 @@ from findsession.model import Message, MessageKind, MetaEvent, MetaKind, Problem
 BUSY_TIMEOUT_MS = 30_000
 
 
+#: Columns of `sessions` that are fields of `Session`, under the same names.
+_SESSION_COLUMNS = (
+    "id",
+    "source",
+    "file_path",
+    "cwd",
+    "title",
+    "first_ts",
+    "last_ts",
+    "git_branch",
+    "version",
+    "parent_id",
+    "is_subagent",
+    "agent_type",
+    "n_turns",
+    "n_messages",
+    "missing",
+)
+
+
 @dataclass(slots=True)
 class FileState:
     """What the index remembers of one transcript file, to read only what changed."""
@@ -288,28 +308,12 @@ class Store:
     # -- sessions and units --------------------------------------------------------------
 
     def save_session(self, s: Session, agent_description: str | None = None) -> None:
+        values = [getattr(s, name) for name in _SESSION_COLUMNS]
+        columns = ", ".join(_SESSION_COLUMNS)
+        marks = ",".join("?" * (len(values) + 1))
         self.db.execute(
-            "INSERT OR REPLACE INTO sessions (id, source, file_path, parent_id, is_subagent,"
-            " agent_type, agent_description, cwd, git_branch, version, first_ts, last_ts, title,"
-            " n_messages, n_turns, missing) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (
-                s.id,
-                s.source,
-                s.file_path,
-                s.parent_id,
-                int(s.is_subagent),
-                s.agent_type,
-                agent_description,
-                s.cwd,
-                s.git_branch,
-                s.version,
-                s.first_ts,
-                s.last_ts,
-                s.title,
-                s.n_messages,
-                s.n_turns,
-                int(s.missing),
-            ),
+            f"INSERT OR REPLACE INTO sessions ({columns}, agent_description) VALUES ({marks})",
+            [*values, agent_description],
         )
 
     def delete_session(self, session_id: str) -> None:
@@ -371,31 +375,15 @@ class Store:
 
     def sessions_where(self, where: str, params: Any = (), order: str = "id") -> list[Session]:
         rows = self.db.execute(
-            "SELECT id, source, file_path, cwd, title, first_ts, last_ts, git_branch, version,"
-            " parent_id, is_subagent, agent_type, n_turns, n_messages, missing FROM sessions"
-            f" WHERE {where} ORDER BY {order}",
+            f"SELECT {', '.join(_SESSION_COLUMNS)} FROM sessions WHERE {where} ORDER BY {order}",
             params,
         )
-        return [
-            Session(
-                id=r[0],
-                source=r[1],
-                file_path=r[2],
-                cwd=r[3],
-                title=r[4],
-                first_ts=r[5],
-                last_ts=r[6],
-                git_branch=r[7],
-                version=r[8],
-                parent_id=r[9],
-                is_subagent=bool(r[10]),
-                agent_type=r[11],
-                n_turns=r[12],
-                n_messages=r[13],
-                missing=bool(r[14]),
-            )
-            for r in rows
-        ]
+        sessions = []
+        for row in rows:
+            session = Session(**dict(zip(_SESSION_COLUMNS, row, strict=True)))
+            session.is_subagent, session.missing = bool(session.is_subagent), bool(session.missing)
+            sessions.append(session)
+        return sessions
 
     def schema_version(self) -> int:
         return int(self.scalar("PRAGMA user_version"))
