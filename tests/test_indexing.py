@@ -210,3 +210,29 @@ def test_read_back_turns_with_context_and_tools(store: Store, projects: Path) ->
     assert any("3 failed" in m.text for m in last.messages)
     plain = read_session(store, "readme", turn=5).turns[0]
     assert all("3 failed" not in m.text for m in plain.messages)
+
+
+def test_compaction_agent_replaying_its_parent_adds_only_its_own_turn(
+    store: Store, projects: Path
+) -> None:
+    folder = project_dir(projects, "/home/dev/code/app")
+    parent = Transcript(session_id="long-one")
+    parent.prompt("migrate the billing tables").reply("Migration 0012 written.")
+    parent.prompt("now backfill invoices").reply("Backfilled 18,204 invoices.")
+    replayed = list(parent.lines)
+    parent.write(folder)
+    compact = Transcript(session_id="long-one", sidechain=True, agent_id="acompact-1f2e3d")
+    compact.lines = [dict(line, isSidechain=True) for line in replayed]
+    compact.prompt("Your task is to create a detailed summary of the conversation so far.")
+    compact.reply("Summary: billing tables migrated, invoices backfilled.")
+    compact.write(folder / "long-one" / "subagents", "agent-acompact-1f2e3d.jsonl")
+
+    index(store, projects)
+
+    assert len(turns_of(store, "long-one")) == 2
+    assert [p for p, _ in turns_of(store, "agent-acompact-1f2e3d")] == [
+        "Your task is to create a detailed summary of the conversation so far."
+    ]
+    hits = search(store, "backfill invoices", SearchOptions(mode="keyword", kind="turn")).hits
+    assert [h.session.id for h in hits] == ["long-one", "agent-acompact-1f2e3d"]
+    assert hits[1].snippet.startswith("Summary")
