@@ -128,3 +128,20 @@ def test_touched_but_unchanged_file_reads_nothing_new(store: Store, projects: Pa
     report = index(store, projects)
     assert report.files_read == 1 and report.bytes_read == 0
     assert store.get_session("live").n_turns == 1
+
+
+def test_rewrite_that_drops_a_subagent_removes_it_from_search(store: Store, projects: Path) -> None:
+    folder = project_dir(projects, "/home/dev/code/db")
+    t = Transcript(session_id="rewritten")
+    t.prompt("check the indexes").reply("Delegating.")
+    side = Transcript(session_id="rewritten", sidechain=True)
+    side.prompt("list unused indexes").reply("idx_orders_legacy is never used.")
+    t.lines += side.lines
+    path = t.write(folder)
+    index(store, projects)
+    assert search(store, "idx_orders_legacy", KW).hits
+    keep = Transcript(session_id="rewritten").prompt("check the indexes").reply("Done.")
+    path.write_bytes(keep.render())
+    index(store, projects)
+    assert not search(store, "idx_orders_legacy", KW).hits
+    assert store.get_session("rewritten:sidechain") is None

@@ -22,7 +22,7 @@ from findsession.model import Message, MessageKind, MetaEvent, MetaKind, Problem
 from findsession.sources import SOURCES, SourceFile
 from findsession.sources.jsonl import ReadStats, looks_binary
 from findsession.store import FileState, Store, UnitRow
-from findsession.turns import build_turns, choose_title, fingerprint, one_line
+from findsession.turns import build_turns, choose_title, fingerprint
 
 _TAIL = 1024
 _HEAD = 4096
@@ -169,11 +169,12 @@ def _index_file(
             store.save_file(new_state)
             return
         start_offset, start_line = 0, 0
+        forgotten: set[str] = set()
         if state is not None and _can_resume(fh, state, st.st_size):
             start_offset, start_line = state.offset, state.lines
         else:
-            for sid in store.forget_file_content(path):
-                _rebuild_session(store, sid, sf, session_id, path, report)
+            # Sessions that lose lines are rebuilt below, with those that gain them.
+            forgotten = set(store.forget_file_content(path))
         stats = ReadStats(end_offset=start_offset, end_line=start_line)
         try:
             records = list(SOURCES[sf.source].read(sf, fh, start_offset, start_line, stats))
@@ -198,7 +199,7 @@ def _index_file(
             )
             if parent and parent != session_id:
                 sf = replace(sf, parent_id=parent)
-        for sid in sorted(sessions):
+        for sid in sorted(sessions | forgotten):
             _rebuild_session(store, sid, sf, session_id, path, report)
         new_state.offset, new_state.lines = stats.end_offset, stats.end_line
         new_state.tail_hash = _tail_hash(fh, stats.end_offset)
@@ -379,4 +380,4 @@ def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-__all__ = ["IndexReport", "Root", "index_roots", "one_line"]
+__all__ = ["IndexReport", "Root", "index_roots"]

@@ -19,7 +19,7 @@ from typing import Any
 import apsw
 
 from findsession.errors import DatabaseError
-from findsession.migrations import SCHEMA_VERSION, migrate
+from findsession.migrations import migrate
 from findsession.model import Message, MessageKind, MetaEvent, MetaKind, Problem, Session
 
 #: How long a writer or reader waits for another writer before giving up.
@@ -140,14 +140,6 @@ class Store:
         return row[0] if row else None
 
     # -- files --------------------------------------------------------------------------
-
-    def get_file(self, path: str) -> FileState | None:
-        row = self.db.execute(
-            "SELECT path, source, root, session_id, size, mtime_ns, offset, lines, tail_hash,"
-            " status, error FROM files WHERE path = ?",
-            (path,),
-        ).fetchone()
-        return FileState(*row) if row else None
 
     def file_states(self) -> dict[str, FileState]:
         rows = self.db.execute(
@@ -387,7 +379,3 @@ class Store:
 
     def schema_version(self) -> int:
         return int(self.scalar("PRAGMA user_version"))
-
-    @staticmethod
-    def expected_schema_version() -> int:
-        return SCHEMA_VERSION
