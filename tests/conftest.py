@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from findsession.embeddings.base import Embedder
+from findsession.embeddings.onnx_local import OnnxEmbedder, bundled_model_dir
 from findsession.index import IndexReport, Root, index_roots
 from findsession.store import Store
 
@@ -40,6 +42,12 @@ def projects(tmp_path: Path) -> Path:
 
 def index(store: Store, root: Path, **kwargs: Any) -> IndexReport:
     return index_roots(store, [Root(root, "claude-code")], **kwargs)
+
+
+@pytest.fixture(scope="session")
+def embedder() -> Embedder:
+    """The bundled model, loaded once for the whole run (it is read-only)."""
+    return OnnxEmbedder(bundled_model_dir())
 
 
 class CLI:

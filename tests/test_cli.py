@@ -43,7 +43,7 @@ def test_index_then_search_prints_grouped_results(cli: CLI, corpus: Path) -> Non
     assert "syncthing conflict" in lines[1]
     assert lines[2].strip().startswith("/home/dev/code  ·  ")
     assert lines[2].strip().endswith("5ac30ab5-1111-4222-8333-944445555666.jsonl  ·  turn 1")
-    assert "keyword search · 1 session" in out.stderr
+    assert "hybrid search · 1 session" in out.stderr
     assert cli.run("search", "syncthing", "conflict").stdout == out.stdout
 
 
@@ -51,7 +51,7 @@ def test_search_json_schema(cli: CLI, corpus: Path) -> None:
     cli.run("index")
     data = cli.json("search", "deploy build hash")
     assert data["schema"] == "findsession.search/1"
-    assert data["strategy"] == "keyword" and data["index_empty"] is False
+    assert data["strategy"] == "hybrid" and data["index_empty"] is False
     hit = data["results"][0]
     assert hit["rank"] == 1 and hit["score"] > 0
     assert hit["session"]["id"] == "9d0e1f2a-0000-4000-8000-000000000001"
@@ -69,7 +69,7 @@ def test_hostile_queries_never_error(cli: CLI, corpus: Path, query: str) -> None
     cli.run("index")
     proc = cli.run("search", "--", query)
     assert "Traceback" not in proc.stderr
-    assert cli.json("search", "--", query)["strategy"] == "keyword"
+    assert cli.json("search", "--", query)["strategy"] == "hybrid"
 
 
 def test_raw_fts_syntax_passes_through_and_errors_are_explained(cli: CLI, corpus: Path) -> None:
@@ -108,7 +108,7 @@ def test_read_a_turn_with_context_and_tools(cli: CLI, corpus: Path) -> None:
 def test_status_reports_counts_and_skipped_lines(cli: CLI, corpus: Path) -> None:
     cli.run("index")
     out = cli.run("status").stdout
-    assert "schema 1" in out and "2 ok" in out and "1 malformed JSON" in out
+    assert "schema 2" in out and "2 ok" in out and "1 malformed JSON" in out
     data = cli.json("status")
     assert data["sessions"] == 2 and data["turns"] == 3 and data["skipped_lines"] == 1
     assert data["recent_problems"][0]["line"] == 3

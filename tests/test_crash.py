@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import apsw
@@ -63,30 +63,43 @@ def committed_files(db: Path) -> int:
         conn.close()
 
 
+def index_until(
+    args: list[str], ready: Callable[[], bool], sig: int
+) -> subprocess.CompletedProcess:
+    """Run `findsession index ARGS`, send `sig` once `ready()` holds, and wait for the exit."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "findsession", "index", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while not ready() and proc.poll() is None:
+        assert time.monotonic() < deadline, "index made no progress"
+        time.sleep(0.005)
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=60)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
 def test_sigkill_mid_run_then_rerun_equals_uninterrupted(tmp_path: Path) -> None:
     projects = tmp_path / "projects"
     write_corpus(projects)
     killed_db, clean_db = tmp_path / "killed.db", tmp_path / "clean.db"
 
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "findsession", "index", str(projects), "--db", str(killed_db)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+    index_until(
+        [str(projects), "--db", str(killed_db), "--no-embed"],
+        lambda: committed_files(killed_db) >= 20,
+        signal.SIGKILL,
     )
-    deadline = time.monotonic() + 120
-    while committed_files(killed_db) < 20 and proc.poll() is None:
-        assert time.monotonic() < deadline, "index made no progress"
-        time.sleep(0.005)
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
     done_when_killed = committed_files(killed_db)
     assert 0 < done_when_killed < N_FILES, "the run must be killed in the middle"
 
     cli = CLI(tmp_path, killed_db)
     status = cli.json("status")
     assert status["last_run"]["interrupted"] is True
-    cli.run("index", str(projects))
-    CLI(tmp_path, clean_db).run("index", str(projects))
+    cli.run("index", str(projects), "--no-embed")
+    CLI(tmp_path, clean_db).run("index", str(projects), "--no-embed")
 
     assert content(killed_db) == content(clean_db)
 
@@ -95,22 +108,62 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_finish(tmp_path: Path) -> None:
     projects = tmp_path / "projects"
     write_corpus(projects)
     db = tmp_path / "interrupted.db"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "findsession", "index", str(projects), "--db", str(db)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+    proc = index_until(
+        [str(projects), "--db", str(db), "--no-embed"],
+        lambda: committed_files(db) >= 20,
+        signal.SIGINT,
     )
-    deadline = time.monotonic() + 120
-    while committed_files(db) < 20 and proc.poll() is None:
-        assert time.monotonic() < deadline, "index made no progress"
-        time.sleep(0.005)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130
-    assert "Traceback" not in err
-    assert "interrupted:" in err and "run `findsession index` again to finish" in err
+    assert "Traceback" not in proc.stderr
+    assert "interrupted:" in proc.stderr
+    assert "run `findsession index` again to finish" in proc.stderr
     cli = CLI(tmp_path, db)
     assert cli.json("status")["last_run"]["interrupted"] is True
-    cli.run("index", str(projects))
+    cli.run("index", str(projects), "--no-embed")
     assert cli.json("status")["sessions"] == N_FILES
+
+
+def test_ctrl_c_while_embedding_keeps_finished_vectors_and_resumes(tmp_path: Path) -> None:
+    projects = tmp_path / "projects"
+    for i in range(40):
+        t = Transcript(session_id=f"e{i:03d}", cwd="/home/dev/code/app")
+        for turn in range(3):
+            t.prompt(f"step {turn} of task {i}: explain the retry logic in worker {i}")
+            t.reply(f"Worker {i} retries {turn + 2} times with exponential backoff. " * 4)
+        t.write(project_dir(projects, t.cwd))
+    db = tmp_path / "embedding.db"
+    proc = index_until(
+        [str(projects), "--db", str(db)], lambda: embedded_units(db) >= 40, signal.SIGINT
+    )
+    err = proc.stderr
+    assert proc.returncode == 130 and "Traceback" not in err
+    assert "embedding interrupted" in err and "run `findsession index` again" in err
+    cli = CLI(tmp_path, db)
+    status = cli.json("status")
+    done = status["embedded_units"]
+    assert 40 <= done < status["units"]
+    again = cli.json("index", str(projects))
+    assert again["embedding"]["units"] == status["units"] - done  # only the rest
+    status = cli.json("status")
+    assert status["embedded_units"] == status["units"]
+    conn = apsw.Connection(str(db))
+    try:
+        per_unit = conn.execute(
+            "SELECT max(n) FROM (SELECT count(*) AS n FROM chunks GROUP BY unit_id, field, start)"
+        ).fetchone()[0]
+    finally:
+        conn.close()
+    assert per_unit == 1  # no chunk stored twice
+
+
+def embedded_units(db: Path) -> int:
+    if not db.exists():
+        return 0
+    conn = apsw.Connection(str(db))
+    conn.set_busy_timeout(5000)
+    try:
+        return conn.execute("SELECT count(*) FROM embedded").fetchone()[0]
+    except apsw.SQLError:
+        return 0
+    finally:
+        conn.close()

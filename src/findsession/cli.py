@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from findsession import config, jsonout, render
+from findsession.embeddings import EmbeddingUnavailable, configured_embedder
 from findsession.errors import FindsessionError
 from findsession.index import Root, index_roots
 from findsession.reader import read_session
@@ -24,6 +25,7 @@ from findsession.search.engine import search
 from findsession.search.filters import KINDS, MODES, SPEAKERS, SearchOptions
 from findsession.status import collect_status
 from findsession.store import Store
+from findsession.vectorize import EmbedReport, embed_pending
 
 COMMANDS = ("search", "index", "read", "status")
 
@@ -58,6 +60,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--before", metavar="WHEN", help="date, time or age to end before")
     p.add_argument("--kind", choices=KINDS, help="only turns, session fingerprints or docs")
     p.add_argument("--mode", choices=MODES, default="hybrid", help="retrieval (best available)")
+    p.add_argument("--explain", action="store_true", help="show why each hit ranked where it did")
+    p.add_argument(
+        "--hybrid-weight",
+        type=float,
+        metavar="W",
+        help="weight of the vector list in fusion, 0 to 1 (config [search], default 0.5)",
+    )
 
     p = sub.add_parser("index", parents=[common], help="index transcripts (incremental)")
     p.add_argument(
@@ -68,6 +77,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--prune", action="store_true", help="remove sessions whose transcript file is gone"
+    )
+    p.add_argument(
+        "--no-embed", action="store_true", help="update the keyword index only, not the vectors"
     )
     p.add_argument("-v", "--verbose", action="store_true", help="list every skipped line")
     p.add_argument("--json", action="store_true", help="print the run's summary as JSON")
@@ -136,7 +148,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _cmd_search(args: argparse.Namespace, store: Store, out: Console, err: Console) -> int:
     project = str(Path.cwd()) if args.here else args.project
+    cfg = config.load_config()
     opts = SearchOptions(
+        hybrid_weight=cfg.hybrid_weight if args.hybrid_weight is None else args.hybrid_weight,
         top=args.top,
         mode=args.mode,
         project=str(Path(project).expanduser().resolve()) if project else None,
@@ -154,7 +168,7 @@ def _cmd_search(args: argparse.Namespace, store: Store, out: Console, err: Conso
     if args.json:
         print(json.dumps(jsonout.search_json(response), ensure_ascii=False, indent=2))
     else:
-        render.print_search(out, response)
+        render.print_search(out, response, explain=args.explain)
     for note in response.notes:
         err.print(f"note: {note}", soft_wrap=True)
     if not args.json:
@@ -183,19 +197,43 @@ def _cmd_index(args: argparse.Namespace, store: Store, out: Console, err: Consol
                 soft_wrap=True,
             )
             roots = [sample]
-    with _progress_bar(err) as progress:
+    with _progress_bar(err, "indexing") as progress:
         report = index_roots(store, roots, prune=args.prune, progress=progress)
-    if args.json:
-        print(json.dumps(jsonout.index_json(report), ensure_ascii=False, indent=2))
     render.print_index_report(err, report, args.verbose)
-    return 130 if report.interrupted else 0
+    embedded = None
+    if not report.interrupted and not args.no_embed:
+        embedded = _embed(store, err)
+    if args.json:
+        print(json.dumps(jsonout.index_json(report, embedded), ensure_ascii=False, indent=2))
+    return 130 if report.interrupted or (embedded and embedded.interrupted) else 0
+
+
+def _embed(store: Store, err: Console) -> EmbedReport | None:
+    """The embedding stage: vectors for every unit that has none, with a progress bar."""
+    try:
+        embedder = configured_embedder()
+    except EmbeddingUnavailable as exc:
+        err.print(f"note: no vectors built ({exc}); keyword search works", soft_wrap=True)
+        return None
+    stored = store.setting("embedding_model")
+    if stored is not None and stored != embedder.identity:
+        err.print(
+            f"the embedding model changed ({stored} -> {embedder.identity}):"
+            " dropping the old vectors and embedding everything again",
+            soft_wrap=True,
+        )
+    with _progress_bar(err, "embedding") as progress:
+        report = embed_pending(store, embedder, progress=progress)
+    render.print_embed_report(err, report)
+    return report
 
 
 class _progress_bar:  # noqa: N801 - used as a context manager like a function
     """A rich progress bar on a terminal; nothing when stderr is a pipe or a file."""
 
-    def __init__(self, err: Console) -> None:
+    def __init__(self, err: Console, label: str) -> None:
         self.err = err
+        self.label = label
         self.bar: Progress | None = None
         self.task = None
 
@@ -203,7 +241,7 @@ class _progress_bar:  # noqa: N801 - used as a context manager like a function
         if not self.err.is_terminal:
             return None
         self.bar = Progress(
-            TextColumn("indexing"),
+            TextColumn(self.label),
             BarColumn(),
             MofNCompleteColumn(),
             TimeRemainingColumn(),
@@ -215,7 +253,7 @@ class _progress_bar:  # noqa: N801 - used as a context manager like a function
         self.task = self.bar.add_task("index", total=None, name="")
         return self.update
 
-    def update(self, done: int, total: int, path: str) -> None:
+    def update(self, done: int, total: int, path: str = "") -> None:
         assert self.bar is not None and self.task is not None
         self.bar.update(self.task, completed=done, total=total, name=Path(path).name[:40])
 

@@ -11,6 +11,7 @@ import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import platformdirs
 
@@ -31,6 +32,10 @@ class Config:
 
     path: Path
     roots: list[Root] = field(default_factory=list)
+    #: The `[embedding]` table: provider and its settings (see findsession.embeddings).
+    embedding: dict[str, Any] = field(default_factory=dict)
+    #: `[search] hybrid_weight`: the vector list's weight in rank fusion.
+    hybrid_weight: float = 0.5
 
 
 def config_path() -> Path:
@@ -70,6 +75,16 @@ def load_config() -> Config:
             known = ", ".join(SOURCES)
             raise ConfigError(f"{path}: unknown source {source!r} in roots (known: {known})")
         config.roots.append(Root(Path(entry["path"]).expanduser(), source))
+    embedding = data.get("embedding", {})
+    if not isinstance(embedding, dict):
+        raise ConfigError(f"{path}: [embedding] must be a table")
+    if isinstance(embedding.get("path"), str):
+        embedding["path"] = str(Path(embedding["path"]).expanduser())
+    config.embedding = embedding
+    weight = data.get("search", {}).get("hybrid_weight", 0.5)
+    if not isinstance(weight, int | float) or not 0 <= weight <= 1:
+        raise ConfigError(f"{path}: [search] hybrid_weight must be a number from 0 to 1")
+    config.hybrid_weight = float(weight)
     return config
 
 

@@ -12,6 +12,7 @@ from findsession.index import IndexReport
 from findsession.model import Hit, SearchResponse, Session
 from findsession.reader import SessionView
 from findsession.status import IndexStatus
+from findsession.vectorize import EmbedReport
 
 SEARCH_SCHEMA = "findsession.search/1"
 READ_SCHEMA = "findsession.read/1"
@@ -56,6 +57,9 @@ def hit_json(h: Hit) -> dict[str, Any]:
             "keyword_rank": h.keyword_rank,
             "vector_rank": h.vector_rank,
             "bm25": None if h.bm25 is None else round(h.bm25, 4),
+            "cosine": None if h.cosine is None else round(h.cosine, 4),
+            "matched_terms": h.matched_terms,
+            "exact": h.exact,
         },
     }
 
@@ -100,7 +104,7 @@ def status_json(st: IndexStatus) -> dict[str, Any]:
     return {"schema": STATUS_SCHEMA, **asdict(st)}
 
 
-def index_json(r: IndexReport) -> dict[str, Any]:
+def index_json(r: IndexReport, embedded: EmbedReport | None = None) -> dict[str, Any]:
     data = asdict(r)
     data["problems"] = [
         {"path": path, "line": p.line, "reason": p.reason, "detail": p.detail}
@@ -108,4 +112,10 @@ def index_json(r: IndexReport) -> dict[str, Any]:
     ]
     data["errors"] = [{"path": path, "error": err} for path, err in r.errors]
     data["skipped_by_reason"] = r.skipped_by_reason()
+    data["embedding"] = None
+    if embedded is not None:
+        data["embedding"] = {
+            **asdict(embedded),
+            "texts_per_second": round(embedded.texts_per_second, 1),
+        }
     return {"schema": INDEX_SCHEMA, **data}

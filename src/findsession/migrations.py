@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 import apsw
 
+from findsession import cjk
 from findsession.errors import DatabaseError
 
 
@@ -164,7 +165,69 @@ def _v1_base(db: apsw.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[apsw.Connection], None]] = [_v1_base]
+def _v2_vectors_and_cjk(db: apsw.Connection) -> None:
+    """Embedding vectors per chunk of a unit, and a CJK bigram keyword index."""
+    db.execute(
+        """
+        -- Key-value facts about the index itself: which embedding model made the vectors.
+        CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+        -- One row per piece of a unit's text that fits the model's window. The vector is
+        -- int8 (times `scale`); `code` holds its sign bits for the first, coarse scan.
+        CREATE TABLE chunks (
+            id      INTEGER PRIMARY KEY,
+            unit_id INTEGER NOT NULL,
+            field   TEXT NOT NULL,              -- title | prompt | reply
+            start   INTEGER NOT NULL,           -- character span inside the field
+            end     INTEGER NOT NULL,
+            scale   REAL NOT NULL,
+            vec     BLOB NOT NULL,
+            code    BLOB NOT NULL
+        );
+        CREATE INDEX chunks_unit ON chunks(unit_id);
+
+        -- Units whose vectors are complete; a unit missing here still needs embedding,
+        -- which is how an interrupted embedding run resumes.
+        CREATE TABLE embedded (unit_id INTEGER PRIMARY KEY, chunks INTEGER NOT NULL);
+
+        -- A unit whose text changes or that disappears loses its vectors with it.
+        CREATE TRIGGER units_vectors_ad AFTER DELETE ON units BEGIN
+            DELETE FROM chunks WHERE unit_id = old.id;
+            DELETE FROM embedded WHERE unit_id = old.id;
+        END;
+        CREATE TRIGGER units_vectors_au AFTER UPDATE OF title, prompt, reply ON units
+        WHEN old.title IS NOT new.title OR old.prompt IS NOT new.prompt
+            OR old.reply IS NOT new.reply
+        BEGIN
+            DELETE FROM chunks WHERE unit_id = old.id;
+            DELETE FROM embedded WHERE unit_id = old.id;
+        END;
+
+        -- CJK bigrams of units that contain CJK text (see findsession.cjk); unicode61
+        -- alone treats a run of Han characters as one token.
+        CREATE VIRTUAL TABLE cjk_fts USING fts5(
+            title, prompt, reply, tools,
+            content='', contentless_delete=1, tokenize='unicode61'
+        );
+        """
+    )
+    rows = db.execute("SELECT id, title, prompt, reply, tools FROM units").fetchall()
+    for unit_id, *fields in rows:
+        write_cjk(db, unit_id, fields)
+
+
+def write_cjk(db: apsw.Connection, unit_id: int, fields: list[str]) -> None:
+    """Index the CJK bigrams of a unit's (title, prompt, reply, tools), if it has any."""
+    db.execute("DELETE FROM cjk_fts WHERE rowid = ?", (unit_id,))
+    grams = [cjk.index_text(f or "") for f in fields]
+    if any(grams):
+        db.execute(
+            "INSERT INTO cjk_fts(rowid, title, prompt, reply, tools) VALUES (?,?,?,?,?)",
+            (unit_id, *grams),
+        )
+
+
+MIGRATIONS: list[Callable[[apsw.Connection], None]] = [_v1_base, _v2_vectors_and_cjk]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -141,6 +141,11 @@ class Hit:
     keyword_rank: int | None = None
     vector_rank: int | None = None
     bm25: float | None = None
+    cosine: float | None = None
+    #: Query words the keyword index matched in this unit.
+    matched_terms: list[str] = field(default_factory=list)
+    #: Ranked first because it contains an identifier-like token of the query verbatim.
+    exact: bool = False
     tool_names: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
 

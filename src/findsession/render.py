@@ -14,10 +14,11 @@ from rich.markup import escape
 from rich.text import Text
 
 from findsession.index import IndexReport
-from findsession.model import MessageKind, SearchResponse
+from findsession.model import Hit, MessageKind, SearchResponse
 from findsession.reader import SessionView
 from findsession.status import IndexStatus
 from findsession.turns import one_line
+from findsession.vectorize import EmbedReport
 
 
 def home(path: str | None) -> str:
@@ -35,7 +36,7 @@ def day(ts: str | None) -> str:
     return ts[:10] if ts else "????-??-??"
 
 
-def print_search(out: Console, response: SearchResponse) -> None:
+def print_search(out: Console, response: SearchResponse, explain: bool = False) -> None:
     for hit in response.hits:
         s = hit.session
         header = Text(f"[{hit.rank}] ", style="bold")
@@ -58,6 +59,38 @@ def print_search(out: Console, response: SearchResponse) -> None:
         if s.missing:
             where += "  (file gone)"
         out.print(Text("    " + where, style="dim"), soft_wrap=True)
+        if explain:
+            out.print(Text("    why: " + explain_line(hit), style="dim italic"), soft_wrap=True)
+
+
+def explain_line(hit: Hit) -> str:
+    """Each list's rank for the unit that ranked the session, and what matched."""
+    parts = []
+    if hit.exact:
+        parts.append("holds the query's identifier verbatim (ranked first)")
+    if hit.keyword_rank is not None:
+        terms = f"; matched {', '.join(hit.matched_terms)}" if hit.matched_terms else ""
+        parts.append(f"keyword #{hit.keyword_rank} (bm25 {hit.bm25:.2f}{terms})")
+    else:
+        parts.append("no keyword match")
+    if hit.vector_rank is not None:
+        parts.append(f"vector #{hit.vector_rank} (cosine {hit.cosine:.3f})")
+    else:
+        parts.append("not in the vector list")
+    parts.append(f"fused {hit.score:.4f}")
+    return " · ".join(parts)
+
+
+def print_embed_report(err: Console, r: EmbedReport) -> None:
+    if r.replaced_model:
+        err.print(f"dropped the vectors of {r.replaced_model}", soft_wrap=True)
+    state = "embedding interrupted" if r.interrupted else "embedded"
+    line = f"{state}: {r.units} of {r.pending_before} units"
+    if r.chunks:
+        line += f" ({r.chunks} chunks, {r.texts_per_second:.1f} texts/s)"
+    err.print(line + f" in {r.seconds:.2f}s", soft_wrap=True, highlight=False)
+    if r.interrupted:
+        err.print("finished units keep their vectors; run `findsession index` again to go on")
 
 
 def print_read(out: Console, view: SessionView) -> None:
@@ -105,6 +138,11 @@ def print_status(out: Console, st: IndexStatus) -> None:
         ),
         ("turns", str(st.turns)),
         ("units", str(st.units)),
+        (
+            "vectors",
+            f"{st.embedded_units} of {st.units} units embedded ({st.vector_chunks} chunks)"
+            + (f" by {st.embedding_model}" if st.embedding_model else ""),
+        ),
     ]
     if st.last_run:
         r = st.last_run

@@ -25,6 +25,9 @@ class IndexStatus:
     skipped_lines: int
     skipped_by_reason: dict[str, int]
     recent_problems: list[dict[str, Any]] = field(default_factory=list)
+    embedding_model: str | None = None
+    embedded_units: int = 0
+    vector_chunks: int = 0
 
 
 def collect_status(store: Store, problem_limit: int = 10) -> IndexStatus:
@@ -61,6 +64,9 @@ def collect_status(store: Store, problem_limit: int = 10) -> IndexStatus:
         missing_sessions=store.scalar("SELECT count(*) FROM sessions WHERE missing"),
         turns=store.scalar("SELECT count(*) FROM units WHERE kind = 'turn'"),
         units=store.scalar("SELECT count(*) FROM units"),
+        embedding_model=store.setting("embedding_model"),
+        embedded_units=store.scalar("SELECT count(*) FROM embedded"),
+        vector_chunks=store.scalar("SELECT count(*) FROM chunks"),
         roots=roots,
         last_run=last_run,
         skipped_lines=store.scalar("SELECT count(*) FROM problems"),

@@ -19,7 +19,7 @@ from typing import Any
 import apsw
 
 from findsession.errors import DatabaseError
-from findsession.migrations import migrate
+from findsession.migrations import migrate, write_cjk
 from findsession.model import Message, MessageKind, MetaEvent, MetaKind, Problem, Session
 
 #: How long a writer or reader waits for another writer before giving up.
@@ -309,6 +309,10 @@ class Store:
         )
 
     def delete_session(self, session_id: str) -> None:
+        self.db.execute(
+            "DELETE FROM cjk_fts WHERE rowid IN (SELECT id FROM units WHERE session_id = ?)",
+            (session_id,),
+        )
         self.db.execute("DELETE FROM units WHERE session_id = ?", (session_id,))
         self.db.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
         self.db.execute("DELETE FROM session_meta WHERE session_id = ?", (session_id,))
@@ -344,20 +348,24 @@ class Store:
                 digest,
             )
             if old:
+                unit_id = old[0]
                 self.db.execute(
                     "UPDATE units SET source=?, ts=?, title=?, prompt=?, reply=?, tools=?,"
                     " tool_names=?, files=?, hash=? WHERE id = ?",
-                    (*values, old[0]),
+                    (*values, unit_id),
                 )
             else:
-                self.db.execute(
+                unit_id = self.db.execute(
                     "INSERT INTO units (session_id, kind, ordinal, source, ts, title, prompt,"
-                    " reply, tools, tool_names, files, hash) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                    " reply, tools, tool_names, files, hash) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
+                    " RETURNING id",
                     (session_id, unit.kind, unit.ordinal, *values),
-                )
+                ).fetchone()[0]
+            write_cjk(self.db, unit_id, [unit.title, unit.prompt, unit.reply, unit.tools])
             written += 1
         for unit_id, _ in existing.values():
             self.db.execute("DELETE FROM units WHERE id = ?", (unit_id,))
+            self.db.execute("DELETE FROM cjk_fts WHERE rowid = ?", (unit_id,))
             written += 1
         return written
 
@@ -376,6 +384,67 @@ class Store:
             session.is_subagent, session.missing = bool(session.is_subagent), bool(session.missing)
             sessions.append(session)
         return sessions
+
+    # -- embedding vectors ----------------------------------------------------------------
+
+    def setting(self, key: str) -> str | None:
+        return self.scalar("SELECT value FROM settings WHERE key = ?", (key,))
+
+    def set_setting(self, key: str, value: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", (key, value))
+
+    def clear_vectors(self) -> None:
+        """Drop every vector: they belong to a model that is no longer the configured one."""
+        self.db.execute("DELETE FROM chunks")
+        self.db.execute("DELETE FROM embedded")
+        self.db.execute("DELETE FROM settings WHERE key LIKE 'embedding_%'")
+        self.bump_vector_generation()
+
+    def pending_units(self) -> list[int]:
+        """Units without vectors, newest first: recent sessions are the likeliest asked about."""
+        return [
+            r[0]
+            for r in self.db.execute(
+                "SELECT u.id FROM units u LEFT JOIN embedded e ON e.unit_id = u.id"
+                " WHERE e.unit_id IS NULL ORDER BY u.ts DESC, u.id DESC"
+            )
+        ]
+
+    def unit_texts(self, unit_ids: list[int]) -> list[tuple[int, str, str, str, str]]:
+        """(id, hash, title, prompt, reply) of the units that still exist."""
+        marks = ",".join("?" * len(unit_ids))
+        return self.query(
+            f"SELECT id, hash, title, prompt, reply FROM units WHERE id IN ({marks})", unit_ids
+        )
+
+    def save_vectors(
+        self, unit_id: int, unit_hash: str, chunks: list[tuple[str, int, int, float, bytes, bytes]]
+    ) -> bool:
+        """Store a unit's (field, start, end, scale, vec, code) chunks and mark it done.
+
+        Refused (False) when the unit changed or vanished since its text was read: a
+        concurrent index run rewrote it, and these vectors describe the old text.
+        """
+        if self.scalar("SELECT hash FROM units WHERE id = ?", (unit_id,)) != unit_hash:
+            return False
+        self.db.execute("DELETE FROM chunks WHERE unit_id = ?", (unit_id,))
+        self.db.executemany(
+            "INSERT INTO chunks (unit_id, field, start, end, scale, vec, code)"
+            " VALUES (?,?,?,?,?,?,?)",
+            [(unit_id, *c) for c in chunks],
+        )
+        self.db.execute(
+            "INSERT OR REPLACE INTO embedded (unit_id, chunks) VALUES (?, ?)",
+            (unit_id, len(chunks)),
+        )
+        return True
+
+    def bump_vector_generation(self) -> None:
+        """Tell long-lived searchers (the MCP server) that their vector matrix is stale."""
+        self.db.execute(
+            "INSERT OR REPLACE INTO settings (key, value)"
+            " VALUES ('vector_generation', lower(hex(randomblob(8))))"
+        )
 
     def schema_version(self) -> int:
         return int(self.scalar("PRAGMA user_version"))

@@ -1,104 +1,317 @@
-"""Run a search: retrieve units, fuse the ranked lists, group by session, explain.
+"""Run a search: keyword and vector retrieval, rank fusion, grouping by session.
 
-Results are grouped by session because the question people ask is "which session", and
-each session is shown by the unit that matched it best. Scores use reciprocal-rank
-fusion (1/(60+rank) per list) from the start, so a keyword-only answer and a hybrid one
-are on the same scale.
+Both retrievals run for every query, each with the filters inside it, and their unit
+lists are fused by reciprocal rank: weight/(60+rank) per list, the vector list weighted
+by `hybrid_weight` and the keyword list by the rest. When one side cannot run, the other
+answers alone and `SearchResponse.strategy` says so; the notes say why.
+
+Measured on real transcripts, plain fusion let a weak vector list push wrong sessions
+above an exact keyword hit. So a query holding an identifier-like token (a path, a
+snake_case or camelCase name, an error code, a commit hash) ranks the units containing
+that token verbatim first.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
+from findsession import cjk
+from findsession.embeddings.base import Embedder, EmbeddingUnavailable
 from findsession.model import Hit, SearchResponse
+from findsession.search import fts_query
 from findsession.search.filters import SearchOptions
 from findsession.search.keyword import (
     MARK_END,
     MARK_START,
+    RRF_K,
     KeywordQueryError,
     UnitMatch,
     keyword_search,
 )
+from findsession.search.vector import VectorMatch, VectorMatrix
 from findsession.store import Store
 
 #: Units fetched per list for each session shown: many units of one session can precede
 #: the next session's best unit.
 _UNITS_PER_RESULT = 25
 _MIN_UNITS = 200
+_VECTOR_SNIPPET = 220
+#: A unit found only by meaning must score within this much of the best such unit.
+#: Ranks alone cannot say "nothing close"; raw cosine can, relative to the best.
+RELATIVE_MARGIN = 0.35
+
+EmbedderSource = Callable[[], Embedder]
 
 
-def search(store: Store, query: str, opts: SearchOptions | None = None) -> SearchResponse:
-    """Search the index; `SearchResponse.strategy` says which retrieval ran."""
+@dataclass
+class _Fused:
+    """One unit after fusion, with what each list said about it."""
+
+    unit_id: int
+    session_id: str
+    kind: str
+    ordinal: int
+    score: float = 0.0
+    keyword: UnitMatch | None = None
+    keyword_rank: int | None = None
+    vector: VectorMatch | None = None
+    vector_rank: int | None = None
+    exact: bool = False
+    terms: list[str] = field(default_factory=list)
+
+
+def search(
+    store: Store,
+    query: str,
+    opts: SearchOptions | None = None,
+    embedder: EmbedderSource | None = None,
+) -> SearchResponse:
+    """Search the index; `strategy` is hybrid, keyword, vector or none.
+
+    `embedder` is called only when vectors are wanted and exist, so keyword-only work
+    never loads a model; without one, the configured model is used.
+    """
     opts = (opts or SearchOptions()).validated()
-    response = SearchResponse(query=query, strategy="keyword", hits=[])
+    response = SearchResponse(query=query, strategy="none", hits=[])
     if not store.scalar("SELECT EXISTS (SELECT 1 FROM units)"):
         response.index_empty = True
         response.notes.append("the index is empty: run `findsession index` first")
         return response
-    if opts.mode == "vector":
-        response.strategy = "none"
+    limit = max(_MIN_UNITS, opts.top * _UNITS_PER_RESULT)
+    keyword: list[UnitMatch] | None = None
+    vector: list[VectorMatch] | None = None
+    floor = 0.0
+    if opts.mode in ("hybrid", "keyword"):
+        try:
+            keyword = keyword_search(store, query, opts, limit)
+        except KeywordQueryError as exc:
+            response.notes.append(f"FTS5 rejected the query ({exc}); drop --raw to search as text")
+    if opts.mode in ("hybrid", "vector"):
+        found = _vector_list(store, query, opts, limit, embedder, response.notes)
+        if found is not None:
+            vector, floor = found
+    if keyword is not None and vector is not None:
+        response.strategy = "hybrid"
+    elif keyword is not None:
+        response.strategy = "keyword"
+    elif vector is not None:
+        response.strategy = "vector"
+    else:
         response.notes.append(
-            "vector search needs an embedding model, which this version does not have yet;"
-            " use --mode keyword"
+            "no retrieval could run: fix the query, or configure an embedding model"
+            " ([embedding] in the config file) and run `findsession index`"
         )
         return response
-    limit = max(_MIN_UNITS, opts.top * _UNITS_PER_RESULT)
-    try:
-        matches = keyword_search(store, query, opts, limit)
-    except KeywordQueryError as exc:
-        response.strategy = "none"
-        response.notes.append(f"FTS5 rejected the query ({exc}); drop --raw to search as text")
-        return response
-    response.hits = _group_by_session(store, matches, opts.top)
+    exact = _exact_units(store, query, opts, limit) if keyword else set()
+    fused = _fuse(keyword, vector, opts.hybrid_weight, exact, floor)
+    terms = fts_query.tokens(query) + [gram for run in cjk.runs(query) for gram in cjk.bigrams(run)]
+    response.hits = _group_by_session(store, fused, opts.top, terms)
     return response
 
 
-def _group_by_session(store: Store, matches: list[UnitMatch], top: int) -> list[Hit]:
+def _vector_list(
+    store: Store,
+    query: str,
+    opts: SearchOptions,
+    limit: int,
+    embedder: EmbedderSource | None,
+    notes: list[str],
+) -> tuple[list[VectorMatch], float] | None:
+    """Units by meaning and the cosine a vector-only unit needs to be shown; or None,
+    with a note saying why vector search could not run."""
+    stored = store.setting("embedding_model")
+    if stored is None or not store.scalar("SELECT EXISTS (SELECT 1 FROM chunks)"):
+        notes.append("no vectors yet: run `findsession index` to embed; keyword search only")
+        return None
+    if embedder is None:
+        from findsession.embeddings import configured_embedder
+
+        embedder = configured_embedder
+    try:
+        model = embedder()
+    except EmbeddingUnavailable as exc:
+        notes.append(f"embedding model unavailable ({exc}); keyword search only")
+        return None
+    if model.identity != stored:
+        notes.append(
+            f"the vectors were made by another model ({stored}) than the configured one"
+            f" ({model.identity}): run `findsession index` to re-embed; keyword search only"
+        )
+        return None
+    if not query.strip():
+        return [], 0.0
+    try:
+        vec = model.embed([query], "query")[0]
+    except EmbeddingUnavailable as exc:
+        notes.append(f"embedding the query failed ({exc}); keyword search only")
+        return None
+    matches = VectorMatrix.current(store).search(store, vec, opts, limit)
+    if opts.session:  # one session: the question is where in it, not whether
+        return matches, -1.0
+    best = matches[0].cosine if matches else 0.0
+    return matches, max(model.min_cosine, best - RELATIVE_MARGIN)
+
+
+def _exact_units(store: Store, query: str, opts: SearchOptions, limit: int) -> set[int]:
+    """Units containing every identifier-like token of the query, verbatim.
+
+    FTS5 finds candidates but splits `normalize_ledger_rows` into three words that prose
+    also holds, so each candidate's text is checked for the token itself.
+    """
+    tokens = fts_query.exact_tokens(query)
+    if not tokens or opts.raw:
+        return set()
+    expression = " AND ".join(fts_query.quote(t) for t in tokens)
+    try:
+        candidates = [m.unit_id for m in keyword_search(store, expression, _raw(opts), limit)]
+    except KeywordQueryError:
+        return set()
+    if not candidates:
+        return set()
+    text = "lower(title || ' ' || prompt || ' ' || reply || ' ' || tools)"
+    checks = " AND ".join(f"instr({text}, ?) > 0" for _ in tokens)
+    marks = ",".join("?" * len(candidates))
+    rows = store.query(
+        f"SELECT id FROM units WHERE id IN ({marks}) AND {checks}",
+        [*candidates, *(t.lower() for t in tokens)],
+    )
+    return {r[0] for r in rows}
+
+
+def _raw(opts: SearchOptions) -> SearchOptions:
+    copy = SearchOptions(**{**opts.__dict__, "raw": True})
+    return copy
+
+
+def _fuse(
+    keyword: list[UnitMatch] | None,
+    vector: list[VectorMatch] | None,
+    hybrid_weight: float,
+    exact: set[int],
+    floor: float,
+) -> list[_Fused]:
+    """Rank fusion; a unit only the vector list found must reach `floor` to stay."""
+    both = keyword is not None and vector is not None
+    kw_weight = (1.0 - hybrid_weight) if both else 1.0
+    vec_weight = hybrid_weight if both else 1.0
+    units: dict[int, _Fused] = {}
+    for rank, m in enumerate(keyword or [], 1):
+        unit = units.setdefault(m.unit_id, _Fused(m.unit_id, m.session_id, m.kind, m.ordinal))
+        unit.keyword, unit.keyword_rank = m, rank
+        unit.score += kw_weight / (RRF_K + rank)
+    for rank, v in enumerate(vector or [], 1):
+        if v.unit_id not in units and v.cosine < floor:
+            continue
+        unit = units.setdefault(v.unit_id, _Fused(v.unit_id, v.session_id, v.kind, v.ordinal))
+        unit.vector, unit.vector_rank = v, rank
+        unit.score += vec_weight / (RRF_K + rank)
+    for unit_id in exact & units.keys():
+        units[unit_id].exact = True
+    return sorted(units.values(), key=lambda u: (not u.exact, -u.score))
+
+
+def _group_by_session(
+    store: Store, fused: list[_Fused], top: int, query_terms: list[str]
+) -> list[Hit]:
     """The best unit per session, in rank order; a fingerprint hit shows its best turn.
 
     A session found through its fingerprint is still shown at a turn when one of its
     turns matched too, because "where in the session" is the next question.
     """
-    best: dict[str, tuple[int, UnitMatch]] = {}
-    best_turn: dict[str, UnitMatch] = {}
-    for rank, match in enumerate(matches, 1):
-        if match.session_id not in best and len(best) < top:
-            best[match.session_id] = (rank, match)
-        if match.kind == "turn":
-            best_turn.setdefault(match.session_id, match)
-    ranked = []
-    for sid, (rank, match) in best.items():
-        shown = best_turn[sid] if match.kind == "session" and sid in best_turn else match
-        ranked.append((rank, match.score, shown))
+    best: dict[str, _Fused] = {}
+    best_turn: dict[str, _Fused] = {}
+    for unit in fused:
+        if unit.session_id not in best and len(best) < top:
+            best[unit.session_id] = unit
+        if unit.kind == "turn":
+            best_turn.setdefault(unit.session_id, unit)
     hits = []
-    for position, (rank, score, match) in enumerate(ranked, 1):
-        session = store.get_session(match.session_id)
-        if session is None:  # deleted between the two queries by a concurrent run
-            continue
-        ts, title, prompt, reply, tools, tool_names, files = store.query(
-            "SELECT ts, title, prompt, reply, tools, tool_names, files FROM units WHERE id = ?",
-            (match.unit_id,),
-        )[0]
-        snippet, spans = clean_snippet(match.snippet)
-        fields = {"title": title, "prompt": prompt, "reply": reply, "tools": tools}
-        hits.append(
-            Hit(
-                rank=position,
-                score=score,
-                session=session,
-                unit_kind=match.kind,
-                turn=match.ordinal if match.kind == "turn" else None,
-                timestamp=ts,
-                snippet=snippet,
-                highlights=spans,
-                matched_field=_field_of(snippet, fields),
-                keyword_rank=rank,
-                bm25=match.bm25,
-                tool_names=json.loads(tool_names or "[]"),
-                files=json.loads(files or "[]")[:5],
-            )
-        )
+    for sid, unit in best.items():
+        shown = best_turn[sid] if unit.kind == "session" and sid in best_turn else unit
+        hit = _hit(store, unit, shown, len(hits) + 1, query_terms)
+        if hit is not None:
+            hits.append(hit)
     return hits
+
+
+def _hit(
+    store: Store, ranked: _Fused, shown: _Fused, position: int, query_terms: list[str]
+) -> Hit | None:
+    session = store.get_session(shown.session_id)
+    rows = store.query(
+        "SELECT ts, title, prompt, reply, tools, tool_names, files FROM units WHERE id = ?",
+        (shown.unit_id,),
+    )
+    if session is None or not rows:  # deleted between the queries by a concurrent run
+        return None
+    ts, title, prompt, reply, tools, tool_names, files = rows[0]
+    fields = {"title": title, "prompt": prompt, "reply": reply, "tools": tools}
+    if shown.keyword is not None and shown.keyword.snippet:
+        snippet, spans = clean_snippet(shown.keyword.snippet)
+        matched_field = _field_of(snippet, fields)
+    elif shown.keyword is not None:  # matched through the CJK bigrams: no FTS5 snippet
+        snippet, spans, matched_field = _find_snippet(fields, query_terms)
+    elif shown.vector is not None:
+        v = shown.vector
+        snippet, spans = _chunk_snippet(fields.get(v.field, ""), v.start, v.end), []
+        matched_field = v.field
+    else:  # pragma: no cover - every fused unit came from a list
+        snippet, spans, matched_field = "", [], "prompt"
+    return Hit(
+        rank=position,
+        score=ranked.score,
+        session=session,
+        unit_kind=shown.kind,
+        turn=shown.ordinal if shown.kind == "turn" else None,
+        timestamp=ts,
+        snippet=snippet,
+        highlights=spans,
+        matched_field=matched_field,
+        keyword_rank=ranked.keyword_rank,
+        vector_rank=ranked.vector_rank,
+        bm25=ranked.keyword.bm25 if ranked.keyword else None,
+        cosine=ranked.vector.cosine if ranked.vector else None,
+        matched_terms=sorted({snippet[a:b].lower() for a, b in spans}),
+        exact=ranked.exact,
+        tool_names=json.loads(tool_names or "[]"),
+        files=json.loads(files or "[]")[:5],
+    )
+
+
+def _find_snippet(
+    fields: dict[str, str], terms: list[str]
+) -> tuple[str, list[tuple[int, int]], str]:
+    """A window around the first query term found in the unit's text, highlighted."""
+    for name, text in fields.items():
+        flat = " ".join(text.split())
+        lowered = flat.lower()
+        for term in terms:
+            at = lowered.find(term.lower())
+            if at < 0:
+                continue
+            start = max(0, at - _VECTOR_SNIPPET // 2)
+            piece = flat[start : start + _VECTOR_SNIPPET]
+            prefix = "…" if start else ""
+            spans = []
+            low_piece = piece.lower()
+            for t in terms:
+                i = low_piece.find(t.lower())
+                while i >= 0 and t:
+                    spans.append((len(prefix) + i, len(prefix) + i + len(t)))
+                    i = low_piece.find(t.lower(), i + len(t))
+            return prefix + piece, sorted(set(spans)), name
+    return _chunk_snippet(fields.get("prompt", ""), 0, _VECTOR_SNIPPET), [], "prompt"
+
+
+def _chunk_snippet(text: str, start: int, end: int) -> str:
+    """The start of the chunk that matched by meaning, on one line."""
+    piece = " ".join(text[start:end].split())
+    if len(piece) <= _VECTOR_SNIPPET:
+        return piece
+    cut = piece.rfind(" ", 0, _VECTOR_SNIPPET)
+    return piece[: cut if cut > 0 else _VECTOR_SNIPPET] + "…"
 
 
 def clean_snippet(raw: str) -> tuple[str, list[tuple[int, int]]]:

@@ -37,11 +37,15 @@ class SearchOptions:
     before: str | None = None
     kind: str | None = None
     raw: bool = False
+    #: Weight of the vector list in fusion; the keyword list gets the rest.
+    hybrid_weight: float = 0.5
 
     def validated(self) -> SearchOptions:
         """Check values and normalise dates; raise `BadOption` with a usable message."""
         if self.top < 1:
             raise BadOption("--top must be at least 1")
+        if not 0.0 <= self.hybrid_weight <= 1.0:
+            raise BadOption(f"the hybrid weight must be between 0 and 1, not {self.hybrid_weight}")
         if self.mode not in MODES:
             raise BadOption(f"mode must be one of {', '.join(MODES)}, not {self.mode!r}")
         if self.kind is not None and self.kind not in KINDS:
@@ -73,15 +77,8 @@ def parse_when(value: str, now: datetime | None = None) -> str:
 
 def unit_filter_sql(opts: SearchOptions) -> tuple[str, list[Any]]:
     """A WHERE fragment over `units u JOIN sessions s`, and its parameters."""
-    clauses: list[str] = []
-    params: list[Any] = []
-    if opts.project:
-        project = opts.project.rstrip("/\\") or opts.project
-        clauses.append("(s.cwd = ? OR s.cwd LIKE ? ESCAPE '\\')")
-        params += [project, _like_prefix(project) + "/%"]
-    if opts.session:
-        clauses.append("(s.id = ? OR s.id LIKE ? ESCAPE '\\' OR s.parent_id = ?)")
-        params += [opts.session, _like_prefix(opts.session) + "%", opts.session]
+    where, params = session_filter_sql(opts)
+    clauses = [where] if params else []
     if opts.kind:
         clauses.append("u.kind = ?")
         params.append(opts.kind)
@@ -91,6 +88,20 @@ def unit_filter_sql(opts: SearchOptions) -> tuple[str, list[Any]]:
     if opts.before:
         clauses.append("u.ts < ?")
         params.append(opts.before)
+    return (" AND ".join(clauses) or "1"), params
+
+
+def session_filter_sql(opts: SearchOptions) -> tuple[str, list[Any]]:
+    """A WHERE fragment over `sessions s` for the filters that pick whole sessions."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    if opts.project:
+        project = opts.project.rstrip("/\\") or opts.project
+        clauses.append("(s.cwd = ? OR s.cwd LIKE ? ESCAPE '\\')")
+        params += [project, _like_prefix(project) + "/%"]
+    if opts.session:
+        clauses.append("(s.id = ? OR s.id LIKE ? ESCAPE '\\' OR s.parent_id = ?)")
+        params += [opts.session, _like_prefix(opts.session) + "%", opts.session]
     return (" AND ".join(clauses) or "1"), params
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from findsession import cjk
+
 # Words so common that matching them says nothing; dropped unless nothing else remains.
 _STOPWORDS = frozenset(
     [
@@ -70,6 +72,10 @@ _STOPWORDS = frozenset(
     ]
 )
 _WORD = re.compile(r"\w", re.UNICODE)
+_HEX = re.compile(r"^[0-9a-f]{7,40}$", re.IGNORECASE)
+_EDGE = re.compile(r"^[^\w/.~-]+|[^\w/]+$")
+_CAMEL = re.compile(r"[a-z][A-Z]")
+_JOINED = re.compile(r"\w[_./:\\-]+\w")
 
 
 def tokens(query: str) -> list[str]:
@@ -85,12 +91,55 @@ def free_text(query: str) -> str | None:
         return None
     seen: list[str] = []
     for token in content:
-        quoted = '"' + token.replace('"', '""') + '"'
+        quoted = quote(token)
         if quoted not in seen:
             seen.append(quoted)
     return " OR ".join(seen)
 
 
+def quote(token: str) -> str:
+    """One token as an FTS5 phrase; a commit-hash-like token also matches as a prefix.
+
+    People type the 7-character short hash of a commit that output shows in full.
+    """
+    phrase = '"' + token.replace('"', '""') + '"'
+    return phrase + " *" if _HEX.match(token) and any(c.isdigit() for c in token) else phrase
+
+
+def exact_tokens(query: str) -> list[str]:
+    """Tokens that look like identifiers, which a person means verbatim.
+
+    A path or file name, a snake_case or camelCase name, a dotted or kebab name, an
+    error code or a commit hash: letters mixed with digits or joined by `_ . / : -`.
+    """
+    found = []
+    for raw in tokens(query):
+        token = _EDGE.sub("", raw)
+        if len(token) < 4:
+            continue
+        has_digit = any(c.isdigit() for c in token)
+        has_alpha = any(c.isalpha() for c in token)
+        if (
+            _CAMEL.search(token) or _JOINED.search(token) or (has_digit and has_alpha)
+        ) and token not in found:
+            found.append(token)
+    return found
+
+
 def restrict_columns(expression: str, columns: list[str]) -> str:
     """Limit an expression to some columns (FTS5 `{a b} : (...)`)."""
     return "{" + " ".join(columns) + "} : (" + expression + ")"
+
+
+def cjk_expression(query: str) -> str | None:
+    """The query's CJK runs as OR-ed bigram phrases for `cjk_fts`; None without CJK.
+
+    A single character matches as a prefix of the bigrams that start with it.
+    """
+    parts = []
+    for run in cjk.runs(query):
+        if len(run) == 1:
+            parts.append(f'"{run}" *')
+        else:
+            parts += [f'"{gram}"' for gram in cjk.bigrams(run)]
+    return " OR ".join(dict.fromkeys(parts)) or None

@@ -56,6 +56,14 @@ def keyword_search(store: Store, query: str, opts: SearchOptions, limit: int) ->
     lists = [(1.0, _ranked(store, "units_fts", weights, conversation, opts, limit))]
     if opts.speaker is None:
         lists.append((TOOLS_WEIGHT, _ranked(store, "tools_fts", "1.0", expression, opts, limit)))
+    grams = None if opts.raw else fts_query.cjk_expression(query)
+    if grams:
+        if opts.speaker:
+            grams = fts_query.restrict_columns(
+                grams, ["prompt"] if opts.speaker == "user" else ["reply"]
+            )
+        cjk_weights = ", ".join(str(w) for w in (*CONVERSATION_WEIGHTS, TOOLS_WEIGHT))
+        lists.append((1.0, _ranked(store, "cjk_fts", cjk_weights, grams, opts, limit)))
     fused: dict[int, UnitMatch] = {}
     for weight, matches in lists:
         for rank, match in enumerate(matches, 1):
@@ -72,13 +80,19 @@ def _fields(m: UnitMatch) -> tuple[int, str, str, int, float, str]:
     return (m.unit_id, m.session_id, m.kind, m.ordinal, m.bm25, m.snippet)
 
 
+def _snippet_sql(table: str) -> str:
+    if table == "cjk_fts":  # contentless: no text to cut a snippet from
+        return "''"
+    return f"snippet({table}, -1, '{MARK_START}', '{MARK_END}', '…', {_SNIPPET_TOKENS})"
+
+
 def _ranked(
     store: Store, table: str, weights: str, expression: str, opts: SearchOptions, limit: int
 ) -> list[UnitMatch]:
     where, params = unit_filter_sql(opts)
     sql = (
         f"SELECT u.id, u.session_id, u.kind, u.ordinal, bm25({table}, {weights}) AS score,"
-        f" snippet({table}, -1, '{MARK_START}', '{MARK_END}', '…', {_SNIPPET_TOKENS})"
+        f" {_snippet_sql(table)}"
         f" FROM {table} JOIN units u ON u.id = {table}.rowid"
         " JOIN sessions s ON s.id = u.session_id"
         f" WHERE {table} MATCH ? AND {where} ORDER BY score LIMIT ?"

@@ -1,0 +1,105 @@
+"""The embedding stage of indexing: give every unit without vectors its vectors.
+
+It runs after the keyword pass, so the keyword index is usable at once and search is
+hybrid wherever vectors already exist. Work is committed a batch at a time: an
+interrupted run keeps what it finished and the next run embeds only the rest.
+Vectors from two models are never mixed: a new model identity clears the old vectors.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from findsession.embeddings.base import Embedder
+from findsession.store import Store
+from findsession.vectors import quantize
+
+#: Units embedded per committed batch: small enough that Ctrl-C loses little work.
+BATCH_UNITS = 32
+
+#: Which side of the conversation each embedded field is, for --speaker.
+SPEAKER_OF_FIELD = {"prompt": "user", "reply": "assistant"}
+
+
+@dataclass
+class EmbedReport:
+    """What an embedding run did, for the summary line and --json."""
+
+    model: str = ""
+    units: int = 0
+    chunks: int = 0
+    seconds: float = 0.0
+    pending_before: int = 0
+    replaced_model: str | None = None
+    interrupted: bool = False
+
+    @property
+    def texts_per_second(self) -> float:
+        return self.chunks / self.seconds if self.seconds else 0.0
+
+
+def fields_to_embed(title: str, prompt: str, reply: str) -> list[tuple[str, str]]:
+    """The (field, text) pairs that carry a unit's meaning; tool output is left out.
+
+    Turn titles are empty; a session's title is a summary of it, so it is embedded too.
+    """
+    fields = [("title", title), ("prompt", prompt), ("reply", reply)]
+    return [(name, text) for name, text in fields if text and text.strip()]
+
+
+def embed_pending(
+    store: Store,
+    embedder: Embedder,
+    progress: Callable[[int, int], None] | None = None,
+) -> EmbedReport:
+    """Embed every unit that has no vectors for `embedder`; safe to interrupt."""
+    report = EmbedReport(model=embedder.identity)
+    stored = store.setting("embedding_model")
+    if stored is not None and stored != embedder.identity:
+        with store.transaction():
+            store.clear_vectors()
+        report.replaced_model = stored
+    if stored != embedder.identity:
+        with store.transaction():
+            store.set_setting("embedding_model", embedder.identity)
+            store.set_setting("embedding_dims", str(embedder.dims))
+    pending = store.pending_units()
+    report.pending_before = len(pending)
+    started = time.perf_counter()
+    try:
+        for at in range(0, len(pending), BATCH_UNITS):
+            _embed_batch(store, embedder, pending[at : at + BATCH_UNITS], report)
+            if progress:
+                progress(min(at + BATCH_UNITS, len(pending)), len(pending))
+    except KeyboardInterrupt:  # finished batches are committed; the rest waits
+        report.interrupted = True
+    finally:
+        report.seconds = time.perf_counter() - started
+    return report
+
+
+def _embed_batch(
+    store: Store, embedder: Embedder, unit_ids: list[int], report: EmbedReport
+) -> None:
+    pieces: list[tuple[int, str, int, int]] = []
+    texts: list[str] = []
+    rows = store.unit_texts(unit_ids)
+    hashes = {r[0]: r[1] for r in rows}
+    for unit_id, _, title, prompt, reply in rows:
+        for field, text in fields_to_embed(title, prompt, reply):
+            for start, end in embedder.spans(text):
+                pieces.append((unit_id, field, start, end))
+                texts.append(text[start:end])
+    vectors = embedder.embed(texts, "document") if texts else None
+    packed = quantize(vectors) if vectors is not None else []
+    by_unit: dict[int, list[tuple[str, int, int, float, bytes, bytes]]] = {r[0]: [] for r in rows}
+    for (unit_id, field, start, end), (scale, vec, code) in zip(pieces, packed, strict=True):
+        by_unit[unit_id].append((field, start, end, scale, vec, code))
+    with store.transaction():
+        for unit_id, chunks in by_unit.items():
+            store.save_vectors(unit_id, hashes[unit_id], chunks)
+        store.bump_vector_generation()
+    report.units += len(rows)
+    report.chunks += len(texts)
