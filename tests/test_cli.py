@@ -132,6 +132,21 @@ def test_first_run_without_transcripts_indexes_the_sample_corpus(cli: CLI) -> No
     assert "deploy" in top["title"].lower()
 
 
+def test_explain_shows_each_lists_rank_and_the_matched_terms(cli: CLI, corpus: Path) -> None:
+    cli.run("index")
+    out = cli.run("deploy health check", "--explain").stdout
+    why = [line.strip() for line in out.splitlines() if line.strip().startswith("why:")]
+    assert re.fullmatch(
+        r"why: best keyword match, holding most query words \(kept first\)"
+        r" · keyword #1 \(bm25 -?[\d.]+; matched checks, deploy, health\)"
+        r" · vector #1 \(cosine 0\.\d{3}\) · fused 0\.\d{4}",
+        why[0],
+    ), why[0]
+    data = cli.json("search", "deploy health check")["results"][0]["explain"]
+    assert data["keyword_rank"] == 1 and data["vector_rank"] == 1 and data["cosine"] > 0.3
+    assert "deploy" in data["matched_terms"] and data["pinned"] == "keyword-winner"
+
+
 def test_empty_index_says_how_to_fill_it(cli: CLI) -> None:
     proc = cli.run("search", "anything", check=False)
     assert proc.returncode == 1 and "run `findsession index` first" in proc.stderr

@@ -121,7 +121,7 @@ def test_an_identifier_in_tool_output_wins_over_meaning(
     index(store, projects)
     embed_pending(store, embedder)
     hits = run(store, embedder, "normalize_ledger_rows").hits
-    assert hits[0].session.id == "holder" and hits[0].exact
+    assert hits[0].session.id == "holder" and hits[0].pinned == "identifier"
     assert hits[0].matched_field == "tools"
     sha = Transcript(session_id="sha")
     sha.prompt("what was the last commit?").tool(

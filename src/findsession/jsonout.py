@@ -59,7 +59,7 @@ def hit_json(h: Hit) -> dict[str, Any]:
             "bm25": None if h.bm25 is None else round(h.bm25, 4),
             "cosine": None if h.cosine is None else round(h.cosine, 4),
             "matched_terms": h.matched_terms,
-            "exact": h.exact,
+            "pinned": h.pinned,
         },
     }
 

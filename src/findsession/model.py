@@ -144,8 +144,10 @@ class Hit:
     cosine: float | None = None
     #: Query words the keyword index matched in this unit.
     matched_terms: list[str] = field(default_factory=list)
-    #: Ranked first because it contains an identifier-like token of the query verbatim.
-    exact: bool = False
+    #: Why it was ranked ahead of fusion order: "identifier" (holds an identifier-like
+    #: query token verbatim) or "keyword-winner" (the best keyword match, holding most of
+    #: the query's words); None when fusion alone placed it.
+    pinned: str | None = None
     tool_names: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
 

@@ -66,8 +66,10 @@ def print_search(out: Console, response: SearchResponse, explain: bool = False) 
 def explain_line(hit: Hit) -> str:
     """Each list's rank for the unit that ranked the session, and what matched."""
     parts = []
-    if hit.exact:
+    if hit.pinned == "identifier":
         parts.append("holds the query's identifier verbatim (ranked first)")
+    elif hit.pinned == "keyword-winner":
+        parts.append("best keyword match, holding most query words (kept first)")
     if hit.keyword_rank is not None:
         terms = f"; matched {', '.join(hit.matched_terms)}" if hit.matched_terms else ""
         parts.append(f"keyword #{hit.keyword_rank} (bm25 {hit.bm25:.2f}{terms})")

@@ -410,12 +410,24 @@ class Store:
             )
         ]
 
-    def unit_texts(self, unit_ids: list[int]) -> list[tuple[int, str, str, str, str]]:
-        """(id, hash, title, prompt, reply) of the units that still exist."""
+    def unit_texts(self, unit_ids: list[int]) -> list[tuple[Any, ...]]:
+        """(id, hash, session_id, kind, ordinal, title, prompt, reply) of units that exist."""
         marks = ",".join("?" * len(unit_ids))
         return self.query(
-            f"SELECT id, hash, title, prompt, reply FROM units WHERE id IN ({marks})", unit_ids
+            "SELECT id, hash, session_id, kind, ordinal, title, prompt, reply FROM units"
+            f" WHERE id IN ({marks})",
+            unit_ids,
         )
+
+    def turn_texts(self, session_id: str, ordinals: list[int]) -> dict[int, tuple[str, str]]:
+        """(prompt, reply) of some turns of a session, by turn number."""
+        marks = ",".join("?" * len(ordinals))
+        rows = self.query(
+            "SELECT ordinal, prompt, reply FROM units WHERE session_id = ? AND kind = 'turn'"
+            f" AND ordinal IN ({marks})",
+            [session_id, *ordinals],
+        )
+        return {r[0]: (r[1], r[2]) for r in rows}
 
     def save_vectors(
         self, unit_id: int, unit_hash: str, chunks: list[tuple[str, int, int, float, bytes, bytes]]

@@ -19,8 +19,9 @@ from findsession.vectors import quantize
 #: Units embedded per committed batch: small enough that Ctrl-C loses little work.
 BATCH_UNITS = 32
 
-#: Which side of the conversation each embedded field is, for --speaker.
-SPEAKER_OF_FIELD = {"prompt": "user", "reply": "assistant"}
+#: Characters of context embedded around a short prompt: the end of what came before it
+#: and the start of what answered it.
+CONTEXT_CHARS = 200
 
 
 @dataclass
@@ -87,11 +88,14 @@ def _embed_batch(
     texts: list[str] = []
     rows = store.unit_texts(unit_ids)
     hashes = {r[0]: r[1] for r in rows}
-    for unit_id, _, title, prompt, reply in rows:
+    for unit_id, _, session_id, kind, ordinal, title, prompt, reply in rows:
         for field, text in fields_to_embed(title, prompt, reply):
-            for start, end in embedder.spans(text):
+            spans = embedder.spans(text)
+            for start, end in spans:
                 pieces.append((unit_id, field, start, end))
                 texts.append(text[start:end])
+            if field == "prompt" and kind == "turn" and len(spans) == 1:
+                texts[-1] = _in_context(store, session_id, ordinal, texts[-1], reply)
     vectors = embedder.embed(texts, "document") if texts else None
     packed = quantize(vectors) if vectors is not None else []
     by_unit: dict[int, list[tuple[str, int, int, float, bytes, bytes]]] = {r[0]: [] for r in rows}
@@ -103,3 +107,23 @@ def _embed_batch(
         store.bump_vector_generation()
     report.units += len(rows)
     report.chunks += len(texts)
+
+
+def _in_context(store: Store, session_id: str, ordinal: int, prompt: str, reply: str) -> str:
+    """A short prompt between the end of the turn before and the start of its answer.
+
+    "yes, do that" means nothing alone; with the proposal it accepts and the work it
+    started, it can be found by what it was about. The answer is the turn's reply, or
+    (in a dialogue whose turns have no replies) the next turn.
+    """
+    near = store.turn_texts(session_id, [ordinal - 1, ordinal + 1])
+    before = near.get(ordinal - 1, ("", ""))
+    before_text = before[1] or before[0]
+    after_text = reply or near.get(ordinal + 1, ("", ""))[0]
+    parts = []
+    if before_text.strip():
+        parts.append("…" + " ".join(before_text[-CONTEXT_CHARS * 2 :].split())[-CONTEXT_CHARS:])
+    parts.append(prompt)
+    if after_text.strip():
+        parts.append(" ".join(after_text[: CONTEXT_CHARS * 2].split())[:CONTEXT_CHARS] + "…")
+    return "\n".join(parts)

@@ -16,12 +16,15 @@ from findsession import cjk
 _STOPWORDS = frozenset(
     [
         "a",
+        "about",
         "an",
         "and",
         "are",
         "as",
         "at",
         "be",
+        "been",
+        "being",
         "but",
         "by",
         "did",
@@ -83,10 +86,15 @@ def tokens(query: str) -> list[str]:
     return [t for t in query.split() if _WORD.search(t)]
 
 
+def content_tokens(query: str) -> list[str]:
+    """The query's tokens without stopwords (all of them if nothing else remains)."""
+    parts = tokens(query)
+    return [t for t in parts if t.lower() not in _STOPWORDS] or parts
+
+
 def free_text(query: str) -> str | None:
     """A safe FTS5 expression for `query`, or None when it has nothing to search for."""
-    parts = tokens(query)
-    content = [t for t in parts if t.lower() not in _STOPWORDS] or parts
+    content = content_tokens(query)
     if not content:
         return None
     seen: list[str] = []
