@@ -123,6 +123,18 @@ def test_index_verbose_lists_skipped_lines(cli: CLI, corpus: Path, tmp_path: Pat
     )
 
 
+def test_db_before_the_command_is_the_database_used(
+    cli: CLI, corpus: Path, tmp_path: Path
+) -> None:
+    chosen = tmp_path / "chosen.db"
+    cli.run("--db", str(chosen), "index", "--no-embed")
+    assert chosen.exists()
+    assert cli.json("status", "--db", str(chosen))["sessions"] == 2
+    assert cli.json("status")["sessions"] == 0  # FINDSESSION_DB's database was not touched
+    hits = cli.run("--db", str(chosen), "syncthing", "--mode", "keyword").stdout
+    assert "syncthing-conflict-fix" in hits
+
+
 def test_first_run_without_transcripts_indexes_the_sample_corpus(cli: CLI) -> None:
     out = cli.run("index")
     assert "indexing the sample corpus" in out.stderr

@@ -35,6 +35,8 @@ def _parser() -> argparse.ArgumentParser:
     common.add_argument(
         "--db",
         metavar="PATH",
+        # SUPPRESS: a subcommand's unset --db must not overwrite one given before it.
+        default=argparse.SUPPRESS,
         help="index database (default: FINDSESSION_DB or the user data directory)",
     )
     parser = argparse.ArgumentParser(
@@ -133,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         _parser().print_help()
         return 2
     try:
-        with Store.open(config.db_path(args.db)) as store:
+        with Store.open(config.db_path(getattr(args, "db", None))) as store:
             return _COMMANDS[args.command](args, store, out, err)
     except FindsessionError as exc:
         err.print(f"[red]error:[/] {exc}", soft_wrap=True, markup=True)
