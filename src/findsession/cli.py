@@ -224,8 +224,12 @@ def _embed(store: Store, err: Console) -> EmbedReport | None:
             " dropping the old vectors and embedding everything again",
             soft_wrap=True,
         )
-    with _progress_bar(err, "embedding") as progress:
-        report = embed_pending(store, embedder, progress=progress)
+    try:
+        with _progress_bar(err, "embedding") as progress:
+            report = embed_pending(store, embedder, progress=progress)
+    except EmbeddingUnavailable as exc:
+        err.print(f"note: vectors not built ({exc}); keyword search works", soft_wrap=True)
+        return None
     render.print_embed_report(err, report)
     return report
 

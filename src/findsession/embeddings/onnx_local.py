@@ -46,25 +46,18 @@ class OnnxEmbedder:
         if (folder / "model.json").exists():
             spec = json.loads((folder / "model.json").read_text(encoding="utf-8"))
         spec.update({k: v for k, v in (overrides or {}).items() if v is not None})
+        from tokenizers import Tokenizer
+
         try:
-            import onnxruntime as ort
-            from tokenizers import Tokenizer
-        except ImportError as exc:  # pragma: no cover - both are dependencies
-            raise EmbeddingUnavailable(f"cannot import the ONNX runtime: {exc}") from exc
-        try:
-            options = ort.SessionOptions()
-            options.intra_op_num_threads = int(os.environ.get("FINDSESSION_THREADS", "0"))
-            self._session = ort.InferenceSession(
-                str(model_file), options, providers=["CPUExecutionProvider"]
-            )
             self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
-        except Exception as exc:  # onnxruntime raises its own untyped errors
-            raise EmbeddingUnavailable(f"cannot load the model in {folder}: {exc}") from exc
+        except Exception as exc:  # tokenizers raises its own untyped errors
+            raise EmbeddingUnavailable(f"cannot read {folder / 'tokenizer.json'}: {exc}") from exc
+        self._model_file = model_file
+        self._loaded: Any = None
         self.max_tokens = int(spec.get("max_tokens", 256))
         self.query_prefix = str(spec.get("query_prefix", ""))
         self.document_prefix = str(spec.get("document_prefix", ""))
         self.min_cosine = float(spec.get("min_cosine", 0.0))
-        self._inputs = {i.name for i in self._session.get_inputs()}
         # The shipped tokenizer.json may truncate and pad to its own length (128 for
         # MiniLM, half the model's window); set both explicitly.
         self._tokenizer.no_padding()
@@ -75,6 +68,29 @@ class OnnxEmbedder:
             f"onnx:{name}:{self.dims}d:{self.max_tokens}t:{model_file.stat().st_size}"
             f":{self.query_prefix!r}:{self.document_prefix!r}"
         )
+
+    @property
+    def _session(self) -> Any:
+        """The onnxruntime session, created on first use.
+
+        Deciding whether anything needs embedding (the model's identity) must not cost a
+        model load: a no-op index run would pay it every time.
+        """
+        if self._loaded is None:
+            try:
+                import onnxruntime as ort
+
+                options = ort.SessionOptions()
+                options.intra_op_num_threads = int(os.environ.get("FINDSESSION_THREADS", "0"))
+                self._loaded = ort.InferenceSession(
+                    str(self._model_file), options, providers=["CPUExecutionProvider"]
+                )
+            except Exception as exc:  # onnxruntime raises its own untyped errors
+                raise EmbeddingUnavailable(
+                    f"cannot load the model {self._model_file}: {exc}"
+                ) from exc
+            self._inputs = {i.name for i in self._loaded.get_inputs()}
+        return self._loaded
 
     def _probe_dims(self) -> int:
         return int(self._run([self._tokenizer.encode("probe")]).shape[1])
@@ -125,10 +141,11 @@ class OnnxEmbedder:
         for row, e in enumerate(encodings):
             ids[row, : len(e.ids)] = e.ids
             mask[row, : len(e.ids)] = 1
+        session = self._session
         feed = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._inputs:
             feed["token_type_ids"] = np.zeros_like(ids)
-        output = self._session.run(None, feed)[0]
+        output = session.run(None, feed)[0]
         if output.ndim == 3:  # token states: mean over the real tokens
             weights = mask[:, :, None].astype(np.float32)
             output = (output * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1.0)
