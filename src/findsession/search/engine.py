@@ -34,6 +34,7 @@ from findsession.search.keyword import (
     UnitMatch,
     keyword_search,
 )
+from findsession.search.keyword import snippet as keyword_snippet
 from findsession.search.vector import VectorMatch, VectorMatrix
 from findsession.store import Store
 
@@ -96,8 +97,7 @@ def search(
         notes=found.notes,
         index_empty=found.index_empty,
     )
-    terms = fts_query.tokens(query) + [gram for run in cjk.runs(query) for gram in cjk.bigrams(run)]
-    response.hits = _group_by_session(store, found.units, opts.top, terms)
+    response.hits = _group_by_session(store, found.units, query, opts)
     return response
 
 
@@ -282,7 +282,7 @@ def _fuse(
 
 
 def _group_by_session(
-    store: Store, fused: list[FusedUnit], top: int, query_terms: list[str]
+    store: Store, fused: list[FusedUnit], query: str, opts: SearchOptions
 ) -> list[Hit]:
     """The best unit per session, in rank order; a fingerprint hit shows its best turn.
 
@@ -292,21 +292,26 @@ def _group_by_session(
     best: dict[str, FusedUnit] = {}
     best_turn: dict[str, FusedUnit] = {}
     for unit in fused:
-        if unit.session_id not in best and len(best) < top:
+        if unit.session_id not in best and len(best) < opts.top:
             best[unit.session_id] = unit
         if unit.kind == "turn":
             best_turn.setdefault(unit.session_id, unit)
     hits = []
     for sid, unit in best.items():
         shown = best_turn[sid] if unit.kind == "session" and sid in best_turn else unit
-        hit = _hit(store, unit, shown, len(hits) + 1, query_terms)
+        hit = _hit(store, unit, shown, len(hits) + 1, query, opts)
         if hit is not None:
             hits.append(hit)
     return hits
 
 
 def _hit(
-    store: Store, ranked: FusedUnit, shown: FusedUnit, position: int, query_terms: list[str]
+    store: Store,
+    ranked: FusedUnit,
+    shown: FusedUnit,
+    position: int,
+    query: str,
+    opts: SearchOptions,
 ) -> Hit | None:
     session = store.get_session(shown.session_id)
     rows = store.query(
@@ -317,11 +322,13 @@ def _hit(
         return None
     ts, title, prompt, reply, tools, tool_names, files = rows[0]
     fields = {"title": title, "prompt": prompt, "reply": reply, "tools": tools}
-    if shown.keyword is not None and shown.keyword.snippet:
-        snippet, spans = clean_snippet(shown.keyword.snippet)
+    marked = keyword_snippet(store, query, opts, shown.keyword) if shown.keyword else ""
+    if marked:
+        snippet, spans = clean_snippet(marked)
         matched_field = _field_of(snippet, fields)
     elif shown.keyword is not None:  # matched through the CJK bigrams: no FTS5 snippet
-        snippet, spans, matched_field = _find_snippet(fields, query_terms)
+        terms = fts_query.tokens(query) + [g for r in cjk.runs(query) for g in cjk.bigrams(r)]
+        snippet, spans, matched_field = _find_snippet(fields, terms)
     elif shown.vector is not None:
         v = shown.vector
         snippet, spans = _chunk_snippet(fields.get(v.field, ""), v.start, v.end), []

@@ -23,6 +23,7 @@ TOOLS_WEIGHT = 0.5
 RRF_K = 60
 MARK_START, MARK_END = "\x02", "\x03"
 _SNIPPET_TOKENS = 28
+_SPEAKER_COLUMN = {"user": "prompt", "assistant": "reply"}
 
 
 class KeywordQueryError(Exception):
@@ -38,7 +39,8 @@ class UnitMatch:
     kind: str
     ordinal: int
     bm25: float
-    snippet: str
+    #: The table whose list found it first (its snippet is cut from that table).
+    table: str
     score: float = 0.0
 
 
@@ -48,10 +50,8 @@ def keyword_search(store: Store, query: str, opts: SearchOptions, limit: int) ->
     if not expression:
         return []
     conversation = expression
-    if opts.speaker == "user":
-        conversation = fts_query.restrict_columns(expression, ["prompt"])
-    elif opts.speaker == "assistant":
-        conversation = fts_query.restrict_columns(expression, ["reply"])
+    if opts.speaker:
+        conversation = fts_query.restrict_columns(expression, [_SPEAKER_COLUMN[opts.speaker]])
     weights = ", ".join(str(w) for w in CONVERSATION_WEIGHTS)
     lists = [(1.0, _ranked(store, "units_fts", weights, conversation, opts, limit))]
     if opts.speaker is None:
@@ -59,9 +59,7 @@ def keyword_search(store: Store, query: str, opts: SearchOptions, limit: int) ->
     grams = None if opts.raw else fts_query.cjk_expression(query)
     if grams:
         if opts.speaker:
-            grams = fts_query.restrict_columns(
-                grams, ["prompt"] if opts.speaker == "user" else ["reply"]
-            )
+            grams = fts_query.restrict_columns(grams, [_SPEAKER_COLUMN[opts.speaker]])
         cjk_weights = ", ".join(str(w) for w in (*CONVERSATION_WEIGHTS, TOOLS_WEIGHT))
         lists.append((1.0, _ranked(store, "cjk_fts", cjk_weights, grams, opts, limit)))
     fused: dict[int, UnitMatch] = {}
@@ -71,19 +69,36 @@ def keyword_search(store: Store, query: str, opts: SearchOptions, limit: int) ->
             seen = fused.get(match.unit_id)
             if seen is None:
                 fused[match.unit_id] = UnitMatch(*_fields(match), score=score)
-            else:  # keep the first list's snippet: it is the conversation's
+            else:  # keep the first list's table: the conversation's, for the snippet
                 fused[match.unit_id] = UnitMatch(*_fields(seen), score=seen.score + score)
     return sorted(fused.values(), key=lambda m: -m.score)[:limit]
 
 
+def snippet(store: Store, query: str, opts: SearchOptions, match: UnitMatch) -> str:
+    """The matched words of one unit in context, with highlight marks; '' for CJK bigrams.
+
+    Cut only for the units shown: computing snippets for every ranked row made a
+    keyword query 10-50x slower.
+    """
+    if match.table == "cjk_fts":  # contentless: no text to cut a snippet from
+        return ""
+    expression = query.strip() if opts.raw else fts_query.free_text(query)
+    if not expression:
+        return ""
+    if opts.speaker and match.table == "units_fts":
+        expression = fts_query.restrict_columns(expression, [_SPEAKER_COLUMN[opts.speaker]])
+    sql = (
+        f"SELECT snippet({match.table}, -1, '{MARK_START}', '{MARK_END}', '…',"
+        f" {_SNIPPET_TOKENS}) FROM {match.table} WHERE {match.table} MATCH ? AND rowid = ?"
+    )
+    try:
+        return store.scalar(sql, (expression, match.unit_id)) or ""
+    except apsw.SQLError:
+        return ""
+
+
 def _fields(m: UnitMatch) -> tuple[int, str, str, int, float, str]:
-    return (m.unit_id, m.session_id, m.kind, m.ordinal, m.bm25, m.snippet)
-
-
-def _snippet_sql(table: str) -> str:
-    if table == "cjk_fts":  # contentless: no text to cut a snippet from
-        return "''"
-    return f"snippet({table}, -1, '{MARK_START}', '{MARK_END}', '…', {_SNIPPET_TOKENS})"
+    return (m.unit_id, m.session_id, m.kind, m.ordinal, m.bm25, m.table)
 
 
 def _ranked(
@@ -92,7 +107,7 @@ def _ranked(
     where, params = unit_filter_sql(opts)
     sql = (
         f"SELECT u.id, u.session_id, u.kind, u.ordinal, bm25({table}, {weights}) AS score,"
-        f" {_snippet_sql(table)}"
+        f" '{table}'"
         f" FROM {table} JOIN units u ON u.id = {table}.rowid"
         " JOIN sessions s ON s.id = u.session_id"
         f" WHERE {table} MATCH ? AND {where} ORDER BY score LIMIT ?"
