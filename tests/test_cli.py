@@ -123,9 +123,7 @@ def test_index_verbose_lists_skipped_lines(cli: CLI, corpus: Path, tmp_path: Pat
     )
 
 
-def test_db_before_the_command_is_the_database_used(
-    cli: CLI, corpus: Path, tmp_path: Path
-) -> None:
+def test_db_before_the_command_is_the_database_used(cli: CLI, corpus: Path, tmp_path: Path) -> None:
     chosen = tmp_path / "chosen.db"
     cli.run("--db", str(chosen), "index", "--no-embed")
     assert chosen.exists()

@@ -27,7 +27,7 @@ from findsession.status import collect_status
 from findsession.store import Store
 from findsession.vectorize import EmbedReport, embed_pending
 
-COMMANDS = ("search", "index", "read", "status")
+COMMANDS = ("search", "index", "read", "status", "serve")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -101,6 +101,14 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("status", parents=[common], help="what the index holds")
     p.add_argument("--json", action="store_true", help="print as JSON")
+
+    p = sub.add_parser("serve", parents=[common], help="run the MCP server over stdio (for agents)")
+    p.add_argument(
+        "--directory",
+        metavar="DIR",
+        help="project to search by default (default: the current directory)",
+    )
+    p.add_argument("--all-projects", action="store_true", help="search every project by default")
     return parser
 
 
@@ -288,9 +296,18 @@ def _cmd_status(args: argparse.Namespace, store: Store, out: Console, err: Conso
     return 0
 
 
+def _cmd_serve(args: argparse.Namespace, store: Store, out: Console, err: Console) -> int:
+    from findsession.mcp_server import serve
+
+    store.close()  # the server opens its own connections
+    serve(config.db_path(getattr(args, "db", None)), args.directory, args.all_projects)
+    return 0
+
+
 _COMMANDS = {
     "search": _cmd_search,
     "index": _cmd_index,
     "read": _cmd_read,
     "status": _cmd_status,
+    "serve": _cmd_serve,
 }

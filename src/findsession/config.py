@@ -36,6 +36,8 @@ class Config:
     embedding: dict[str, Any] = field(default_factory=dict)
     #: `[search] hybrid_weight`: the vector list's weight in rank fusion.
     hybrid_weight: float = 0.5
+    #: `[mcp] all_projects`: the MCP server searches every project, not only its own.
+    mcp_all_projects: bool = False
 
 
 def config_path() -> Path:
@@ -85,6 +87,7 @@ def load_config() -> Config:
     if not isinstance(weight, int | float) or not 0 <= weight <= 1:
         raise ConfigError(f"{path}: [search] hybrid_weight must be a number from 0 to 1")
     config.hybrid_weight = float(weight)
+    config.mcp_all_projects = bool(data.get("mcp", {}).get("all_projects", False))
     return config
 
 

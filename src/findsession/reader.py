@@ -58,8 +58,10 @@ def read_session(
     turn: int | None = None,
     context: int = 0,
     tools: bool = False,
+    first: int | None = None,
+    last: int | None = None,
 ) -> SessionView:
-    """Turns of a session: all of them, or `turn` with `context` neighbours on each side."""
+    """Turns of a session: all, `turn`, or `first`..`last`, with `context` more on each side."""
     session = resolve_session(store, ref)
     views: list[TurnView] = []
     seen: set[tuple[str | None, str, str]] = set()
@@ -75,8 +77,14 @@ def read_session(
             views[-1].messages.append(msg)
     total = len(views)
     if turn is not None:
-        if not 1 <= turn <= total:
-            raise SessionNotFound(f"session {session.id} has turns 1–{total}, not {turn}")
-        low, high = max(1, turn - context), min(total, turn + context)
+        first = last = turn
+    if first is not None or last is not None:
+        low, high = first or 1, last or total
+        for n in (low, high):
+            if not 1 <= n <= total:
+                raise SessionNotFound(f"session {session.id} has turns 1–{total}, not {n}")
+        if low > high:
+            raise SessionNotFound(f"the range {low}–{high} is empty: `from` must not pass `to`")
+        low, high = max(1, low - context), min(total, high + context)
         views = views[low - 1 : high]
     return SessionView(session, total, views)

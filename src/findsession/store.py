@@ -373,9 +373,12 @@ class Store:
         rows = self.sessions_where("id = ?", (session_id,))
         return rows[0] if rows else None
 
-    def sessions_where(self, where: str, params: Any = (), order: str = "id") -> list[Session]:
+    def sessions_where(
+        self, where: str, params: Any = (), order: str = "id", limit: int = -1
+    ) -> list[Session]:
         rows = self.db.execute(
-            f"SELECT {', '.join(_SESSION_COLUMNS)} FROM sessions WHERE {where} ORDER BY {order}",
+            f"SELECT {', '.join(_SESSION_COLUMNS)} FROM sessions WHERE {where}"
+            f" ORDER BY {order} LIMIT {int(limit)}",
             params,
         )
         sessions = []

@@ -95,8 +95,8 @@ def session_filter_sql(opts: SearchOptions) -> tuple[str, list[Any]]:
     """A WHERE fragment over `sessions s` for the filters that pick whole sessions."""
     clauses: list[str] = []
     params: list[Any] = []
-    if opts.project:
-        project = opts.project.rstrip("/\\") or opts.project
+    project = (opts.project or "").rstrip("/\\")
+    if project:  # the filesystem root, like no project, means every project
         clauses.append("(s.cwd = ? OR s.cwd LIKE ? ESCAPE '\\')")
         params += [project, _like_prefix(project) + "/%"]
     if opts.session:

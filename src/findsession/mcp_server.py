@@ -1,0 +1,400 @@
+"""`findsession serve`: the search and reader as MCP tools, for agents, over stdio.
+
+Agents ask "did we already decide X?" mid-task, so the tools answer from the project
+the server was started in, leave out the session the agent is in (it has that context),
+and say plainly when the index is empty or nothing matched. A background thread keeps
+the index fresh; a search never waits for it and never sees "database is locked"
+(WAL readers do not block on the writer). The server only ever reads transcripts.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import threading
+import time
+from contextlib import suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
+
+from findsession import config
+from findsession.embeddings import EmbeddingUnavailable, configured_embedder
+from findsession.errors import FindsessionError
+from findsession.index import Root, index_roots
+from findsession.model import MessageKind, Session
+from findsession.reader import read_session
+from findsession.search.engine import search
+from findsession.search.filters import BadOption, SearchOptions, parse_when
+from findsession.store import Store
+from findsession.vectorize import embed_pending
+
+MAX_QUERY = 2000
+MAX_TOP = 20
+DEFAULT_MAX_CHARS = 12_000
+#: Seconds between background index runs.
+REFRESH_SECONDS = 30.0
+#: A transcript written this recently in the server's project is the agent's own session.
+CURRENT_SESSION_WINDOW_S = 600
+
+INSTRUCTIONS = (
+    "findsession searches past AI coding-agent sessions (Claude Code transcripts) of this"
+    " project: what was asked, answered and decided, and in which session and turn. Use"
+    " search_conversation before re-deriving something that may have been settled before,"
+    " read_conversation to read the turns a hit points to, and list_sessions for what"
+    " happened recently."
+)
+
+
+@dataclass
+class Scope:
+    """Which sessions the tools see by default."""
+
+    directory: str | None  # None: every project
+    started: float
+    explicit_current: str | None  # the agent's own session id, when the client says it
+
+
+def build_server(db_path: Path, scope: Scope) -> MCPServer:
+    """The MCP server with its three tools, reading the index at `db_path`."""
+    server = MCPServer("findsession", instructions=INSTRUCTIONS)
+    store = Store.open(db_path)
+
+    @server.tool()
+    def search_conversation(
+        query: Annotated[
+            str,
+            Field(
+                description="What to look for: a description in your own words, keywords, an"
+                " identifier, an error message or a file name (1-2000 characters)."
+            ),
+        ],
+        directory: Annotated[
+            str | None,
+            Field(
+                description="Project directory to search (sessions started in it or below)."
+                " Default: the project this server was started for."
+            ),
+        ] = None,
+        sessionId: Annotated[  # noqa: N803 - the tool's public parameter name
+            str | None, Field(description="Search only this session (id or unique prefix).")
+        ] = None,
+        speaker: Annotated[
+            Literal["user", "assistant"] | None,
+            Field(description="Match only what the user typed, or only what the agent said."),
+        ] = None,
+        after: Annotated[
+            str | None,
+            Field(description="Only from this time on: YYYY-MM-DD, an ISO time, or 7d / 2w."),
+        ] = None,
+        before: Annotated[
+            str | None, Field(description="Only before this time (same forms as `after`).")
+        ] = None,
+        kind: Annotated[
+            Literal["turn", "session", "doc"] | None,
+            Field(description="turn: single exchanges; session: whole-session summaries."),
+        ] = None,
+        top: Annotated[int, Field(description="How many sessions to return, 1-20.")] = 5,
+    ) -> dict[str, Any]:
+        """Search past conversations by meaning and keywords (hybrid search).
+
+        Returns the best-matching sessions, each at the turn that matched best, with a
+        snippet, the project, tools used, files touched, the score and why it ranked.
+        Read a hit with read_conversation(sessionId, turn).
+        """
+        if not query.strip():
+            raise ToolError("query is empty: say what to look for")
+        if len(query) > MAX_QUERY:
+            raise ToolError(
+                f"query is {len(query)} characters; the limit is {MAX_QUERY}: shorten it to"
+                " the words or identifier that matter"
+            )
+        if not 1 <= top <= MAX_TOP:
+            raise ToolError(f"top must be between 1 and {MAX_TOP}, not {top}")
+        project = directory or scope.directory
+        if project and not project.strip("/"):
+            project = None  # "/": every project
+        opts = SearchOptions(
+            top=top,
+            project=str(Path(project).expanduser()) if project else None,
+            session=sessionId,
+            speaker=speaker,
+            after=after,
+            before=before,
+            kind=kind,
+            hybrid_weight=config.load_config().hybrid_weight,
+        )
+        current = None if sessionId else _current_session(store, scope, project)
+        if current:
+            opts.top += 1  # room for the one left out
+        try:
+            response = search(store, query, opts, configured_embedder)
+        except BadOption as exc:
+            raise ToolError(str(exc)) from exc
+        hits = [h for h in response.hits if h.session.id != current][:top]
+        result: dict[str, Any] = {
+            "strategy": response.strategy,
+            "scope": project or "all projects",
+            "notes": response.notes,
+            "results": [
+                {
+                    "sessionId": h.session.id,
+                    "turn": h.turn,
+                    "timestamp": h.timestamp,
+                    "project": h.session.cwd,
+                    "title": h.session.title,
+                    "subagent": h.session.is_subagent,
+                    "toolsUsed": h.tool_names,
+                    "filesTouched": h.files[:5],
+                    "snippet": h.snippet,
+                    "score": round(h.score, 5),
+                    "why": {
+                        "keywordRank": h.keyword_rank,
+                        "vectorRank": h.vector_rank,
+                        "cosine": None if h.cosine is None else round(h.cosine, 3),
+                        "matchedTerms": h.matched_terms,
+                        "pinned": h.pinned,
+                    },
+                    "next": {
+                        "tool": "read_conversation",
+                        "arguments": {"sessionId": h.session.id, "turn": h.turn or 1},
+                    },
+                }
+                for h in hits
+            ],
+        }
+        if current:
+            result["excludedCurrentSession"] = current
+        if not hits:
+            result["empty"] = (
+                "the index is empty: run `findsession index` (this server also indexes in"
+                " the background; try again in a minute)"
+                if response.index_empty
+                else "nothing matched in "
+                + (project or "any project")
+                + "; try other words, a wider time range, or directory='/' for every project"
+            )
+        return result
+
+    def read_conversation(
+        sessionId: Annotated[  # noqa: N803 - the tool's public parameter name
+            str, Field(description="Session id (or unique prefix) from search_conversation.")
+        ],
+        turn: Annotated[int | None, Field(description="Read this turn (numbered from 1).")] = None,
+        from_: Annotated[
+            int | None, Field(alias="from", description="First turn of a range.")
+        ] = None,
+        to: Annotated[int | None, Field(description="Last turn of a range.")] = None,
+        context: Annotated[
+            int, Field(description="Also this many turns before and after (0-20).")
+        ] = 0,
+        includeToolOutput: Annotated[  # noqa: N803
+            bool, Field(description="Include tool calls, their output and thinking.")
+        ] = False,
+        maxChars: Annotated[  # noqa: N803
+            int, Field(description="Cut the text at this many characters (default 12000).")
+        ] = DEFAULT_MAX_CHARS,
+    ) -> str:
+        """Read a past conversation verbatim: one turn, a range, or the whole session.
+
+        Each turn shows what the user typed and what the agent answered; tool calls and
+        output only with includeToolOutput. Long text is cut at maxChars with a marker
+        saying how much was left out.
+        """
+        if not 0 <= context <= 20:
+            raise ToolError(f"context must be between 0 and 20, not {context}")
+        if maxChars < 200:
+            raise ToolError(f"maxChars must be at least 200, not {maxChars}")
+        if turn is not None and (from_ is not None or to is not None):
+            raise ToolError("give either turn, or from/to, not both")
+        try:
+            view = read_session(
+                store,
+                sessionId,
+                turn=turn,
+                context=context,
+                tools=includeToolOutput,
+                first=from_,
+                last=to,
+            )
+        except FindsessionError as exc:
+            raise ToolError(str(exc)) from exc
+        s = view.session
+        head = [
+            f"# {s.title or s.id}",
+            f"session {s.id} · project {s.cwd} · {s.first_ts} – {s.last_ts}"
+            f" · {view.total_turns} turns · transcript {s.file_path}",
+        ]
+        body: list[str] = []
+        for t in view.turns:
+            body.append(f"\n## turn {t.ordinal}  ({t.timestamp})")
+            for m in t.messages:
+                body.append(_message_text(m.kind, m.text, m.tool_name))
+        text = "\n".join(head + body)
+        if len(text) > maxChars:
+            left = len(text) - maxChars
+            text = (
+                text[:maxChars]
+                + f"\n\n[… {left} more characters left out: read fewer turns (turn, from/to),"
+                " or raise maxChars]"
+            )
+        return text
+
+    def read_conversation_tool(**arguments: Any) -> str:
+        # `from` is a Python keyword: the SDK passes it by its alias, so rename it here.
+        return read_conversation(from_=arguments.pop("from", None), **arguments)
+
+    read_conversation_tool.__signature__ = inspect.signature(  # type: ignore[attr-defined]
+        read_conversation, eval_str=True
+    )
+    server.add_tool(
+        read_conversation_tool,
+        name="read_conversation",
+        description=inspect.getdoc(read_conversation),
+    )
+
+    @server.tool()
+    def list_sessions(
+        directory: Annotated[
+            str | None,
+            Field(description="Project directory. Default: this server's project; '/' for all."),
+        ] = None,
+        after: Annotated[
+            str | None, Field(description="Only sessions active from this time: date or 7d.")
+        ] = None,
+        before: Annotated[
+            str | None, Field(description="Only sessions active before this.")
+        ] = None,
+        limit: Annotated[int, Field(description="How many, newest first (1-100).")] = 20,
+    ) -> dict[str, Any]:
+        """Recent sessions with their titles and first prompts: "what was I doing last week"."""
+        if not 1 <= limit <= 100:
+            raise ToolError(f"limit must be between 1 and 100, not {limit}")
+        project = directory or scope.directory
+        clauses, params = ["NOT is_subagent"], []
+        if project and project != "/":
+            root = str(Path(project).expanduser()).rstrip("/")
+            clauses.append("(cwd = ? OR cwd LIKE ?)")
+            params += [root, root + "/%"]
+        try:
+            if after:
+                clauses.append("last_ts >= ?")
+                params.append(parse_when(after))
+            if before:
+                clauses.append("last_ts < ?")
+                params.append(parse_when(before))
+        except BadOption as exc:
+            raise ToolError(str(exc)) from exc
+        sessions = store.sessions_where(
+            " AND ".join(clauses), params, order="last_ts DESC", limit=limit
+        )
+        return {
+            "scope": project or "all projects",
+            "sessions": [_session_summary(store, s) for s in sessions],
+        }
+
+    server.store = store  # type: ignore[attr-defined]  # kept open for the server's life
+    return server
+
+
+def _message_text(kind: MessageKind, text: str, tool: str | None) -> str:
+    if kind is MessageKind.PROMPT:
+        return f"**user:** {text}"
+    if kind is MessageKind.REPLY:
+        return f"**assistant:** {text}"
+    if kind is MessageKind.TOOL_CALL:
+        return f"[tool call {tool}] {text}"
+    if kind is MessageKind.TOOL_OUTPUT:
+        return f"[tool output] {text}"
+    return f"[thinking] {text}"
+
+
+def _session_summary(store: Store, s: Session) -> dict[str, Any]:
+    first = store.scalar(
+        "SELECT prompt FROM units WHERE session_id = ? AND kind = 'turn' ORDER BY ordinal LIMIT 1",
+        (s.id,),
+    )
+    return {
+        "sessionId": s.id,
+        "title": s.title,
+        "project": s.cwd,
+        "started": s.first_ts,
+        "lastActive": s.last_ts,
+        "turns": s.n_turns,
+        "firstPrompt": (first or "")[:300],
+    }
+
+
+def _current_session(store: Store, scope: Scope, project: str | None) -> str | None:
+    """The session the agent is in: named by the client, else the project's live one.
+
+    Claude Code does not tell an MCP server its session id, so without one the session
+    of this project whose transcript was written in the last ten minutes and changed
+    after the server started is taken to be the agent's own.
+    """
+    if scope.explicit_current:
+        return scope.explicit_current
+    if not project:
+        return None
+    root = project.rstrip("/")
+    rows = store.query(
+        "SELECT s.id, s.file_path FROM sessions s WHERE NOT s.is_subagent"
+        " AND (s.cwd = ? OR s.cwd LIKE ?) ORDER BY s.last_ts DESC LIMIT 3",
+        (root, root + "/%"),
+    )
+    now = time.time()
+    for sid, path in rows:
+        try:
+            mtime = os.stat(path).st_mtime
+        except (OSError, TypeError):
+            continue
+        if mtime >= scope.started and now - mtime <= CURRENT_SESSION_WINDOW_S:
+            return sid
+    return None
+
+
+class BackgroundIndexer(threading.Thread):
+    """Index changed files every `interval` seconds on its own connection, quietly.
+
+    Failures are kept for the next search's notes rather than raised: a broken file
+    or a busy database must never cost an agent its search.
+    """
+
+    def __init__(self, db_path: Path, roots: list[Root], interval: float) -> None:
+        super().__init__(daemon=True, name="findsession-indexer")
+        self.db_path, self.roots, self.interval = db_path, roots, interval
+        self.last_error: str | None = None
+
+    def run(self) -> None:
+        while True:
+            try:
+                with Store.open(self.db_path) as store:
+                    index_roots(store, [r for r in self.roots if r.path.exists()])
+                    # Without a model keyword search still works; search says why.
+                    with suppress(EmbeddingUnavailable):
+                        embed_pending(store, configured_embedder())
+                self.last_error = None
+            except Exception as exc:  # noqa: BLE001 - never let the thread die
+                self.last_error = str(exc)
+            time.sleep(self.interval)
+
+
+def serve(db_path: Path, directory: str | None, all_projects: bool) -> None:
+    """Run the server over stdio until the client closes it."""
+    cfg = config.load_config()
+    scope_dir = None if all_projects or cfg.mcp_all_projects else (directory or os.getcwd())
+    scope = Scope(
+        directory=str(Path(scope_dir).resolve()) if scope_dir else None,
+        started=time.time(),
+        explicit_current=os.environ.get("FINDSESSION_CURRENT_SESSION")
+        or os.environ.get("CLAUDE_SESSION_ID"),
+    )
+    interval = float(os.environ.get("FINDSESSION_REFRESH_SECONDS", REFRESH_SECONDS))
+    roots = config.default_roots(cfg)
+    if interval > 0:
+        BackgroundIndexer(db_path, roots, interval).start()
+    build_server(db_path, scope).run("stdio")
