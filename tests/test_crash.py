@@ -167,3 +167,40 @@ def embedded_units(db: Path) -> int:
         return 0
     finally:
         conn.close()
+
+
+def test_two_index_runs_at_once_both_finish(tmp_path: Path) -> None:
+    """A background indexer (the MCP server's) and a CLI run may write at the same time."""
+    roots = []
+    for r in range(2):
+        root = tmp_path / f"root{r}"
+        for i in range(60):
+            t = Transcript(session_id=f"r{r}-{i:03d}", cwd=f"/home/dev/p{r}")
+            for turn in range(8):
+                t.prompt(f"question {turn} in {r}/{i}").reply("answer " * 40)
+            t.write(project_dir(root, t.cwd))
+        roots.append(root)
+    db = tmp_path / "shared.db"
+    CLI(tmp_path, db).run("status")  # create the schema first
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "findsession",
+                "index",
+                str(root),
+                "--no-embed",
+                "--db",
+                str(db),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for root in roots
+    ]
+    for proc in procs:
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+    assert CLI(tmp_path, db).json("status")["sessions"] == 120

@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import apsw
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -147,6 +148,13 @@ def main(argv: list[str] | None = None) -> int:
             return _COMMANDS[args.command](args, store, out, err)
     except FindsessionError as exc:
         err.print(f"[red]error:[/] {exc}", soft_wrap=True, markup=True)
+        return 1
+    except apsw.BusyError:
+        err.print(
+            "[red]error:[/] the index stayed locked by another findsession process for 30 s;"
+            " try again when it is done",
+            soft_wrap=True,
+        )
         return 1
     except KeyboardInterrupt:
         return 130

@@ -128,9 +128,36 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        """All or nothing: a crash inside leaves the database as it was before."""
-        with self.db:
+        """All or nothing: a crash inside leaves the database as it was before.
+
+        The outermost transaction takes the write lock up front (BEGIN IMMEDIATE). A
+        deferred one that read first and then wrote would fail at once with "database is
+        locked" when another process (the MCP server's indexer, say) had committed in
+        between: SQLite cannot wait that conflict out, but it can wait for the lock.
+        """
+        if self.db.in_transaction:
+            with self.db:  # nested: a savepoint inside the outer transaction
+                yield
+            return
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
             yield
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Several reads that see one state of the database, without taking the write lock."""
+        if self.db.in_transaction:
+            yield
+            return
+        self.db.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self.db.execute("COMMIT")
 
     def query(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]:
         return list(self.db.execute(sql, params))
