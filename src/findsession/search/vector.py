@@ -12,6 +12,7 @@ hits of the chosen session to a global top-k.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import ClassVar
 
 import numpy as np
@@ -23,9 +24,9 @@ from findsession.vectors import sign_codes
 #: Candidates reranked exactly, at least; sign bits alone order near neighbours roughly.
 CANDIDATES = 1000
 KIND_CODES = {"turn": 0, "session": 1, "doc": 2}
-SPEAKER_CODES = {"title": 0, "prompt": 1, "reply": 2}
 _SPEAKER_FIELD = {"user": 1, "assistant": 2}
-_READ_ROWS = 65536
+#: Stands for a unit without a time: never inside an --after/--before range.
+NO_TIME = -(2**62)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,46 +51,41 @@ class VectorMatrix:
     def __init__(self, store: Store, generation: str | None) -> None:
         self.generation = generation
         self.dims = int(store.setting("embedding_dims") or 0)
-        n = int(store.scalar("SELECT count(*) FROM chunks"))
         words = (self.dims + 63) // 64
-        self.chunk_ids = np.empty(n, dtype=np.int64)
-        self.unit_ids = np.empty(n, dtype=np.int64)
-        self.codes = np.empty((n, words), dtype=np.uint64)
-        self.speaker = np.empty(n, dtype=np.int8)
-        self.kind = np.empty(n, dtype=np.int8)
-        self.session = np.empty(n, dtype=np.int32)
-        self.sessions: list[str] = []
-        positions: dict[str, int] = {}
-        stamps: list[str] = []
-        cursor = store.db.execute(
-            "SELECT c.id, c.unit_id, c.field, c.code, u.kind, u.ts, u.session_id"
-            " FROM chunks c JOIN units u ON u.id = c.unit_id"
-        )
-        i = 0
-        code_bytes = bytearray()
-        for chunk_id, unit_id, field, code, kind, ts, session_id in cursor:
-            if i >= n:  # rows added after the count by a concurrent writer
-                break
-            self.chunk_ids[i] = chunk_id
-            self.unit_ids[i] = unit_id
-            self.speaker[i] = SPEAKER_CODES.get(field, 0)
-            self.kind[i] = KIND_CODES.get(kind, 0)
-            pos = positions.get(session_id)
-            if pos is None:
-                pos = positions[session_id] = len(self.sessions)
-                self.sessions.append(session_id)
-            self.session[i] = pos
-            stamps.append(ts[:19] if ts else "NaT")
-            code_bytes += code.ljust(words * 8, b"\0")
-            i += 1
-        self._resize(i)
-        self.codes = np.frombuffer(bytes(code_bytes), dtype=np.uint64).reshape(i, words)
-        self.ts = np.array(stamps, dtype="datetime64[s]")
-        self.positions = positions
-
-    def _resize(self, n: int) -> None:
-        for name in ("chunk_ids", "unit_ids", "speaker", "kind", "session"):
-            setattr(self, name, getattr(self, name)[:n])
+        # Integer columns only, computed by SQLite: the load is one pass in C per value,
+        # not Python work per row (a million chunks must load in about a second).
+        with store.snapshot():  # both reads see the same state
+            units = store.db.execute(
+                "SELECT u.id, CASE u.kind WHEN 'turn' THEN 0 WHEN 'session' THEN 1 ELSE 2 END,"
+                f" coalesce(CAST(strftime('%s', u.ts) AS INTEGER), {NO_TIME}), s.rowid"
+                " FROM units u JOIN sessions s ON s.id = u.session_id ORDER BY u.id"
+            ).fetchall()
+            chunks = store.db.execute(
+                "SELECT id, unit_id,"
+                " CASE field WHEN 'prompt' THEN 1 WHEN 'reply' THEN 2 ELSE 0 END, code"
+                " FROM chunks"
+            ).fetchall()
+        unit_columns = np.array(units, dtype=np.int64).reshape(-1, 4)
+        unit_order = unit_columns[:, 0]
+        n = len(chunks)
+        ids, owners, speakers, codes = zip(*chunks, strict=True) if n else ((), (), (), ())
+        self.chunk_ids = np.fromiter(ids, dtype=np.int64, count=n)
+        self.unit_ids = np.fromiter(owners, dtype=np.int64, count=n)
+        self.speaker = np.fromiter(speakers, dtype=np.int8, count=n)
+        width = words * 8
+        joined = b"".join(c if len(c) == width else c.ljust(width, b"\0")[:width] for c in codes)
+        self.codes = np.frombuffer(joined, dtype=np.uint64).reshape(n, words)
+        # Each chunk takes its unit's kind, time and session; chunks whose unit vanished
+        # between the two reads cannot happen inside one snapshot, but stay harmless.
+        at = np.clip(np.searchsorted(unit_order, self.unit_ids), 0, max(len(unit_order) - 1, 0))
+        if len(unit_order):
+            self.kind = unit_columns[at, 1].astype(np.int8)
+            self.ts = unit_columns[at, 2]
+            self.session = unit_columns[at, 3]
+        else:
+            self.kind = np.zeros(n, np.int8)
+            self.ts = np.full(n, NO_TIME, np.int64)
+            self.session = np.zeros(n, np.int64)
 
     @classmethod
     def current(cls, store: Store) -> VectorMatrix:
@@ -183,15 +179,18 @@ class VectorMatrix:
         if opts.speaker:
             narrow(self.speaker == _SPEAKER_FIELD[opts.speaker])
         if opts.after:
-            narrow(self.ts >= np.datetime64(opts.after[:19]))
+            narrow(self.ts >= _epoch(opts.after))
         if opts.before:
-            narrow(self.ts < np.datetime64(opts.before[:19]))
+            narrow((self.ts < _epoch(opts.before)) & (self.ts != NO_TIME))
         where, params = session_filter_sql(opts)
         if params:
             wanted = [
-                self.positions[r[0]]
-                for r in store.query(f"SELECT s.id FROM sessions s WHERE {where}", params)
-                if r[0] in self.positions
+                r[0] for r in store.query(f"SELECT s.rowid FROM sessions s WHERE {where}", params)
             ]
-            narrow(np.isin(self.session, np.array(wanted, dtype=np.int32)))
+            narrow(np.isin(self.session, np.array(wanted, dtype=np.int64)))
         return mask
+
+
+def _epoch(when: str) -> int:
+    """Seconds since 1970 of a normalised UTC time ('YYYY-MM-DDTHH:MM:SSZ')."""
+    return int(datetime.fromisoformat(when.replace("Z", "+00:00")).timestamp())
