@@ -105,15 +105,24 @@ def _ranked(
     store: Store, table: str, weights: str, expression: str, opts: SearchOptions, limit: int
 ) -> list[UnitMatch]:
     where, params = unit_filter_sql(opts)
-    sql = (
-        f"SELECT u.id, u.session_id, u.kind, u.ordinal, bm25({table}, {weights}) AS score,"
-        f" '{table}'"
-        f" FROM {table} JOIN units u ON u.id = {table}.rowid"
-        " JOIN sessions s ON s.id = u.session_id"
-        f" WHERE {table} MATCH ? AND {where} ORDER BY score LIMIT ?"
-    )
+    if params:  # filters need each match's unit and session before the top-k
+        sql = (
+            f"SELECT u.id, u.session_id, u.kind, u.ordinal, bm25({table}, {weights}) AS score,"
+            f" '{table}'"
+            f" FROM {table} JOIN units u ON u.id = {table}.rowid"
+            " JOIN sessions s ON s.id = u.session_id"
+            f" WHERE {table} MATCH ? AND {where} ORDER BY score LIMIT ?"
+        )
+    else:  # rank inside FTS5 first; joining 18k matches before the top-k cost 8x more
+        sql = (
+            f"SELECT u.id, u.session_id, u.kind, u.ordinal, f.score, '{table}'"
+            f" FROM (SELECT rowid, bm25({table}, {weights}) AS score FROM {table}"
+            f" WHERE {table} MATCH ? ORDER BY score LIMIT ?) f"
+            " JOIN units u ON u.id = f.rowid ORDER BY f.score"
+        )
+        params = []
     try:
-        rows = store.query(sql, [expression, *params, limit])
+        rows = store.query(sql, [expression, *params, limit] if params else [expression, limit])
     except apsw.SQLError as exc:
         raise KeywordQueryError(str(exc)) from exc
     return [UnitMatch(r[0], r[1], r[2], r[3], r[4], r[5]) for r in rows]

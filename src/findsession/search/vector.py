@@ -23,6 +23,8 @@ from findsession.vectors import sign_codes
 
 #: Candidates reranked exactly, at least; sign bits alone order near neighbours roughly.
 CANDIDATES = 1000
+#: Chunks whose int8 vectors a long-lived searcher keeps in memory (384 bytes each).
+IN_MEMORY_CHUNKS = 400_000
 KIND_CODES = {"turn": 0, "session": 1, "doc": 2}
 _SPEAKER_FIELD = {"user": 1, "assistant": 2}
 #: Stands for a unit without a time: never inside an --after/--before range.
@@ -51,6 +53,9 @@ class VectorMatrix:
     def __init__(self, store: Store, generation: str | None) -> None:
         self.generation = generation
         self.dims = int(store.setting("embedding_dims") or 0)
+        self.searches = 0
+        self.vectors: np.ndarray | None = None
+        self.scales: np.ndarray | None = None
         words = (self.dims + 63) // 64
         # Integer columns only, computed by SQLite: the load is one pass in C per value,
         # not Python work per row (a million chunks must load in about a second).
@@ -97,6 +102,47 @@ class VectorMatrix:
             matrix = cls._cache[key] = cls(store, generation)
         return matrix
 
+    def _cosines(self, store: Store, query: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+        """Exact cosine of each candidate chunk; NaN for one that no longer exists.
+
+        A long-lived searcher (the MCP server, a benchmark) keeps every int8 vector in
+        memory after its first search, up to `IN_MEMORY_CHUNKS`; a one-shot CLI search
+        reads only its candidates back from SQLite, which is cheaper than loading all.
+        """
+        self.searches += 1
+        if self.vectors is None and self.searches > 1 and len(self) <= IN_MEMORY_CHUNKS:
+            self._load_vectors(store)
+        if self.vectors is not None:
+            block = self.vectors[candidates].astype(np.float32)
+            return (block @ query) * self.scales[candidates]
+        out = np.full(len(candidates), np.nan, dtype=np.float32)
+        where = {int(c): i for i, c in enumerate(self.chunk_ids[candidates])}
+        for at in range(0, len(candidates), 900):
+            ids = [int(x) for x in self.chunk_ids[candidates[at : at + 900]]]
+            rows = store.query(
+                f"SELECT id, scale, vec FROM chunks WHERE id IN ({','.join('?' * len(ids))})", ids
+            )
+            if not rows:
+                continue
+            block = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.int8)
+            block = block.reshape(len(rows), -1).astype(np.float32)
+            scales = np.array([r[1] for r in rows], dtype=np.float32)
+            out[[where[r[0]] for r in rows]] = (block @ query) * scales
+        return out
+
+    def _load_vectors(self, store: Store) -> None:
+        rows = store.db.execute("SELECT id, scale, vec FROM chunks ORDER BY id").fetchall()
+        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        order = np.argsort(self.chunk_ids, kind="stable")
+        if not np.array_equal(ids, self.chunk_ids[order]):
+            return  # changed since the matrix was loaded; the next generation reloads
+        vectors = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.int8)
+        vectors = vectors.reshape(len(rows), -1)
+        scales = np.fromiter((r[1] for r in rows), dtype=np.float32, count=len(rows))
+        inverse = np.empty_like(order)
+        inverse[order] = np.arange(len(order))
+        self.vectors, self.scales = vectors[inverse], scales[inverse]
+
     def __len__(self) -> int:
         return len(self.chunk_ids)
 
@@ -112,7 +158,7 @@ class VectorMatrix:
         distance = np.bitwise_count(self.codes ^ qcode).sum(axis=1, dtype=np.int32)
         if mask is not None:
             distance[~mask] = np.iinfo(np.int32).max
-        take = min(allowed, max(CANDIDATES, limit * 8))
+        take = min(allowed, max(CANDIDATES, limit * 4))
         if take < len(distance):
             candidates = np.argpartition(distance, take - 1)[:take]
         else:
@@ -122,29 +168,20 @@ class VectorMatrix:
     def _rerank(
         self, store: Store, query: np.ndarray, candidates: np.ndarray, limit: int
     ) -> list[VectorMatch]:
-        scores: dict[int, float] = {}
-        for at in range(0, len(candidates), 900):
-            ids = [int(x) for x in self.chunk_ids[candidates[at : at + 900]]]
-            marks = ",".join("?" * len(ids))
-            rows = store.query(f"SELECT id, scale, vec FROM chunks WHERE id IN ({marks})", ids)
-            if not rows:
-                continue
-            matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.int8)
-            matrix = matrix.reshape(len(rows), -1).astype(np.float32)
-            scales = np.array([r[1] for r in rows], dtype=np.float32)
-            cosines = (matrix @ query) * scales
-            scores.update(zip((r[0] for r in rows), cosines.tolist(), strict=True))
-        best: dict[int, tuple[float, int]] = {}
-        unit_of = dict(
-            zip(
-                self.chunk_ids[candidates].tolist(), self.unit_ids[candidates].tolist(), strict=True
+        cosines = self._cosines(store, query, candidates)
+        live = ~np.isnan(cosines)  # chunks deleted since the matrix was loaded have none
+        candidates, cosines = candidates[live], cosines[live]
+        order = np.argsort(-cosines, kind="stable")
+        units = self.unit_ids[candidates][order]
+        _, first = np.unique(units, return_index=True)  # each unit's best chunk
+        best = order[np.sort(first)][:limit]
+        ranked = [
+            (
+                int(self.unit_ids[candidates[i]]),
+                (float(cosines[i]), int(self.chunk_ids[candidates[i]])),
             )
-        )
-        for chunk_id, cosine in scores.items():
-            unit_id = unit_of[chunk_id]
-            if unit_id not in best or cosine > best[unit_id][0]:
-                best[unit_id] = (cosine, chunk_id)
-        ranked = sorted(best.items(), key=lambda kv: -kv[1][0])[:limit]
+            for i in best
+        ]
         if not ranked:
             return []
         chunk_info = {
