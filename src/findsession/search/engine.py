@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import apsw
+import numpy as np
 
 from findsession import cjk
 from findsession.embeddings.base import Embedder, EmbeddingUnavailable
@@ -118,13 +120,16 @@ def retrieve(
     keyword: list[UnitMatch] | None = None
     vector: list[VectorMatch] | None = None
     floor = 0.0
+    pending = None
+    if opts.mode in ("hybrid", "vector"):
+        pending = _start_query_vector(store, query, embedder, found.notes)
     if opts.mode in ("hybrid", "keyword"):
         try:
             keyword = keyword_search(store, query, opts, limit)
         except KeywordQueryError as exc:
             found.notes.append(f"FTS5 rejected the query ({exc}); drop --raw to search as text")
-    if opts.mode in ("hybrid", "vector"):
-        result = _vector_list(store, query, opts, limit, embedder, found.notes)
+    if pending is not None:
+        result = _vector_list(store, pending, opts, limit, found.notes)
         if result is not None:
             vector, floor = result
     if keyword is not None and vector is not None:
@@ -178,26 +183,48 @@ def _holds_most_words(store: Store, query: str, unit_id: int) -> bool:
     return held >= WINNER_COVERAGE * len(words)
 
 
-def _vector_list(
-    store: Store,
-    query: str,
-    opts: SearchOptions,
-    limit: int,
-    embedder: EmbedderSource | None,
-    notes: list[str],
-) -> tuple[list[VectorMatch], float] | None:
-    """Units by meaning and the cosine a vector-only unit needs to be shown; or None,
-    with a note saying why vector search could not run."""
-    stored = store.setting("embedding_model")
-    if stored is None or not store.scalar("SELECT EXISTS (SELECT 1 FROM chunks)"):
+def _start_query_vector(
+    store: Store, query: str, embedder: EmbedderSource | None, notes: list[str]
+) -> Future[tuple[Embedder, np.ndarray | None]] | None:
+    """Load the model and embed the query in a thread; None (with a note) if there are
+    no vectors to search. A cold process spends most of a search loading the model, so
+    it overlaps with the keyword search and the vector matrix load."""
+    if store.setting("embedding_model") is None or not store.scalar(
+        "SELECT EXISTS (SELECT 1 FROM chunks)"
+    ):
         notes.append("no vectors yet: run `findsession index` to embed; keyword search only")
         return None
     if embedder is None:
         from findsession.embeddings import configured_embedder
 
         embedder = configured_embedder
+    source = embedder
+
+    def work() -> tuple[Embedder, np.ndarray | None]:
+        model = source()
+        if not query.strip():
+            return model, None
+        return model, model.embed([query], "query")[0]
+
+    pool = ThreadPoolExecutor(max_workers=1)
+    future = pool.submit(work)
+    pool.shutdown(wait=False)
+    return future
+
+
+def _vector_list(
+    store: Store,
+    pending: Future[tuple[Embedder, np.ndarray | None]],
+    opts: SearchOptions,
+    limit: int,
+    notes: list[str],
+) -> tuple[list[VectorMatch], float] | None:
+    """Units by meaning and the cosine a vector-only unit needs to be shown; or None,
+    with a note saying why vector search could not run."""
+    stored = store.setting("embedding_model")
+    matrix = VectorMatrix.current(store)
     try:
-        model = embedder()
+        model, vec = pending.result()
     except EmbeddingUnavailable as exc:
         notes.append(f"embedding model unavailable ({exc}); keyword search only")
         return None
@@ -207,14 +234,9 @@ def _vector_list(
             f" ({model.identity}): run `findsession index` to re-embed; keyword search only"
         )
         return None
-    if not query.strip():
+    if vec is None:
         return [], 0.0
-    try:
-        vec = model.embed([query], "query")[0]
-    except EmbeddingUnavailable as exc:
-        notes.append(f"embedding the query failed ({exc}); keyword search only")
-        return None
-    matches = VectorMatrix.current(store).search(store, vec, opts, limit)
+    matches = matrix.search(store, vec, opts, limit)
     if opts.session:  # one session: the question is where in it, not whether
         return matches, -1.0
     best = matches[0].cosine if matches else 0.0
