@@ -109,3 +109,22 @@ def test_stopwords_do_not_drown_the_query(store: Store, projects: Path) -> None:
     index(store, projects)
     hits = search(store, "what was the deploy that lied", kw()).hits
     assert hits[0].session.id == "target"
+
+
+def test_a_word_most_units_contain_does_not_drown_the_rare_one(
+    store: Store, projects: Path
+) -> None:
+    folder = project_dir(projects, "/home/dev/code/app")
+    for i in range(260):  # 5,200 units that all say "test"
+        t = Transcript(session_id=f"common{i:03d}")
+        for turn in range(20):
+            t.prompt(f"run the test suite again, round {turn}").reply("test suite passed")
+        t.write(folder)
+    rare = Transcript(session_id="rare")
+    rare.prompt("the zeppelin test is flaky").reply("It waits for the clock.")
+    rare.write(folder)
+    index(store, projects)
+    hits = search(store, "zeppelin test", kw()).hits
+    assert [h.session.id for h in hits] == ["rare"]  # "test" no longer matches on its own
+    assert "zeppelin" in hits[0].matched_terms
+    assert len(search(store, "test", kw(top=20)).hits) == 20  # alone, it still searches

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import islice
 from typing import ClassVar
 
 import numpy as np
@@ -27,6 +28,9 @@ CANDIDATES = 1000
 IN_MEMORY_CHUNKS = 400_000
 KIND_CODES = {"turn": 0, "session": 1, "doc": 2}
 _SPEAKER_FIELD = {"user": 1, "assistant": 2}
+_BATCH = 100_000
+#: Hamming distance given to chunks a filter excludes (real ones are at most `dims`).
+_EXCLUDED = 65_535
 #: Stands for a unit without a time: never inside an --after/--before range.
 NO_TIME = -(2**62)
 
@@ -57,36 +61,50 @@ class VectorMatrix:
         self.vectors: np.ndarray | None = None
         self.scales: np.ndarray | None = None
         words = (self.dims + 63) // 64
-        # Integer columns only, computed by SQLite: the load is one pass in C per value,
-        # not Python work per row (a million chunks must load in about a second).
+        # Integer columns computed by SQLite, read in batches straight into numpy: Python
+        # tuples for two million rows at once cost a gigabyte.
         with store.snapshot():  # both reads see the same state
-            units = store.db.execute(
-                "SELECT u.id, CASE u.kind WHEN 'turn' THEN 0 WHEN 'session' THEN 1 ELSE 2 END,"
-                f" coalesce(CAST(strftime('%s', u.ts) AS INTEGER), {NO_TIME}), s.rowid"
-                " FROM units u JOIN sessions s ON s.id = u.session_id ORDER BY u.id"
-            ).fetchall()
-            chunks = store.db.execute(
+            units = _batched_ints(
+                store.db.execute(
+                    "SELECT u.id, CASE u.kind WHEN 'turn' THEN 0 WHEN 'session' THEN 1"
+                    f" ELSE 2 END, coalesce(CAST(strftime('%s', u.ts) AS INTEGER), {NO_TIME}),"
+                    " s.rowid FROM units u JOIN sessions s ON s.id = u.session_id ORDER BY u.id"
+                ),
+                4,
+            )
+            id_parts, code_parts = [], []
+            cursor = store.db.execute(
                 "SELECT id, unit_id,"
                 " CASE field WHEN 'prompt' THEN 1 WHEN 'reply' THEN 2 ELSE 0 END, code"
                 " FROM chunks"
-            ).fetchall()
-        unit_columns = np.array(units, dtype=np.int64).reshape(-1, 4)
-        unit_order = unit_columns[:, 0]
-        n = len(chunks)
-        ids, owners, speakers, codes = zip(*chunks, strict=True) if n else ((), (), (), ())
-        self.chunk_ids = np.fromiter(ids, dtype=np.int64, count=n)
-        self.unit_ids = np.fromiter(owners, dtype=np.int64, count=n)
-        self.speaker = np.fromiter(speakers, dtype=np.int8, count=n)
-        width = words * 8
-        joined = b"".join(c if len(c) == width else c.ljust(width, b"\0")[:width] for c in codes)
-        self.codes = np.frombuffer(joined, dtype=np.uint64).reshape(n, words)
-        # Each chunk takes its unit's kind, time and session; chunks whose unit vanished
-        # between the two reads cannot happen inside one snapshot, but stay harmless.
+            )
+            width = words * 8
+            while batch := list(islice(cursor, _BATCH)):
+                id_parts.append(np.array([r[:3] for r in batch], dtype=np.int64))
+                joined = b"".join(
+                    r[3] if len(r[3]) == width else r[3].ljust(width, b"\0")[:width] for r in batch
+                )
+                # Column-major: the scan XORs one contiguous 64-bit word column at a time.
+                code_parts.append(np.frombuffer(joined, dtype=np.uint64).reshape(-1, words).T)
+        chunk_columns = np.concatenate(id_parts) if id_parts else np.zeros((0, 3), np.int64)
+        self.chunk_ids = chunk_columns[:, 0].copy()
+        self.unit_ids = chunk_columns[:, 1].copy()
+        self.speaker = chunk_columns[:, 2].astype(np.int8)
+        del chunk_columns, id_parts
+        self.codes = (
+            np.ascontiguousarray(np.concatenate(code_parts, axis=1))
+            if code_parts
+            else np.zeros((words, 0), np.uint64)
+        )
+        del code_parts
+        # Each chunk takes its unit's kind, time and session.
+        unit_order = units[:, 0]
+        n = len(self.chunk_ids)
         at = np.clip(np.searchsorted(unit_order, self.unit_ids), 0, max(len(unit_order) - 1, 0))
         if len(unit_order):
-            self.kind = unit_columns[at, 1].astype(np.int8)
-            self.ts = unit_columns[at, 2]
-            self.session = unit_columns[at, 3]
+            self.kind = units[at, 1].astype(np.int8)
+            self.ts = units[at, 2]
+            self.session = units[at, 3]
         else:
             self.kind = np.zeros(n, np.int8)
             self.ts = np.full(n, NO_TIME, np.int64)
@@ -155,14 +173,17 @@ class VectorMatrix:
         if allowed == 0:
             return []
         qcode = sign_codes(query[None, :])[0]
-        distance = np.bitwise_count(self.codes ^ qcode).sum(axis=1, dtype=np.int32)
+        distance = np.bitwise_count(self.codes[0] ^ qcode[0]).astype(np.uint16)
+        for word in range(1, len(qcode)):
+            distance += np.bitwise_count(self.codes[word] ^ qcode[word])
         if mask is not None:
-            distance[~mask] = np.iinfo(np.int32).max
+            distance[~mask] = _EXCLUDED
+        # Distances are small integers: a histogram finds the cut-off for the `take`
+        # nearest in one pass, faster than a partial sort of millions.
         take = min(allowed, max(CANDIDATES, limit * 4))
-        if take < len(distance):
-            candidates = np.argpartition(distance, take - 1)[:take]
-        else:
-            candidates = np.flatnonzero(distance < np.iinfo(np.int32).max)
+        counts = np.cumsum(np.bincount(distance, minlength=_EXCLUDED + 1)[:_EXCLUDED])
+        cutoff = int(np.searchsorted(counts, take))
+        candidates = np.flatnonzero(distance <= min(cutoff, _EXCLUDED - 1))
         return self._rerank(store, query, candidates, limit)
 
     def _rerank(
@@ -231,3 +252,11 @@ class VectorMatrix:
 def _epoch(when: str) -> int:
     """Seconds since 1970 of a normalised UTC time ('YYYY-MM-DDTHH:MM:SSZ')."""
     return int(datetime.fromisoformat(when.replace("Z", "+00:00")).timestamp())
+
+
+def _batched_ints(cursor: object, columns: int) -> np.ndarray:
+    """All rows of an integer-only query as one int64 matrix, built batch by batch."""
+    parts = []
+    while batch := list(islice(cursor, _BATCH)):  # type: ignore[call-overload]
+        parts.append(np.array(batch, dtype=np.int64).reshape(-1, columns))
+    return np.concatenate(parts) if parts else np.zeros((0, columns), np.int64)
