@@ -103,12 +103,14 @@ def index_roots(
                     continue
                 work.append((sf, root_key, st))
         _handle_vanished(store, roots, known, seen, prune, report)
-        for done, (sf, root_key, _) in enumerate(work, 1):
-            if progress:
-                progress(done - 1, len(work), str(sf.path))
-            # On _Abort the error is reported and the file's transaction rolled back.
-            with suppress(_Abort):
-                _index_file(store, sf, root_key, known.get(str(sf.path)), report)
+        with _CommitGroups(store) as group:
+            for done, (sf, root_key, _) in enumerate(work, 1):
+                if progress:
+                    progress(done - 1, len(work), str(sf.path))
+                # On _Abort the error is reported and the file's savepoint rolled back.
+                with suppress(_Abort):
+                    _index_file(store, sf, root_key, known.get(str(sf.path)), report)
+                group.file_done(report.bytes_read)
         if progress and work:
             progress(len(work), len(work), "")
     except KeyboardInterrupt:
@@ -204,6 +206,41 @@ def _index_file(
         new_state.offset, new_state.lines = stats.end_offset, stats.end_line
         new_state.tail_hash = _tail_hash(fh, stats.end_offset)
         store.save_file(new_state)
+
+
+class _CommitGroups:
+    """Commit finished files together, about every `COMMIT_SECONDS` or `COMMIT_BYTES`.
+
+    Each file is still a savepoint of its own, so a file's content and cursor always
+    land together; a commit per small file cost 15% of indexing time. An interrupt
+    commits the files already finished; a kill loses at most the current group.
+    """
+
+    COMMIT_SECONDS = 0.5
+    COMMIT_BYTES = 16 << 20
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.since = time.perf_counter()
+        self.bytes_at_commit = 0
+
+    def __enter__(self) -> _CommitGroups:
+        self.store.db.execute("BEGIN IMMEDIATE")
+        return self
+
+    def file_done(self, bytes_read: int) -> None:
+        if (
+            time.perf_counter() - self.since >= self.COMMIT_SECONDS
+            or bytes_read - self.bytes_at_commit >= self.COMMIT_BYTES
+        ):
+            self.store.db.execute("COMMIT")
+            self.store.db.execute("BEGIN IMMEDIATE")
+            self.since, self.bytes_at_commit = time.perf_counter(), bytes_read
+
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        # Finished files are whole (a failing file rolled back its own savepoint), so
+        # they are kept even when the run stops early.
+        self.store.db.execute("COMMIT")
 
 
 class _Abort(Exception):
