@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable
 from contextlib import suppress
 from dataclasses import dataclass, field, replace
@@ -19,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from findsession.model import Message, MessageKind, MetaEvent, MetaKind, Problem, Session
+from findsession.redact import redact
 from findsession.sources import SOURCES, SourceFile
 from findsession.sources.jsonl import ReadStats, looks_binary
 from findsession.store import FileState, Store, UnitRow
@@ -59,6 +61,8 @@ class IndexReport:
     errors: list[tuple[str, str]] = field(default_factory=list)
     seconds: float = 0.0
     interrupted: bool = False
+    #: Secrets replaced by `[REDACTED:kind]` before storing, by kind.
+    redacted: dict[str, int] = field(default_factory=dict)
 
     def skipped_by_reason(self) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -188,7 +192,7 @@ def _index_file(
         report.lines_read += stats.lines_read
         report.problems.extend((path, p) for p in stats.problems)
         store.add_problems(path, stats.problems)
-        sessions = _store_records(store, sf, session_id, path, records)
+        sessions = _store_records(store, sf, session_id, path, records, report)
         if sf.is_subagent and sf.parent_id is None:
             # 2.0.x flat agent files name their parent only in the records.
             parent = next(
@@ -239,8 +243,10 @@ class _CommitGroups:
 
     def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
         # Finished files are whole (a failing file rolled back its own savepoint), so
-        # they are kept even when the run stops early.
-        self.store.db.execute("COMMIT")
+        # they are kept even when the run stops early. Ctrl-C may land between a COMMIT
+        # and the next BEGIN: then there is nothing left to commit.
+        if self.store.db.in_transaction:
+            self.store.db.execute("COMMIT")
 
 
 class _Abort(Exception):
@@ -271,9 +277,15 @@ def _claim_id(store: Store, sf: SourceFile) -> str:
 
 
 def _store_records(
-    store: Store, sf: SourceFile, session_id: str, path: str, records: list[Message | MetaEvent]
+    store: Store,
+    sf: SourceFile,
+    session_id: str,
+    path: str,
+    records: list[Message | MetaEvent],
+    report: IndexReport,
 ) -> set[str]:
-    """Store new records, skipping replays of messages already indexed; return sessions."""
+    """Store new records, secrets redacted, skipping replays; return the sessions touched."""
+    found: Counter[str] = Counter()
     uuids = {r.uuid for r in records if isinstance(r, Message) and r.uuid}
     # A uuid belongs to the first line that carries it; later copies are replays
     # (a resumed session, a compaction agent replaying its parent).
@@ -289,14 +301,34 @@ def _store_records(
             if owner_line.setdefault(rec.uuid, rec.line) != rec.line:
                 continue
         sid = f"{session_id}:{rec.session_key}" if rec.session_key else session_id
+        rec = _redacted(rec, found)
         part = parts.get(rec.line, 0)
         parts[rec.line] = part + 1
         rows.append((sid, part, rec))
         touched.add(sid)
     store.add_records(path, rows)
+    if found:
+        store.add_redactions(path, found)
+        for kind, n in found.items():
+            report.redacted[kind] = report.redacted.get(kind, 0) + n
     if rows or store.get_session(session_id) is not None:
         touched.add(session_id)
     return touched
+
+
+def _redacted(rec: Message | MetaEvent, found: Counter[str]) -> Message | MetaEvent:
+    """The record with secrets in its text replaced; the only text the index ever sees."""
+    if isinstance(rec, Message):
+        text, counts = redact(rec.text)
+        if counts:
+            found.update(counts)
+            return replace(rec, text=text)
+        return rec
+    value, counts = redact(rec.value)
+    if counts:
+        found.update(counts)
+        return replace(rec, value=value)
+    return rec
 
 
 def _rebuild_session(
