@@ -241,10 +241,30 @@ def _v3_vocabularies(db: apsw.Connection) -> None:
     )
 
 
+def _v4_redactions(db: apsw.Connection) -> None:
+    """Count secrets redacted per transcript, and read every transcript again once.
+
+    Text indexed before redaction existed may hold secrets: forgetting every file's
+    cursor makes the next `index` run re-read and redact all of it.
+    """
+    db.execute(
+        """
+        CREATE TABLE redactions (
+            file_path TEXT NOT NULL,
+            kind      TEXT NOT NULL,
+            n         INTEGER NOT NULL,
+            PRIMARY KEY (file_path, kind)
+        );
+        UPDATE files SET offset = 0, lines = 0, size = -1, tail_hash = NULL;
+        """
+    )
+
+
 MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     _v1_base,
     _v2_vectors_and_cjk,
     _v3_vocabularies,
+    _v4_redactions,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -158,6 +158,10 @@ def print_status(out: Console, st: IndexStatus) -> None:
         )
     else:
         rows.append(("last run", "never: run `findsession index`"))
+    kinds = ", ".join(f"{n} {kind}" for kind, n in st.redacted.items())
+    rows.append(
+        ("redacted", f"{sum(st.redacted.values())} secrets" + (f" ({kinds})" if kinds else ""))
+    )
     reasons = ", ".join(f"{n} {reason}" for reason, n in st.skipped_by_reason.items())
     rows.append(("lines skipped", f"{st.skipped_lines}" + (f" ({reasons})" if reasons else "")))
     for key, value in rows:
@@ -192,6 +196,8 @@ def print_index_report(err: Console, r: IndexReport, verbose: bool) -> None:
     if r.files_pruned:
         line += f"; {r.files_pruned} vanished files pruned"
     line += f"; {sum(skipped.values())} lines skipped" + (f" ({reasons})" if reasons else "")
+    if r.redacted:
+        line += f"; {sum(r.redacted.values())} secrets redacted"
     line += f" in {r.seconds:.2f}s"
     err.print(line, soft_wrap=True, highlight=False)
     if r.interrupted:

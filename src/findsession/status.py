@@ -25,6 +25,8 @@ class IndexStatus:
     skipped_lines: int
     skipped_by_reason: dict[str, int]
     recent_problems: list[dict[str, Any]] = field(default_factory=list)
+    #: Secrets replaced by `[REDACTED:kind]` in everything indexed, by kind.
+    redacted: dict[str, int] = field(default_factory=dict)
     embedding_model: str | None = None
     embedded_units: int = 0
     vector_chunks: int = 0
@@ -64,6 +66,9 @@ def collect_status(store: Store, problem_limit: int = 10) -> IndexStatus:
         missing_sessions=store.scalar("SELECT count(*) FROM sessions WHERE missing"),
         turns=store.scalar("SELECT count(*) FROM units WHERE kind = 'turn'"),
         units=store.scalar("SELECT count(*) FROM units"),
+        redacted=dict(
+            store.query("SELECT kind, sum(n) FROM redactions GROUP BY kind ORDER BY 2 DESC")
+        ),
         embedding_model=store.setting("embedding_model"),
         embedded_units=store.scalar("SELECT count(*) FROM embedded"),
         vector_chunks=store.scalar("SELECT count(*) FROM chunks"),

@@ -216,7 +216,15 @@ class Store:
         self.db.execute("DELETE FROM messages WHERE file_path = ?", (path,))
         self.db.execute("DELETE FROM session_meta WHERE file_path = ?", (path,))
         self.db.execute("DELETE FROM problems WHERE file_path = ?", (path,))
+        self.db.execute("DELETE FROM redactions WHERE file_path = ?", (path,))
         return sessions
+
+    def add_redactions(self, path: str, counts: dict[str, int]) -> None:
+        self.db.executemany(
+            "INSERT INTO redactions (file_path, kind, n) VALUES (?, ?, ?)"
+            " ON CONFLICT(file_path, kind) DO UPDATE SET n = n + excluded.n",
+            [(path, kind, n) for kind, n in counts.items()],
+        )
 
     def remove_file(self, path: str) -> None:
         """Remove a file and every session it holds from the index (`--prune`)."""

@@ -1,0 +1,74 @@
+"""Secrets never reach the index: not its stored text, keyword index, vectors or titles."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import CLI
+from transcripts import Transcript, project_dir
+
+from findsession.redact import redact
+
+SECRETS = {
+    "openai-key": "sk-proj-Q7m2Xv9LpR4tY8wK1nB6cZ3dF5gH0jS2",
+    "anthropic-key": "sk-ant-api03-Zk8Wq2Lm5Nx7Rv1Tb4Yc9Hd3Fg6Js0Pa",
+    "aws-access-key": "AKIAQ3EGUJ5KTR7ZWXYP",
+    "github-token": "ghp_R8sT2vW5yZ1aB4cD7eF0gH3iJ6kL9mN2oP5q",
+    "slack-token": "xoxb-2841735409-8Hq3Jm5Kp7Lr",
+    "stripe-key": "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
+    "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJmaW5kc2Vzc2lvbiJ9.Qk4mZ8pR2tV6xY0aC3eG5iK7",
+    "url-password": "Hunter2Falcon9",
+    "secret-assignment": "p4ss-W0rd-Zebra-77",
+    "private-key": "MIIEowIBAAKCAQEAx8vZ3kq",
+}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the password reset flow sends a token by mail",
+        "commit 3f9a2c17e0d1c2b3a4f5e6d7c8b9a0f1e2d3c4b5 fixed the key rotation",
+        "tokenizer: unicode61 porter",
+        "password: ${DB_PASSWORD}",
+        "api_key = os.environ['OPENAI_API_KEY']",
+        "def get_token(self): return self.token_cache.lookup(name)",
+        "session 7c1e4a52-9b3d-4f0e-8a61-2d5f9c3b7e14 and task-runner sk-abc",
+    ],
+)
+def test_ordinary_text_is_left_alone(text: str) -> None:
+    assert redact(text) == (text, {})
+
+
+def test_no_secret_reaches_any_byte_of_the_index(cli: CLI, tmp_path: Path) -> None:
+    root = Path(cli.env["CLAUDE_CONFIG_DIR"]) / "projects"
+    t = Transcript(session_id="5ec2e7aa-0000-4000-8000-000000000001", cwd="/home/dev/app")
+    t.prompt(f"my key is {SECRETS['openai-key']} and {SECRETS['anthropic-key']}, why 401?")
+    t.reply(f"Use the token {SECRETS['github-token']} only in CI, not {SECRETS['slack-token']}.")
+    t.tool(
+        "Bash",
+        {"command": f"psql postgres://admin:{SECRETS['url-password']}@db.internal/app"},
+        f"AWS_ACCESS_KEY_ID={SECRETS['aws-access-key']}\n"
+        f"DB_PASSWORD={SECRETS['secret-assignment']}\n-----BEGIN RSA PRIVATE KEY-----\n"
+        f"{SECRETS['private-key']}\n-----END RSA PRIVATE KEY-----",
+    )
+    t.prompt(f"stripe says {SECRETS['stripe-key']} and the session is {SECRETS['jwt']}")
+    t.reply("Rotate all of them now.")
+    t.title(f"debug 401 with {SECRETS['stripe-key']}")
+    transcript = t.write(project_dir(root, "/home/dev/app"))
+    report = cli.json("index")
+    assert sum(report["redacted"].values()) >= len(SECRETS)
+
+    db = Path(cli.env["FINDSESSION_DB"])
+    stored = b"".join(p.read_bytes() for p in db.parent.iterdir() if p.name.startswith(db.name))
+    for kind, secret in SECRETS.items():
+        assert secret.encode() not in stored, f"{kind} reached the index"
+        assert secret.encode() in transcript.read_bytes()  # the transcript is untouched
+    for secret in SECRETS.values():
+        results = cli.json("search", secret)["results"]
+        assert all(secret not in r["match"]["snippet"] for r in results)
+    status = cli.json("status")
+    assert status["redacted"]["github-token"] == 1 and status["redacted"]["private-key"] == 1
+    shown = cli.run("read", "5ec2e7aa", "--tools").stdout
+    assert "[REDACTED:openai-key]" in shown and SECRETS["openai-key"] not in shown
+    assert "Rotate all of them now." in shown  # the rest of the text is intact
