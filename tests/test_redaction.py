@@ -72,3 +72,42 @@ def test_no_secret_reaches_any_byte_of_the_index(cli: CLI, tmp_path: Path) -> No
     shown = cli.run("read", "5ec2e7aa", "--tools").stdout
     assert "[REDACTED:openai-key]" in shown and SECRETS["openai-key"] not in shown
     assert "Rotate all of them now." in shown  # the rest of the text is intact
+
+
+def test_private_spans_and_private_sessions_stay_out(cli: CLI) -> None:
+    root = Path(cli.env["CLAUDE_CONFIG_DIR"]) / "projects"
+    folder = project_dir(root, "/home/dev/app")
+    open_session = Transcript(session_id="0be10000-0000-4000-8000-000000000001")
+    open_session.prompt(
+        "deploy the invoicing service with <private>the Zanzibar Holdings contract"
+        " terms</private> applied"
+    ).reply("Deployed.")
+    open_session.write(folder)
+    hidden = Transcript(session_id="51de0000-0000-4000-8000-000000000002")
+    hidden.prompt("first, how do I profile the importer?").reply("Use py-spy.")
+    path = hidden.write(folder)
+    agent = Transcript(
+        session_id="51de0000-0000-4000-8000-000000000002", agent_id="a1b2c3d4e5f60718"
+    )
+    agent.prompt("profile the importer for the parent").reply("Hot loop in parse_row.")
+    agent.write(folder / hidden.session_id / "subagents", "agent-a1b2c3d4e5f60718.jsonl")
+    cli.run("index")
+    assert cli.json("status")["sessions"] == 3  # before the marker: all indexed
+
+    hidden.prompt("findsession:private now about the quarterly layoffs list").reply("Noted.")
+    hidden.append_to(path)
+    cli.run("index")
+    hidden.prompt("more about the layoffs and severance").reply("Understood.")
+    hidden.append_to(path)
+    cli.run("index")
+
+    db = Path(cli.env["FINDSESSION_DB"])
+    stored = b"".join(p.read_bytes() for p in db.parent.iterdir() if p.name.startswith(db.name))
+    for word in (b"Zanzibar", b"layoffs", b"severance", b"profile the importer", b"parse_row"):
+        assert word not in stored, word
+    status = cli.json("status")
+    assert status["sessions"] == 1 and status["redacted"]["private-span"] == 1
+    hits = cli.json("search", "deploy invoicing")["results"]
+    assert hits[0]["session"]["id"].startswith("0be1")
+    assert "[private]" in cli.run("read", "0be1").stdout
+    assert cli.run("read", "51de", check=False).returncode == 1

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from findsession.model import Message, MessageKind, MetaEvent, MetaKind, Problem, Session
-from findsession.redact import redact
+from findsession.redact import PRIVATE_MARKER, redact
 from findsession.sources import SOURCES, SourceFile
 from findsession.sources.jsonl import ReadStats, looks_binary
 from findsession.store import FileState, Store, UnitRow
@@ -123,6 +123,8 @@ def index_roots(
     report.turns_total = int(store.scalar("SELECT count(*) FROM units WHERE kind = 'turn'"))
     report.seconds = time.perf_counter() - started
     _finish_run(store, run_id, report)
+    if report.files_read:
+        store.scrub_wal()
     return report
 
 
@@ -284,8 +286,25 @@ def _store_records(
     records: list[Message | MetaEvent],
     report: IndexReport,
 ) -> set[str]:
-    """Store new records, secrets redacted, skipping replays; return the sessions touched."""
+    """Store new records, secrets redacted, skipping replays; return the sessions touched.
+
+    A session whose prompt holds `PRIVATE_MARKER` is marked private: nothing of it (or of
+    its subagents) is stored, now or after later appends.
+    """
     found: Counter[str] = Counter()
+    private = store.private_sessions()
+    if sf.parent_id in private:
+        private.add(session_id)
+    for rec in records:
+        if (
+            isinstance(rec, Message)
+            and rec.kind is MessageKind.PROMPT
+            and PRIVATE_MARKER in rec.text
+        ):
+            sid = f"{session_id}:{rec.session_key}" if rec.session_key else session_id
+            for marked in {sid, session_id} - private:
+                store.mark_private(marked)
+                private.add(marked)
     uuids = {r.uuid for r in records if isinstance(r, Message) and r.uuid}
     # A uuid belongs to the first line that carries it; later copies are replays
     # (a resumed session, a compaction agent replaying its parent).
@@ -301,6 +320,9 @@ def _store_records(
             if owner_line.setdefault(rec.uuid, rec.line) != rec.line:
                 continue
         sid = f"{session_id}:{rec.session_key}" if rec.session_key else session_id
+        if sid in private or session_id in private:
+            touched.add(sid)  # rebuilt from nothing: its row and units go
+            continue
         rec = _redacted(rec, found)
         part = parts.get(rec.line, 0)
         parts[rec.line] = part + 1

@@ -260,11 +260,17 @@ def _v4_redactions(db: apsw.Connection) -> None:
     )
 
 
+def _v5_private_sessions(db: apsw.Connection) -> None:
+    """Sessions marked private: never indexed again, whatever is appended to them."""
+    db.execute("CREATE TABLE private_sessions (id TEXT PRIMARY KEY, marked_at TEXT)")
+
+
 MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     _v1_base,
     _v2_vectors_and_cjk,
     _v3_vocabularies,
     _v4_redactions,
+    _v5_private_sessions,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -91,11 +91,22 @@ _PLACEHOLDERS = re.compile(
 )
 
 
+#: Typed anywhere in a prompt, keeps the whole session out of the index for good.
+PRIVATE_MARKER = "findsession:private"
+_PRIVATE_SPAN = re.compile(r"<private>.*?(?:</private>|\Z)", re.IGNORECASE | re.DOTALL)
+
+
 def redact(text: str) -> tuple[str, Counter[str]]:
-    """`text` with every secret replaced by `[REDACTED:kind]`, and how many of each kind."""
+    """`text` with every secret replaced by `[REDACTED:kind]`, and how many of each kind.
+
+    A `<private>…</private>` span (to the end of the text if unclosed) is dropped whole.
+    """
     found: Counter[str] = Counter()
     if not text:
         return text, found
+    if "<private>" in text.lower():
+        text, spans = _PRIVATE_SPAN.subn("[private]", text)
+        found["private-span"] += spans
     spans: list[tuple[int, int, str]] = []  # (start, end, kind) of the parts to hide
     for kind, anchors, back, pattern in _COMPILED:
         for anchor in anchors:

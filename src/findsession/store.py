@@ -104,6 +104,9 @@ class Store:
             db.set_busy_timeout(BUSY_TIMEOUT_MS)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
+            # Deleted text (a session marked private, a forgotten one) is overwritten, not
+            # left readable in free pages.
+            db.execute("PRAGMA secure_delete=ON")
             db.execute("PRAGMA foreign_keys=ON")
             migrate(db)
         except apsw.NotADBError as exc:
@@ -218,6 +221,36 @@ class Store:
         self.db.execute("DELETE FROM problems WHERE file_path = ?", (path,))
         self.db.execute("DELETE FROM redactions WHERE file_path = ?", (path,))
         return sessions
+
+    def scrub_wal(self) -> None:
+        """Fold the write-ahead log into the file and empty it: old page images in it
+        still hold text that was since deleted. Best effort while others read."""
+        with suppress(apsw.BusyError, apsw.LockedError):
+            self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def private_sessions(self) -> set[str]:
+        return {r[0] for r in self.db.execute("SELECT id FROM private_sessions")}
+
+    def mark_private(self, session_id: str) -> None:
+        """Never index this session again, and drop what was stored of it."""
+        self.db.execute(
+            "INSERT OR IGNORE INTO private_sessions (id, marked_at)"
+            " VALUES (?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))",
+            (session_id,),
+        )
+        self.db.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
+        self.db.execute("DELETE FROM session_meta WHERE session_id = ?", (session_id,))
+        children = [
+            r[0]
+            for r in self.db.execute("SELECT id FROM sessions WHERE parent_id = ?", (session_id,))
+        ]
+        for child in children:  # its subagents, indexed before the marker was typed
+            self.db.execute(
+                "INSERT OR IGNORE INTO private_sessions (id, marked_at)"
+                " VALUES (?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))",
+                (child,),
+            )
+            self.delete_session(child)
 
     def add_redactions(self, path: str, counts: dict[str, int]) -> None:
         self.db.executemany(
