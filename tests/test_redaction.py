@@ -111,3 +111,24 @@ def test_private_spans_and_private_sessions_stay_out(cli: CLI) -> None:
     assert hits[0]["session"]["id"].startswith("0be1")
     assert "[private]" in cli.run("read", "0be1").stdout
     assert cli.run("read", "51de", check=False).returncode == 1
+
+
+def test_forget_deletes_for_good_and_reclaims_space(cli: CLI) -> None:
+    root = Path(cli.env["CLAUDE_CONFIG_DIR"]) / "projects"
+    for n, cwd in enumerate(["/home/dev/acme", "/home/dev/acme/api", "/home/dev/other"]):
+        t = Transcript(session_id=f"f0{n}00000-0000-4000-8000-00000000000{n}", cwd=cwd)
+        for turn in range(30):
+            t.prompt(f"quokka{n} budget question {turn}").reply("figures " * 200)
+        t.write(project_dir(root, cwd))
+    cli.run("index")
+    db = Path(cli.env["FINDSESSION_DB"])
+    out = cli.json("forget", "f0200000")
+    assert out["forgotten"] == ["f0200000-0000-4000-8000-000000000002"]
+    assert out["bytes_after"] < out["bytes_before"]
+    forgotten = cli.run("forget", "--project", "/home/dev/acme").stderr
+    assert "forgot 2 sessions" in forgotten
+    cli.run("index")  # the transcripts are still there: nothing comes back
+    assert cli.json("status")["sessions"] == 0
+    stored = b"".join(p.read_bytes() for p in db.parent.iterdir() if p.name.startswith(db.name))
+    assert b"quokka" not in stored
+    assert cli.run("forget", "nope", check=False).returncode == 1

@@ -21,14 +21,14 @@ from findsession import config, jsonout, render
 from findsession.embeddings import EmbeddingUnavailable, configured_embedder
 from findsession.errors import FindsessionError
 from findsession.index import Root, index_roots
-from findsession.reader import read_session
+from findsession.reader import read_session, resolve_session
 from findsession.search.engine import search
 from findsession.search.filters import KINDS, MODES, SPEAKERS, SearchOptions
 from findsession.status import collect_status
 from findsession.store import Store
 from findsession.vectorize import EmbedReport, embed_pending
 
-COMMANDS = ("search", "index", "read", "status", "serve")
+COMMANDS = ("search", "index", "read", "status", "serve", "forget")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -102,6 +102,11 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("status", parents=[common], help="what the index holds")
     p.add_argument("--json", action="store_true", help="print as JSON")
+
+    p = sub.add_parser("forget", parents=[common], help="delete sessions from the index for good")
+    p.add_argument("sessions", nargs="*", metavar="SESSION", help="session ids or prefixes")
+    p.add_argument("--project", metavar="PATH", help="every session started in PATH or below")
+    p.add_argument("--json", action="store_true", help="print what was forgotten as JSON")
 
     p = sub.add_parser("serve", parents=[common], help="run the MCP server over stdio (for agents)")
     p.add_argument(
@@ -304,6 +309,44 @@ def _cmd_status(args: argparse.Namespace, store: Store, out: Console, err: Conso
     return 0
 
 
+def _cmd_forget(args: argparse.Namespace, store: Store, out: Console, err: Console) -> int:
+    if not args.sessions and not args.project:
+        raise FindsessionError("name the sessions to forget, or --project PATH")
+    ids = [resolve_session(store, ref).id for ref in args.sessions]
+    if args.project:
+        root = str(Path(args.project).expanduser().resolve()).rstrip("/")
+        ids += [
+            s.id
+            for s in store.sessions_where(
+                "(cwd = ? OR cwd LIKE ?) AND NOT is_subagent", (root, root + "/%")
+            )
+        ]
+    ids = list(dict.fromkeys(ids))
+    before = store.path.stat().st_size
+    with store.transaction():
+        store.forget(ids)
+    store.reclaim_space()
+    after = store.path.stat().st_size
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "schema": "findsession.forget/1",
+                    "forgotten": ids,
+                    "bytes_before": before,
+                    "bytes_after": after,
+                },
+                indent=2,
+            )
+        )
+    err.print(
+        f"forgot {len(ids)} session{'s' if len(ids) != 1 else ''} and their subagents; they"
+        f" will not be indexed again; index {before / 1e6:.1f} MB -> {after / 1e6:.1f} MB",
+        soft_wrap=True,
+    )
+    return 0
+
+
 def _cmd_serve(args: argparse.Namespace, store: Store, out: Console, err: Console) -> int:
     from findsession.mcp_server import serve
 
@@ -318,4 +361,5 @@ _COMMANDS = {
     "read": _cmd_read,
     "status": _cmd_status,
     "serve": _cmd_serve,
+    "forget": _cmd_forget,
 }

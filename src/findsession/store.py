@@ -252,6 +252,18 @@ class Store:
             )
             self.delete_session(child)
 
+    def forget(self, session_ids: list[str]) -> None:
+        """Delete sessions (and their subagents) for good: later runs skip them too."""
+        for sid in session_ids:
+            self.mark_private(sid)
+            self.delete_session(sid)
+
+    def reclaim_space(self) -> None:
+        """Give the pages freed by deletions back to the file system."""
+        self.scrub_wal()
+        self.db.execute("VACUUM")
+        self.scrub_wal()
+
     def add_redactions(self, path: str, counts: dict[str, int]) -> None:
         self.db.executemany(
             "INSERT INTO redactions (file_path, kind, n) VALUES (?, ?, ?)"
