@@ -248,10 +248,12 @@ def session(
     return w
 
 
-def generate(out: Path, sessions: int, seed: int = 7) -> tuple[int, int]:
+def generate(
+    out: Path, sessions: int, seed: int = 7, projects_under: str = "/home/dev/code/proj"
+) -> tuple[int, int]:
     """Write `sessions` main sessions (and their subagents); return (files, bytes)."""
     rng = random.Random(seed)
-    projects = [f"/home/dev/code/proj{i:02d}" for i in range(max(3, sessions // 60))]
+    projects = [f"{projects_under}{i:02d}" for i in range(max(3, sessions // 60))]
     start = datetime(2025, 1, 1, tzinfo=UTC)
     files = total = 0
     for n in range(sessions):
