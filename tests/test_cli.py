@@ -184,3 +184,16 @@ def test_database_from_a_newer_version_is_refused_not_damaged(cli: CLI, db_path:
     assert proc.returncode == 1 and "written by a newer findsession" in proc.stderr
     conn = apsw.Connection(str(db_path))
     assert conn.execute("PRAGMA user_version").fetchone()[0] == 99
+
+
+def test_a_corrupt_index_is_named_and_rebuild_recovers(cli: CLI, corpus: Path) -> None:
+    cli.run("index", "--no-embed")
+    db = Path(cli.env["FINDSESSION_DB"])
+    db.write_bytes(b"this is not sqlite at all" * 100)
+    broken = cli.run("index", "--no-embed", check=False)
+    assert broken.returncode == 1 and "--rebuild" in broken.stderr
+    assert "Traceback" not in broken.stderr
+    rebuilt = cli.run("index", "--no-embed", "--rebuild")
+    assert "set the old index aside" in rebuilt.stderr
+    assert cli.json("status")["sessions"] == 2
+    assert list(db.parent.glob(f"{db.name}.broken-*"))  # kept, not deleted

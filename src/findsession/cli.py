@@ -84,6 +84,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--no-embed", action="store_true", help="update the keyword index only, not the vectors"
     )
+    p.add_argument(
+        "--rebuild",
+        action="store_true",
+        help="set the current index aside (kept as *.broken-DATE) and index from scratch",
+    )
     p.add_argument("-v", "--verbose", action="store_true", help="list every skipped line")
     p.add_argument("--json", action="store_true", help="print the run's summary as JSON")
 
@@ -149,7 +154,12 @@ def main(argv: list[str] | None = None) -> int:
         _parser().print_help()
         return 2
     try:
-        with Store.open(config.db_path(getattr(args, "db", None))) as store:
+        db = config.db_path(getattr(args, "db", None))
+        if getattr(args, "rebuild", False):
+            aside = Store.set_aside(db)
+            if aside:
+                err.print(f"set the old index aside as {aside}; indexing from scratch")
+        with Store.open(db) as store:
             return _COMMANDS[args.command](args, store, out, err)
     except FindsessionError as exc:
         err.print(f"[red]error:[/] {exc}", soft_wrap=True, markup=True)

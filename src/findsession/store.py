@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -109,16 +110,31 @@ class Store:
             db.execute("PRAGMA secure_delete=ON")
             db.execute("PRAGMA foreign_keys=ON")
             migrate(db)
-        except apsw.NotADBError as exc:
+        except (apsw.NotADBError, apsw.CorruptError) as exc:
             raise DatabaseError(
-                f"{path} is not a findsession index (or is corrupt): move it away or pass "
-                "another --db"
+                f"{path} is not a findsession index (or is corrupt): run `findsession index"
+                " --rebuild` to set it aside and index again, or pass another --db"
             ) from exc
         except apsw.CantOpenError as exc:
             raise DatabaseError(f"cannot open the index at {path}: {exc}") from exc
         with suppress(OSError):
             os.chmod(path, 0o600)
         return cls(db, path)
+
+    @staticmethod
+    def set_aside(path: Path) -> Path | None:
+        """Rename an index (and its WAL) out of the way, for a rebuild; return where to."""
+        path = path.expanduser()
+        if not path.exists():
+            return None
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        target = path.with_name(f"{path.name}.broken-{stamp}")
+        for suffix in ("-wal", "-shm"):
+            side = Path(f"{path}{suffix}")
+            if side.exists():
+                side.rename(Path(f"{target}{suffix}"))
+        path.rename(target)
+        return target
 
     def close(self) -> None:
         self.db.close()
