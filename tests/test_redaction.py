@@ -132,3 +132,19 @@ def test_forget_deletes_for_good_and_reclaims_space(cli: CLI) -> None:
     stored = b"".join(p.read_bytes() for p in db.parent.iterdir() if p.name.startswith(db.name))
     assert b"quokka" not in stored
     assert cli.run("forget", "nope", check=False).returncode == 1
+
+
+def test_projects_excluded_in_the_config_are_not_indexed(cli: CLI, tmp_path: Path) -> None:
+    root = Path(cli.env["CLAUDE_CONFIG_DIR"]) / "projects"
+    for n, cwd in enumerate(["/home/dev/clients/acme/api", "/home/dev/own"]):
+        t = Transcript(session_id=f"e{n}000000-0000-4000-8000-00000000000{n}", cwd=cwd)
+        t.prompt(f"wombat question in {cwd}").reply("answer")
+        t.write(project_dir(root, cwd))
+    cli.run("index", "--no-embed")
+    assert cli.json("status")["sessions"] == 2
+    Path(cli.env["FINDSESSION_CONFIG"]).write_text('[privacy]\nexclude = ["/home/dev/clients"]\n')
+    for path in root.rglob("*.jsonl"):  # touched, so the next run reads them again
+        path.write_bytes(path.read_bytes() + b"\n")
+    cli.run("index", "--no-embed")
+    hits = cli.json("search", "wombat", "--mode", "keyword")["results"]
+    assert [h["session"]["cwd"] for h in hits] == ["/home/dev/own"]

@@ -231,7 +231,7 @@ def _cmd_index(args: argparse.Namespace, store: Store, out: Console, err: Consol
             )
             roots = [sample]
     with _progress_bar(err, "indexing") as progress:
-        report = index_roots(store, roots, prune=args.prune, progress=progress)
+        report = index_roots(store, roots, prune=args.prune, progress=progress, exclude=cfg.exclude)
     render.print_index_report(err, report, args.verbose)
     embedded = None
     if not report.interrupted and not args.no_embed:

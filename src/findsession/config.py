@@ -38,6 +38,8 @@ class Config:
     hybrid_weight: float = 0.5
     #: `[mcp] all_projects`: the MCP server searches every project, not only its own.
     mcp_all_projects: bool = False
+    #: `[privacy] exclude`: globs of project directories never to index.
+    exclude: list[str] = field(default_factory=list)
 
 
 def config_path() -> Path:
@@ -88,6 +90,10 @@ def load_config() -> Config:
         raise ConfigError(f"{path}: [search] hybrid_weight must be a number from 0 to 1")
     config.hybrid_weight = float(weight)
     config.mcp_all_projects = bool(data.get("mcp", {}).get("all_projects", False))
+    exclude = data.get("privacy", {}).get("exclude", [])
+    if not isinstance(exclude, list) or not all(isinstance(g, str) for g in exclude):
+        raise ConfigError(f"{path}: [privacy] exclude must be a list of path globs")
+    config.exclude = exclude
     return config
 
 

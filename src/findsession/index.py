@@ -9,6 +9,7 @@ that the next run completes. Transcripts are only ever opened for reading.
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import os
 import time
@@ -72,9 +73,18 @@ class IndexReport:
 
 
 def index_roots(
-    store: Store, roots: Iterable[Root], *, prune: bool = False, progress: Progress | None = None
+    store: Store,
+    roots: Iterable[Root],
+    *,
+    prune: bool = False,
+    progress: Progress | None = None,
+    exclude: Iterable[str] = (),
 ) -> IndexReport:
-    """Index every transcript under `roots` into `store` and report what changed."""
+    """Index every transcript under `roots` into `store` and report what changed.
+
+    `exclude` holds globs of project directories whose sessions are not indexed.
+    """
+    excluded = tuple(str(Path(g).expanduser()) for g in exclude)
     started = time.perf_counter()
     roots = list(roots)
     report = IndexReport(roots=[str(r.path) for r in roots])
@@ -113,7 +123,7 @@ def index_roots(
                     progress(done - 1, len(work), str(sf.path))
                 # On _Abort the error is reported and the file's savepoint rolled back.
                 with suppress(_Abort):
-                    _index_file(store, sf, root_key, known.get(str(sf.path)), report)
+                    _index_file(store, sf, root_key, known.get(str(sf.path)), report, excluded)
                 group.file_done(report.bytes_read)
         if progress and work:
             progress(len(work), len(work), "")
@@ -151,7 +161,12 @@ def _handle_vanished(
 
 
 def _index_file(
-    store: Store, sf: SourceFile, root: str, state: FileState | None, report: IndexReport
+    store: Store,
+    sf: SourceFile,
+    root: str,
+    state: FileState | None,
+    report: IndexReport,
+    excluded: tuple[str, ...] = (),
 ) -> None:
     path = str(sf.path)
     try:
@@ -194,7 +209,7 @@ def _index_file(
         report.lines_read += stats.lines_read
         report.problems.extend((path, p) for p in stats.problems)
         store.add_problems(path, stats.problems)
-        sessions = _store_records(store, sf, session_id, path, records, report)
+        sessions = _store_records(store, sf, session_id, path, records, report, excluded)
         if sf.is_subagent and sf.parent_id is None:
             # 2.0.x flat agent files name their parent only in the records.
             parent = next(
@@ -285,6 +300,7 @@ def _store_records(
     path: str,
     records: list[Message | MetaEvent],
     report: IndexReport,
+    excluded: tuple[str, ...] = (),
 ) -> set[str]:
     """Store new records, secrets redacted, skipping replays; return the sessions touched.
 
@@ -295,6 +311,13 @@ def _store_records(
     private = store.private_sessions()
     if sf.parent_id in private:
         private.add(session_id)
+    known = store.get_session(session_id) if excluded else None
+    if excluded and (
+        (known is not None and known.cwd and _excluded_dir(known.cwd, excluded))
+        or any(isinstance(r, Message) and r.cwd and _excluded_dir(r.cwd, excluded) for r in records)
+    ):
+        private.add(session_id)  # for this run only: the config may change
+        store.drop_session_content(session_id)
     for rec in records:
         if (
             isinstance(rec, Message)
@@ -336,6 +359,15 @@ def _store_records(
     if rows or store.get_session(session_id) is not None:
         touched.add(session_id)
     return touched
+
+
+def _excluded_dir(cwd: str, globs: tuple[str, ...]) -> bool:
+    """A project directory the config excludes: it, or a folder above it, matches a glob."""
+    path = cwd.rstrip("/")
+    return any(
+        fnmatch.fnmatchcase(path, g) or fnmatch.fnmatchcase(path, g.rstrip("/") + "/*")
+        for g in globs
+    )
 
 
 def _redacted(rec: Message | MetaEvent, found: Counter[str]) -> Message | MetaEvent:

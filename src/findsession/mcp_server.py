@@ -373,7 +373,11 @@ class BackgroundIndexer(threading.Thread):
         while True:
             try:
                 with Store.open(self.db_path) as store:
-                    index_roots(store, [r for r in self.roots if r.path.exists()])
+                    index_roots(
+                        store,
+                        [r for r in self.roots if r.path.exists()],
+                        exclude=config.load_config().exclude,
+                    )
                     # Without a model keyword search still works; search says why.
                     with suppress(EmbeddingUnavailable):
                         embed_pending(store, configured_embedder())

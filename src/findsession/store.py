@@ -254,8 +254,7 @@ class Store:
             " VALUES (?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))",
             (session_id,),
         )
-        self.db.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
-        self.db.execute("DELETE FROM session_meta WHERE session_id = ?", (session_id,))
+        self.drop_session_content(session_id)
         children = [
             r[0]
             for r in self.db.execute("SELECT id FROM sessions WHERE parent_id = ?", (session_id,))
@@ -267,6 +266,11 @@ class Store:
                 (child,),
             )
             self.delete_session(child)
+
+    def drop_session_content(self, session_id: str) -> None:
+        """Delete what was stored of a session's records; its next rebuild removes it."""
+        self.db.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
+        self.db.execute("DELETE FROM session_meta WHERE session_id = ?", (session_id,))
 
     def forget(self, session_ids: list[str]) -> None:
         """Delete sessions (and their subagents) for good: later runs skip them too."""
