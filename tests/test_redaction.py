@@ -72,6 +72,9 @@ def test_no_secret_reaches_any_byte_of_the_index(cli: CLI, tmp_path: Path) -> No
     shown = cli.run("read", "5ec2e7aa", "--tools").stdout
     assert "[REDACTED:openai-key]" in shown and SECRETS["openai-key"] not in shown
     assert "Rotate all of them now." in shown  # the rest of the text is intact
+    raw = cli.run("read", "5ec2e7aa", "--tools", "--raw").stdout
+    assert SECRETS["openai-key"] in raw and SECRETS["github-token"] in raw  # when asked
+    assert "[REDACTED:" not in raw.split("turn 1", 1)[1]  # the header keeps the indexed title
 
 
 def test_private_spans_and_private_sessions_stay_out(cli: CLI) -> None:

@@ -103,6 +103,11 @@ def _parser() -> argparse.ArgumentParser:
         help="with --turn, also K turns before and after",
     )
     p.add_argument("--tools", action="store_true", help="include tool calls and their output")
+    p.add_argument(
+        "--raw",
+        action="store_true",
+        help="show the transcript's own text, secrets included (default: as indexed, redacted)",
+    )
     p.add_argument("--json", action="store_true", help="print as JSON")
 
     p = sub.add_parser("status", parents=[common], help="what the index holds")
@@ -302,7 +307,9 @@ class _progress_bar:  # noqa: N801 - used as a context manager like a function
 def _cmd_read(args: argparse.Namespace, store: Store, out: Console, err: Console) -> int:
     if args.context < 0:
         raise FindsessionError("--context must be 0 or more")
-    view = read_session(store, args.session, turn=args.turn, context=args.context, tools=args.tools)
+    view = read_session(
+        store, args.session, turn=args.turn, context=args.context, tools=args.tools, raw=args.raw
+    )
     if args.json:
         print(json.dumps(jsonout.read_json(view), ensure_ascii=False, indent=2))
     else:

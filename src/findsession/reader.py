@@ -6,10 +6,14 @@ session ids and number turns the same way as search does.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import json
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from findsession.errors import SessionNotFound
 from findsession.model import Message, MessageKind, Session
+from findsession.redact import redact
+from findsession.sources.claude_code import parse_record
 from findsession.store import Store
 
 
@@ -60,12 +64,20 @@ def read_session(
     tools: bool = False,
     first: int | None = None,
     last: int | None = None,
+    raw: bool = False,
 ) -> SessionView:
-    """Turns of a session: all, `turn`, or `first`..`last`, with `context` more on each side."""
+    """Turns of a session: all, `turn`, or `first`..`last`, with `context` more on each side.
+
+    The text is what the index holds (secrets redacted); `raw` reads it back from the
+    transcript instead, where the transcript still holds those lines unchanged.
+    """
     session = resolve_session(store, ref)
     views: list[TurnView] = []
     seen: set[tuple[str | None, str, str]] = set()
-    for msg in store.session_messages(session.id):
+    messages = store.session_messages(session.id)
+    if raw:
+        messages = _from_transcript(messages, store.message_sources(session.id))
+    for msg in messages:
         if msg.kind is MessageKind.PROMPT:
             views.append(TurnView(len(views) + 1, msg.timestamp, [msg]))
             seen = set()
@@ -88,3 +100,38 @@ def read_session(
         low, high = max(1, low - context), min(total, high + context)
         views = views[low - 1 : high]
     return SessionView(session, total, views)
+
+
+def _from_transcript(messages: list[Message], sources: list[tuple[str, int, int]]) -> list[Message]:
+    """Each message with its text as the transcript has it, read from the files the index
+    recorded (never a path from the caller). A line that no longer redacts to the stored
+    text (the file was rewritten) keeps the stored text."""
+    wanted: dict[str, set[int]] = {}
+    for path, line, _ in sources:
+        wanted.setdefault(path, set()).add(line)
+    originals: dict[tuple[str, int, int], str] = {}
+    for path, lines in wanted.items():
+        in_subagent = "/subagents/" in path or Path(path).name.startswith("agent-")
+        try:
+            with open(path, "rb") as fh:
+                for number, raw_line in enumerate(fh, 1):
+                    if number not in lines:
+                        continue
+                    try:
+                        obj = json.loads(raw_line.decode("utf-8", "replace"))
+                    except ValueError:
+                        continue
+                    if not isinstance(obj, dict):
+                        continue
+                    for part, rec in enumerate(parse_record(obj, number, in_subagent)):
+                        if isinstance(rec, Message):
+                            originals[(path, number, part)] = rec.text
+        except OSError:
+            continue  # the transcript is gone: the stored text is all there is
+    out = []
+    for msg, key in zip(messages, sources, strict=True):
+        text = originals.get(key)
+        if text is not None and redact(text)[0] == msg.text:
+            msg = replace(msg, text=text)
+        out.append(msg)
+    return out

@@ -389,6 +389,13 @@ class Store:
             for r in rows
         ]
 
+    def message_sources(self, session_id: str) -> list[tuple[str, int, int]]:
+        """(file, line, part) of each of the session's messages, in `session_messages` order."""
+        return self.query(
+            "SELECT file_path, line, part FROM messages WHERE session_id = ? ORDER BY line, part",
+            (session_id,),
+        )
+
     def session_meta(self, session_id: str) -> list[MetaEvent]:
         rows = self.db.execute(
             "SELECT kind, value, line, leaf_uuid FROM session_meta WHERE session_id = ?"
