@@ -112,3 +112,56 @@ def test_transcripts_are_never_written(store: Store, projects: Path) -> None:
     index(store, projects)
     index(store, projects, prune=True)
     assert (path.read_bytes(), path.stat().st_mtime_ns) == before
+
+
+def test_a_hostile_set_indexes_without_losing_the_other_files(store: Store, projects: Path) -> None:
+    folder = project_dir(projects, "/home/dev/code/app")
+    good = good_session(folder)
+    (folder / "loop").symlink_to(folder, target_is_directory=True)  # a link loop
+    (projects / "up").symlink_to(projects.parent, target_is_directory=True)
+    huge = Transcript(session_id="huge")
+    huge.prompt("paste: " + "x" * (10 << 20))  # one 10 MB line
+    huge.reply("That was long.")
+    huge.write(folder)
+    nul = Transcript(session_id="nul")
+    nul.prompt("a prompt with a \x00 NUL inside").reply("handled")
+    nul.write(folder)
+    shrinking = Transcript(session_id="shrinking")
+    for i in range(20):
+        shrinking.prompt(f"question {i} about pelicans").reply(f"answer {i}")
+    path = shrinking.write(folder)
+
+    index(store, projects)
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 3])  # cut mid-line
+    report = index(store, projects)
+
+    assert store.get_session("good") is not None and store.get_session("nul") is not None
+    assert store.scalar("SELECT length(prompt) FROM units WHERE session_id = 'huge'") < 100_200
+    kept = store.scalar("SELECT n_turns FROM sessions WHERE id = 'shrinking'")
+    assert 0 < kept < 20  # re-read from the start: only what the file still holds
+    assert store.scalar("SELECT count(*) FROM files WHERE path LIKE '%loop%'") == 0
+    assert report.errors == []
+    assert search(store, "NUL inside", KW).hits[0].session.id == "nul"
+    assert good.exists()
+
+
+def test_a_full_disk_stops_the_run_cleanly_and_keeps_the_index(
+    store: Store, projects: Path
+) -> None:
+    folder = project_dir(projects, "/home/dev/code/app")
+    good_session(folder)
+    index(store, projects)
+    pages = store.scalar("PRAGMA page_count")
+    store.db.execute(f"PRAGMA max_page_count = {pages + 20}")  # SQLite's own "disk full"
+    for i in range(30):
+        t = Transcript(session_id=f"filler-{i:02d}")
+        for turn in range(10):
+            t.prompt(f"filler {i} {turn} " + "words " * 300).reply("more " * 300)
+        t.write(folder)
+    report = index(store, projects)
+    assert report.interrupted
+    assert any("full" in message for _, message in report.errors)
+    assert search(store, "signing keys", KW).hits[0].session.id == "good"  # still searchable
+    store.db.execute("PRAGMA max_page_count = 1073741823")
+    again = index(store, projects)
+    assert not again.interrupted and store.get_session("filler-29") is not None

@@ -243,6 +243,8 @@ def _cmd_index(args: argparse.Namespace, store: Store, out: Console, err: Consol
         embedded = _embed(store, err)
     if args.json:
         print(json.dumps(jsonout.index_json(report, embedded), ensure_ascii=False, indent=2))
+    if report.failed:
+        return 1
     return 130 if report.interrupted or (embedded and embedded.interrupted) else 0
 
 

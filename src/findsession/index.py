@@ -20,6 +20,8 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+import apsw
+
 from findsession.model import Message, MessageKind, MetaEvent, MetaKind, Problem, Session
 from findsession.redact import PRIVATE_MARKER, redact
 from findsession.sources import SOURCES, SourceFile
@@ -64,6 +66,8 @@ class IndexReport:
     interrupted: bool = False
     #: Secrets replaced by `[REDACTED:kind]` before storing, by kind.
     redacted: dict[str, int] = field(default_factory=dict)
+    #: Why the run stopped early other than Ctrl-C (a full disk), or None.
+    failed: str | None = None
 
     def skipped_by_reason(self) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -129,6 +133,20 @@ def index_roots(
             progress(len(work), len(work), "")
     except KeyboardInterrupt:
         report.interrupted = True
+    except apsw.FullError as exc:
+        # The file being indexed rolled back to its savepoint; the files before it are
+        # committed and the index stays searchable.
+        report.interrupted = True
+        report.errors.append(
+            (
+                "(index)",
+                f"the disk or database is full ({exc}); free space"
+                " and run `findsession index` again",
+            )
+        )
+        with suppress(apsw.Error):
+            if store.db.in_transaction:
+                store.db.execute("ROLLBACK")
     report.sessions_total = int(store.scalar("SELECT count(*) FROM sessions"))
     report.turns_total = int(store.scalar("SELECT count(*) FROM units WHERE kind = 'turn'"))
     report.seconds = time.perf_counter() - started
