@@ -197,3 +197,11 @@ def test_a_corrupt_index_is_named_and_rebuild_recovers(cli: CLI, corpus: Path) -
     assert "set the old index aside" in rebuilt.stderr
     assert cli.json("status")["sessions"] == 2
     assert list(db.parent.glob(f"{db.name}.broken-*"))  # kept, not deleted
+
+
+@pytest.mark.parametrize("ref", ["../../etc/passwd", "/etc/passwd", "~/.ssh/id_rsa", "%", "_"])
+def test_read_takes_session_ids_never_paths(cli: CLI, corpus: Path, ref: str) -> None:
+    cli.run("index", "--no-embed")
+    proc = cli.run("read", ref, "--raw", check=False)
+    assert proc.returncode == 1 and "no indexed session" in proc.stderr
+    assert "root:" not in proc.stdout

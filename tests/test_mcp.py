@@ -172,6 +172,8 @@ def test_bad_arguments_get_clear_errors_and_the_server_stays_up(
                     "cannot read the date",
                 ),
                 ("read_conversation", {"sessionId": "nope"}, "no indexed session"),
+                ("read_conversation", {"sessionId": "../../etc/passwd"}, "no indexed session"),
+                ("read_conversation", {"sessionId": "/etc/passwd"}, "no indexed session"),
                 ("read_conversation", {"sessionId": MAIN, "turn": 9}, "has turns 1–2"),
                 ("list_sessions", {"before": "soonish"}, "cannot read the date"),
             ]
