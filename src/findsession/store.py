@@ -512,6 +512,10 @@ class Store:
 
     def pending_units(self) -> list[int]:
         """Units without vectors, newest first: recent sessions are the likeliest asked about."""
+        if self.scalar("SELECT count(*) FROM units") == self.scalar(
+            "SELECT count(*) FROM embedded"
+        ):
+            return []  # the common case, answered from two counts instead of a join
         return [
             r[0]
             for r in self.db.execute(

@@ -20,8 +20,11 @@ class ClaudeCodeSource:
     def default_roots(self) -> list[Path]:
         return [claude_code.default_root()]
 
-    def discover(self, root: Path) -> Iterator[SourceFile]:
+    def discover(self, root: Path) -> Iterator[Path]:
         return claude_code.discover(root)
+
+    def describe(self, path: Path) -> SourceFile:
+        return claude_code.describe(path)
 
     def read(
         self, sf: SourceFile, fh: IO[bytes], start_offset: int, start_line: int, stats: ReadStats

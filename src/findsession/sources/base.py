@@ -37,8 +37,12 @@ class Source(Protocol):
         """Roots indexed when the user names none."""
         ...
 
-    def discover(self, root: Path) -> Iterator[SourceFile]:
-        """Every transcript file under `root`."""
+    def discover(self, root: Path) -> Iterator[Path]:
+        """Every transcript file under `root`: paths only, so an unchanged file costs a stat."""
+        ...
+
+    def describe(self, path: Path) -> SourceFile:
+        """What a file is (main session or subagent, its ids), for a file about to be read."""
         ...
 
     def read(

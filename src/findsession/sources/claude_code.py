@@ -54,7 +54,7 @@ def default_root() -> Path:
     return (Path(base).expanduser() if base else Path.home() / ".claude") / "projects"
 
 
-def discover(root: Path) -> Iterator[SourceFile]:
+def discover(root: Path) -> Iterator[Path]:
     """Yield every transcript under `root`, main sessions before their subagents.
 
     Symlinked folders are not followed (a link loop under a root must not hang the
@@ -62,13 +62,14 @@ def discover(root: Path) -> Iterator[SourceFile]:
     """
     if root.is_file():
         if root.suffix == ".jsonl":
-            yield describe(root)
+            yield root
         return
     for folder, dirs, files in os.walk(root, followlinks=False):
         dirs[:] = sorted(d for d in dirs if d != "tool-results")
+        base = Path(folder)
         for name in sorted(files):
             if name.endswith(".jsonl"):
-                yield describe(Path(folder) / name)
+                yield base / name
 
 
 def describe(path: Path) -> SourceFile:
