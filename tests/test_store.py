@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import stat
+import threading
+import time
 from pathlib import Path
 
 import apsw
@@ -79,3 +81,27 @@ def test_not_a_database_gets_a_clear_error(tmp_path: Path) -> None:
     path.write_bytes(b"this is not sqlite" * 500)
     with pytest.raises(DatabaseError, match="not a findsession index"):
         Store.open(path)
+
+
+def test_a_write_transaction_that_reads_first_is_not_refused(db_path: Path) -> None:
+    """Two processes' index runs: one reads then writes while the other commits between.
+
+    A deferred transaction fails at once with "database is locked" (SQLite cannot wait
+    out that conflict); taking the write lock up front makes the other writer wait.
+    """
+    first, second = Store.open(db_path), Store.open(db_path)
+
+    def other_writer() -> None:
+        with second.transaction():
+            second.set_setting("from-second", "1")
+
+    with first.transaction():
+        first.scalar("SELECT count(*) FROM sessions")
+        writer = threading.Thread(target=other_writer)
+        writer.start()
+        time.sleep(0.3)  # the other writer tries to commit in between
+        first.set_setting("from-first", "1")
+    writer.join(timeout=30)
+    assert first.setting("from-first") == "1" and first.setting("from-second") == "1"
+    first.close()
+    second.close()
