@@ -16,10 +16,6 @@ _CJK_RUN = re.compile(
 )
 
 
-def has_cjk(text: str) -> bool:
-    return _CJK_RUN.search(text) is not None
-
-
 def runs(text: str) -> list[str]:
     """Maximal runs of CJK characters, in order."""
     return _CJK_RUN.findall(text)

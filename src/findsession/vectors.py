@@ -26,7 +26,3 @@ def sign_codes(vectors: np.ndarray) -> np.ndarray:
     if pad:
         bits = np.pad(bits, ((0, 0), (0, pad)))
     return np.ascontiguousarray(bits).view(np.uint64)
-
-
-def dequantize(scale: float, data: bytes) -> np.ndarray:
-    return np.frombuffer(data, dtype=np.int8).astype(np.float32) * np.float32(scale)
