@@ -57,6 +57,7 @@ class Scope:
     directory: str | None  # None: every project
     started: float
     explicit_current: str | None  # the agent's own session id, when the client says it
+    hybrid_weight: float = 0.5  # from the config, read once at start
 
 
 def build_server(db_path: Path, scope: Scope) -> MCPServer:
@@ -126,7 +127,7 @@ def build_server(db_path: Path, scope: Scope) -> MCPServer:
             after=after,
             before=before,
             kind=kind,
-            hybrid_weight=config.load_config().hybrid_weight,
+            hybrid_weight=scope.hybrid_weight,
         )
         current = None if sessionId else _current_session(store, scope, project)
         if current:
@@ -396,6 +397,7 @@ def serve(db_path: Path, directory: str | None, all_projects: bool) -> None:
         started=time.time(),
         explicit_current=os.environ.get("FINDSESSION_CURRENT_SESSION")
         or os.environ.get("CLAUDE_SESSION_ID"),
+        hybrid_weight=cfg.hybrid_weight,
     )
     interval = float(os.environ.get("FINDSESSION_REFRESH_SECONDS", REFRESH_SECONDS))
     roots = config.default_roots(cfg)

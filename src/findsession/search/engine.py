@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import apsw
 import numpy as np
@@ -254,7 +254,9 @@ def _exact_units(store: Store, query: str, opts: SearchOptions, limit: int) -> s
         return set()
     expression = " AND ".join(fts_query.quote(t) for t in tokens)
     try:
-        candidates = [m.unit_id for m in keyword_search(store, expression, _raw(opts), limit)]
+        candidates = [
+            m.unit_id for m in keyword_search(store, expression, replace(opts, raw=True), limit)
+        ]
     except KeywordQueryError:
         return set()
     if not candidates:
@@ -267,11 +269,6 @@ def _exact_units(store: Store, query: str, opts: SearchOptions, limit: int) -> s
         [*candidates, *(t.lower() for t in tokens)],
     )
     return {r[0] for r in rows}
-
-
-def _raw(opts: SearchOptions) -> SearchOptions:
-    copy = SearchOptions(**{**opts.__dict__, "raw": True})
-    return copy
 
 
 def _fuse(

@@ -93,6 +93,8 @@ def _specific_words(store: Store, query: str) -> list[str]:
     if len(words) < 2:
         return words
     units = store.scalar("SELECT max(id) FROM units") or 0
+    if units <= COMMON_MIN_UNITS:  # no word can be that common: skip the lookups
+        return words
     tokenizer = store.db.fts5_tokenizer("porter", ["unicode61"])
     kept = []
     for word in words:
