@@ -1,6 +1,7 @@
 """Retrieval quality on LoCoMo: recall@k of the evidence turns, keyword vs vector vs hybrid.
 
-    python bench/locomo.py [--data ../shared/benchmarks/locomo/locomo10.json] [--db PATH]
+    python bench/locomo.py [--model all-MiniLM-L6-v2|multilingual-e5-small]
+                           [--data ../shared/benchmarks/locomo/locomo10.json] [--db PATH]
 
 Each dialogue turn becomes a unit (speaker name, text, and the caption of any photo
 shared), each sample one conversation (a session), dated by its LoCoMo session. Every
@@ -22,7 +23,7 @@ from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
 
-from findsession.embeddings import configured_embedder
+from findsession.embeddings import ENGLISH_MODEL, MULTILINGUAL_MODEL, build_embedder
 from findsession.model import Session
 from findsession.search.engine import retrieve
 from findsession.search.filters import SearchOptions
@@ -101,13 +102,19 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--db", type=Path, help="reuse this index (built on first use)")
+    parser.add_argument(
+        "--model",
+        choices=(ENGLISH_MODEL, MULTILINGUAL_MODEL),
+        default=ENGLISH_MODEL,
+        help="bundled embedding model (default: %(default)s)",
+    )
     args = parser.parse_args()
     if not args.data.exists():
         print(f"LoCoMo data not found at {args.data}; pass --data", file=sys.stderr)
         return 0
     samples = json.loads(args.data.read_text())
     db = args.db or Path(tempfile.mkdtemp()) / "locomo.db"
-    embedder = configured_embedder()
+    embedder = build_embedder({"provider": "bundled", "model": args.model})
     with Store.open(db) as store:
         if not store.scalar("SELECT count(*) FROM units"):
             load(store, samples)

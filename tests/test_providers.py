@@ -98,7 +98,7 @@ def test_changing_the_model_re_embeds_and_never_mixes(
     cli: CLI, tmp_path: Path, corpus: Path, server: EmbeddingServer
 ) -> None:
     first = cli.json("index")["embedding"]
-    assert first["model"].startswith("onnx:all-MiniLM-L6-v2")
+    assert first["model"].startswith("onnx:multilingual-e5-small")
     configure(tmp_path, f'[embedding]\nprovider = "ollama"\nurl = "{server.url}"\n')
     # Before re-indexing, the stored vectors belong to another model: keyword only.
     out = cli.run("invoice totals")

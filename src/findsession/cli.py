@@ -15,12 +15,14 @@ from pathlib import Path
 
 import apsw
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from findsession import config, jsonout, render
-from findsession.embeddings import EmbeddingUnavailable, configured_embedder
+from findsession.embeddings import EmbeddingUnavailable
 from findsession.errors import FindsessionError
 from findsession.index import Root, index_roots
+from findsession.model_choice import index_embedder
 from findsession.reader import read_session, resolve_session
 from findsession.search.engine import search
 from findsession.search.filters import KINDS, MODES, SPEAKERS, SearchOptions
@@ -208,7 +210,7 @@ def _cmd_search(args: argparse.Namespace, store: Store, out: Console, err: Conso
     else:
         render.print_search(out, response, explain=args.explain)
     for note in response.notes:
-        err.print(f"note: {note}", soft_wrap=True)
+        err.print(f"note: {escape(note)}", soft_wrap=True)
     if not args.json:
         found = f"{len(response.hits)} session{'s' if len(response.hits) != 1 else ''}"
         err.print(
@@ -251,10 +253,13 @@ def _cmd_index(args: argparse.Namespace, store: Store, out: Console, err: Consol
 def _embed(store: Store, err: Console) -> EmbedReport | None:
     """The embedding stage: vectors for every unit that has none, with a progress bar."""
     try:
-        embedder = configured_embedder()
+        embedder, choice = index_embedder(store, config.load_config().embedding)
     except EmbeddingUnavailable as exc:
-        err.print(f"note: no vectors built ({exc}); keyword search works", soft_wrap=True)
+        reason = escape(str(exc))
+        err.print(f"note: no vectors built ({reason}); keyword search works", soft_wrap=True)
         return None
+    if choice.advice:
+        err.print(f"note: {escape(choice.advice)}", soft_wrap=True)
     stored = store.setting("embedding_model")
     if stored is not None and stored != embedder.identity:
         err.print(
@@ -266,8 +271,12 @@ def _embed(store: Store, err: Console) -> EmbedReport | None:
         with _progress_bar(err, "embedding") as progress:
             report = embed_pending(store, embedder, progress=progress)
     except EmbeddingUnavailable as exc:
-        err.print(f"note: vectors not built ({exc}); keyword search works", soft_wrap=True)
+        reason = escape(str(exc))
+        err.print(f"note: vectors not built ({reason}); keyword search works", soft_wrap=True)
         return None
+    if choice.scripts is not None:
+        report.non_latin_share = round(choice.scripts.share, 3)
+    report.advice = choice.advice
     render.print_embed_report(err, report)
     return report
 

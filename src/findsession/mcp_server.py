@@ -23,10 +23,11 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from findsession import config
-from findsession.embeddings import EmbeddingUnavailable, configured_embedder
+from findsession.embeddings import EmbeddingUnavailable
 from findsession.errors import FindsessionError
 from findsession.index import Root, index_roots
 from findsession.model import MessageKind, Session
+from findsession.model_choice import index_embedder
 from findsession.reader import read_session
 from findsession.search.engine import search
 from findsession.search.filters import BadOption, SearchOptions, parse_when
@@ -133,7 +134,7 @@ def build_server(db_path: Path, scope: Scope) -> MCPServer:
         if current:
             opts.top += 1  # room for the one left out
         try:
-            response = search(store, query, opts, configured_embedder)
+            response = search(store, query, opts)
         except BadOption as exc:
             raise ToolError(str(exc)) from exc
         hits = [h for h in response.hits if h.session.id != current][:top]
@@ -381,7 +382,8 @@ class BackgroundIndexer(threading.Thread):
                     )
                     # Without a model keyword search still works; search says why.
                     with suppress(EmbeddingUnavailable):
-                        embed_pending(store, configured_embedder())
+                        embedder, _ = index_embedder(store, config.load_config().embedding)
+                        embed_pending(store, embedder)
                 self.last_error = None
             except Exception as exc:  # noqa: BLE001 - never let the thread die
                 self.last_error = str(exc)

@@ -35,6 +35,10 @@ class EmbedReport:
     pending_before: int = 0
     replaced_model: str | None = None
     interrupted: bool = False
+    #: Share of recent turns written mostly in non-Latin scripts (None: not measured).
+    non_latin_share: float | None = None
+    #: A sentence for the user when the model in use cannot read much of the corpus.
+    advice: str | None = None
 
     @property
     def texts_per_second(self) -> float:

@@ -31,6 +31,9 @@ class Embedder(Protocol):
     dims: int
     #: Cosine below which a unit found only by this model is not shown (0: no floor).
     min_cosine: float
+    #: A unit found only by this model must score within this of the best match: models
+    #: spread cosines differently (MiniLM over 0..1, e5 within about 0.7..0.95).
+    cosine_margin: float
 
     def embed(self, texts: list[str], role: Role) -> np.ndarray:
         """Vectors of shape (len(texts), dims), float32, each of length 1."""

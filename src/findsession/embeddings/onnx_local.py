@@ -1,12 +1,14 @@
-"""Sentence embeddings from an ONNX model on the CPU: the bundled default, or a user's folder.
+"""Sentence embeddings from an ONNX model on the CPU: a bundled model, or a user's folder.
 
-A model folder holds `model.onnx`, `tokenizer.json` and optionally `model.json` (name,
-dims, max_tokens, pooling, prefixes). onnxruntime and tokenizers are imported here and
-only here, so keyword-only work never pays for them.
+A model folder holds `model.onnx`, a tokenizer (`tokenizer.json` or a SentencePiece
+`tokenizer.model`) and optionally `model.json` (name, dims, max_tokens, prefixes,
+min_cosine). onnxruntime and the tokenizer libraries are imported here and only here, so
+keyword-only work never pays for them.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from importlib import resources
@@ -16,6 +18,8 @@ from typing import Any
 import numpy as np
 
 from findsession.embeddings.base import MAX_CHUNKS, EmbeddingUnavailable, Role, normalize
+from findsession.embeddings.tokenize import Tokenizer, load_tokenizer, tokenizer_path
+from findsession.scripts import cjk_fraction
 
 #: Tokens per run of the model at most (batch x length): onnxruntime's arena keeps the
 #: peak memory of the largest batch for the life of the process.
@@ -24,9 +28,13 @@ TOKENS_PER_RUN = 8192
 CHUNK_OVERLAP = 32
 
 
-def bundled_model_dir() -> Path:
-    """The all-MiniLM-L6-v2 model shipped inside the package."""
-    return Path(str(resources.files("findsession") / "models" / "all-MiniLM-L6-v2"))
+#: The models shipped inside the package, by folder name.
+BUNDLED_MODELS = ("all-MiniLM-L6-v2", "multilingual-e5-small")
+
+
+def bundled_model_dir(name: str = "all-MiniLM-L6-v2") -> Path:
+    """The folder of a model shipped inside the package."""
+    return Path(str(resources.files("findsession") / "models" / name))
 
 
 class OnnxEmbedder:
@@ -38,36 +46,31 @@ class OnnxEmbedder:
             (p for p in (folder / "model.onnx", folder / "onnx" / "model.onnx") if p.exists()),
             None,
         )
-        if model_file is None or not (folder / "tokenizer.json").exists():
-            raise EmbeddingUnavailable(
-                f"{folder} is not an ONNX model folder (needs model.onnx and tokenizer.json)"
-            )
+        if model_file is None:
+            raise EmbeddingUnavailable(f"{folder} is not an ONNX model folder (no model.onnx)")
         spec: dict[str, Any] = {}
         if (folder / "model.json").exists():
             spec = json.loads((folder / "model.json").read_text(encoding="utf-8"))
         spec.update({k: v for k, v in (overrides or {}).items() if v is not None})
-        from tokenizers import Tokenizer
-
-        try:
-            self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
-        except Exception as exc:  # tokenizers raises its own untyped errors
-            raise EmbeddingUnavailable(f"cannot read {folder / 'tokenizer.json'}: {exc}") from exc
+        self._tokenizer_file = tokenizer_path(folder, spec.get("tokenizer"))
+        self._tokenizer_loaded: Tokenizer | None = None
         self._model_file = model_file
         self._loaded: Any = None
         self.max_tokens = int(spec.get("max_tokens", 256))
         self.query_prefix = str(spec.get("query_prefix", ""))
         self.document_prefix = str(spec.get("document_prefix", ""))
         self.min_cosine = float(spec.get("min_cosine", 0.0))
-        # The shipped tokenizer.json may truncate and pad to its own length (128 for
-        # MiniLM, half the model's window); set both explicitly.
-        self._tokenizer.no_padding()
-        self._tokenizer.no_truncation()
+        self.cosine_margin = float(spec.get("cosine_margin", 0.35))
+        self._centroids = _centroids(spec.get("centroids"))
         name = spec.get("name") or folder.name
         self.dims = int(spec.get("dims") or self._probe_dims())
         self.identity = (
             f"onnx:{name}:{self.dims}d:{self.max_tokens}t:{model_file.stat().st_size}"
             f":{self.query_prefix!r}:{self.document_prefix!r}"
         )
+        if self._centroids is not None:
+            digest = hashlib.sha256(self._centroids.tobytes()).hexdigest()[:8]
+            self.identity += f":centred-{digest}"
 
     @property
     def _session(self) -> Any:
@@ -92,17 +95,23 @@ class OnnxEmbedder:
             self._inputs = {i.name for i in self._loaded.get_inputs()}
         return self._loaded
 
+    @property
+    def _tokenizer(self) -> Tokenizer:
+        """Loaded on first use: a 250k-piece vocabulary takes half a second, which a
+        no-op index run (it only compares identities) must not pay."""
+        if self._tokenizer_loaded is None:
+            self._tokenizer_loaded = load_tokenizer(self._tokenizer_file)
+        return self._tokenizer_loaded
+
     def _probe_dims(self) -> int:
-        return int(self._run([self._tokenizer.encode("probe")]).shape[1])
+        return int(self._run(self._tokenizer.ids(["probe"], self.max_tokens)).shape[1])
 
     def spans(self, text: str) -> list[tuple[int, int]]:
-        encoding = self._tokenizer.encode(text[: MAX_CHUNKS * self.max_tokens * 8])
-        pairs = zip(encoding.offsets, encoding.special_tokens_mask, strict=True)
-        offsets = [offset for offset, special in pairs if not special]
+        offsets = self._tokenizer.offsets(text[: MAX_CHUNKS * self.max_tokens * 8])
         if not offsets:
             return [(0, len(text))] if text.strip() else []
-        prefix = len(self._tokenizer.encode(self.document_prefix).ids) - 2
-        window = self.max_tokens - 2 - max(prefix, 0)
+        prefix = self._tokenizer.count(self.document_prefix) if self.document_prefix else 0
+        window = self.max_tokens - 2 - prefix
         spans = []
         start = 0
         while start < len(offsets) and len(spans) < MAX_CHUNKS:
@@ -115,32 +124,42 @@ class OnnxEmbedder:
 
     def embed(self, texts: list[str], role: Role) -> np.ndarray:
         prefix = self.query_prefix if role == "query" else self.document_prefix
-        self._tokenizer.enable_truncation(max_length=self.max_tokens)
-        try:
-            encodings = self._tokenizer.encode_batch([prefix + t for t in texts])
-        finally:
-            self._tokenizer.no_truncation()
+        encodings = self._tokenizer.ids([prefix + t for t in texts], self.max_tokens)
         out = np.zeros((len(texts), self.dims), dtype=np.float32)
         # Similar lengths share a run, so little of each run is padding.
-        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i]))
         batch: list[int] = []
         for i in order:
-            longest = len(encodings[i].ids)
+            longest = len(encodings[i])
             if batch and longest * (len(batch) + 1) > TOKENS_PER_RUN:
                 out[batch] = self._run([encodings[j] for j in batch])
                 batch = []
             batch.append(i)
         if batch:
             out[batch] = self._run([encodings[j] for j in batch])
+        if self._centroids is not None:
+            out = self._centre(texts, out)
         return out
 
-    def _run(self, encodings: list[Any]) -> np.ndarray:
-        length = max(len(e.ids) for e in encodings)
+    def _centre(self, texts: list[str], vectors: np.ndarray) -> np.ndarray:
+        """Subtract each text's language centroid, so meaning outweighs language.
+
+        A small multilingual model puts any two English texts closer than an English
+        and a Chinese text about the same thing: its vectors carry the language as a
+        large shared offset. Centroids measured on parallel sentences (see
+        tools/export_e5.py) remove it; a mixed text gets the mix of the two.
+        """
+        cjk = np.array([cjk_fraction(t) for t in texts], dtype=np.float32)[:, None]
+        latin, chinese = self._centroids
+        return normalize(vectors - (cjk * chinese + (1 - cjk) * latin))
+
+    def _run(self, encodings: list[list[int]]) -> np.ndarray:
+        length = max(len(e) for e in encodings)
         ids = np.zeros((len(encodings), length), dtype=np.int64)
         mask = np.zeros_like(ids)
         for row, e in enumerate(encodings):
-            ids[row, : len(e.ids)] = e.ids
-            mask[row, : len(e.ids)] = 1
+            ids[row, : len(e)] = e
+            mask[row, : len(e)] = 1
         session = self._session
         feed = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._inputs:
@@ -150,3 +169,13 @@ class OnnxEmbedder:
             weights = mask[:, :, None].astype(np.float32)
             output = (output * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1.0)
         return normalize(output)
+
+
+def _centroids(spec: Any) -> np.ndarray | None:
+    """model.json's `centroids` ({"latin": [...], "cjk": [...]}) as a (2, dims) array."""
+    if not spec:
+        return None
+    try:
+        return np.array([spec["latin"], spec["cjk"]], dtype=np.float32)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise EmbeddingUnavailable(f"model.json has unusable centroids: {exc}") from exc

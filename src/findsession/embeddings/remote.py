@@ -38,6 +38,7 @@ class _HttpEmbedder:
         min_cosine: float = 0.0,
     ) -> None:
         self.min_cosine = min_cosine
+        self.cosine_margin = 0.35
         self.url = url.rstrip("/")
         self.model = model
         self.context = context

@@ -45,10 +45,6 @@ from findsession.store import Store
 _UNITS_PER_RESULT = 25
 _MIN_UNITS = 200
 _VECTOR_SNIPPET = 220
-#: A unit found only by meaning must score within this much of the best such unit.
-#: Ranks alone cannot say "nothing close"; raw cosine can, relative to the best.
-RELATIVE_MARGIN = 0.35
-
 EmbedderSource = Callable[[], Embedder]
 
 
@@ -145,25 +141,51 @@ def retrieve(
         )
         return found
     pins = dict.fromkeys(_exact_units(store, query, opts, limit) if keyword else [], "identifier")
-    if keyword and vector is not None and _holds_most_words(store, query, keyword[0].unit_id):
-        pins.setdefault(keyword[0].unit_id, "keyword-winner")
+    if keyword and vector:
+        held, words = _words_held(store, query, keyword[0].unit_id)
+        if held >= WINNER_COVERAGE * words:
+            pins.setdefault(keyword[0].unit_id, "keyword-winner")
+        elif words >= 3 and held < WEAK_COVERAGE * words:
+            found.notes.append(
+                f"the best keyword match holds {held} of the query's {words} words:"
+                " ranked by meaning"
+            )
+            keyword = []
     found.units = _fuse(keyword, vector, opts.hybrid_weight, pins, floor)
     return found
 
 
 #: Share of the query's words the keyword winner must hold to keep first place.
 WINNER_COVERAGE = 0.5
+#: Below this share, even the best keyword match only shares an incidental word with a
+#: query of three or more words (typical of a question in another language than the
+#: session): fusing it would put that word's units above the meaning's best.
+WEAK_COVERAGE = 1 / 3
 
 
-def _holds_most_words(store: Store, query: str, unit_id: int) -> bool:
-    """Whether the unit matches at least `WINNER_COVERAGE` of the query's content words.
+def _coverage_words(query: str) -> list[str]:
+    """The query's content words, with each CJK run counted as its bigrams: Chinese has
+    no spaces, so a whole sentence would otherwise count as one word held by any unit
+    sharing one two-character word with it."""
+    words: list[str] = []
+    for token in fts_query.content_tokens(query):
+        runs = cjk.runs(token)
+        if not runs:
+            words.append(token)
+        for run in runs:
+            words += cjk.bigrams(run) if len(run) > 1 else [run]
+    return list(dict.fromkeys(words))
 
-    Then the keyword match is specific enough that a weak vector list should not push
-    it down; a vague query matching one word of it is left to fusion.
+
+def _words_held(store: Store, query: str, unit_id: int) -> tuple[int, int]:
+    """How many of the query's content words the unit matches, and how many there are.
+
+    Many held: the keyword match is specific enough that a weak vector list should not
+    push it down. Few: the match is incidental and the vector list should decide.
     """
-    words = fts_query.content_tokens(query)
+    words = _coverage_words(query)
     if not words:
-        return False
+        return 0, 0
     held = 0
     for word in words:
         grams = fts_query.cjk_expression(word)
@@ -180,7 +202,7 @@ def _holds_most_words(store: Store, query: str, unit_id: int) -> bool:
                     break
             except apsw.SQLError:  # a token FTS5 cannot parse holds nothing
                 continue
-    return held >= WINNER_COVERAGE * len(words)
+    return held, len(words)
 
 
 def _start_query_vector(
@@ -195,9 +217,11 @@ def _start_query_vector(
         notes.append("no vectors yet: run `findsession index` to embed; keyword search only")
         return None
     if embedder is None:
-        from findsession.embeddings import configured_embedder
+        from findsession.embeddings import configured_embedder, model_of_identity
 
-        embedder = configured_embedder
+        # Under `model = "auto"`, the query is embedded by the model the vectors came from.
+        made_by = model_of_identity(store.setting("embedding_model"))
+        embedder = lambda: configured_embedder(made_by)  # noqa: E731
     source = embedder
 
     def work() -> tuple[Embedder, np.ndarray | None]:
@@ -240,7 +264,7 @@ def _vector_list(
     if opts.session:  # one session: the question is where in it, not whether
         return matches, -1.0
     best = matches[0].cosine if matches else 0.0
-    return matches, max(model.min_cosine, best - RELATIVE_MARGIN)
+    return matches, max(model.min_cosine, best - model.cosine_margin)
 
 
 def _exact_units(store: Store, query: str, opts: SearchOptions, limit: int) -> set[int]:

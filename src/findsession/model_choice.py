@@ -1,0 +1,84 @@
+"""Which embedding model an index run uses, and whether to tell the user to switch.
+
+The English model turns Chinese, Japanese, Korean and most other non-Latin text into
+noise; the multilingual one reads them but embeds about half as fast on a laptop CPU.
+So the choice follows the corpus: `model = "auto"` takes the multilingual model once a
+noticeable share of turns is in another script, and a fixed English model gets advice.
+Once an index holds multilingual vectors, `auto` keeps them: switching back would
+re-embed everything to read less.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from findsession.embeddings import (
+    AUTO,
+    ENGLISH_MODEL,
+    MULTILINGUAL_MODEL,
+    Embedder,
+    bundled_model_setting,
+    configured_embedder,
+    model_of_identity,
+)
+from findsession.scripts import ScriptShare, script_share
+from findsession.store import Store
+
+#: Share of turns in non-Latin scripts from which the English model is the wrong one.
+SWITCH_SHARE = 0.05
+#: Recent turns sampled: enough to see a habit, few enough to cost milliseconds.
+SAMPLE_TURNS = 3000
+
+
+@dataclass
+class ModelChoice:
+    """The model to embed with, and a sentence for the user when the corpus says more."""
+
+    model: str | None  # the bundled model in use; None for another provider
+    scripts: ScriptShare | None = None
+    advice: str | None = None
+
+
+def corpus_scripts(store: Store) -> ScriptShare:
+    """Scripts of the most recent turns people and agents typed (tool output left out)."""
+    rows = store.query(
+        "SELECT prompt || ' ' || reply FROM units WHERE kind = 'turn' ORDER BY id DESC LIMIT ?",
+        (SAMPLE_TURNS,),
+    )
+    return script_share([r[0] for r in rows])
+
+
+def choose_model(store: Store, settings: dict[str, Any]) -> ModelChoice:
+    """Resolve `auto` for this index, or advise when a fixed model cannot read the corpus."""
+    wanted = bundled_model_setting(settings)
+    if wanted is None or wanted == MULTILINGUAL_MODEL:
+        return ModelChoice(wanted)
+    current = model_of_identity(store.setting("embedding_model"))
+    if wanted == AUTO and current == MULTILINGUAL_MODEL:
+        return ModelChoice(MULTILINGUAL_MODEL)
+    scripts = corpus_scripts(store)
+    unreadable = scripts.share >= SWITCH_SHARE
+    if wanted == AUTO:
+        chosen = MULTILINGUAL_MODEL if unreadable else ENGLISH_MODEL
+        advice = None
+        if unreadable and current == ENGLISH_MODEL:
+            advice = (
+                f'{scripts.share:.0%} of recent turns are in {scripts.label}: model = "auto"'
+                f" switches to {MULTILINGUAL_MODEL}, which reads them"
+            )
+        return ModelChoice(chosen, scripts, advice)
+    advice = None
+    if unreadable:
+        advice = (
+            f"{scripts.share:.0%} of recent turns are in {scripts.label}, which {ENGLISH_MODEL}"
+            f' cannot read: set [embedding] model = "{MULTILINGUAL_MODEL}" (or "auto") in'
+            " the config file to search them by meaning"
+        )
+    return ModelChoice(wanted, scripts, advice)
+
+
+def index_embedder(store: Store, settings: dict[str, Any]) -> tuple[Embedder, ModelChoice]:
+    """The embedder an index run should use, with the choice behind it."""
+    choice = choose_model(store, settings)
+    return configured_embedder(choice.model if choice.model != AUTO else None), choice
