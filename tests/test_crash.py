@@ -72,6 +72,9 @@ def index_until(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # A suite started in the background by a shell inherits an ignored SIGINT, and
+        # Python then never raises KeyboardInterrupt: give the child a terminal's default.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 120
     while not ready() and proc.poll() is None:
