@@ -110,9 +110,10 @@ def synthetic_vectors(db: Path, seed: int = 1) -> int:
 
 
 def _bundled_identity() -> str:
-    from findsession.embeddings.onnx_local import OnnxEmbedder, bundled_model_dir
+    """The default model's identity, so search takes the synthetic vectors as its own."""
+    from findsession.embeddings import build_embedder
 
-    return OnnxEmbedder(bundled_model_dir()).identity
+    return build_embedder({}).identity
 
 
 def warm_queries(db: Path) -> dict[str, list[float]]:

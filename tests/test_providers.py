@@ -6,6 +6,7 @@ ours (config file, CLI, index, search) is the real thing, run as a user would.
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -109,6 +110,20 @@ def test_changing_the_model_re_embeds_and_never_mixes(
     assert status["embedding_model"].startswith("ollama:")
     assert status["embedded_units"] == status["units"]
     assert cli.json("search", "invoice rounding")["strategy"] == "hybrid"
+
+
+def test_a_model_file_that_cannot_load_leaves_keyword_search(
+    cli: CLI, tmp_path: Path, corpus: Path
+) -> None:
+    folder = tmp_path / "broken-model"
+    shutil.copytree(bundled_model_dir(), folder)
+    (folder / "model.onnx").write_bytes(b"not an onnx graph" * 100)
+    configure(tmp_path, f'[embedding]\nprovider = "onnx"\npath = "{folder}"\n')
+    index = cli.run("index")
+    assert "vectors not built (cannot load the model" in index.stderr
+    assert "Traceback" not in index.stderr
+    out = cli.run("invoice rounding")
+    assert "keyword search" in out.stderr and "invoice" in out.stdout
 
 
 def test_a_user_onnx_model_folder(cli: CLI, tmp_path: Path, corpus: Path) -> None:
