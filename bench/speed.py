@@ -1,7 +1,7 @@
 """Speed, size and memory at a heavy user's scale, against the targets.
 
     python bench/speed.py [--sizes 200,2000,20000] [--work DIR] [--embed-up-to 200]
-                          [--million]
+                          [--million] [--model multilingual-e5-small|all-MiniLM-L6-v2]
 
 For each size (main sessions), `bench/corpus.py` writes a corpus (kept in --work and
 reused), then this script measures, each through a real `findsession` process unless
@@ -110,10 +110,10 @@ def synthetic_vectors(db: Path, seed: int = 1) -> int:
 
 
 def _bundled_identity() -> str:
-    """The default model's identity, so search takes the synthetic vectors as its own."""
-    from findsession.embeddings import build_embedder
+    """The benchmarked model's identity, so search takes the synthetic vectors as its own."""
+    from findsession.embeddings import configured_embedder
 
-    return build_embedder({}).identity
+    return configured_embedder().identity
 
 
 def warm_queries(db: Path) -> dict[str, list[float]]:
@@ -156,7 +156,7 @@ def rg_times(root: Path) -> list[float] | None:
 def append_live(root: Path, token: str) -> Path:
     """Append a prompt and replies (10 lines) to the newest main session file."""
     newest = max((p for p in root.glob("*/*.jsonl")), key=lambda p: p.stat().st_mtime)
-    rng = random.Random(3)
+    rng = random.Random(token)  # new uuids per token: a reused corpus must not dedupe them
     last = json.loads(newest.read_text().splitlines()[-1])
     w = corpus.SessionWriter(
         rng,
@@ -181,7 +181,7 @@ def bench_size(sessions: int, work: Path, embed_up_to: int) -> dict:
     db = work / f"index-{sessions}.db"
     for suffix in ("", "-wal", "-shm"):
         Path(f"{db}{suffix}").unlink(missing_ok=True)
-    env = {**os.environ, "FINDSESSION_DB": str(db), "FINDSESSION_CONFIG": str(work / "none.toml")}
+    env = {**os.environ, "FINDSESSION_DB": str(db)}  # FINDSESSION_CONFIG: set by main()
     r: dict = {"sessions": sessions, "corpus_mb": corpus_bytes / 1e6}
 
     wall, rss, out, _ = run(["index", str(root), "--no-embed", "--json"], env)
@@ -205,7 +205,7 @@ def bench_size(sessions: int, work: Path, embed_up_to: int) -> dict:
     )
     r["noop_s"] = run(["index", str(root)], env)[0]
 
-    token = f"livetoken{sessions}x"
+    token = f"livetoken{sessions}x{time.time_ns() % 10**9}"
     append_live(root, token)
     wall, _, _, _ = run(["index", str(root)], env)
     found = run(["search", token, "--json", "--mode", "keyword"], env)[2]
@@ -243,7 +243,7 @@ def search_rss(db: Path, env: dict[str, str]) -> float:
 def million(work: Path, units: int = 1_000_000) -> dict:
     """A synthetic index of `units` turn units with random vectors, for the 1M targets."""
     db = work / "index-1m.db"
-    env = {**os.environ, "FINDSESSION_DB": str(db), "FINDSESSION_CONFIG": str(work / "none.toml")}
+    env = {**os.environ, "FINDSESSION_DB": str(db)}  # FINDSESSION_CONFIG: set by main()
     if not db.exists():
         rng = random.Random(1)
         per_session = 10
@@ -339,8 +339,15 @@ def main() -> int:
         help="embed for real up to this many sessions (default 200)",
     )
     parser.add_argument("--million", action="store_true", help="add the 1M-unit index")
+    parser.add_argument(
+        "--model", default="multilingual-e5-small", help="bundled model (default: %(default)s)"
+    )
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
+    config = args.work / f"config-{args.model}.toml"
+    config.write_text(f'[embedding]\nmodel = "{args.model}"\n')
+    os.environ["FINDSESSION_CONFIG"] = str(config)  # this process and every `findsession` run
+    print(f"model: {args.model}", file=sys.stderr)
     rows = []
     for size in (int(s) for s in args.sizes.split(",")):
         rows.append(bench_size(size, args.work, args.embed_up_to))
