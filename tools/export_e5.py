@@ -40,6 +40,7 @@ import onnx
 import sentencepiece as spm
 import torch
 from onnx import helper, numpy_helper
+from onnx_export import export_fp32
 from onnxruntime.quantization import QuantType, quantize_dynamic
 from onnxruntime.transformers.fusion_options import FusionOptions
 from onnxruntime.transformers.optimizer import optimize_model
@@ -257,39 +258,6 @@ def tokenizer_model(src: Source, work: Path) -> bytes:
     return proto.SerializeToString()
 
 
-class _Encoder(torch.nn.Module):
-    """Calls the model with keyword arguments only: newer transformers reject positional ones."""
-
-    def __init__(self, model: torch.nn.Module) -> None:
-        super().__init__()
-        self.model = model
-
-    def forward(self, input_ids, attention_mask, token_type_ids):  # noqa: ANN001, ANN201
-        return self.model(
-            input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
-        ).last_hidden_state
-
-
-def export(model: BertModel, work: Path) -> Path:
-    """Plain fp32 export with named inputs and dynamic batch and sequence axes."""
-    ids = torch.ones((2, 16), dtype=torch.long)
-    path = work / "fp32.onnx"
-    torch.onnx.export(
-        _Encoder(model),
-        (ids, torch.ones_like(ids), torch.zeros_like(ids)),
-        str(path),
-        input_names=["input_ids", "attention_mask", "token_type_ids"],
-        output_names=["last_hidden_state"],
-        dynamic_axes={
-            name: {0: "batch", 1: "sequence"}
-            for name in ("input_ids", "attention_mask", "token_type_ids", "last_hidden_state")
-        },
-        opset_version=17,
-        dynamo=False,
-    )
-    return path
-
-
 def exact_4bit_word_embeddings(path: Path, out: Path, src: Source) -> None:
     """Swap the word-embedding Gather for `GatherBlockQuantized` over the source's blocks.
 
@@ -384,7 +352,7 @@ def main() -> None:
         sp = spm.SentencePieceProcessor(model_file=str(OUT / "tokenizer.model"))
         # Before the export: tracing leaves the module computing slightly different values.
         reference = reference_vectors(model, sp)
-        fp32 = export(model, work)
+        fp32 = export_fp32(model, work / "fp32.onnx")
         options = FusionOptions("bert")
         options.enable_embed_layer_norm = False  # keep the Gather to quantize in 4 bits
         fused = optimize_model(

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import onnx
 import torch
+from onnx_export import export_fp32
 from onnxruntime.quantization import QuantType, quantize_dynamic
 from onnxruntime.transformers.optimizer import optimize_model
 from transformers import AutoModel
@@ -70,38 +71,9 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-class _Encoder(torch.nn.Module):
-    """Calls the model with keyword arguments only: newer transformers reject positional ones."""
-
-    def __init__(self, model: torch.nn.Module) -> None:
-        super().__init__()
-        self.model = model
-
-    def forward(self, input_ids, attention_mask, token_type_ids):  # noqa: ANN001, ANN201
-        return self.model(
-            input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
-        ).last_hidden_state
-
-
 def export(src: Path, work: Path) -> Path:
-    """Plain fp32 export with named inputs and dynamic batch and sequence axes."""
-    model = _Encoder(AutoModel.from_pretrained(src, attn_implementation="eager").eval())
-    ids = torch.ones((2, 16), dtype=torch.long)
-    path = work / "fp32.onnx"
-    torch.onnx.export(
-        model,
-        (ids, torch.ones_like(ids), torch.zeros_like(ids)),
-        str(path),
-        input_names=["input_ids", "attention_mask", "token_type_ids"],
-        output_names=["last_hidden_state"],
-        dynamic_axes={
-            name: {0: "batch", 1: "sequence"}
-            for name in ("input_ids", "attention_mask", "token_type_ids", "last_hidden_state")
-        },
-        opset_version=17,
-        dynamo=False,
-    )
-    return path
+    model = AutoModel.from_pretrained(src, attn_implementation="eager").eval()
+    return export_fp32(model, work / "fp32.onnx")
 
 
 def reference_vectors(src: Path) -> list[list[float]]:
