@@ -208,6 +208,30 @@ def test_auto_keeps_the_fast_model_for_english(cli: CLI, tmp_path: Path) -> None
     assert report["non_latin_share"] == 0 and report["advice"] is None
 
 
+def test_auto_switches_once_the_corpus_turns_chinese(cli: CLI, tmp_path: Path) -> None:
+    configure(tmp_path, "auto")
+    root = tmp_path / "home" / ".claude" / "projects"
+    for sid in (EN_CSS, EN_RETRY, EN_LEAK):
+        t = Transcript(session_id=sid, cwd="/home/dev/shop")
+        for prompt, reply in SESSIONS[sid]:
+            t.prompt(prompt).reply(reply)
+        t.write(project_dir(root, "/home/dev/shop"))
+    first = cli.json("index")["embedding"]
+    assert first["model"].startswith(f"onnx:{MINILM}")
+    t = Transcript(session_id=ZH_DEPLOY, cwd="/home/dev/shop")
+    for prompt, reply in SESSIONS[ZH_DEPLOY]:
+        t.prompt(prompt).reply(reply)
+    t.write(project_dir(root, "/home/dev/shop"))
+    proc = cli.run("index", "--json")
+    assert 'model = "auto" switches to multilingual-e5-small' in proc.stderr
+    assert "the embedding model changed" in proc.stderr
+    second = json.loads(proc.stdout)["embedding"]
+    assert second["model"].startswith(f"onnx:{E5}") and second["replaced_model"] == first["model"]
+    assert top_session(cli, ZH_QUERY)[0] == ZH_DEPLOY
+    # A run with nothing new keeps the model and its vectors.
+    assert cli.json("index")["embedding"]["replaced_model"] is None
+
+
 def test_english_model_on_a_chinese_corpus_says_what_to_switch_to(
     cli: CLI, tmp_path: Path, bilingual: Path
 ) -> None:
