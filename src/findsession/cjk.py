@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import re
 
-_CJK_RUN = re.compile(
-    "[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-    "\uac00-\ud7af\u1100-\u11ff\u3130-\u318f\U00020000-\U0002ffff]+"
+#: Kana, Han (with extensions and compatibility forms) and Hangul, as a regex class body.
+CJK_CHARS = (
+    "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+    "\uac00-\ud7af\u1100-\u11ff\u3130-\u318f\U00020000-\U0002ffff"
 )
+_CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
 
 
 def runs(text: str) -> list[str]:

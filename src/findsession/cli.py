@@ -12,6 +12,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import apsw
 from rich.console import Console
@@ -242,7 +243,7 @@ def _cmd_index(args: argparse.Namespace, store: Store, out: Console, err: Consol
     render.print_index_report(err, report, args.verbose)
     embedded = None
     if not report.interrupted and not args.no_embed:
-        embedded = _embed(store, err)
+        embedded = _embed(store, err, cfg.embedding)
     if args.json:
         print(json.dumps(jsonout.index_json(report, embedded), ensure_ascii=False, indent=2))
     if report.failed:
@@ -250,10 +251,10 @@ def _cmd_index(args: argparse.Namespace, store: Store, out: Console, err: Consol
     return 130 if report.interrupted or (embedded and embedded.interrupted) else 0
 
 
-def _embed(store: Store, err: Console) -> EmbedReport | None:
+def _embed(store: Store, err: Console, settings: dict[str, Any]) -> EmbedReport | None:
     """The embedding stage: vectors for every unit that has none, with a progress bar."""
     try:
-        embedder, choice = index_embedder(store, config.load_config().embedding)
+        embedder, choice = index_embedder(store, settings)
     except EmbeddingUnavailable as exc:
         reason = escape(str(exc))
         err.print(f"note: no vectors built ({reason}); keyword search works", soft_wrap=True)

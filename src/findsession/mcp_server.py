@@ -374,15 +374,14 @@ class BackgroundIndexer(threading.Thread):
     def run(self) -> None:
         while True:
             try:
+                cfg = config.load_config()  # read each round: the user may edit it
                 with Store.open(self.db_path) as store:
                     index_roots(
-                        store,
-                        [r for r in self.roots if r.path.exists()],
-                        exclude=config.load_config().exclude,
+                        store, [r for r in self.roots if r.path.exists()], exclude=cfg.exclude
                     )
                     # Without a model keyword search still works; search says why.
                     with suppress(EmbeddingUnavailable):
-                        embedder, _ = index_embedder(store, config.load_config().embedding)
+                        embedder, _ = index_embedder(store, cfg.embedding)
                         embed_pending(store, embedder)
                 self.last_error = None
             except Exception as exc:  # noqa: BLE001 - never let the thread die

@@ -5,7 +5,8 @@ noise; the multilingual one reads them but embeds about half as fast on a laptop
 So the choice follows the corpus: `model = "auto"` takes the multilingual model once a
 noticeable share of turns is in another script, and a fixed English model gets advice.
 Once an index holds multilingual vectors, `auto` keeps them: switching back would
-re-embed everything to read less.
+re-embed everything to read less. The corpus is read only when there is something to
+embed, so a no-op run costs nothing here.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from findsession.embeddings import (
     configured_embedder,
     model_of_identity,
 )
-from findsession.scripts import ScriptShare, script_share
+from findsession.scripts import SAMPLE_CHARS, ScriptShare, script_share
 from findsession.store import Store
 
 #: Share of turns in non-Latin scripts from which the English model is the wrong one.
@@ -43,10 +44,11 @@ class ModelChoice:
 def corpus_scripts(store: Store) -> ScriptShare:
     """Scripts of the most recent turns people and agents typed (tool output left out)."""
     rows = store.query(
-        "SELECT prompt || ' ' || reply FROM units WHERE kind = 'turn' ORDER BY id DESC LIMIT ?",
-        (SAMPLE_TURNS,),
+        "SELECT substr(prompt, 1, ?), substr(reply, 1, ?) FROM units WHERE kind = 'turn'"
+        " ORDER BY id DESC LIMIT ?",
+        (SAMPLE_CHARS, SAMPLE_CHARS, SAMPLE_TURNS),
     )
-    return script_share([r[0] for r in rows])
+    return script_share([f"{prompt} {reply}" for prompt, reply in rows])
 
 
 def choose_model(store: Store, settings: dict[str, Any]) -> ModelChoice:
@@ -57,6 +59,10 @@ def choose_model(store: Store, settings: dict[str, Any]) -> ModelChoice:
     current = model_of_identity(store.setting("embedding_model"))
     if wanted == AUTO and current == MULTILINGUAL_MODEL:
         return ModelChoice(MULTILINGUAL_MODEL)
+    if current is not None and not store.pending_units():
+        # Nothing new to embed: nothing to decide or advise, and a no-op run must not
+        # read thousands of turns (0.8 s cold at 2,000 sessions). New turns decide.
+        return ModelChoice(current if wanted == AUTO else wanted)
     scripts = corpus_scripts(store)
     unreadable = scripts.share >= SWITCH_SHARE
     if wanted == AUTO:
@@ -81,4 +87,4 @@ def choose_model(store: Store, settings: dict[str, Any]) -> ModelChoice:
 def index_embedder(store: Store, settings: dict[str, Any]) -> tuple[Embedder, ModelChoice]:
     """The embedder an index run should use, with the choice behind it."""
     choice = choose_model(store, settings)
-    return configured_embedder(choice.model if choice.model != AUTO else None), choice
+    return configured_embedder(choice.model), choice

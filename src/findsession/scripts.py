@@ -10,9 +10,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from findsession.cjk import CJK_CHARS
+
 _LETTER = re.compile(r"[^\W\d_]")
 _NON_LATIN = re.compile(r"[^\W\d_a-zA-Z\u00C0-\u024F\u1E00-\u1EFF]")
-_CJK = re.compile(r"[\u3040-\u30FF\u3400-\u4DBF\u4E00-\u9FFF\uAC00-\uD7AF\uF900-\uFAFF]")
+_CJK = re.compile(f"[{CJK_CHARS}]")
 #: A turn counts as written in another script when this share of its letters is.
 TURN_SHARE = 0.3
 #: Characters of each text read: the language of a prompt shows in its first lines.

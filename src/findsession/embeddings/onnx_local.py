@@ -29,10 +29,6 @@ TOKENS_PER_RUN = 8192
 CHUNK_OVERLAP = 32
 
 
-#: The models shipped inside the package, by folder name.
-BUNDLED_MODELS = ("all-MiniLM-L6-v2", "multilingual-e5-small")
-
-
 def bundled_model_dir(name: str = "all-MiniLM-L6-v2") -> Path:
     """The folder of a model shipped inside the package."""
     return Path(str(resources.files("findsession") / "models" / name))

@@ -170,8 +170,9 @@ def _coverage_words(query: str) -> list[str]:
     words: list[str] = []
     for token in fts_query.content_tokens(query):
         runs = cjk.runs(token)
-        if not runs:
-            words.append(token)
+        rest = "".join(c for c in token if not cjk.runs(c))  # "WebSocket" of "WebSocket服务"
+        if rest:
+            words.append(rest)
         for run in runs:
             words += cjk.bigrams(run) if len(run) > 1 else [run]
     return list(dict.fromkeys(words))
