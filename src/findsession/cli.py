@@ -163,11 +163,21 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         db = config.db_path(getattr(args, "db", None))
+        forgotten: list[str] | None = []
         if getattr(args, "rebuild", False):
             aside = Store.set_aside(db)
             if aside:
                 err.print(f"set the old index aside as {aside}; indexing from scratch")
+                forgotten = Store.forgotten_in(aside)
+                if forgotten is None:
+                    err.print(
+                        "[yellow]warning:[/] the old index is too damaged to tell which"
+                        " sessions were forgotten: forget them again after this run",
+                        soft_wrap=True,
+                    )
         with Store.open(db) as store:
+            if forgotten:
+                store.keep_forgotten(forgotten)
             return _COMMANDS[args.command](args, store, out, err)
     except FindsessionError as exc:
         err.print(f"[red]error:[/] {exc}", soft_wrap=True, markup=True)
@@ -341,15 +351,21 @@ def _cmd_status(args: argparse.Namespace, store: Store, out: Console, err: Conso
 def _cmd_forget(args: argparse.Namespace, store: Store, out: Console, err: Console) -> int:
     if not args.sessions and not args.project:
         raise FindsessionError("name the sessions to forget, or --project PATH")
+    if any(not ref.strip() for ref in args.sessions) or (
+        args.project is not None and not args.project.strip()
+    ):
+        raise FindsessionError("a blank session id or project matches nothing: name one")
     ids = [resolve_session(store, ref).id for ref in args.sessions]
     if args.project:
-        root = str(Path(args.project).expanduser().resolve()).rstrip("/")
-        ids += [
-            s.id
-            for s in store.sessions_where(
-                "(cwd = ? OR cwd LIKE ?) AND NOT is_subagent", (root, root + "/%")
-            )
+        root = str(Path(args.project).expanduser().resolve())
+        matched = [
+            s.id for s in store.sessions_where("in_project(cwd, ?) AND NOT is_subagent", (root,))
         ]
+        if not matched:
+            raise FindsessionError(
+                f"no indexed session has its project at or below {root}; nothing forgotten"
+            )
+        ids += matched
     ids = list(dict.fromkeys(ids))
     before = store.path.stat().st_size
     with store.transaction():

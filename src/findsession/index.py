@@ -12,6 +12,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import os
+import stat
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -19,18 +20,19 @@ from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import BinaryIO
 
 import apsw
 
 from findsession.model import Message, MessageKind, MetaEvent, MetaKind, Problem, Session
 from findsession.redact import PRIVATE_MARKER, redact
-from findsession.sources import SOURCES, SourceFile
+from findsession.sources import SOURCES, Skip, SourceFile
 from findsession.sources.jsonl import ReadStats, looks_binary
 from findsession.store import FileState, Store, UnitRow
 from findsession.turns import build_turns, choose_title, fingerprint
 
-_TAIL = 1024
 _HEAD = 4096
+_BLOCK = 1 << 20
 
 #: Called as `progress(done, total, path)` while changed files are read.
 Progress = Callable[[int, int, str], None]
@@ -68,6 +70,9 @@ class IndexReport:
     redacted: dict[str, int] = field(default_factory=dict)
     #: Why the run stopped early other than Ctrl-C (a full disk), or None.
     failed: str | None = None
+    #: Files and folders left out, with the reason: unreadable folders, FIFOs, links out
+    #: of the roots, binary files.
+    skipped: list[tuple[str, str]] = field(default_factory=list)
 
     def skipped_by_reason(self) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -94,36 +99,42 @@ def index_roots(
     report = IndexReport(roots=[str(r.path) for r in roots])
     run_id = _start_run(store, report)
     known = store.file_states()
-    work: list[tuple[SourceFile, str, os.stat_result]] = []
+    found: list[tuple[Path, str, str, os.stat_result]] = []
     seen: set[str] = set()
+    inside = _Inside(roots)
+
+    def skip(path: Path, reason: str) -> None:
+        report.skipped.append((str(path), reason))
+
     try:
         for root in roots:
-            root_key = str(root.path)
             source = SOURCES[root.source]
-            for path in source.discover(root.path):
+            for path in source.discover(root.path, skip):
                 key = str(path)
                 if key in seen:
                     continue
                 seen.add(key)
                 report.files_seen += 1
-                try:
-                    st = os.stat(key)
-                except OSError as exc:
-                    report.errors.append((key, _os_error(exc)))
-                    continue
-                state = known.get(key)
-                if (
-                    state is not None
-                    and state.status == "ok"
-                    and state.size == st.st_size
-                    and state.mtime_ns == st.st_mtime_ns
-                ):
-                    report.files_unchanged += 1
-                    continue
-                work.append((source.describe(path), root_key, st))
-        _handle_vanished(store, roots, known, seen, prune, report)
+                st = _regular_file(path, inside, skip)
+                if st is not None:
+                    found.append((path, root.source, str(root.path), st))
+        reread = _handle_vanished(store, roots, known, seen, prune, report)
+        if reread:
+            known = store.file_states()
+        work: list[tuple[SourceFile, str]] = []
+        for path, kind, root_key, st in found:
+            state = known.get(str(path))
+            if (
+                state is not None
+                and state.status in ("ok", "binary")
+                and state.size == st.st_size
+                and state.mtime_ns == st.st_mtime_ns
+            ):
+                report.files_unchanged += 1
+                continue
+            work.append((SOURCES[kind].describe(path), root_key))
         with _CommitGroups(store) as group:
-            for done, (sf, root_key, _) in enumerate(work, 1):
+            for done, (sf, root_key) in enumerate(work, 1):
                 if progress:
                     progress(done - 1, len(work), str(sf.path))
                 # On _Abort the error is reported and the file's savepoint rolled back.
@@ -158,6 +169,56 @@ def index_roots(
     return report
 
 
+class _Inside:
+    """Whether a path lies inside one of the run's roots, links resolved."""
+
+    def __init__(self, roots: list[Root]) -> None:
+        self.roots = [os.path.realpath(r.path) for r in roots]
+
+    def __call__(self, path: str) -> bool:
+        real = os.path.realpath(path)
+        return any(real == r or real.startswith(r.rstrip(os.sep) + os.sep) for r in self.roots)
+
+
+def _regular_file(path: Path, inside: _Inside, skip: Skip) -> os.stat_result | None:
+    """The file's stat when it may be read; else None, and `skip` says why.
+
+    A FIFO named `*.jsonl` hung every run (opening it blocks until a writer comes); a
+    link to `/etc/passwd` was followed and stored. Only regular files are read, and a
+    link only when it leads to one inside the indexed folders.
+    """
+    try:
+        lst = os.lstat(path)
+        st = os.stat(path) if stat.S_ISLNK(lst.st_mode) else lst
+    except FileNotFoundError:
+        gone = "a symbolic link to nothing" if os.path.islink(path) else "vanished"
+        skip(path, gone)
+        return None
+    except OSError as exc:
+        skip(path, _os_error(exc))
+        return None
+    if stat.S_ISLNK(lst.st_mode) and not inside(str(path)):
+        skip(path, "a symbolic link to a file outside the indexed folders; not followed")
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        skip(path, f"not a regular file ({_file_type(st.st_mode)}); not read")
+        return None
+    return st
+
+
+def _file_type(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ):
+        if test(mode):
+            return name
+    return "not a file"
+
+
 def _handle_vanished(
     store: Store,
     roots: list[Root],
@@ -165,19 +226,32 @@ def _handle_vanished(
     seen: set[str],
     prune: bool,
     report: IndexReport,
-) -> None:
-    """Keep sessions whose file is gone (marked missing) unless asked to prune them."""
+) -> set[str]:
+    """Keep sessions whose file is gone (marked missing) unless asked to prune them.
+
+    A pruned file's lines may live on in another file that repeated them (a copy in an
+    archive root, a project folder moved within a root, a resumed session): those lines
+    were skipped as replays, so each such file is read again, and the session stays
+    while any indexed file still holds it. Returns the files to read again.
+    """
     root_keys = {str(r.path) for r in roots}
+    reread: set[str] = set()
     for path, state in known.items():
         if path in seen or state.root not in root_keys or os.path.exists(path):
             continue
         with store.transaction():
             if prune:
+                replaying = store.replaying_files(path)
                 store.remove_file(path)
                 report.files_pruned += 1
+                for other in replaying:
+                    if other in known and other != path:
+                        store.read_again(other)
+                        reread.add(other)
             elif state.status != "missing":
                 store.set_file_status(path, "missing")
                 report.files_missing += 1
+    return reread
 
 
 def _index_file(
@@ -190,9 +264,12 @@ def _index_file(
 ) -> None:
     path = str(sf.path)
     try:
-        fh = open(sf.path, "rb")  # noqa: SIM115 - closed below, after a long body
+        fh = _open_regular(path)
     except FileNotFoundError:
         report.errors.append((path, "vanished before it could be read"))
+        return
+    except _NotRegular as exc:
+        report.skipped.append((path, str(exc)))
         return
     except OSError as exc:
         report.errors.append((path, _os_error(exc)))
@@ -207,10 +284,6 @@ def _index_file(
         new_state = FileState(
             path, sf.source, root, session_id, st.st_size, st.st_mtime_ns, 0, 0, None
         )
-        if looks_binary(head):
-            new_state.status = "binary"
-            store.save_file(new_state)
-            return
         start_offset, start_line = 0, 0
         forgotten: set[str] = set()
         if state is not None and _can_resume(fh, state, st.st_size):
@@ -224,11 +297,18 @@ def _index_file(
         except OSError as exc:
             report.errors.append((path, _os_error(exc)))
             raise _Abort from exc
+        if start_offset == 0 and not records and looks_binary(head):
+            # Nothing of it is a transcript line: a binary file under a transcript's name.
+            report.skipped.append((path, "binary: no line of it is JSON"))
+            new_state.status = "binary"
+            store.save_file(new_state)
+            return
         report.files_read += 1
         report.bytes_read += stats.bytes_read
         report.lines_read += stats.lines_read
-        report.problems.extend((path, p) for p in stats.problems)
-        store.add_problems(path, stats.problems)
+        problems = [_redacted_problem(p) for p in stats.problems]
+        report.problems.extend((path, p) for p in problems)
+        store.add_problems(path, problems)
         sessions = _store_records(store, sf, session_id, path, records, report, excluded)
         if sf.is_subagent and sf.parent_id is None:
             # 2.0.x flat agent files name their parent only in the records.
@@ -245,8 +325,27 @@ def _index_file(
         for sid in sorted(sessions | forgotten):
             _rebuild_session(store, sid, sf, session_id, path, report)
         new_state.offset, new_state.lines = stats.end_offset, stats.end_line
-        new_state.tail_hash = _tail_hash(fh, stats.end_offset)
+        new_state.tail_hash = _prefix_hash(fh, stats.end_offset)
         store.save_file(new_state)
+
+
+class _NotRegular(OSError):
+    """The path turned into something other than a regular file after it was listed."""
+
+
+def _open_regular(path: str) -> BinaryIO:
+    """Open for reading without blocking (a FIFO would) and only if it is a regular file."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise _NotRegular(f"not a regular file ({_file_type(mode)}); not read")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 class _CommitGroups:
@@ -290,18 +389,31 @@ class _Abort(Exception):
     """Raised inside a file's transaction to roll it back after an I/O error."""
 
 
-def _can_resume(fh, state: FileState, size: int) -> bool:  # noqa: ANN001 - binary file
-    """True when the file only grew: the bytes before the old offset are unchanged."""
+def _can_resume(fh: BinaryIO, state: FileState, size: int) -> bool:
+    """True when the file only grew: every byte before the old offset is unchanged.
+
+    The whole prefix is hashed, not only its last KiB: an edit in place that kept the
+    size (a token masked with `sed`) lay before that KiB and was never seen, so the old
+    token stayed searchable. Hashing reads the prefix once per changed file (about
+    1 GB/s); an unchanged file still costs only a stat.
+    """
     if state.status != "ok" or state.offset > size or state.offset == 0:
         return False
-    return _tail_hash(fh, state.offset) == state.tail_hash
+    return _prefix_hash(fh, state.offset) == state.tail_hash
 
 
-def _tail_hash(fh, offset: int) -> str:  # noqa: ANN001 - binary file
-    start = max(0, offset - _TAIL)
-    fh.seek(start)
-    data = fh.read(offset - start)
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
+def _prefix_hash(fh: BinaryIO, offset: int) -> str:
+    """A digest of the file's first `offset` bytes (the part already indexed)."""
+    digest = hashlib.blake2b(digest_size=16)
+    fh.seek(0)
+    left = offset
+    while left > 0:
+        block = fh.read(min(left, _BLOCK))
+        if not block:
+            break
+        digest.update(block)
+        left -= len(block)
+    return "prefix:" + digest.hexdigest()
 
 
 def _claim_id(store: Store, sf: SourceFile) -> str:
@@ -356,9 +468,13 @@ def _store_records(
     rows: list[tuple[str, int, Message | MetaEvent]] = []
     parts: dict[int, int] = {}
     touched: set[str] = set()
+    replayed_from: set[str] = set()
     for rec in records:
         if isinstance(rec, Message) and rec.uuid:
-            if owners.get(rec.uuid, (path, rec.line)) != (path, rec.line):
+            owner = owners.get(rec.uuid, (path, rec.line))
+            if owner != (path, rec.line):
+                if owner[0] != path:
+                    replayed_from.add(owner[0])
                 continue
             if owner_line.setdefault(rec.uuid, rec.line) != rec.line:
                 continue
@@ -372,6 +488,8 @@ def _store_records(
         rows.append((sid, part, rec))
         touched.add(sid)
     store.add_records(path, rows)
+    if replayed_from:
+        store.add_replays(path, replayed_from)
     if found:
         store.add_redactions(path, found)
         for kind, n in found.items():
@@ -391,18 +509,33 @@ def _excluded_dir(cwd: str, globs: tuple[str, ...]) -> bool:
 
 
 def _redacted(rec: Message | MetaEvent, found: Counter[str]) -> Message | MetaEvent:
-    """The record with secrets in its text replaced; the only text the index ever sees."""
+    """The record with secrets in its text replaced; the only text the index ever sees.
+
+    The paths a tool touched are redacted too: they become the hit's files list.
+    """
     if isinstance(rec, Message):
         text, counts = redact(rec.text)
+        files = rec.files
+        for n, name in enumerate(rec.files):
+            clean, more = redact(name)
+            if more:
+                files = (*files[:n], clean, *files[n + 1 :])
+                counts.update(more)
         if counts:
             found.update(counts)
-            return replace(rec, text=text)
+            return replace(rec, text=text, files=files)
         return rec
     value, counts = redact(rec.value)
     if counts:
         found.update(counts)
         return replace(rec, value=value)
     return rec
+
+
+def _redacted_problem(problem: Problem) -> Problem:
+    """A skipped line's preview quotes the transcript: it is stored redacted too."""
+    detail, counts = redact(problem.detail or "")
+    return replace(problem, detail=detail) if counts else problem
 
 
 def _rebuild_session(
@@ -432,8 +565,9 @@ def _rebuild_session(
     if sf.is_subagent and parent_id is None:
         parent_id = store.scalar("SELECT parent_id FROM sessions WHERE id = ?", (sid,))
     agent_label = None
-    if sf.agent_description and not inline_child:
-        agent_label = f"{sf.agent_type or 'agent'}: {sf.agent_description}"
+    description = redact(sf.agent_description)[0] if sf.agent_description else None
+    if description and not inline_child:
+        agent_label = f"{sf.agent_type or 'agent'}: {description}"
     timestamps = sorted(m.timestamp for m in messages if m.timestamp)
     session = Session(
         id=sid,
@@ -451,7 +585,7 @@ def _rebuild_session(
         n_turns=len(turns),
         n_messages=len(messages),
     )
-    store.save_session(session, sf.agent_description if not inline_child else None)
+    store.save_session(session, description if not inline_child else None)
     units = [
         UnitRow(
             kind="turn",

@@ -279,9 +279,8 @@ def build_server(db_path: Path, scope: Scope) -> MCPServer:
         project = directory or scope.directory
         clauses, params = ["NOT is_subagent"], []
         if project and project != "/":
-            root = str(Path(project).expanduser()).rstrip("/")
-            clauses.append("(cwd = ? OR cwd LIKE ?)")
-            params += [root, root + "/%"]
+            clauses.append("in_project(cwd, ?)")
+            params.append(str(Path(project).expanduser()))
         try:
             if after:
                 clauses.append("last_ts >= ?")
@@ -342,11 +341,10 @@ def _current_session(store: Store, scope: Scope, project: str | None) -> str | N
         return scope.explicit_current
     if not project:
         return None
-    root = project.rstrip("/")
     rows = store.query(
         "SELECT s.id, s.file_path FROM sessions s WHERE NOT s.is_subagent"
-        " AND (s.cwd = ? OR s.cwd LIKE ?) ORDER BY s.last_ts DESC LIMIT 3",
-        (root, root + "/%"),
+        " AND in_project(s.cwd, ?) ORDER BY s.last_ts DESC LIMIT 3",
+        (project,),
     )
     now = time.time()
     for sid, path in rows:

@@ -265,28 +265,72 @@ def _v5_private_sessions(db: apsw.Connection) -> None:
     db.execute("CREATE TABLE private_sessions (id TEXT PRIMARY KEY, marked_at TEXT)")
 
 
+def _v6_secure_delete_and_replays(db: apsw.Connection) -> None:
+    """Deleted text leaves the keyword indexes at once; files that replay others are known.
+
+    FTS5 keeps a deleted row's terms in its segments until they happen to be merged, so a
+    forgotten session's words stayed in the file. `secure-delete` removes them with the
+    row; `optimize` drops what earlier deletions left behind.
+
+    `replays` records, per file, the files whose lines it repeated (a resumed session, a
+    copy in an archive root, a project folder moved within a root). Those lines were
+    skipped as replays; when the file that held them is pruned, the replaying files are
+    read again so their sessions survive.
+    """
+    for table in ("units_fts", "tools_fts", "cjk_fts"):
+        db.execute(f"INSERT INTO {table}({table}, rank) VALUES ('secure-delete', 1)")
+        db.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
+    db.execute(
+        """
+        CREATE TABLE replays (
+            file_path   TEXT NOT NULL,   -- the file whose lines were skipped as replays
+            source_path TEXT NOT NULL,   -- the file that held those lines first
+            PRIMARY KEY (file_path, source_path)
+        ) WITHOUT ROWID;
+        CREATE INDEX replays_source ON replays(source_path);
+        """
+    )
+
+
 MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     _v1_base,
     _v2_vectors_and_cjk,
     _v3_vocabularies,
     _v4_redactions,
     _v5_private_sessions,
+    _v6_secure_delete_and_replays,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-def migrate(db: apsw.Connection) -> int:
-    """Bring `db` to `SCHEMA_VERSION`; return the version it had before."""
-    before = db.execute("PRAGMA user_version").fetchone()[0]
-    if before > SCHEMA_VERSION:
+def _check_version(version: int) -> None:
+    if version > SCHEMA_VERSION:
         raise DatabaseError(
-            f"this index was written by a newer findsession (schema {before}, this one "
+            f"this index was written by a newer findsession (schema {version}, this one "
             f"knows up to {SCHEMA_VERSION}); upgrade findsession or use another --db"
         )
+
+
+def migrate(db: apsw.Connection) -> int:
+    """Bring `db` to `SCHEMA_VERSION`; return the version it had before.
+
+    The version is read again under the write lock: two processes opening a brand-new
+    index at once both saw version 0, and the second failed on `table files already
+    exists`. The one that waited now finds the schema current and does nothing.
+    """
+    before = db.execute("PRAGMA user_version").fetchone()[0]
+    _check_version(before)
     if before == SCHEMA_VERSION:
         return before
-    with db:
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        before = db.execute("PRAGMA user_version").fetchone()[0]
+        _check_version(before)
         for version in range(before, SCHEMA_VERSION):
             MIGRATIONS[version](db)
             db.execute(f"PRAGMA user_version = {version + 1}")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
     return before

@@ -183,6 +183,8 @@ def print_index_report(err: Console, r: IndexReport, verbose: bool) -> None:
             )
     for path, message in r.errors:
         err.print(Text(f"could not read {home(path)}: {message}", style="yellow"), soft_wrap=True)
+    for path, reason in r.skipped:
+        err.print(Text(f"skipped {home(path)}: {reason}", style="yellow"), soft_wrap=True)
     skipped = r.skipped_by_reason()
     reasons = ", ".join(f"{n} {reason}" for reason, n in skipped.items())
     line = (

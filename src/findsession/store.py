@@ -8,8 +8,10 @@ this module and `migrations` write SQL that changes data.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
+import stat
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
@@ -20,8 +22,9 @@ from typing import Any
 import apsw
 
 from findsession.errors import DatabaseError
-from findsession.migrations import migrate, write_cjk
+from findsession.migrations import SCHEMA_VERSION, migrate, write_cjk
 from findsession.model import Message, MessageKind, MetaEvent, MetaKind, Problem, Session
+from findsession.projects import in_project
 
 #: How long a writer or reader waits for another writer before giving up.
 BUSY_TIMEOUT_MS = 30_000
@@ -93,48 +96,101 @@ class Store:
     def __init__(self, db: apsw.Connection, path: Path) -> None:
         self.db = db
         self.path = path
+        #: Opened read-only: the file, its folder or its mount cannot be written.
+        self.read_only = False
 
     @classmethod
     def open(cls, path: Path) -> Store:
-        """Open or create the index at `path`, upgrading its schema if it is older."""
+        """Open or create the index at `path`, upgrading its schema if it is older.
+
+        An index that cannot be written (a read-only file, folder or mount) is opened
+        read-only: search, read and status work, and anything that writes says why not.
+        """
         path = path.expanduser()
-        if not path.parent.exists():
-            path.parent.mkdir(parents=True, mode=0o700)
+        _prepare_path(path)
+        read_only = not _writable(path)
         try:
-            db = apsw.Connection(str(path))
+            db = _connect(path, read_only)
             db.set_busy_timeout(BUSY_TIMEOUT_MS)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
-            # Deleted text (a session marked private, a forgotten one) is overwritten, not
-            # left readable in free pages.
-            db.execute("PRAGMA secure_delete=ON")
+            if not read_only:
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
+                # Deleted text (a session marked private, a forgotten one) is overwritten,
+                # not left readable in free pages.
+                db.execute("PRAGMA secure_delete=ON")
             db.execute("PRAGMA foreign_keys=ON")
-            migrate(db)
+            _register_functions(db)
+            if read_only:
+                _check_current(db, path)
+            else:
+                migrate(db)
         except (apsw.NotADBError, apsw.CorruptError) as exc:
             raise DatabaseError(
                 f"{path} is not a findsession index (or is corrupt): run `findsession index"
                 " --rebuild` to set it aside and index again, or pass another --db"
             ) from exc
-        except apsw.CantOpenError as exc:
-            raise DatabaseError(f"cannot open the index at {path}: {exc}") from exc
-        with suppress(OSError):
-            os.chmod(path, 0o600)
-        return cls(db, path)
+        except (apsw.CantOpenError, apsw.ReadOnlyError, apsw.IOError) as exc:
+            raise DatabaseError(
+                f"cannot open the index at {path} ({exc}): pass --db PATH (or set"
+                " FINDSESSION_DB) to an index file you can read"
+            ) from exc
+        if not read_only:
+            _make_private(path)
+        store = cls(db, path)
+        store.read_only = read_only
+        return store
 
     @staticmethod
     def set_aside(path: Path) -> Path | None:
-        """Rename an index (and its WAL) out of the way, for a rebuild; return where to."""
+        """Move an index (and its WAL) out of the way, for a rebuild; return where to.
+
+        Each set-aside file gets a name of its own: two rebuilds in one second once
+        replaced the first set-aside index with the second (an empty one). A name is
+        claimed with a hard link, which fails rather than overwrite.
+        """
         path = path.expanduser()
         if not path.exists():
             return None
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        target = path.with_name(f"{path.name}.broken-{stamp}")
-        for suffix in ("-wal", "-shm"):
-            side = Path(f"{path}{suffix}")
-            if side.exists():
-                side.rename(Path(f"{target}{suffix}"))
-        path.rename(target)
+        sides = [s for s in ("-wal", "-shm") if Path(f"{path}{s}").exists()]
+        for n in itertools.count():
+            target = path.with_name(f"{path.name}.broken-{stamp}" + (f"-{n}" if n else ""))
+            taken = [Path(f"{target}{s}") for s in ("", "-wal", "-shm")]
+            if any(t.exists() or t.is_symlink() for t in taken):
+                continue
+            try:
+                _claim(path, target)
+            except FileExistsError:
+                continue
+            break
+        for side in sides:
+            _claim(Path(f"{path}{side}"), Path(f"{target}{side}"))
+        for side in sides:
+            Path(f"{path}{side}").unlink(missing_ok=True)
+        path.unlink(missing_ok=True)
         return target
+
+    @staticmethod
+    def forgotten_in(path: Path) -> list[str] | None:
+        """The ids on the never-index-again list of another index file (one set aside
+        by a rebuild), or None when that file cannot be read."""
+        try:
+            db = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+            try:
+                return [r[0] for r in db.execute("SELECT id FROM private_sessions")]
+            finally:
+                db.close()
+        except apsw.Error:
+            return None
+
+    def keep_forgotten(self, ids: Iterable[str]) -> None:
+        """Put `ids` on the never-index-again list (carried over from a set-aside index)."""
+        with self.transaction():
+            self.db.executemany(
+                "INSERT OR IGNORE INTO private_sessions (id, marked_at)"
+                " VALUES (?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))",
+                [(i,) for i in ids],
+            )
 
     def close(self) -> None:
         self.db.close()
@@ -158,6 +214,7 @@ class Store:
             with self.db:  # nested: a savepoint inside the outer transaction
                 yield
             return
+        self.require_writable()
         self.db.execute("BEGIN IMMEDIATE")
         try:
             yield
@@ -165,6 +222,15 @@ class Store:
             self.db.execute("ROLLBACK")
             raise
         self.db.execute("COMMIT")
+
+    def require_writable(self) -> None:
+        """Raise a message that says what to do when this index cannot be written."""
+        if self.read_only:
+            raise DatabaseError(
+                f"the index at {self.path} is read-only (the file, its folder or its disk"
+                " cannot be written): searching works; to change it, make it writable or"
+                " use another index file"
+            )
 
     @contextmanager
     def snapshot(self) -> Iterator[None]:
@@ -236,11 +302,14 @@ class Store:
         self.db.execute("DELETE FROM session_meta WHERE file_path = ?", (path,))
         self.db.execute("DELETE FROM problems WHERE file_path = ?", (path,))
         self.db.execute("DELETE FROM redactions WHERE file_path = ?", (path,))
+        self.db.execute("DELETE FROM replays WHERE file_path = ?", (path,))
         return sessions
 
     def scrub_wal(self) -> None:
         """Fold the write-ahead log into the file and empty it: old page images in it
         still hold text that was since deleted. Best effort while others read."""
+        if self.read_only:
+            return
         with suppress(apsw.BusyError, apsw.LockedError):
             self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
@@ -273,8 +342,22 @@ class Store:
         self.db.execute("DELETE FROM session_meta WHERE session_id = ?", (session_id,))
 
     def forget(self, session_ids: list[str]) -> None:
-        """Delete sessions (and their subagents) for good: later runs skip them too."""
+        """Delete sessions (and their subagents) for good: later runs skip them too.
+
+        Skipped-line previews of their files go too: they quote the transcript.
+        """
         for sid in session_ids:
+            files = [
+                r[0]
+                for r in self.db.execute(
+                    "SELECT file_path FROM sessions WHERE id = ? OR parent_id = ?"
+                    " UNION SELECT file_path FROM messages WHERE session_id = ?",
+                    (sid, sid, sid),
+                )
+            ]
+            self.db.executemany(
+                "UPDATE problems SET detail = NULL WHERE file_path = ?", [(f,) for f in files]
+            )
             self.mark_private(sid)
             self.delete_session(sid)
 
@@ -300,6 +383,30 @@ class Store:
         for sid in set(sessions):
             self.delete_session(sid)
         self.db.execute("DELETE FROM files WHERE path = ?", (path,))
+        self.db.execute("DELETE FROM replays WHERE file_path = ? OR source_path = ?", (path, path))
+
+    def add_replays(self, path: str, sources: Iterable[str]) -> None:
+        """Remember that `path` repeated lines first read from each of `sources`."""
+        self.db.executemany(
+            "INSERT OR IGNORE INTO replays (file_path, source_path) VALUES (?, ?)",
+            [(path, src) for src in sources],
+        )
+
+    def replaying_files(self, source_path: str) -> list[str]:
+        """Files whose lines were skipped as replays of lines of `source_path`."""
+        return [
+            r[0]
+            for r in self.db.execute(
+                "SELECT file_path FROM replays WHERE source_path = ?", (source_path,)
+            )
+        ]
+
+    def read_again(self, path: str) -> None:
+        """Make the next read of `path` start from scratch and claim its session id anew."""
+        self.db.execute(
+            "UPDATE files SET status = 'stale', session_id = NULL, tail_hash = NULL WHERE path = ?",
+            (path,),
+        )
 
     # -- messages and meta ---------------------------------------------------------------
 
@@ -574,3 +681,96 @@ class Store:
 
     def schema_version(self) -> int:
         return int(self.scalar("PRAGMA user_version"))
+
+
+# -- opening the file ------------------------------------------------------------------
+
+
+def _prepare_path(path: Path) -> None:
+    """Refuse paths that cannot hold an index, with what to do; create a missing folder."""
+    hint = "pass --db PATH (or set FINDSESSION_DB) to a file in a folder you can write"
+    if path.exists() and not path.is_file():
+        raise DatabaseError(f"{path} is not a regular file, so it cannot hold the index: {hint}")
+    parent = path.parent
+    if parent.exists() and not parent.is_dir():
+        raise DatabaseError(f"{parent} is not a folder, so {path} cannot be created: {hint}")
+    if not parent.exists():
+        try:
+            parent.mkdir(parents=True, mode=0o700, exist_ok=True)
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            raise DatabaseError(
+                f"cannot create the folder {parent} for the index ({reason}): {hint}"
+            ) from exc
+    if not path.exists() and os.access(parent, os.W_OK):
+        # Created here, mode 0600, so SQLite's -wal and -shm files (which copy the main
+        # file's mode) are private from their first byte. An empty file is a new database.
+        with suppress(FileExistsError):
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+
+
+def _writable(path: Path) -> bool:
+    """True when SQLite can write the index: the file, and the folder for -wal/-shm."""
+    if path.exists() and not os.access(path, os.W_OK):
+        return False
+    sides = [Path(f"{path}{s}") for s in ("-wal", "-shm")]
+    folder_ok = os.access(path.parent, os.W_OK)
+    return folder_ok or all(s.exists() and os.access(s, os.W_OK) for s in sides)
+
+
+def _connect(path: Path, read_only: bool) -> apsw.Connection:
+    if not read_only:
+        return apsw.Connection(str(path))
+    if not path.exists():
+        raise DatabaseError(
+            f"there is no index at {path} and its folder cannot be written: pass --db PATH"
+            " (or set FINDSESSION_DB) to an index file, or run `findsession index` where"
+            " the folder can be written"
+        )
+    flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
+    try:
+        db = apsw.Connection(f"file:{path}?mode=ro", flags=flags)
+        db.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+        return db
+    except apsw.CantOpenError:
+        # A WAL index whose -shm cannot be created: read the main file as it stands.
+        return apsw.Connection(f"file:{path}?immutable=1", flags=flags)
+
+
+def _check_current(db: apsw.Connection, path: Path) -> None:
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    if version != SCHEMA_VERSION:
+        raise DatabaseError(
+            f"the index at {path} is read-only and was written by another findsession"
+            f" version (schema {version}, this one uses {SCHEMA_VERSION}): make it"
+            " writable once so it can be upgraded"
+        )
+
+
+def _make_private(path: Path) -> None:
+    """The index and its side files are readable by their owner alone."""
+    for suffix in ("", "-wal", "-shm"):
+        side = Path(f"{path}{suffix}")
+        with suppress(OSError):
+            if side.exists() and stat.S_IMODE(side.stat().st_mode) != 0o600:
+                os.chmod(side, 0o600)
+
+
+def _claim(source: Path, target: Path) -> None:
+    """Give `source` the name `target` too, failing (never replacing) if it is taken."""
+    try:
+        os.link(source, target)
+    except FileExistsError:
+        raise
+    except OSError:
+        # No hard links on this file system: rename, after checking the name is free.
+        if target.exists():
+            raise FileExistsError(target) from None
+        source.rename(target)
+
+
+def _register_functions(db: apsw.Connection) -> None:
+    """SQL functions every query may use: `in_project(cwd, project)` (see projects.py)."""
+    db.create_scalar_function(
+        "in_project", lambda cwd, root: int(in_project(cwd, root)), 2, deterministic=True
+    )

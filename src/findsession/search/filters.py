@@ -97,8 +97,8 @@ def session_filter_sql(opts: SearchOptions) -> tuple[str, list[Any]]:
     params: list[Any] = []
     project = (opts.project or "").rstrip("/\\")
     if project:  # the filesystem root, like no project, means every project
-        clauses.append("(s.cwd = ? OR s.cwd LIKE ? ESCAPE '\\')")
-        params += [project, _like_prefix(project) + "/%"]
+        clauses.append("in_project(s.cwd, ?)")  # see findsession.projects
+        params.append(project)
     if opts.session:
         clauses.append("(s.id = ? OR s.id LIKE ? ESCAPE '\\' OR s.parent_id = ?)")
         params += [opts.session, _like_prefix(opts.session) + "%", opts.session]

@@ -8,7 +8,7 @@ from typing import IO
 
 from findsession.model import Message, MetaEvent
 from findsession.sources import claude_code
-from findsession.sources.base import Source, SourceFile
+from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.jsonl import ReadStats, iter_objects
 
 
@@ -20,8 +20,8 @@ class ClaudeCodeSource:
     def default_roots(self) -> list[Path]:
         return [claude_code.default_root()]
 
-    def discover(self, root: Path) -> Iterator[Path]:
-        return claude_code.discover(root)
+    def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
+        return claude_code.discover(root, skip)
 
     def describe(self, path: Path) -> SourceFile:
         return claude_code.describe(path)
@@ -35,4 +35,4 @@ class ClaudeCodeSource:
 
 SOURCES: dict[str, Source] = {ClaudeCodeSource.kind: ClaudeCodeSource()}
 
-__all__ = ["SOURCES", "Source", "SourceFile"]
+__all__ = ["SOURCES", "Skip", "Source", "SourceFile"]

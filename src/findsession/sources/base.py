@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Protocol
 
 from findsession.model import Message, MetaEvent
 from findsession.sources.jsonl import ReadStats
+
+#: Called as `skip(path, reason)` for a file or folder left out of the run.
+Skip = Callable[[Path, str], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,8 +40,12 @@ class Source(Protocol):
         """Roots indexed when the user names none."""
         ...
 
-    def discover(self, root: Path) -> Iterator[Path]:
-        """Every transcript file under `root`: paths only, so an unchanged file costs a stat."""
+    def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
+        """Every transcript file under `root`: paths only, so an unchanged file costs a stat.
+
+        A folder that cannot be read is passed to `skip` with the reason, never dropped
+        silently.
+        """
         ...
 
     def describe(self, path: Path) -> SourceFile:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from findsession.model import Message, MessageKind, MetaEvent, MetaKind, SourceKind
-from findsession.sources.base import SourceFile
+from findsession.sources.base import Skip, SourceFile
 from findsession.sources.jsonl import clean_text
 
 KIND = SourceKind.CLAUDE_CODE
@@ -54,17 +54,23 @@ def default_root() -> Path:
     return (Path(base).expanduser() if base else Path.home() / ".claude") / "projects"
 
 
-def discover(root: Path) -> Iterator[Path]:
+def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:
     """Yield every transcript under `root`, main sessions before their subagents.
 
     Symlinked folders are not followed (a link loop under a root must not hang the
-    walk); `tool-results/` folders hold outputs, not transcripts.
+    walk); `tool-results/` folders hold outputs, not transcripts. A folder that cannot be
+    read goes to `skip`.
     """
     if root.is_file():
         if root.suffix == ".jsonl":
             yield root
         return
-    for folder, dirs, files in os.walk(root, followlinks=False):
+
+    def unreadable(exc: OSError) -> None:
+        if skip is not None and exc.filename:
+            skip(Path(exc.filename), f"cannot read the folder: {exc.strerror or exc}")
+
+    for folder, dirs, files in os.walk(root, onerror=unreadable, followlinks=False):
         dirs[:] = sorted(d for d in dirs if d != "tool-results")
         base = Path(folder)
         for name in sorted(files):

@@ -44,7 +44,10 @@ def clean_text(value: str) -> str:
 
 
 def looks_binary(head: bytes) -> bool:
-    """A NUL byte near the start means this is not a text transcript."""
+    """A NUL byte near the start: a binary file, if no line of it turns out to be JSON.
+
+    Only a hint: one NUL byte in a real transcript costs its own line, not the file.
+    """
     return b"\x00" in head
 
 
@@ -95,6 +98,9 @@ def iter_objects(
             continue
         if not raw.strip():
             continue
+        if b"\x00" in raw:
+            stats.problems.append(Problem(number, "NUL byte in line", _preview(raw)))
+            continue
         obj = _decode(raw)
         if isinstance(obj, dict):
             yield number, obj
@@ -115,4 +121,6 @@ def _decode(raw: bytes) -> Any:
 
 
 def _preview(raw: bytes) -> str:
-    return raw[:80].decode("utf-8", "replace").strip()
+    """The start of a skipped line, printable: enough to find it in an editor."""
+    text = raw[:80].decode("utf-8", "replace").strip()
+    return "".join(c if c.isprintable() else "\ufffd" for c in text)
