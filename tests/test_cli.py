@@ -10,6 +10,8 @@ import pytest
 from conftest import CLI
 from transcripts import Transcript, project_dir
 
+from findsession.migrations import SCHEMA_VERSION
+
 
 @pytest.fixture
 def corpus(tmp_path: Path) -> Path:
@@ -108,7 +110,7 @@ def test_read_a_turn_with_context_and_tools(cli: CLI, corpus: Path) -> None:
 def test_status_reports_counts_and_skipped_lines(cli: CLI, corpus: Path) -> None:
     cli.run("index")
     out = cli.run("status").stdout
-    assert "schema 5" in out and "2 ok" in out and "1 malformed JSON" in out
+    assert f"schema {SCHEMA_VERSION}" in out and "2 ok" in out and "1 malformed JSON" in out
     data = cli.json("status")
     assert data["sessions"] == 2 and data["turns"] == 3 and data["skipped_lines"] == 1
     assert data["recent_problems"][0]["line"] == 3
