@@ -8,6 +8,7 @@ byte, an edit in place) may hang a run or hide what a transcript holds.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -419,3 +420,26 @@ def test_an_unusable_index_path_is_one_line(cli: CLI, tmp_path: Path, where: str
         assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
         assert "--db" in proc.stderr
     assert Path("/dev/null").is_char_device()
+
+
+def test_mcp_project_scope_treats_wildcards_literally(cli: CLI, tmp_path: Path) -> None:
+    from test_mcp import call, connect
+
+    root = Path(cli.env["CLAUDE_CONFIG_DIR"]) / "projects"
+    for n, cwd in enumerate(["/a/my_app", "/a/myXapp", "/a/MY_APP/deep", "/b/other"]):
+        _session(root, _ids(n + 1), cwd, "ibis migration")
+    cli.run("index", "--no-embed")
+
+    async def go() -> None:
+        async with connect(cli, tmp_path) as client:
+            failed, listed = await call(client, "list_sessions", directory="%")
+            assert not failed and listed["sessions"] == []
+            failed, listed = await call(client, "list_sessions", directory="/a/my_app")
+            assert [s["sessionId"] for s in listed["sessions"]] == [_ids(1)]
+            failed, found = await call(
+                client, "search_conversation", query="ibis migration", directory="/a/my_app"
+            )
+            assert not failed
+            assert {h["sessionId"] for h in found["results"]} == {_ids(1)}
+
+    asyncio.run(go())
