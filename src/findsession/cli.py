@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -16,8 +15,8 @@ from typing import Any
 
 import apsw
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.text import Text
 
 from findsession import config, jsonout, render
 from findsession.embeddings import EmbeddingUnavailable
@@ -167,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         if getattr(args, "rebuild", False):
             aside = Store.set_aside(db)
             if aside:
-                err.print(f"set the old index aside as {aside}; indexing from scratch")
+                _say(err, f"set the old index aside as {aside}; indexing from scratch")
                 forgotten = Store.forgotten_in(aside)
                 if forgotten is None:
                     err.print(
@@ -217,11 +216,11 @@ def _cmd_search(args: argparse.Namespace, store: Store, out: Console, err: Conso
     response = search(store, query, opts)
     elapsed = (time.perf_counter() - started) * 1000
     if args.json:
-        print(json.dumps(jsonout.search_json(response), ensure_ascii=False, indent=2))
+        print(jsonout.dumps(jsonout.search_json(response)))
     else:
         render.print_search(out, response, explain=args.explain)
     for note in response.notes:
-        err.print(f"note: {escape(note)}", soft_wrap=True)
+        _say(err, f"note: {note}")
     if not args.json:
         found = f"{len(response.hits)} session{'s' if len(response.hits) != 1 else ''}"
         err.print(
@@ -236,16 +235,20 @@ def _cmd_index(args: argparse.Namespace, store: Store, out: Console, err: Consol
         roots = [Root(Path(r).expanduser().resolve(), "claude-code") for r in args.roots]
         for root in roots:
             if not root.path.exists():
-                err.print(f"[yellow]warning:[/] {root.path} does not exist", soft_wrap=True)
+                err.print(
+                    Text("warning:", style="yellow")
+                    + Text(f" {render.printable(str(root.path))} does not exist"),
+                    soft_wrap=True,
+                )
     else:
         roots = [r for r in config.default_roots(cfg) if r.path.exists()]
         if not roots:
             sample = config.sample_root()
-            err.print(
+            _say(
+                err,
                 f"no transcripts found at {render.home(str(config.default_roots(cfg)[0].path))};"
                 " indexing the sample corpus that ships with findsession instead"
                 " (pass a ROOT, or add roots to the config file, to index your own)",
-                soft_wrap=True,
             )
             roots = [sample]
     with _progress_bar(err, "indexing") as progress:
@@ -255,7 +258,7 @@ def _cmd_index(args: argparse.Namespace, store: Store, out: Console, err: Consol
     if not report.interrupted and not args.no_embed:
         embedded = _embed(store, err, cfg.embedding)
     if args.json:
-        print(json.dumps(jsonout.index_json(report, embedded), ensure_ascii=False, indent=2))
+        print(jsonout.dumps(jsonout.index_json(report, embedded)))
     if report.failed:
         return 1
     return 130 if report.interrupted or (embedded and embedded.interrupted) else 0
@@ -266,24 +269,22 @@ def _embed(store: Store, err: Console, settings: dict[str, Any]) -> EmbedReport 
     try:
         embedder, choice = index_embedder(store, settings)
     except EmbeddingUnavailable as exc:
-        reason = escape(str(exc))
-        err.print(f"note: no vectors built ({reason}); keyword search works", soft_wrap=True)
+        _say(err, f"note: no vectors built ({exc}); keyword search works")
         return None
     if choice.advice:
-        err.print(f"note: {escape(choice.advice)}", soft_wrap=True)
+        _say(err, f"note: {choice.advice}")
     stored = store.setting("embedding_model")
     if stored is not None and stored != embedder.identity:
-        err.print(
+        _say(
+            err,
             f"the embedding model changed ({stored} -> {embedder.identity}):"
             " dropping the old vectors and embedding everything again",
-            soft_wrap=True,
         )
     try:
         with _progress_bar(err, "embedding") as progress:
             report = embed_pending(store, embedder, progress=progress)
     except EmbeddingUnavailable as exc:
-        reason = escape(str(exc))
-        err.print(f"note: vectors not built ({reason}); keyword search works", soft_wrap=True)
+        _say(err, f"note: vectors not built ({exc}); keyword search works")
         return None
     if choice.scripts is not None:
         report.non_latin_share = round(choice.scripts.share, 3)
@@ -319,7 +320,8 @@ class _progress_bar:  # noqa: N801 - used as a context manager like a function
 
     def update(self, done: int, total: int, path: str = "") -> None:
         assert self.bar is not None and self.task is not None
-        self.bar.update(self.task, completed=done, total=total, name=Path(path).name[:40])
+        name = render.printable(Path(path).name[:40])
+        self.bar.update(self.task, completed=done, total=total, name=name)
 
     def __exit__(self, *exc: object) -> None:
         if self.bar is not None:
@@ -333,7 +335,7 @@ def _cmd_read(args: argparse.Namespace, store: Store, out: Console, err: Console
         store, args.session, turn=args.turn, context=args.context, tools=args.tools, raw=args.raw
     )
     if args.json:
-        print(json.dumps(jsonout.read_json(view), ensure_ascii=False, indent=2))
+        print(jsonout.dumps(jsonout.read_json(view)))
     else:
         render.print_read(out, view)
     return 0
@@ -342,7 +344,7 @@ def _cmd_read(args: argparse.Namespace, store: Store, out: Console, err: Console
 def _cmd_status(args: argparse.Namespace, store: Store, out: Console, err: Console) -> int:
     st = collect_status(store)
     if args.json:
-        print(json.dumps(jsonout.status_json(st), ensure_ascii=False, indent=2))
+        print(jsonout.dumps(jsonout.status_json(st)))
     else:
         render.print_status(out, st)
     return 0
@@ -373,23 +375,19 @@ def _cmd_forget(args: argparse.Namespace, store: Store, out: Console, err: Conso
     store.reclaim_space()
     after = store.path.stat().st_size
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "schema": "findsession.forget/1",
-                    "forgotten": ids,
-                    "bytes_before": before,
-                    "bytes_after": after,
-                },
-                indent=2,
-            )
-        )
+        print(jsonout.dumps(jsonout.forget_json(ids, before, after)))
     err.print(
         f"forgot {len(ids)} session{'s' if len(ids) != 1 else ''} and their subagents; they"
         f" will not be indexed again; index {before / 1e6:.1f} MB -> {after / 1e6:.1f} MB",
         soft_wrap=True,
     )
     return 0
+
+
+def _say(console: Console, line: str) -> None:
+    """Print a line that may hold text from a transcript, a path or an exception:
+    never read as rich markup, never a control sequence."""
+    console.print(Text(render.printable(line)), soft_wrap=True)
 
 
 def _cmd_serve(args: argparse.Namespace, store: Store, out: Console, err: Console) -> int:

@@ -5,6 +5,8 @@ Fields are only ever added within a schema version; renaming or removing one bum
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import asdict
 from typing import Any
 
@@ -18,6 +20,20 @@ SEARCH_SCHEMA = "findsession.search/1"
 READ_SCHEMA = "findsession.read/1"
 STATUS_SCHEMA = "findsession.status/1"
 INDEX_SCHEMA = "findsession.index/1"
+FORGET_SCHEMA = "findsession.forget/1"
+
+# JSON escapes only U+0000-U+001F; DEL, the C1 controls (U+009B is a CSI to some
+# terminals) and bidi controls would reach a terminal as they are.
+_UNESCAPED = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+
+
+def dumps(data: dict[str, Any]) -> str:
+    """`data` as indented JSON, text as the transcript has it, safe to print to a
+    terminal: every control character is a `\\uXXXX` escape, so the parsed value is
+    unchanged and nothing reaches the terminal to act on it."""
+    text = json.dumps(data, ensure_ascii=False, indent=2)
+    # These characters can only stand inside JSON strings, where an escape means the same.
+    return _UNESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def session_json(s: Session) -> dict[str, Any]:
@@ -98,6 +114,10 @@ def read_json(view: SessionView) -> dict[str, Any]:
             for t in view.turns
         ],
     }
+
+
+def forget_json(ids: list[str], before: int, after: int) -> dict[str, Any]:
+    return {"schema": FORGET_SCHEMA, "forgotten": ids, "bytes_before": before, "bytes_after": after}
 
 
 def status_json(st: IndexStatus) -> dict[str, Any]:

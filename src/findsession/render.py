@@ -1,12 +1,15 @@
 """Output for people: search results, a session read back, status and index summaries.
 
 Quiet and pipe-friendly: colour only on a terminal (rich decides), results on stdout,
-what ran and how long it took on stderr.
+what ran and how long it took on stderr. Transcripts hold whatever a tool printed,
+terminal control sequences included, so every piece of text shown passes `printable`:
+a transcript must not clear the screen, retitle the window or hide a link's target.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from rich.console import Console
@@ -20,20 +23,67 @@ from findsession.status import IndexStatus
 from findsession.turns import one_line
 from findsession.vectorize import EmbedReport
 
+# Whole sequences, dropped: CSI (colours, cursor moves, screen clears), OSC (window
+# titles, hyperlinks) and the other string controls with their terminator, 7- and 8-bit,
+# then any other escape sequence (`ESC c` resets the terminal).
+_SEQUENCE = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"
+    r"|(?:\x1b[]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)"
+    r"|\x1b[ -/]*[0-~]"
+)
+# What is left: lone control characters (shown as their Unicode pictures, so they are
+# seen, not obeyed) and bidi embeddings, overrides and isolates (dropped: they reorder
+# what a terminal shows, as in "Trojan Source").
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+def _picture(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 0x20:
+        return chr(0x2400 + code)  # ␛ ␇ ␍ …
+    return "\u2421" if code == 0x7F else "\ufffd"
+
+
+def printable(text: str | None) -> str:
+    """`text` safe to print to a terminal: no control sequence is left to act.
+
+    Line feeds and tabs stay; a CR-LF becomes a line feed; escape sequences are
+    dropped and their text kept (a link's text stays, its target goes); other control
+    characters show as symbols.
+    """
+    if not text:
+        return ""
+    text = _SEQUENCE.sub("", text.replace("\r\n", "\n"))
+    return _BIDI.sub("", _CONTROL.sub(_picture, text))
+
+
+def printable_spans(text: str, spans: list[tuple[int, int]]) -> tuple[str, list[tuple[int, int]]]:
+    """`printable(text)` with character spans of `text` moved to where they land in it."""
+    clean = printable(text)
+    if clean == text:
+        return text, spans
+    moved = []
+    for start, end in spans:
+        a, b = len(printable(text[:start])), len(printable(text[:end]))
+        if a < b <= len(clean):
+            moved.append((a, b))
+    return clean, moved
+
 
 def home(path: str | None) -> str:
-    """Show paths under the home folder as `~/…`."""
+    """Show paths under the home folder as `~/…`, printable."""
     if not path:
         return "?"
     try:
         rel = Path(path).relative_to(Path.home())
     except ValueError:
-        return path
-    return "~" if str(rel) == "." else f"~{os.sep}{rel}"
+        return printable(path)
+    return "~" if str(rel) == "." else printable(f"~{os.sep}{rel}")
 
 
 def day(ts: str | None) -> str:
-    return ts[:10] if ts else "????-??-??"
+    return printable(ts[:10]) if ts else "????-??-??"
 
 
 def print_search(out: Console, response: SearchResponse, explain: bool = False) -> None:
@@ -44,13 +94,14 @@ def print_search(out: Console, response: SearchResponse, explain: bool = False) 
         header.append("  ")
         if s.is_subagent:
             header.append("↳ subagent ", style="magenta")
-        header.append(s.title or s.id, style="bold")
+        header.append(printable(s.title or s.id), style="bold")
         header.append(f"  score {hit.score:.4f}", style="dim")
         out.print(header, soft_wrap=True)
         snippet = Text("    ")
         base = len(snippet)
-        snippet.append(hit.snippet)
-        for start, end in hit.highlights:
+        text, highlights = printable_spans(hit.snippet, hit.highlights)
+        snippet.append(text)
+        for start, end in highlights:
             snippet.stylize("bold yellow", base + start, base + end)
         out.print(snippet, soft_wrap=True)
         where = f"{home(s.cwd)}  ·  {home(s.file_path)}"
@@ -71,7 +122,8 @@ def explain_line(hit: Hit) -> str:
     elif hit.pinned == "keyword-winner":
         parts.append("best keyword match, holding most query words (kept first)")
     if hit.keyword_rank is not None:
-        terms = f"; matched {', '.join(hit.matched_terms)}" if hit.matched_terms else ""
+        matched = ", ".join(printable(t) for t in hit.matched_terms)
+        terms = f"; matched {matched}" if matched else ""
         parts.append(f"keyword #{hit.keyword_rank} (bm25 {hit.bm25:.2f}{terms})")
     else:
         parts.append("no keyword match")
@@ -85,7 +137,7 @@ def explain_line(hit: Hit) -> str:
 
 def print_embed_report(err: Console, r: EmbedReport) -> None:
     if r.replaced_model:
-        err.print(f"dropped the vectors of {r.replaced_model}", soft_wrap=True)
+        err.print(Text(f"dropped the vectors of {printable(r.replaced_model)}"), soft_wrap=True)
     state = "embedding interrupted" if r.interrupted else "embedded"
     line = f"{state}: {r.units} of {r.pending_before} units"
     if r.chunks:
@@ -97,29 +149,31 @@ def print_embed_report(err: Console, r: EmbedReport) -> None:
 
 def print_read(out: Console, view: SessionView) -> None:
     s = view.session
-    out.print(Text(s.title or s.id, style="bold"), soft_wrap=True)
-    meta = f"{s.id}  ·  {home(s.cwd)}  ·  {day(s.first_ts)} – {day(s.last_ts)}"
+    out.print(Text(printable(s.title or s.id), style="bold"), soft_wrap=True)
+    meta = f"{printable(s.id)}  ·  {home(s.cwd)}  ·  {day(s.first_ts)} – {day(s.last_ts)}"
     meta += f"  ·  {view.total_turns} turns  ·  {home(s.file_path)}"
     out.print(Text(meta, style="dim"), soft_wrap=True)
     for turn in view.turns:
         out.print()
-        out.rule(f"turn {turn.ordinal}  {(turn.timestamp or '')[:16].replace('T', ' ')}")
+        when = printable((turn.timestamp or "")[:16].replace("T", " "))
+        out.rule(Text(f"turn {turn.ordinal}  {when}"))
         for msg in turn.messages:
+            text = printable(msg.text)
             if msg.kind is MessageKind.PROMPT:
-                out.print(Text("> ", style="bold green") + Text(msg.text), soft_wrap=True)
+                out.print(Text("> ", style="bold green") + Text(text), soft_wrap=True)
             elif msg.kind is MessageKind.REPLY:
-                out.print(Text(msg.text), soft_wrap=True)
+                out.print(Text(text), soft_wrap=True)
             elif msg.kind is MessageKind.TOOL_CALL:
                 out.print(
-                    Text(f"⚙ {msg.tool_name}  ", style="magenta")
-                    + Text(one_line(msg.text, 300), style="dim"),
+                    Text(f"⚙ {printable(msg.tool_name)}  ", style="magenta")
+                    + Text(one_line(text, 300), style="dim"),
                     soft_wrap=True,
                 )
             elif msg.kind is MessageKind.TOOL_OUTPUT:
                 style = "red" if msg.is_error else "dim"
-                out.print(Text(_indent(msg.text), style=style), soft_wrap=True)
+                out.print(Text(_indent(text), style=style), soft_wrap=True)
             elif msg.kind is MessageKind.THINKING:
-                out.print(Text("… " + one_line(msg.text, 300), style="italic dim"), soft_wrap=True)
+                out.print(Text("… " + one_line(text, 300), style="italic dim"), soft_wrap=True)
 
 
 def _indent(text: str, limit: int = 2000) -> str:
@@ -165,26 +219,32 @@ def print_status(out: Console, st: IndexStatus) -> None:
     reasons = ", ".join(f"{n} {reason}" for reason, n in st.skipped_by_reason.items())
     rows.append(("lines skipped", f"{st.skipped_lines}" + (f" ({reasons})" if reasons else "")))
     for key, value in rows:
-        out.print(f"[bold]{key:>13}[/]  {escape(value)}", soft_wrap=True)
+        out.print(f"[bold]{key:>13}[/]  {escape(printable(value))}", soft_wrap=True)
     if st.recent_problems:
         out.print()
         for p in st.recent_problems:
-            out.print(
-                Text(f"  {home(p['path'])}:{p['line']}  {p['reason']}", style="dim"), soft_wrap=True
-            )
+            line = f"  {home(p['path'])}:{p['line']}  {printable(p['reason'])}"
+            out.print(Text(line, style="dim"), soft_wrap=True)
 
 
 def print_index_report(err: Console, r: IndexReport, verbose: bool) -> None:
     if verbose:
         for path, p in r.problems:
             err.print(
-                Text(f"skipped {home(path)}:{p.line}: {p.reason}  {p.detail[:60]}", style="dim"),
+                Text(
+                    f"skipped {home(path)}:{p.line}: {printable(p.reason)}"
+                    f"  {printable(p.detail[:60])}",
+                    style="dim",
+                ),
                 soft_wrap=True,
             )
     for path, message in r.errors:
-        err.print(Text(f"could not read {home(path)}: {message}", style="yellow"), soft_wrap=True)
+        line = f"could not read {home(path)}: {printable(message)}"
+        err.print(Text(line, style="yellow"), soft_wrap=True)
     for path, reason in r.skipped:
-        err.print(Text(f"skipped {home(path)}: {reason}", style="yellow"), soft_wrap=True)
+        err.print(
+            Text(f"skipped {home(path)}: {printable(reason)}", style="yellow"), soft_wrap=True
+        )
     skipped = r.skipped_by_reason()
     reasons = ", ".join(f"{n} {reason}" for reason, n in skipped.items())
     line = (
