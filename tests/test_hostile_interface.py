@@ -7,15 +7,106 @@ error carrying that line (MCP), never a traceback or a bare "Error executing too
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from pathlib import Path
 
 import pytest
 from conftest import CLI
+from test_mcp import call, connect
 from transcripts import Transcript, project_dir
 
+SID = "5ac30ab5-1111-4222-8333-944445555666"
 HOSTILE = "6b7c8d9e-2222-4333-8444-955556666777"
+
+
+@pytest.fixture
+def corpus(cli: CLI, tmp_path: Path) -> Path:
+    root = Path(cli.env["CLAUDE_CONFIG_DIR"]) / "projects"
+    project = tmp_path / "work" / "app"
+    project.mkdir(parents=True)
+    t = Transcript(session_id=SID, cwd=str(project))
+    t.prompt("i have another syncthing conflict, can you look at it and fix.")
+    t.reply("The conflict file is notes.sync-conflict-20260611.md; I merged both versions.")
+    t.tool("Bash", {"command": "git log -1"}, "commit 3f9c2ab77e0d1c2b3a4f5e6d7c8b9a0f1e2d3c4b")
+    t.prompt("thanks, now delete the conflict copy").reply("Deleted.")
+    t.title("syncthing-conflict-fix")
+    t.write(project_dir(root, str(project)))
+    return project
+
+
+def one_line_refusal(proc, *expected: str) -> str:  # noqa: ANN001 - CompletedProcess
+    """The refusal's only line: non-zero exit, no traceback, nothing on stdout."""
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert proc.returncode != 0, proc.stderr
+    assert "Traceback" not in proc.stderr and len(lines) == 1, proc.stderr
+    assert proc.stdout == ""
+    for text in expected:
+        assert text in lines[0], lines[0]
+    return lines[0]
+
+
+# -- values beyond what a date or an integer can hold -------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (["--after", "99999999d"], "--after"),
+        (["--before", "99999999999999999999y"], "--before"),
+        (["--after", "9" * 5000 + "d"], "--after"),
+        (["--after", "0001-01-01T00:00:00+05:00"], "--after"),
+        (["--before", "9999-12-31T23:00:00-05:00"], "--before"),
+        (["--after", "2026-06-02", "--before", "2026-06-01"], "swap"),
+    ],
+)
+def test_dates_out_of_range_are_refused_in_one_line(
+    cli: CLI, corpus: Path, args: list[str], expected: str
+) -> None:
+    cli.run("index", "--no-embed")
+    proc = cli.run("search", "syncthing", *args, check=False)
+    line = one_line_refusal(proc, expected)
+    assert "use" in line or "swap" in line  # says what to do
+
+
+@pytest.mark.parametrize("top", ["10000000000000000000", "0", "-3", "1001"])
+def test_top_out_of_range_is_refused_in_one_line(cli: CLI, corpus: Path, top: str) -> None:
+    cli.run("index", "--no-embed")
+    one_line_refusal(cli.run("search", "syncthing", "--top", top, check=False), "--top", "1000")
+    assert cli.json("search", "syncthing", "--top", "1000")["results"]
+
+
+def test_our_errors_reach_the_terminal_as_one_line(cli: CLI, corpus: Path, tmp_path: Path) -> None:
+    cli.run("index", "--no-embed")
+    # Rich markup in what the user typed is text, not a tag to parse.
+    one_line_refusal(cli.run("read", "[/x]", check=False), "no indexed session", "[/x]")
+    # A database path with a newline and an escape sequence in it, holding no database.
+    odd = tmp_path / "two\nlines\x1b[2J"
+    odd.mkdir()
+    (odd / "findsession.db").write_bytes(b"this is not sqlite at all" * 100)
+    proc = cli.run("status", "--db", str(odd / "findsession.db"), check=False)
+    line = one_line_refusal(proc)
+    assert "\x1b" not in proc.stderr and "lines" in line
+
+
+# -- the same over MCP: tool errors that carry the line ------------------------------------
+
+
+def test_mcp_tools_turn_every_findsession_error_into_a_tool_error(cli: CLI, corpus: Path) -> None:
+    cli.run("index")  # with vectors: a search then reads the config for the model
+
+    async def go() -> None:
+        async with connect(cli, corpus) as client:
+            Path(cli.env["FINDSESSION_CONFIG"]).write_text("[embedding\n")  # broken meanwhile
+            error, text = await call(client, "search_conversation", query="syncthing")
+            assert error and "cannot read the config file" in text, text
+            Path(cli.env["FINDSESSION_CONFIG"]).unlink()
+            error, data = await call(client, "search_conversation", query="syncthing")
+            assert not error and data["results"][0]["sessionId"] == SID
+
+    asyncio.run(go())
+
 
 # -- terminal control sequences inside transcripts ----------------------------------------
 

@@ -10,8 +10,9 @@ import argparse
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import apsw
 from rich.console import Console
@@ -25,7 +26,15 @@ from findsession.index import Root, index_roots
 from findsession.model_choice import index_embedder
 from findsession.reader import read_session, resolve_session
 from findsession.search.engine import search
-from findsession.search.filters import KINDS, MODES, SPEAKERS, SearchOptions
+from findsession.search.filters import (
+    KINDS,
+    MAX_TOP,
+    MODES,
+    SPEAKERS,
+    BadOption,
+    SearchOptions,
+    parse_when,
+)
 from findsession.status import collect_status
 from findsession.store import Store
 from findsession.vectorize import EmbedReport, embed_pending
@@ -33,8 +42,41 @@ from findsession.vectorize import EmbedReport, embed_pending
 COMMANDS = ("search", "index", "read", "status", "serve", "forget")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse whose errors are one line, like findsession's own: what is wrong and
+    where the help is, without the usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        line = " ".join(render.printable(message).split())
+        self.exit(2, f"{self.prog}: error: {line} (see `{self.prog} --help`)\n")
+
+
+def _whole_number(low: int, high: int | None, wanted: str) -> Callable[[str], int]:
+    """An argparse type: a whole number in [low, high], else `wanted` says what to give."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < low or (high is not None and value > high):
+            shown = text if len(text) <= 40 else text[:40] + "…"
+            raise argparse.ArgumentTypeError(f"{wanted}, not {shown!r}")
+        return value
+
+    return parse
+
+
+def _when(text: str) -> str:
+    """An argparse type: a date, time or age, checked where it is typed."""
+    try:
+        return parse_when(text)
+    except BadOption as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
+    common = _Parser(add_help=False)
     common.add_argument(
         "--db",
         metavar="PATH",
@@ -42,7 +84,7 @@ def _parser() -> argparse.ArgumentParser:
         default=argparse.SUPPRESS,
         help="index database (default: FINDSESSION_DB or the user data directory)",
     )
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="findsession",
         description="Find the AI coding-agent session you were working on X in.",
         epilog='Examples:\n  findsession index\n  findsession "the deploy that lied about '
@@ -54,15 +96,23 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("search", parents=[common], help="search the index (the default command)")
     p.add_argument("query", nargs="+", help="words, a phrase, an identifier, an error message")
-    p.add_argument("--top", type=int, default=10, metavar="N", help="sessions to show (10)")
+    p.add_argument(
+        "--top",
+        type=_whole_number(1, MAX_TOP, f"give a whole number of sessions from 1 to {MAX_TOP}"),
+        default=10,
+        metavar="N",
+        help=f"sessions to show, 1 to {MAX_TOP} (10)",
+    )
     p.add_argument("--json", action="store_true", help="print results as JSON (docs/json.md)")
     p.add_argument("--raw", action="store_true", help="pass the query to FTS5 as it is")
     p.add_argument("--project", metavar="PATH", help="only sessions started in PATH or below")
     p.add_argument("--here", action="store_true", help="only sessions of the current directory")
     p.add_argument("--session", metavar="ID", help="only this session (id or prefix)")
     p.add_argument("--speaker", choices=SPEAKERS, help="match only what this side said")
-    p.add_argument("--after", metavar="WHEN", help="date, time or age (7d, 2w) to start from")
-    p.add_argument("--before", metavar="WHEN", help="date, time or age to end before")
+    p.add_argument(
+        "--after", type=_when, metavar="WHEN", help="date, time or age (7d, 2w) to start from"
+    )
+    p.add_argument("--before", type=_when, metavar="WHEN", help="date, time or age to end before")
     p.add_argument("--kind", choices=KINDS, help="only turns, session fingerprints or docs")
     p.add_argument("--mode", choices=MODES, default="hybrid", help="retrieval (best available)")
     p.add_argument("--explain", action="store_true", help="show why each hit ranked where it did")
@@ -179,7 +229,9 @@ def main(argv: list[str] | None = None) -> int:
                 store.keep_forgotten(forgotten)
             return _COMMANDS[args.command](args, store, out, err)
     except FindsessionError as exc:
-        err.print(f"[red]error:[/] {exc}", soft_wrap=True, markup=True)
+        # One line, whatever the message holds (a path with a newline, rich markup).
+        line = " ".join(render.printable(str(exc)).split())
+        err.print(Text("error:", style="red") + Text(" " + line), soft_wrap=True)
         return 1
     except apsw.BusyError:
         err.print(

@@ -9,14 +9,16 @@ the index fresh; a search never waits for it and never sees "database is locked"
 
 from __future__ import annotations
 
+import functools
 import inspect
 import os
 import threading
 import time
+from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -30,7 +32,7 @@ from findsession.model import MessageKind, Session
 from findsession.model_choice import index_embedder
 from findsession.reader import read_session
 from findsession.search.engine import search
-from findsession.search.filters import BadOption, SearchOptions, parse_when
+from findsession.search.filters import SearchOptions, parse_range
 from findsession.store import Store
 from findsession.vectorize import embed_pending
 
@@ -61,12 +63,34 @@ class Scope:
     hybrid_weight: float = 0.5  # from the config, read once at start
 
 
+Tool = TypeVar("Tool", bound=Callable[..., Any])
+
+
+def tool_errors(tool: Tool) -> Tool:
+    """Turn the errors findsession raises on purpose into tool errors carrying their
+    message: any other exception reaches the agent only as "Error executing tool".
+
+    Messages that reach an agent name the tools' parameters or neutral terms, never a
+    CLI flag, and stay on one line.
+    """
+
+    @functools.wraps(tool)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return tool(*args, **kwargs)
+        except FindsessionError as exc:
+            raise ToolError(" ".join(str(exc).split())) from exc
+
+    return run  # type: ignore[return-value]
+
+
 def build_server(db_path: Path, scope: Scope) -> MCPServer:
     """The MCP server with its three tools, reading the index at `db_path`."""
     server = MCPServer("findsession", instructions=INSTRUCTIONS)
     store = Store.open(db_path)
 
     @server.tool()
+    @tool_errors
     def search_conversation(
         query: Annotated[
             str,
@@ -133,10 +157,7 @@ def build_server(db_path: Path, scope: Scope) -> MCPServer:
         current = None if sessionId else _current_session(store, scope, project)
         if current:
             opts.top += 1  # room for the one left out
-        try:
-            response = search(store, query, opts)
-        except BadOption as exc:
-            raise ToolError(str(exc)) from exc
+        response = search(store, query, opts)
         hits = [h for h in response.hits if h.session.id != current][:top]
         result: dict[str, Any] = {
             "strategy": response.strategy,
@@ -213,18 +234,15 @@ def build_server(db_path: Path, scope: Scope) -> MCPServer:
             raise ToolError(f"maxChars must be at least 200, not {maxChars}")
         if turn is not None and (from_ is not None or to is not None):
             raise ToolError("give either turn, or from/to, not both")
-        try:
-            view = read_session(
-                store,
-                sessionId,
-                turn=turn,
-                context=context,
-                tools=includeToolOutput,
-                first=from_,
-                last=to,
-            )
-        except FindsessionError as exc:
-            raise ToolError(str(exc)) from exc
+        view = read_session(
+            store,
+            sessionId,
+            turn=turn,
+            context=context,
+            tools=includeToolOutput,
+            first=from_,
+            last=to,
+        )
         s = view.session
         head = [
             f"# {s.title or s.id}",
@@ -246,6 +264,7 @@ def build_server(db_path: Path, scope: Scope) -> MCPServer:
             )
         return text
 
+    @tool_errors
     def read_conversation_tool(**arguments: Any) -> str:
         # `from` is a Python keyword: the SDK passes it by its alias, so rename it here.
         return read_conversation(from_=arguments.pop("from", None), **arguments)
@@ -260,6 +279,7 @@ def build_server(db_path: Path, scope: Scope) -> MCPServer:
     )
 
     @server.tool()
+    @tool_errors
     def list_sessions(
         directory: Annotated[
             str | None,
@@ -281,15 +301,13 @@ def build_server(db_path: Path, scope: Scope) -> MCPServer:
         if project and project != "/":
             clauses.append("in_project(cwd, ?)")
             params.append(str(Path(project).expanduser()))
-        try:
-            if after:
-                clauses.append("last_ts >= ?")
-                params.append(parse_when(after))
-            if before:
-                clauses.append("last_ts < ?")
-                params.append(parse_when(before))
-        except BadOption as exc:
-            raise ToolError(str(exc)) from exc
+        start, end = parse_range(after, before)
+        if start:
+            clauses.append("last_ts >= ?")
+            params.append(start)
+        if end:
+            clauses.append("last_ts < ?")
+            params.append(end)
         sessions = store.sessions_where(
             " AND ".join(clauses), params, order="last_ts DESC", limit=limit
         )

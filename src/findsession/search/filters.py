@@ -16,6 +16,9 @@ from findsession.errors import FindsessionError
 KINDS = ("turn", "session", "doc")
 SPEAKERS = ("user", "assistant")
 MODES = ("hybrid", "keyword", "vector")
+#: The most sessions one search returns: more is never read, and SQLite's LIMIT must fit
+#: in 64 bits after the per-session fan-out.
+MAX_TOP = 1000
 _RELATIVE = re.compile(r"^\s*(\d+)\s*([hdwmy])\s*$", re.IGNORECASE)
 _UNIT_SECONDS = {"h": 3600, "d": 86400, "w": 7 * 86400, "m": 30 * 86400, "y": 365 * 86400}
 
@@ -41,9 +44,15 @@ class SearchOptions:
     hybrid_weight: float = 0.5
 
     def validated(self) -> SearchOptions:
-        """Check values and normalise dates; raise `BadOption` with a usable message."""
+        """Check values and normalise dates; raise `BadOption` with a usable message.
+
+        Messages name options by their bare names (`top`, `after`), which read right
+        both on the command line and in an MCP tool's parameters.
+        """
         if self.top < 1:
-            raise BadOption("--top must be at least 1")
+            raise BadOption(f"top must be at least 1, not {self.top}")
+        if self.top > MAX_TOP:
+            raise BadOption(f"top must be at most {MAX_TOP}, not {self.top}")
         if not 0.0 <= self.hybrid_weight <= 1.0:
             raise BadOption(f"the hybrid weight must be between 0 and 1, not {self.hybrid_weight}")
         if self.mode not in MODES:
@@ -52,27 +61,59 @@ class SearchOptions:
             raise BadOption(f"kind must be one of {', '.join(KINDS)}, not {self.kind!r}")
         if self.speaker is not None and self.speaker not in SPEAKERS:
             raise BadOption(f"speaker must be user or assistant, not {self.speaker!r}")
-        self.after = parse_when(self.after) if self.after else None
-        self.before = parse_when(self.before) if self.before else None
+        self.after, self.before = parse_range(self.after, self.before)
         return self
 
 
-def parse_when(value: str, now: datetime | None = None) -> str:
-    """An ISO date or time, or a relative age like `7d`, `2w`, `12h`, as a UTC ISO string."""
-    match = _RELATIVE.match(value)
-    if match:
-        now = now or datetime.now(UTC)
-        seconds = int(match.group(1)) * _UNIT_SECONDS[match.group(2).lower()]
-        return (now - timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%SZ")
-    try:
-        parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-    except ValueError:
+def parse_range(after: str | None, before: str | None) -> tuple[str | None, str | None]:
+    """Both ends of a time range as UTC ISO strings (None where not given); `BadOption`
+    when either cannot be read or the range holds no time at all."""
+    start = parse_when(after, name="after") if after else None
+    end = parse_when(before, name="before") if before else None
+    if start and end and start >= end:
         raise BadOption(
-            f"cannot read the date {value!r}: use YYYY-MM-DD, an ISO time, or an age like 7d, 2w"
+            f"after ({start}) is not earlier than before ({end}): no time is in that range;"
+            " swap the two"
+        )
+    return start, end
+
+
+def parse_when(value: str, now: datetime | None = None, name: str | None = None) -> str:
+    """An ISO date or time, or a relative age like `7d`, `2w`, `12h`, as a UTC ISO string.
+
+    Raises `BadOption` for text that is no date and for dates beyond the calendar's
+    years 1 to 9999; `name`, the option the value came from, is named in its message.
+    """
+    shown = repr(value if len(value) <= 40 else value[:40] + "…")
+    if name:
+        shown += f" for {name}"
+    match = _RELATIVE.match(value)
+    try:
+        if match:
+            now = now or datetime.now(UTC)
+            seconds = int(match.group(1)) * _UNIT_SECONDS[match.group(2).lower()]
+            return _iso(now - timedelta(seconds=seconds))
+        parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        if parsed.tzinfo is None:
+            parsed = parsed.replace(tzinfo=UTC)
+        return _iso(parsed.astimezone(UTC))
+    except (OverflowError, ValueError) as exc:
+        # OverflowError: an age reaching before year 1, or a time zone pushing a date past
+        # either end of the calendar; ValueError: no date, or an age of 4,300+ digits.
+        if match or isinstance(exc, OverflowError):
+            raise BadOption(
+                f"the date {shown} is beyond the calendar (years 1 to 9999):"
+                " use a smaller age or a date in that range"
+            ) from None
+        raise BadOption(
+            f"cannot read the date {shown}: use YYYY-MM-DD, an ISO time, or an age like 7d, 2w"
         ) from None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)
-    return parsed.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _iso(moment: datetime) -> str:
+    """UTC as `YYYY-MM-DDTHH:MM:SSZ`, the year always four digits (strftime's `%Y` gives
+    `999` on glibc), so stored timestamps compare as text."""
+    return moment.replace(tzinfo=None).isoformat(timespec="seconds") + "Z"
 
 
 def unit_filter_sql(opts: SearchOptions) -> tuple[str, list[Any]]:
