@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,160 @@ SECRETS = {
 }
 
 
+def _pem(kind: str, body: list[str], newline: str = "\n") -> str:
+    """A private key block; `newline` is "\\n" for one escaped inside JSON."""
+    head, tail = f"-----BEGIN {kind}PRIVATE KEY-----", f"-----END {kind}PRIVATE KEY-----"
+    return newline.join([head, *body, tail])
+
+
+_PEM_BODY = [
+    "tMoMWH0yjTWhzqTDuf5xHIa2I4iTDviBRbIH3DNiNjT8NPI++Cy1df70JI1iOaQh",
+    "uVdgFP4nGjFHXzLYZbdO1o2JcQfP1iG8fGoia0MyNifetYVJHsaFByugXiCXEsgj",
+    "JP9+a5UxG1+qiUfq6CGo8y0vtzwf5aMkNg5uvDemJR0G+PH6/wenBT60JLnF/d7O",
+]
+_AWS_SECRET = "8k6a9PjX8hp0qYwuO0+DfU1plFCP/e41Y1ybmWdQ"
+_AWS_SESSION = (
+    "FwoGZXIvYXdzEJr3f14BohIxoTk56mt9Gzzt95rdlHX604jy8Pyr3nzdQqxFYEGOkk2PafKqzYhULd2qQn"
+    "enXKqfVhvkn0vgtzycJbgTdLgnWwKIJXLCd8ULU708RWOqZDh1Gjvq98rIUbtHfu/CtJa3P45TakJPOwRU3"
+)
+_AZURE_KEY = (
+    "5ka7jrqIiCTrpD22tNr/iluTpjgjXSIM9Td9zKVUEcrXFk+X+2+2QWHhQ9AK/oAxEbtudj/gYQPxQudlChVD4g=="
+)
+# Built from parts so the file itself does not look like it holds live tokens.
+_SENDGRID = "SG" + ".5XgjiRU1n4PPJHpGXyQDhQ._TIf8PE8wnVKXdpSxw3KJB6ErwevhWT77B5389cwEvn"
+_PYPI = (
+    "pypi-" + "AgEIcHlwaS5vcmc" + "5R02FqJYCPVS3YbG1mmP9B6_Q9KQmxdg-FeBfiDGD05jIwDQYoeAuQFutYs46c"
+)
+_TWILIO = "SK" + "43af8947bdcd0626ddf28cc1710b2855"
+_DISCORD = "MTE4NzQ2NTk5MzI3NjA1NDU2Mg" + ".zn299I.zB9zpKdyk99nvngJ53aNqiD3oIK6RAk3cZv6HA"
+_DISCORD_HOOK = "Qx7v" + "Kp2mLw9sRt4yZb8nC3dF6gH1jK0lM5nP7qR2sT4uV6wX8yZ0aB2cD4eF6gH8iJ0k"
+_GITHUB_FG = (
+    "github_pat_"
+    + "11AiPmhLs4rNJLQRCKhdhC_pXrk8oStIUjGYVQyECJV1QEd75Tcix80pExdMqKYMuuNSemBLb7T5H58Tlh"
+)
+
+#: Item by item, each kind a hostile run found stored in clear: (name, text, secrets).
+#: Shared with tests/test_planted_secrets.py, which plants every one in every field.
+LEAKED_KINDS: list[tuple[str, str, tuple[str, ...]]] = [
+    (
+        "gcp-service-account",
+        json.dumps(
+            {
+                "type": "service_account",
+                "project_id": "shop-prod-4821",
+                "private_key_id": "3f9a2c17e0d1c2b3a4f5e6d7c8b9a0f1e2d3c4b5",
+                "private_key": _pem("", _PEM_BODY) + "\n",
+                "client_email": "deployer@shop-prod-4821.iam.gserviceaccount.com",
+            },
+            indent=2,
+        ),
+        tuple(_PEM_BODY),
+    ),
+    ("private-key-env", f'PRIVATE_KEY="{_pem("RSA ", _PEM_BODY)}"', tuple(_PEM_BODY)),
+    ("private-key-yaml", "ssh_private_key: " + _pem("OPENSSH ", _PEM_BODY), tuple(_PEM_BODY)),
+    (
+        "private-key-json-escaped",
+        f'PRIVATE_KEY="{_pem("EC ", _PEM_BODY, newline=chr(92) + "n")}"',
+        tuple(_PEM_BODY),
+    ),
+    (
+        "aws-sts-output",
+        json.dumps(
+            {
+                "Credentials": {
+                    "AccessKeyId": "ASIAQ3EGUJ5KTR7ZWXYP",
+                    "SecretAccessKey": _AWS_SECRET,
+                    "SessionToken": _AWS_SESSION,
+                    "Expiration": "2026-06-11T10:00:00+00:00",
+                }
+            },
+            indent=4,
+        ),
+        ("ASIAQ3EGUJ5KTR7ZWXYP", _AWS_SECRET, _AWS_SESSION),
+    ),
+    ("password-letters-only", "DB_PASSWORD=aebnwyzpspa\nDB_HOST=db", ("aebnwyzpspa",)),
+    ("password-short", "REDIS_PASSWORD=Ab3ez77\n", ("Ab3ez77",)),
+    (
+        "url-password-no-user",
+        "REDIS_URL=redis://:Zq8vRt2LmWx@cache.internal:6379/0",
+        ("Zq8vRt2LmWx",),
+    ),
+    (
+        "url-password-slash",
+        "psql postgres://app:Xk9/q2Lm+Wv8rT@db.internal:5432/app",
+        ("Xk9/q2Lm+Wv8rT",),
+    ),
+    (
+        "escaped-json-token",
+        '{"content": "{\\"token\\": \\"tK7mQ2xZ9pL4vN8rW3sY\\"}"}',
+        ("tK7mQ2xZ9pL4vN8rW3sY",),
+    ),
+    (
+        "authorization-bearer",
+        'curl -H "Authorization: Bearer 4f9a8c7e6d5b4a3c2b1a0f9e8d7c6b5a" https://api.shop.dev',
+        ("4f9a8c7e6d5b4a3c2b1a0f9e8d7c6b5a",),
+    ),
+    (
+        "authorization-basic",
+        "GET /admin HTTP/1.1\nAuthorization: Basic YWRtaW46U3VwM3JTM2NyM3QtNzc=\n",
+        ("YWRtaW46U3VwM3JTM2NyM3QtNzc",),
+    ),
+    (
+        "azure-account-key",
+        "DefaultEndpointsProtocol=https;AccountName=shopdata;"
+        f"AccountKey={_AZURE_KEY};EndpointSuffix=core.windows.net",
+        (_AZURE_KEY,),
+    ),
+    (
+        "azure-sas",
+        "https://shopdata.blob.core.windows.net/c/f.txt?sv=2022-11-02&ss=b&sp=r"
+        "&se=2026-12-01T00:00:00Z&sig=CNDpxACy5xpwT3hhYPKsHtS6qKSGYft6hEDsWMEM%3D",
+        ("CNDpxACy5xpwT3hhYPKsHtS6qKSGYft6hEDsWMEM",),
+    ),
+    (
+        "npmrc-auth",
+        "registry=https://npm.shop.dev/\n//npm.shop.dev/:_auth=ZGV2OnM0bHQtUGVwcGVyLTk5\n",
+        ("ZGV2OnM0bHQtUGVwcGVyLTk5",),
+    ),
+    (
+        "cli-password-flag",
+        "docker login --username dev --password Tr0ub4dorX9q registry.shop.dev",
+        ("Tr0ub4dorX9q",),
+    ),
+    ("mysql-p", "mysql -u root -pS3cretMysql9 shop < dump.sql", ("S3cretMysql9",)),
+    ("sshpass", "sshpass -p 'Kx7#mQ2vLpw' ssh deploy@10.0.0.5", ("Kx7#mQ2vLpw",)),
+    ("sendgrid", f"SENDGRID_KEY is {_SENDGRID} (mail)", (_SENDGRID,)),
+    ("pypi", f"twine upload -u __token__ -p {_PYPI} dist/*", (_PYPI,)),
+    ("twilio", f"client = Client({_TWILIO!r}, secret)", (_TWILIO,)),
+    ("discord-bot", f"import discord\n\nbot.run({_DISCORD!r})", (_DISCORD,)),
+    (
+        "discord-webhook",
+        f"curl -X POST https://discord.com/api/webhooks/1187465993276054562/{_DISCORD_HOOK}",
+        (_DISCORD_HOOK,),
+    ),
+    ("github-fine-grained", f"gh auth login --with-token <<< {_GITHUB_FG}", (_GITHUB_FG,)),
+]
+
+
+def pieces(secret: str, n: int = 10) -> set[str]:
+    """Every `n`-character piece of a secret (the whole of a shorter one)."""
+    return {secret[i : i + n] for i in range(max(1, len(secret) - n + 1))}
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "secrets"), LEAKED_KINDS, ids=[c[0] for c in LEAKED_KINDS]
+)
+def test_no_piece_of_a_known_secret_kind_survives(
+    name: str, text: str, secrets: tuple[str, ...]
+) -> None:
+    clean, found = redact(text)
+    assert found, f"{name}: nothing redacted"
+    for secret in secrets:
+        assert secret in text
+        survivors = [p for p in pieces(secret) if p in clean]
+        assert not survivors, f"{name}: {survivors[:3]} survive in {clean!r}"
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -34,10 +189,48 @@ SECRETS = {
         "api_key = os.environ['OPENAI_API_KEY']",
         "def get_token(self): return self.token_cache.lookup(name)",
         "session 7c1e4a52-9b3d-4f0e-8a61-2d5f9c3b7e14 and task-runner sk-abc",
+        # A path, a number, or a name of a header, file or type is not a secret.
+        "pwd=/home/dev/code/webshop",
+        "pwd: /home/dev/code/webshop",
+        "OLDPWD=/home/dev/code/webshop/src",
+        "num_tokens: 123456789",
+        "TOKEN_LIMIT=100000000",
+        "passwd_file=/etc/passwd",
+        "SECRET_KEY_FILE=/run/secrets/key",
+        "token_type: bearer_token",
+        "api_key_header_name = X-Api-Key",
+        "password: required",
+        "echo $PW | docker login --username dev --password-stdin registry.shop.dev",
+        "http://localhost:5173/@vite/client and http://localhost:3000/@fs/src/main.ts",
+        'headers = {"Authorization": f"Bearer {token}"}',
+        "use Basic authentication with the --password option",
+        "docker buildx build --secret id=npmrc,src=$HOME/.npmrc .",
+        # Code that names secrets without holding one.
+        "self.token_type = token_type",
+        "per_token_latency_s = latency_s / token_length",
+        "def getpass(prompt='Password: ', stream=None):",
+        "private_key: Ed25519PrivateKey | Ed448PrivateKey",
+        'KEY_HEADER = re.compile(r"(-----BEGIN RSA PRIVATE KEY-----)")',
+        # Secrets another tool already hid or masked, and placeholder credentials in docs.
+        "secret=[REDACTED]  api_key=[REDACTED_API_KEY]",
+        "Token: gho_************************************",
+        "git fetch http://user:pass@host/repo.git",
     ],
 )
 def test_ordinary_text_is_left_alone(text: str) -> None:
     assert redact(text) == (text, {})
+
+
+def test_overlapping_matches_hide_their_union() -> None:
+    """The widest match wins: a later match reaching further is not cut short."""
+    pem = _pem("RSA ", _PEM_BODY)
+    assert redact(f"PRIVATE_KEY={pem}\nnext") == (
+        "PRIVATE_KEY=[REDACTED:private-key]\nnext",
+        {"private-key": 1},
+    )
+    # The assignment's value stops at the space; the key block starting inside it does not.
+    clean, found = redact(f"token=Zx9Qm2Lp7W{pem} done")
+    assert clean == "token=[REDACTED:private-key] done" and sum(found.values()) == 1
 
 
 def test_no_secret_reaches_any_byte_of_the_index(cli: CLI, tmp_path: Path) -> None:
