@@ -1,6 +1,7 @@
 """Redaction speed and rate on real transcripts, and samples to judge false positives.
 
     python bench/redaction.py [CORPUS] [--repeat 3] [--samples N] [--gitleaks TOML]
+                              [--extra DIR]
 
 Reads every `*.jsonl` under CORPUS (default ../shared/corpus) with the real parser and
 collects exactly the strings the indexer passes to `redact()`: message texts, the files
@@ -17,7 +18,11 @@ prints what it found in clear: read it in a terminal, never paste it anywhere.
 behind the same kind of keyword prefilter gitleaks itself uses (a rule runs on a text
 only when one of its keywords occurs in it), with its entropy thresholds and its
 allowlists' regexes and stopwords. Go-only syntax (`(?i)` mid-pattern, `\\z`) is
-translated. Exits 0.
+translated.
+
+`--extra DIR` measures text files under DIR instead (source, docs, configs: each file
+one text, cut at 100,000 characters as a prompt is), a larger haystack to find false
+positives of kinds too rare in the transcripts to sample. Exits 0.
 """
 
 from __future__ import annotations
@@ -59,6 +64,22 @@ def corpus_texts(root: Path) -> tuple[list[str], int]:
                         texts.extend(rec.files)
                     elif isinstance(rec, MetaEvent):
                         texts.append(rec.value)
+    return texts, size
+
+
+EXTRA_SUFFIXES = {".py", ".md", ".rst", ".txt", ".json", ".yaml", ".yml", ".toml", ".cfg", ".ini"}
+EXTRA_SUFFIXES |= {".sh", ".js", ".ts", ".html", ".env", ".conf"}
+
+
+def extra_texts(root: Path) -> tuple[list[str], int]:
+    """Every text file under `root` with a source, docs or config suffix, as one text."""
+    texts: list[str] = []
+    size = 0
+    for path in sorted(root.rglob("*")):
+        if path.suffix in EXTRA_SUFFIXES and path.is_file():
+            data = path.read_bytes()
+            size += len(data)
+            texts.append(data.decode("utf-8", "replace")[:100_000])
     return texts, size
 
 
@@ -234,8 +255,9 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--samples", type=int, default=0)
     parser.add_argument("--gitleaks", type=Path)
+    parser.add_argument("--extra", type=Path)
     args = parser.parse_args()
-    texts, file_bytes = corpus_texts(args.corpus)
+    texts, file_bytes = extra_texts(args.extra) if args.extra else corpus_texts(args.corpus)
     if not texts:
         print(f"no transcripts under {args.corpus}", file=sys.stderr)
         return 0
