@@ -14,6 +14,7 @@ import hashlib
 import os
 import stat
 import time
+import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable
 from contextlib import suppress
@@ -392,10 +393,12 @@ class _Abort(Exception):
 def _can_resume(fh: BinaryIO, state: FileState, size: int) -> bool:
     """True when the file only grew: every byte before the old offset is unchanged.
 
-    The whole prefix is hashed, not only its last KiB: an edit in place that kept the
+    The whole prefix is checked, not only its last KiB: an edit in place that kept the
     size (a token masked with `sed`) lay before that KiB and was never seen, so the old
-    token stayed searchable. Hashing reads the prefix once per changed file (about
-    1 GB/s); an unchanged file still costs only a stat.
+    token stayed searchable. The check is a CRC-32 of the prefix (3.8 GB/s here, four
+    times blake2b: it guards against edits, not adversaries) plus blake2b of the last
+    KiB; it reads the prefix once per changed file, and an unchanged file still costs
+    only a stat.
     """
     if state.status != "ok" or state.offset > size or state.offset == 0:
         return False
@@ -404,16 +407,21 @@ def _can_resume(fh: BinaryIO, state: FileState, size: int) -> bool:
 
 def _prefix_hash(fh: BinaryIO, offset: int) -> str:
     """A digest of the file's first `offset` bytes (the part already indexed)."""
-    digest = hashlib.blake2b(digest_size=16)
+    crc = 0
     fh.seek(0)
+    buffer = bytearray(min(offset, _BLOCK) or 1)
+    view = memoryview(buffer)
     left = offset
     while left > 0:
-        block = fh.read(min(left, _BLOCK))
-        if not block:
+        n = fh.readinto(view[: min(left, _BLOCK)])
+        if not n:
             break
-        digest.update(block)
-        left -= len(block)
-    return "prefix:" + digest.hexdigest()
+        crc = zlib.crc32(view[:n], crc)
+        left -= n
+    start = max(0, offset - 1024)
+    fh.seek(start)
+    tail = hashlib.blake2b(fh.read(offset - start), digest_size=16).hexdigest()
+    return f"crc32:{crc:08x}:{offset - left}:{tail}"
 
 
 def _claim_id(store: Store, sf: SourceFile) -> str:
