@@ -19,6 +19,8 @@ from transcripts import Transcript, project_dir
 
 SID = "5ac30ab5-1111-4222-8333-944445555666"
 HOSTILE = "6b7c8d9e-2222-4333-8444-955556666777"
+#: A CLI flag named in a message (`--raw`, `--turn`), which an agent cannot pass.
+FLAG = re.compile(r"(?<![\w-])--[a-z]")
 
 
 @pytest.fixture
@@ -90,7 +92,76 @@ def test_our_errors_reach_the_terminal_as_one_line(cli: CLI, corpus: Path, tmp_p
     assert "\x1b" not in proc.stderr and "lines" in line
 
 
-# -- the same over MCP: tool errors that carry the line ------------------------------------
+# -- an empty query, turn 0, raw column filters -------------------------------------------
+
+
+@pytest.mark.parametrize("query", ["", "   ", "\t\n"])
+def test_an_empty_query_is_refused(cli: CLI, corpus: Path, query: str) -> None:
+    cli.run("index", "--no-embed")
+    one_line_refusal(cli.run("search", "--", query, check=False), "query")
+    one_line_refusal(cli.run(query, check=False), "query")
+    one_line_refusal(cli.run("search", "--json", "--", query, check=False), "query")
+
+
+@pytest.mark.parametrize("turn", ["0", "-1"])
+def test_turns_are_numbered_from_one(cli: CLI, corpus: Path, turn: str) -> None:
+    cli.run("index", "--no-embed")
+    one_line_refusal(cli.run("read", SID[:8], "--turn", turn, check=False), "--turn", "from 1")
+
+
+def test_raw_queries_with_a_column_filter_search_the_index_that_has_it(
+    cli: CLI, corpus: Path
+) -> None:
+    cli.run("index", "--no-embed")
+    data = cli.json("search", "--raw", "title: syncthing")
+    assert [r["session"]["id"] for r in data["results"]] == [SID]
+    assert data["strategy"] == "keyword" and not any("rejected" in n for n in data["notes"])
+    assert data["results"][0]["match"]["field"] == "title"
+    tools = cli.json("search", "--raw", "tools: 3f9c2ab*")
+    assert [r["session"]["id"] for r in tools["results"]] == [SID]
+    assert tools["results"][0]["match"]["field"] == "tools"
+    # A query FTS5 cannot read still falls back with a note, on either index.
+    bad = cli.run("search", "--raw", "nosuchcolumn: x", check=False)
+    assert "FTS5 rejected the query" in bad.stderr and "Traceback" not in bad.stderr
+
+
+# -- the same over MCP: tool errors that carry the line, in the tool's own terms ----------
+
+
+def test_mcp_refusals_carry_the_line_and_name_no_cli_flag(cli: CLI, corpus: Path) -> None:
+    cli.run("index", "--no-embed")
+
+    async def go() -> None:
+        async with connect(cli, corpus) as client:
+            cases = [
+                ("search_conversation", {"query": "x", "after": "99999999d"}, "after"),
+                ("search_conversation", {"query": "x", "before": "9" * 5000 + "d"}, "before"),
+                (
+                    "search_conversation",
+                    {"query": "x", "after": "2026-06-02", "before": "2026-06-01"},
+                    "swap",
+                ),
+                ("search_conversation", {"query": "x", "top": 10**19}, "between 1 and 20"),
+                ("search_conversation", {"query": " \t\n"}, "query is empty"),
+                ("list_sessions", {"after": "99999999d"}, "after"),
+                ("list_sessions", {"after": "2026-06-02", "before": "2026-06-01"}, "swap"),
+                ("read_conversation", {"sessionId": SID, "turn": 0}, "from 1"),
+                ("read_conversation", {"sessionId": SID, "turn": -2}, "from 1"),
+                ("read_conversation", {"sessionId": SID, "from": 0, "to": 1}, "from 1"),
+                ("read_conversation", {"sessionId": SID, "to": -1}, "from 1"),
+                ("read_conversation", {"sessionId": "nope"}, "no indexed session"),
+            ]
+            for tool, arguments, expected in cases:
+                error, text = await call(client, tool, **arguments)
+                assert error and expected in text, (tool, arguments, text)
+                assert "\n" not in text and not FLAG.search(text), text
+                assert "findsession search" not in text, text  # a CLI command, not a tool
+            # A NUL inside a query is a separator, not a reason to reject the query.
+            error, data = await call(client, "search_conversation", query="syncthing\x00conflict")
+            assert not error and data["results"][0]["sessionId"] == SID, data
+            assert not any(FLAG.search(n) for n in data["notes"]), data["notes"]
+
+    asyncio.run(go())
 
 
 def test_mcp_tools_turn_every_findsession_error_into_a_tool_error(cli: CLI, corpus: Path) -> None:

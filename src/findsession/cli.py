@@ -146,10 +146,15 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("read", parents=[common], help="print a session or some of its turns")
     p.add_argument("session", help="session id or a unique prefix of it")
-    p.add_argument("--turn", type=int, metavar="N", help="only turn N (numbered from 1)")
+    p.add_argument(
+        "--turn",
+        type=_whole_number(1, None, "turns are numbered from 1: give 1 or more"),
+        metavar="N",
+        help="only turn N (numbered from 1)",
+    )
     p.add_argument(
         "--context",
-        type=int,
+        type=_whole_number(0, None, "give 0 or more turns"),
         default=0,
         metavar="K",
         help="with --turn, also K turns before and after",
@@ -264,6 +269,10 @@ def _cmd_search(args: argparse.Namespace, store: Store, out: Console, err: Conso
         raw=args.raw,
     )
     query = " ".join(args.query)
+    if not query.strip():
+        raise FindsessionError(
+            "the query is empty: give the words, identifier or error message to look for"
+        )
     started = time.perf_counter()
     response = search(store, query, opts)
     elapsed = (time.perf_counter() - started) * 1000
@@ -381,8 +390,6 @@ class _progress_bar:  # noqa: N801 - used as a context manager like a function
 
 
 def _cmd_read(args: argparse.Namespace, store: Store, out: Console, err: Console) -> int:
-    if args.context < 0:
-        raise FindsessionError("--context must be 0 or more")
     view = read_session(
         store, args.session, turn=args.turn, context=args.context, tools=args.tools, raw=args.raw
     )

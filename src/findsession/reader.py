@@ -45,7 +45,7 @@ def resolve_session(store: Store, ref: str) -> Session:
         return matches[0]
     if not matches:
         raise SessionNotFound(
-            f"no indexed session has the id {ref!r}; `findsession search` finds ids"
+            f"no indexed session has the id {ref!r}: search for the session to get its id"
         )
     listed = ", ".join(s.id for s in matches[:5])
     raise SessionNotFound(
@@ -67,6 +67,9 @@ def read_session(
     raw: bool = False,
 ) -> SessionView:
     """Turns of a session: all, `turn`, or `first`..`last`, with `context` more on each side.
+
+    Turns are numbered from 1; a number outside the session's turns (0 included) raises
+    `SessionNotFound` rather than falling back to the whole session.
 
     The text is what the index holds (secrets redacted); `raw` reads it back from the
     transcript instead, where the transcript still holds those lines unchanged.
@@ -91,10 +94,15 @@ def read_session(
     if turn is not None:
         first = last = turn
     if first is not None or last is not None:
-        low, high = first or 1, last or total
+        low = 1 if first is None else first
+        high = total if last is None else last
         for n in (low, high):
             if not 1 <= n <= total:
-                raise SessionNotFound(f"session {session.id} has turns 1–{total}, not {n}")
+                raise SessionNotFound(
+                    f"session {session.id} has turns 1–{total} (numbered from 1), not {n}"
+                    if total
+                    else f"session {session.id} has no turns to read"
+                )
         if low > high:
             raise SessionNotFound(f"the range {low}–{high} is empty: `from` must not pass `to`")
         low, high = max(1, low - context), min(total, high + context)

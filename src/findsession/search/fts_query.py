@@ -82,8 +82,11 @@ _JOINED = re.compile(r"\w[_./:\\-]+\w")
 
 
 def tokens(query: str) -> list[str]:
-    """Whitespace-separated pieces that contain at least one letter or digit."""
-    return [t for t in query.split() if _WORD.search(t)]
+    """Whitespace-separated pieces that contain at least one letter or digit.
+
+    A NUL separates too: FTS5 reads it as the end of a quoted phrase.
+    """
+    return [t for t in query.replace("\x00", " ").split() if _WORD.search(t)]
 
 
 def content_tokens(query: str) -> list[str]:
@@ -110,7 +113,7 @@ def quote(token: str) -> str:
 
     People type the 7-character short hash of a commit that output shows in full.
     """
-    phrase = '"' + token.replace('"', '""') + '"'
+    phrase = '"' + token.replace('"', '""').replace("\x00", " ") + '"'
     return phrase + " *" if _HEX.match(token) and any(c.isdigit() for c in token) else phrase
 
 

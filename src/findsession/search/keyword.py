@@ -55,9 +55,21 @@ def keyword_search(store: Store, query: str, opts: SearchOptions, limit: int) ->
     if opts.speaker:
         conversation = fts_query.restrict_columns(expression, [_SPEAKER_COLUMN[opts.speaker]])
     weights = ", ".join(str(w) for w in CONVERSATION_WEIGHTS)
-    lists = [(1.0, _ranked(store, "units_fts", weights, conversation, opts, limit))]
+    searches = [(1.0, "units_fts", weights, conversation)]
     if opts.speaker is None:
-        lists.append((TOOLS_WEIGHT, _ranked(store, "tools_fts", "1.0", expression, opts, limit)))
+        searches.append((TOOLS_WEIGHT, "tools_fts", "1.0", expression))
+    lists = []
+    rejected: KeywordQueryError | None = None
+    for weight, table, table_weights, query_text in searches:
+        try:
+            lists.append((weight, _ranked(store, table, table_weights, query_text, opts, limit)))
+        except KeywordQueryError as exc:
+            # Only raw FTS5 syntax gets here. A column filter names the columns of one
+            # index (`title:` the conversation's, `tools:` the tool text's): the index
+            # without them has nothing to match, which is not an error of the query.
+            rejected = rejected or exc
+    if not lists and rejected is not None:
+        raise rejected
     grams = None if opts.raw else fts_query.cjk_expression(query)
     if grams:
         if opts.speaker:
