@@ -179,6 +179,25 @@ def test_mcp_tools_turn_every_findsession_error_into_a_tool_error(cli: CLI, corp
     asyncio.run(go())
 
 
+def test_mcp_search_says_when_the_background_index_fails(cli: CLI, corpus: Path) -> None:
+    cli.run("index", "--no-embed")
+
+    async def go() -> None:
+        async with connect(cli, corpus, FINDSESSION_REFRESH_SECONDS="0.2") as client:
+            Path(cli.env["FINDSESSION_CONFIG"]).write_text('roots = [{ path = 1 }]\n')
+            await asyncio.sleep(1.5)  # a few rounds of the background indexer
+            error, data = await call(
+                client, "search_conversation", query="syncthing", directory="/"
+            )
+            assert not error
+            notes = " ".join(data["notes"])
+            assert "could not be brought up to date" in notes, data["notes"]
+            assert "roots" in notes and not FLAG.search(notes)
+            Path(cli.env["FINDSESSION_CONFIG"]).unlink()
+
+    asyncio.run(go())
+
+
 # -- terminal control sequences inside transcripts ----------------------------------------
 
 #: What a hostile or merely colourful transcript can hold: a screen clear, a window

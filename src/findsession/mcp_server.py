@@ -61,6 +61,8 @@ class Scope:
     started: float
     explicit_current: str | None  # the agent's own session id, when the client says it
     hybrid_weight: float = 0.5  # from the config, read once at start
+    #: Why the background indexer's last round failed, or None; shown in search notes.
+    indexer_error: Callable[[], str | None] = lambda: None
 
 
 Tool = TypeVar("Tool", bound=Callable[..., Any])
@@ -162,7 +164,7 @@ def build_server(db_path: Path, scope: Scope) -> MCPServer:
         result: dict[str, Any] = {
             "strategy": response.strategy,
             "scope": project or "all projects",
-            "notes": response.notes,
+            "notes": response.notes + _indexer_note(scope),
             "results": [
                 {
                     "sessionId": h.session.id,
@@ -375,6 +377,13 @@ def _current_session(store: Store, scope: Scope, project: str | None) -> str | N
     return None
 
 
+def _indexer_note(scope: Scope) -> list[str]:
+    error = scope.indexer_error()
+    if not error:
+        return []
+    return [f"the index could not be brought up to date ({error}); results may miss recent turns"]
+
+
 class BackgroundIndexer(threading.Thread):
     """Index changed files every `interval` seconds on its own connection, quietly.
 
@@ -419,5 +428,7 @@ def serve(db_path: Path, directory: str | None, all_projects: bool) -> None:
     interval = float(os.environ.get("FINDSESSION_REFRESH_SECONDS", REFRESH_SECONDS))
     roots = config.default_roots(cfg)
     if interval > 0:
-        BackgroundIndexer(db_path, roots, interval).start()
+        indexer = BackgroundIndexer(db_path, roots, interval)
+        scope.indexer_error = lambda: indexer.last_error
+        indexer.start()
     build_server(db_path, scope).run("stdio")

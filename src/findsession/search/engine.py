@@ -123,7 +123,10 @@ def retrieve(
         try:
             keyword = keyword_search(store, query, opts, limit)
         except KeywordQueryError as exc:
-            found.notes.append(f"FTS5 rejected the query ({exc}); drop --raw to search as text")
+            found.notes.append(
+                f"FTS5 rejected the query ({exc}); these results come from"
+                " meaning-based search alone"
+            )
     if pending is not None:
         result = _vector_list(store, pending, opts, limit, found.notes)
         if result is not None:
