@@ -184,13 +184,16 @@ def test_mcp_search_says_when_the_background_index_fails(cli: CLI, corpus: Path)
 
     async def go() -> None:
         async with connect(cli, corpus, FINDSESSION_REFRESH_SECONDS="0.2") as client:
-            Path(cli.env["FINDSESSION_CONFIG"]).write_text('roots = [{ path = 1 }]\n')
-            await asyncio.sleep(1.5)  # a few rounds of the background indexer
-            error, data = await call(
-                client, "search_conversation", query="syncthing", directory="/"
-            )
-            assert not error
-            notes = " ".join(data["notes"])
+            Path(cli.env["FINDSESSION_CONFIG"]).write_text("roots = [{ path = 1 }]\n")
+            for _ in range(120):  # until a round of the background indexer read it
+                await asyncio.sleep(0.25)
+                error, data = await call(
+                    client, "search_conversation", query="syncthing", directory="/"
+                )
+                assert not error
+                notes = " ".join(data["notes"])
+                if "could not be brought up to date" in notes:
+                    break
             assert "could not be brought up to date" in notes, data["notes"]
             assert "roots" in notes and not FLAG.search(notes)
             Path(cli.env["FINDSESSION_CONFIG"]).unlink()
