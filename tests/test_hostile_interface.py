@@ -180,23 +180,24 @@ def test_mcp_tools_turn_every_findsession_error_into_a_tool_error(cli: CLI, corp
 
 
 def test_mcp_search_says_when_the_background_index_fails(cli: CLI, corpus: Path) -> None:
-    cli.run("index", "--no-embed")
+    cli.run("index")
+    db = Path(cli.env["FINDSESSION_DB"])
 
     async def go() -> None:
         async with connect(cli, corpus, FINDSESSION_REFRESH_SECONDS="0.2") as client:
-            Path(cli.env["FINDSESSION_CONFIG"]).write_text("roots = [{ path = 1 }]\n")
-            for _ in range(120):  # until a round of the background indexer read it
+            error, data = await call(client, "search_conversation", query="syncthing")
+            assert not error and data["results"]  # the server holds the index open
+            db.rename(db.with_name("moved.db"))
+            db.mkdir()  # the indexer's next round cannot open the index any more
+            for _ in range(120):
                 await asyncio.sleep(0.25)
-                error, data = await call(
-                    client, "search_conversation", query="syncthing", directory="/"
-                )
-                assert not error
+                error, data = await call(client, "search_conversation", query="syncthing")
+                assert not error and data["results"]
                 notes = " ".join(data["notes"])
                 if "could not be brought up to date" in notes:
                     break
             assert "could not be brought up to date" in notes, data["notes"]
-            assert "roots" in notes and not FLAG.search(notes)
-            Path(cli.env["FINDSESSION_CONFIG"]).unlink()
+            assert "is not a regular file" in notes and not FLAG.search(notes)
 
     asyncio.run(go())
 

@@ -235,7 +235,8 @@ def main(argv: list[str] | None = None) -> int:
             return _COMMANDS[args.command](args, store, out, err)
     except FindsessionError as exc:
         # One line, whatever the message holds (a path with a newline, rich markup).
-        line = " ".join(render.printable(str(exc)).split())
+        message = f"{exc}: {exc.cli_hint}" if exc.cli_hint else str(exc)
+        line = " ".join(render.printable(message).split())
         err.print(Text("error:", style="red") + Text(" " + line), soft_wrap=True)
         return 1
     except apsw.BusyError:

@@ -2,7 +2,16 @@
 
 
 class FindsessionError(Exception):
-    """Base of every error findsession raises on purpose; the CLI prints it without a traceback."""
+    """Base of every error findsession raises on purpose; the CLI prints it without a traceback.
+
+    The message says what to do in words any interface can use (an agent over MCP cannot
+    pass a command-line flag); `cli_hint`, when set, is the command-line way to do it,
+    which the CLI prints after the message.
+    """
+
+    def __init__(self, message: str, *, cli_hint: str | None = None) -> None:
+        super().__init__(message)
+        self.cli_hint = cli_hint
 
 
 class DatabaseError(FindsessionError):

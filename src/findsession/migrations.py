@@ -307,7 +307,8 @@ def _check_version(version: int) -> None:
     if version > SCHEMA_VERSION:
         raise DatabaseError(
             f"this index was written by a newer findsession (schema {version}, this one "
-            f"knows up to {SCHEMA_VERSION}); upgrade findsession or use another --db"
+            f"knows up to {SCHEMA_VERSION}); upgrade findsession or use another index file",
+            cli_hint="or pass --db",
         )
 
 

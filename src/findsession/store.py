@@ -126,13 +126,14 @@ class Store:
                 migrate(db)
         except (apsw.NotADBError, apsw.CorruptError) as exc:
             raise DatabaseError(
-                f"{path} is not a findsession index (or is corrupt): run `findsession index"
-                " --rebuild` to set it aside and index again, or pass another --db"
+                f"{path} is not a findsession index (or is corrupt); it can be set aside and"
+                " the index built again from the transcripts",
+                cli_hint="run `findsession index --rebuild`, or pass another --db",
             ) from exc
         except (apsw.CantOpenError, apsw.ReadOnlyError, apsw.IOError) as exc:
             raise DatabaseError(
-                f"cannot open the index at {path} ({exc}): pass --db PATH (or set"
-                " FINDSESSION_DB) to an index file you can read"
+                f"cannot open the index at {path} ({exc}); use an index file that can be read",
+                cli_hint=_PATH_HINT,
             ) from exc
         if not read_only:
             _make_private(path)
@@ -685,22 +686,28 @@ class Store:
 
 # -- opening the file ------------------------------------------------------------------
 
+_PATH_HINT = "pass --db PATH (or set FINDSESSION_DB) to an index file in a folder you can write"
+
 
 def _prepare_path(path: Path) -> None:
     """Refuse paths that cannot hold an index, with what to do; create a missing folder."""
-    hint = "pass --db PATH (or set FINDSESSION_DB) to a file in a folder you can write"
     if path.exists() and not path.is_file():
-        raise DatabaseError(f"{path} is not a regular file, so it cannot hold the index: {hint}")
+        raise DatabaseError(
+            f"{path} is not a regular file, so it cannot hold the index", cli_hint=_PATH_HINT
+        )
     parent = path.parent
     if parent.exists() and not parent.is_dir():
-        raise DatabaseError(f"{parent} is not a folder, so {path} cannot be created: {hint}")
+        raise DatabaseError(
+            f"{parent} is not a folder, so {path} cannot be created", cli_hint=_PATH_HINT
+        )
     if not parent.exists():
         try:
             parent.mkdir(parents=True, mode=0o700, exist_ok=True)
         except OSError as exc:
             reason = exc.strerror or str(exc)
             raise DatabaseError(
-                f"cannot create the folder {parent} for the index ({reason}): {hint}"
+                f"cannot create the folder {parent} for the index ({reason})",
+                cli_hint=_PATH_HINT,
             ) from exc
     if not path.exists() and os.access(parent, os.W_OK):
         # Created here, mode 0600, so SQLite's -wal and -shm files (which copy the main
@@ -723,9 +730,8 @@ def _connect(path: Path, read_only: bool) -> apsw.Connection:
         return apsw.Connection(str(path))
     if not path.exists():
         raise DatabaseError(
-            f"there is no index at {path} and its folder cannot be written: pass --db PATH"
-            " (or set FINDSESSION_DB) to an index file, or run `findsession index` where"
-            " the folder can be written"
+            f"there is no index at {path} and its folder cannot be written",
+            cli_hint=_PATH_HINT,
         )
     flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
     try:
