@@ -113,7 +113,7 @@ class Store:
             db = _connect(path, read_only)
             db.set_busy_timeout(BUSY_TIMEOUT_MS)
             if not read_only:
-                db.execute("PRAGMA journal_mode=WAL")
+                _use_wal(db)
                 db.execute("PRAGMA synchronous=NORMAL")
                 # Deleted text (a session marked private, a forgotten one) is overwritten,
                 # not left readable in free pages.
@@ -741,6 +741,25 @@ def _connect(path: Path, read_only: bool) -> apsw.Connection:
     except apsw.CantOpenError:
         # A WAL index whose -shm cannot be created: read the main file as it stands.
         return apsw.Connection(f"file:{path}?immutable=1", flags=flags)
+
+
+def _use_wal(db: apsw.Connection) -> None:
+    """Switch a new index to WAL (the mode is stored in the file, so once is enough).
+
+    The switch needs every other connection gone and SQLite does not wait for that with
+    the busy timeout: two processes opening a brand-new index at once saw "database is
+    locked". It is retried here for as long as the busy timeout would wait.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                db.execute("PRAGMA journal_mode=WAL")
+            return
+        except apsw.BusyError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
 
 
 def _check_current(db: apsw.Connection, path: Path) -> None:
