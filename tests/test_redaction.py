@@ -110,7 +110,14 @@ LEAKED_KINDS: list[tuple[str, str, tuple[str, ...]]] = [
     ),
     (
         "escaped-json-token",
-        '{"content": "{\\"token\\": \\"tK7mQ2xZ9pL4vN8rW3sY\\"}"}',
+        json.dumps({"content": json.dumps({"token": "tK7mQ2xZ9pL4vN8rW3sY"})}),
+        ("tK7mQ2xZ9pL4vN8rW3sY",),
+    ),
+    (
+        "escaped-json-twice",
+        json.dumps(
+            {"line": json.dumps({"content": json.dumps({"token": "tK7mQ2xZ9pL4vN8rW3sY"})})}
+        ),
         ("tK7mQ2xZ9pL4vN8rW3sY",),
     ),
     (

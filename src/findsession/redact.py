@@ -69,10 +69,10 @@ def _wordset(words: str) -> frozenset[str]:
 
 
 #: What may stand between a name and its value: `=`, `:`, `:=`, `=>`, quotes, and the
-#: backslashes of JSON escaped inside JSON (`{\"token\": \"…\"}`). A bare colon needs a
-#: space or a quote after it: `passwd:gid` and `Test::name` are names.
-_OPERATOR = r"""\\?["']?[ \t]*(?::=|=>|=|:(?=[ \t]|\\?["']))[ \t]*"""
-_SEP = _OPERATOR + r"""\\?["']?"""
+#: backslashes of JSON escaped inside JSON, once or more (`{\"token\": \"…\"}`). A bare
+#: colon needs a space or a quote after it: `passwd:gid` and `Test::name` are names.
+_OPERATOR = r"""\\*["']?[ \t]*(?::=|=>|=|:(?=[ \t]|\\*["']))[ \t]*"""
+_SEP = _OPERATOR + r"""\\*["']?"""
 #: After a command-line flag: `--password=x`, `--password x`, `--password 'x'`.
 _FLAG_VALUE = r"""(?:=|[ \t]+)["']?(?P<secret>[^\s"']{3,})"""
 #: The end of a key block, or where its key material stops when the END line is missing.
@@ -369,7 +369,7 @@ _SECRET_WORDS = _wordset(
     " api credential credentials header"
 )
 _ASSIGNMENT = re.compile(
-    r"(?P<rest>[A-Za-z0-9_\-]*)(?P<op>" + _OPERATOR + r")\\?[\"']?"
+    r"(?P<rest>[A-Za-z0-9_\-]*)(?P<op>" + _OPERATOR + r")\\*[\"']?"
     # Quoted: up to the closing quote. Bare: up to a space, quote, bracket or the next
     # `&name=` of a query string.
     r"(?P<secret>(?<=[\"'])[^\"'\n\\]+(?=[\"'\\])|(?:(?!&\w+=)[^\s\"'`,;)\]}\\])+)"
