@@ -95,6 +95,8 @@ _NOT_PASSWORDS = _wordset(
     " of as if this that your you any all only must should will can here there stdin file"
     " env environment variable protected sensitive same below above token pw mypassword"
     " bool boolean bytes int float dict list tuple object callable sample example dummy"
+    " options flags arguments parameters values switch instead also was were has have"
+    " needs takes accepts expects"
 )
 
 
@@ -490,10 +492,11 @@ def _not_a_secret(value: str, is_password: bool, quoted: bool, code: bool) -> bo
     if code and _IDENTIFIER.match(value) and value.islower():
         return True  # `password = auth`: code passing a variable on
     words = _identifier_words(value)
-    # An identifier of words: a password may look like one (Correct-Horse), unless code
-    # assigns it or it names the secret (hashedPassword, bearer_token, X-Api-Key).
+    # An identifier of words names the secret (hashedPassword, bearer_token, X-Api-Key),
+    # or is a variable or type in code (batch_size, SettingsSourceCallable); a quoted
+    # literal or a password may only look like one (Correct-Horse).
     return bool(words) and (
-        not is_password or code or any(w.lower() in _SECRET_WORDS for w in words)
+        any(w.lower() in _SECRET_WORDS for w in words) or (not quoted and (code or not is_password))
     )
 
 
