@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -226,6 +227,23 @@ def test_no_piece_of_a_known_secret_kind_survives(
 )
 def test_ordinary_text_is_left_alone(text: str) -> None:
     assert redact(text) == (text, {})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "token=$(" * 16_000,  # values that are no secret, each running to the end
+        "-----BEGIN PRIVATE KEY-----\nMIIEvAAAAAAAAAAAAAAAAAAAA\n" * 2_000,  # no END
+        "x://a:" + ("://c:d" * 20_000),  # URL passwords with no @
+        "xsk-" * 30_000,  # tokens glued to a word
+        "eyJ" * 40_000,  # JWT starts with no second part
+    ],
+    ids=["placeholders", "key-headers", "url-passwords", "glued-tokens", "jwt-starts"],
+)
+def test_long_runs_of_anchors_cost_linear_time(text: str) -> None:
+    start = time.perf_counter()
+    redact(text)
+    assert time.perf_counter() - start < 3  # quadratic: 3-10 s here; linear: under 1 s
 
 
 def test_overlapping_matches_hide_their_union() -> None:

@@ -43,7 +43,10 @@ class _Rule(NamedTuple):
     matched `back` characters before the anchor (lookbehinds reach further); a named
     group `secret` marks the part to hide, else the whole match. `folded` anchors are
     lower case and found in the lower-cased text. `keep` says a value is not a secret
-    after all. A rule with no pattern takes the value assigned to the name found.
+    after all. A rule with no pattern has a function `find(text, at, anchor)` instead.
+
+    Every pattern is bounded or stops at a character its secret cannot hold, so a long
+    run of anchors (1 MB of "sk-sk-…") costs linear time, not quadratic.
     """
 
     kind: str
@@ -52,6 +55,7 @@ class _Rule(NamedTuple):
     pattern: re.Pattern[str] | None
     folded: bool = False
     keep: Callable[[str], bool] | None = None
+    find: Callable[[str, int, str], tuple[int, int, str] | None] | None = None
 
 
 def _rule(
@@ -61,8 +65,10 @@ def _rule(
     pattern: str | None,
     folded: bool = False,
     keep: Callable[[str], bool] | None = None,
+    find: Callable[[str, int, str], tuple[int, int, str] | None] | None = None,
 ) -> _Rule:
-    return _Rule(kind, anchors, back, re.compile(pattern) if pattern else None, folded, keep)
+    compiled = re.compile(pattern) if pattern else None
+    return _Rule(kind, anchors, back, compiled, folded, keep, find)
 
 
 def _wordset(words: str) -> frozenset[str]:
@@ -72,14 +78,23 @@ def _wordset(words: str) -> frozenset[str]:
 #: What may stand between a name and its value: `=`, `:`, `:=`, `=>`, quotes, and the
 #: backslashes of JSON escaped inside JSON, once or more (`{\"token\": \"…\"}`). A bare
 #: colon needs a space or a quote after it: `passwd:gid` and `Test::name` are names.
-_OPERATOR = r"""\\*["']?[ \t]*(?::=|=>|=|:(?=[ \t]|\\*["']))[ \t]*"""
-_SEP = _OPERATOR + r"""\\*["']?"""
+_OPERATOR = r"""\\{0,8}["']?[ \t]*(?::=|=>|=|:(?=[ \t]|\\{0,8}["']))[ \t]*"""
+_SEP = _OPERATOR + r"""\\{0,8}["']?"""
 #: After a command-line flag: `--password=x`, `--password x`, `--password 'x'`.
 _FLAG_VALUE = r"""(?:=|[ \t]+)["']?(?P<secret>[^\s"']{3,})"""
-#: The end of a key block, or where its key material stops when the END line is missing.
-_KEY_END = (
-    r"(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
-    r"|(?:[A-Za-z0-9+/=\s:,\-]|\\+[nr])*)"
+#: A key block's header, when key material (or PEM headers) follows: a regex that names
+#: the header is not a key, and must not hide the rest of the text.
+_KEY_HEAD = re.compile(
+    r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+    r"(?=(?:\s|\\+[nr]){0,8}(?:[A-Za-z0-9+/=]{16}|[A-Za-z\-]+:))"
+)
+_KEY_TAIL = re.compile(r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
+#: Where key material stops when the END line is missing (the text was cut).
+_KEY_BODY = re.compile(r"(?:[A-Za-z0-9+/=\s:,]|-(?!----)|\\+[nr])*")
+#: The longest key block looked for (a 4096-bit RSA key is 3.3 KB, PGP blocks more).
+_KEY_REACH = 32_000
+_JWT = re.compile(
+    r"eyJ[A-Za-z0-9_\-]{8,16384}+\.eyJ[A-Za-z0-9_\-]{8,65536}+\.[A-Za-z0-9_\-]{8,16384}+"
 )
 #: Values that look assigned to a secret but are not secrets.
 _PLACEHOLDERS = re.compile(
@@ -134,16 +149,31 @@ def _not_a_header_value(value: str) -> bool:
     return _placeholder(value) or (value.isalpha() and (value.islower() or len(value) < 8))
 
 
+def _private_key(text: str, at: int, anchor: str) -> tuple[int, int, str] | None:
+    """A key block from its header to its END line, found with str.find."""
+    head = _KEY_HEAD.match(text, at)
+    if not head:
+        return None
+    end = text.find("-----END ", head.end(), head.end() + _KEY_REACH)
+    while end >= 0:
+        tail = _KEY_TAIL.match(text, end)
+        if tail:
+            return at, tail.end(), "private-key"
+        end = text.find("-----END ", end + 1, head.end() + _KEY_REACH)
+    body = _KEY_BODY.match(text, head.end(), head.end() + _KEY_REACH)
+    return at, body.end() if body else head.end(), "private-key"
+
+
+def _jwt(text: str, at: int, anchor: str) -> tuple[int, int, str] | None:
+    """A JWT; the regex runs only if a second part starts close enough (found in C)."""
+    if text.find(".eyJ", at + 11, at + 16_400) < 0:
+        return None
+    match = _JWT.match(text, at)
+    return (at, match.end(), "jwt") if match else None
+
+
 _RULES: list[_Rule] = [
-    _rule(
-        "private-key",
-        ("-----BEGIN ",),
-        0,
-        # Key material (or PEM headers) must follow: a regex that names the header is not
-        # a key, and must not hide the rest of the text.
-        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
-        r"(?=(?:\s|\\+[nr])*(?:[A-Za-z0-9+/=]{16}|[A-Za-z\-]+:))" + _KEY_END,
-    ),
+    _rule("private-key", ("-----BEGIN ",), 0, None, find=_private_key),
     _rule("anthropic-key", ("sk-",), 0, r"sk-ant-[A-Za-z0-9_\-]{20,}"),
     _rule("openai-key", ("sk-",), 0, r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
     _rule(
@@ -181,14 +211,14 @@ _RULES: list[_Rule] = [
     ),
     _rule("pypi-token", ("pypi-Ag",), 0, r"pypi-Ag[A-Za-z0-9_\-]{50,}"),
     _rule("twilio-key", ("SK",), 0, r"SK[0-9a-fA-F]{32}(?![0-9A-Za-z])"),
-    _rule("jwt", ("eyJ",), 0, r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
+    _rule("jwt", ("eyJ",), 0, None, find=_jwt),
     # In URLs: `user:password@` with either part possibly empty; a password may hold "/",
     # a port may not (http://localhost:5173/@vite/client).
     _rule(
         "url-password",
         ("://",),
         0,
-        r"://[^\s:/@\"'<>\[\]]*:(?P<secret>(?!\d+/)[^\s@\"'<>\[\]]{4,})@",
+        r"://[^\s:/@\"'<>\[\]]{0,256}:(?P<secret>(?!\d+/)[^\s@\"'<>\[\]]{4,256})@",
         keep=_placeholder_word,
     ),
     _rule("slack-webhook", ("://",), 5, r"https://hooks\.slack\.com/services/[A-Za-z0-9/]{20,}"),
@@ -226,7 +256,7 @@ _RULES: list[_Rule] = [
         "auth-header",
         ("bearer",),
         0,
-        r"(?i:bearer)\s+(?P<secret>(?=[A-Za-z0-9\-._~+/]*\d)[A-Za-z0-9\-._~+/]{16,}=*)",
+        r"(?i:bearer)\s+(?P<secret>(?=[A-Za-z0-9\-._~+/]{0,64}\d)[A-Za-z0-9\-._~+/]{16,}=*)",
         folded=True,
     ),
     _rule(
@@ -318,6 +348,7 @@ _RULES: list[_Rule] = [
         0,
         None,
         folded=True,
+        find=lambda text, at, word: _assignment(text, at, word),
     ),
 ]
 #: A Discord bot token has no literal prefix (it starts with the bot's id in base64), so
@@ -372,11 +403,14 @@ _SECRET_WORDS = _wordset(
     " api credential credentials header"
 )
 _ASSIGNMENT = re.compile(
-    r"(?P<rest>[A-Za-z0-9_\-]*)(?P<op>" + _OPERATOR + r")\\*[\"']?"
+    r"(?P<rest>[A-Za-z0-9_\-]{0,80})(?P<op>" + _OPERATOR + r")\\{0,8}[\"']?"
     # Quoted: up to the closing quote. Bare: up to a space, quote, bracket or the next
     # `&name=` of a query string.
-    r"(?P<secret>(?<=[\"'])[^\"'\n\\]+(?=[\"'\\])|(?:(?!&\w+=)[^\s\"'`,;)\]}\\])+)"
+    r"(?P<secret>(?<=[\"'])[^\"'\n\\]++(?=[\"'\\])|(?:[^\s\"'`,;)\]}\\&]++|&(?!\w+=))++)"
 )
+#: How far a name's value is looked at: far enough for an AWS session token, short
+#: enough that a long run of names costs linear time.
+_VALUE_REACH = 4_200
 _IDENTIFIER = re.compile(r"^_*[A-Za-z][A-Za-z0-9]*(?:[_\-.]+[A-Za-z0-9]+)*$")
 _DIGITS = re.compile(r"[0-9]+")
 _WORD = re.compile(r"^(?:[A-Z]?[a-z]+|[A-Z]+)[0-9]*$|^[0-9]{1,4}$")
@@ -412,11 +446,13 @@ def redact(text: str) -> tuple[str, Counter[str]]:
         haystack = lowered if folded else text
         at = haystack.find(anchor)
         while at >= 0:
+            resume = at + 1
             for rule in rules:
                 span = _try(rule, text, at, anchor)
                 if span:
                     spans.append(span)
-            at = haystack.find(anchor, at + 1)
+                    resume = max(resume, span[1])  # anchors inside it find nothing wider
+            at = haystack.find(anchor, resume)
     if "discord" in lowered:
         spans.extend((m.start(), m.end(), "discord-token") for m in _DISCORD_TOKEN.finditer(text))
     if not spans:
@@ -438,11 +474,13 @@ def _lower(text: str) -> str:
 
 def _try(rule: _Rule, text: str, at: int, anchor: str) -> tuple[int, int, str] | None:
     """The span `rule` hides for the anchor found at `at`, if any."""
-    if rule.pattern is None:
-        return _assignment(text, at, anchor)
     start = max(0, at - rule.back)
-    match = rule.pattern.match(text, start)
-    if not match or (rule.kind in _TOKEN_KINDS and _glued(text, start)):
+    if rule.kind in _TOKEN_KINDS and _glued(text, start):
+        return None
+    if rule.find is not None:
+        return rule.find(text, at, anchor)
+    match = rule.pattern.match(text, start) if rule.pattern else None
+    if not match:
         return None
     span = _secret_span(match, rule.kind)
     if rule.keep is not None and rule.keep(text[span[0] : span[1]]):
@@ -457,7 +495,7 @@ def _assignment(text: str, at: int, word: str) -> tuple[int, int, str] | None:
         if text[end : end + len(longer)].lower() == longer:
             word, end = word + longer, end + len(longer)
             break
-    match = _ASSIGNMENT.match(text, end)
+    match = _ASSIGNMENT.match(text, end, end + _VALUE_REACH)
     if not match or not _secret_name(text, at, word, match.group("rest")):
         return None
     value = match.group("secret").strip().rstrip(":")
