@@ -33,6 +33,8 @@ from findsession.store import FileState, Store, UnitRow
 from findsession.turns import build_turns, choose_title, fingerprint
 
 _HEAD = 4096
+#: Characters of a skipped line kept to show where it is.
+_PREVIEW = 100
 _BLOCK = 1 << 20
 
 #: Called as `progress(done, total, path)` while changed files are read.
@@ -541,9 +543,12 @@ def _redacted(rec: Message | MetaEvent, found: Counter[str]) -> Message | MetaEv
 
 
 def _redacted_problem(problem: Problem) -> Problem:
-    """A skipped line's preview quotes the transcript: it is stored redacted too."""
+    """A skipped line's preview quotes the transcript: it is stored redacted too, then
+    shortened (the reader cut it on a token boundary, so a secret is whole to redact)."""
     detail, counts = redact(problem.detail or "")
-    return replace(problem, detail=detail) if counts else problem
+    if len(detail) > _PREVIEW:
+        detail = detail[:_PREVIEW] + "…"
+    return replace(problem, detail=detail) if counts or detail != problem.detail else problem
 
 
 def _rebuild_session(

@@ -266,7 +266,8 @@ def _v5_private_sessions(db: apsw.Connection) -> None:
 
 
 def _v6_secure_delete_and_replays(db: apsw.Connection) -> None:
-    """Deleted text leaves the keyword indexes at once; files that replay others are known.
+    """Deleted text leaves the keyword indexes at once; files that replay others are known;
+    every transcript is redacted again.
 
     FTS5 keeps a deleted row's terms in its segments until they happen to be merged, so a
     forgotten session's words stayed in the file. `secure-delete` removes them with the
@@ -280,6 +281,10 @@ def _v6_secure_delete_and_replays(db: apsw.Connection) -> None:
     for table in ("units_fts", "tools_fts", "cjk_fts"):
         db.execute(f"INSERT INTO {table}({table}, rank) VALUES ('secure-delete', 1)")
         db.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
+    # Redaction learnt kinds it missed before (a GCP private_key, short passwords,
+    # Authorization headers, ...): every transcript is read again once, so what was
+    # stored before is redacted by today's rules. Unchanged units keep their vectors.
+    db.execute("UPDATE files SET offset = 0, lines = 0, size = -1, tail_hash = NULL")
     db.execute(
         """
         CREATE TABLE replays (

@@ -15,7 +15,7 @@ from typing import Any
 
 from findsession.model import Message, MessageKind, MetaEvent, MetaKind, SourceKind
 from findsession.sources.base import Skip, SourceFile
-from findsession.sources.jsonl import clean_text
+from findsession.sources.jsonl import cap, clean_text, cut_point
 
 KIND = SourceKind.CLAUDE_CODE
 
@@ -239,10 +239,7 @@ def _str(value: Any) -> str | None:
 
 
 def _cap(text: str, limit: int) -> str:
-    text = clean_text(text)
-    if len(text) <= limit:
-        return text
-    return text[:limit] + f"\n[… {len(text) - limit:,} more characters not indexed]"
+    return cap(text, limit)
 
 
 def _result_text(content: Any) -> str:
@@ -268,7 +265,8 @@ def _input_text(tool_input: Any) -> str:
         if isinstance(value, str | int | float | bool):
             parts.append(f"{key}: {value}")
         elif value is not None:
-            parts.append(f"{key}: {json.dumps(value, ensure_ascii=False)[:TOOL_INPUT_CAP]}")
+            rendered = json.dumps(value, ensure_ascii=False)
+            parts.append(f"{key}: {rendered[: cut_point(rendered, TOOL_INPUT_CAP)]}")
     return "\n".join(parts)
 
 

@@ -10,6 +10,7 @@ is left before it so the next run reads it again once it is complete.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
@@ -41,6 +42,34 @@ def clean_text(value: str) -> str:
     except UnicodeEncodeError:
         return value.encode("utf-8", "replace").decode("utf-8")
     return value
+
+
+#: How far past a cap a cut may move to end on a boundary (see `cap`).
+_CUT_SLACK = 1024
+_BOUNDARY = re.compile(r"[\s\"'`<>()\[\]{},;]")
+
+
+def cut_point(text: str, limit: int) -> int:
+    """Where to cut `text` near `limit` without splitting a token in two.
+
+    Redaction runs on what is kept: a token cut at the cap (half an API key) no longer
+    looked like one and was stored in part. The cut moves on to the next space, quote or
+    bracket, at most `_CUT_SLACK` characters further; a private key block cut anywhere
+    is still hidden, to the end, by its `BEGIN` line.
+    """
+    if len(text) <= limit:
+        return len(text)
+    boundary = _BOUNDARY.search(text, limit, limit + _CUT_SLACK)
+    return boundary.start() if boundary else limit + _CUT_SLACK
+
+
+def cap(text: str, limit: int) -> str:
+    """`text` cut near `limit` (see `cut_point`), saying how much was left out."""
+    text = clean_text(text)
+    end = cut_point(text, limit)
+    if end >= len(text):
+        return text
+    return text[:end] + f"\n[… {len(text) - end:,} more characters not indexed]"
 
 
 def looks_binary(head: bytes) -> bool:
@@ -121,6 +150,11 @@ def _decode(raw: bytes) -> Any:
 
 
 def _preview(raw: bytes) -> str:
-    """The start of a skipped line, printable: enough to find it in an editor."""
-    text = raw[:80].decode("utf-8", "replace").strip()
+    """The start of a skipped line, printable: enough to find it in an editor.
+
+    Cut on a boundary, not inside a token, so the indexer can still redact a secret the
+    preview quotes.
+    """
+    text = raw[: 80 + _CUT_SLACK * 4].decode("utf-8", "replace").strip()
+    text = text[: cut_point(text, 80)]
     return "".join(c if c.isprintable() else "\ufffd" for c in text)
