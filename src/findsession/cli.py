@@ -12,20 +12,16 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
 import apsw
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.text import Text
 
-from findsession import config, jsonout, render
-from findsession.embeddings import EmbeddingUnavailable
+from findsession import jsonout, render
+from findsession.api import Findsession
 from findsession.errors import FindsessionError
-from findsession.index import Root, index_roots
-from findsession.model_choice import index_embedder
-from findsession.reader import read_session, resolve_session
-from findsession.search.engine import search
 from findsession.search.filters import (
     KINDS,
     MAX_TOP,
@@ -35,9 +31,6 @@ from findsession.search.filters import (
     SearchOptions,
     parse_when,
 )
-from findsession.status import collect_status
-from findsession.store import Store
-from findsession.vectorize import EmbedReport, embed_pending
 
 COMMANDS = ("search", "index", "read", "status", "serve", "forget")
 
@@ -216,23 +209,11 @@ def main(argv: list[str] | None = None) -> int:
         _parser().print_help()
         return 2
     try:
-        db = config.db_path(getattr(args, "db", None))
-        forgotten: list[str] | None = []
-        if getattr(args, "rebuild", False):
-            aside = Store.set_aside(db)
-            if aside:
-                _say(err, f"set the old index aside as {aside}; indexing from scratch")
-                forgotten = Store.forgotten_in(aside)
-                if forgotten is None:
-                    err.print(
-                        "[yellow]warning:[/] the old index is too damaged to tell which"
-                        " sessions were forgotten: forget them again after this run",
-                        soft_wrap=True,
-                    )
-        with Store.open(db) as store:
-            if forgotten:
-                store.keep_forgotten(forgotten)
-            return _COMMANDS[args.command](args, store, out, err)
+        fs = Findsession.open(getattr(args, "db", None), rebuild=getattr(args, "rebuild", False))
+        with fs:
+            for note in fs.notes:
+                _say(err, note)
+            return _COMMANDS[args.command](args, fs, out, err)
     except FindsessionError as exc:
         # One line, whatever the message holds (a path with a newline, rich markup).
         message = f"{exc}: {exc.cli_hint}" if exc.cli_hint else str(exc)
@@ -254,11 +235,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
 
-def _cmd_search(args: argparse.Namespace, store: Store, out: Console, err: Console) -> int:
+def _cmd_search(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
     project = str(Path.cwd()) if args.here else args.project
-    cfg = config.load_config()
+    weight = fs.settings.hybrid_weight if args.hybrid_weight is None else args.hybrid_weight
     opts = SearchOptions(
-        hybrid_weight=cfg.hybrid_weight if args.hybrid_weight is None else args.hybrid_weight,
+        hybrid_weight=weight,
         top=args.top,
         mode=args.mode,
         project=str(Path(project).expanduser().resolve()) if project else None,
@@ -270,12 +251,8 @@ def _cmd_search(args: argparse.Namespace, store: Store, out: Console, err: Conso
         raw=args.raw,
     )
     query = " ".join(args.query)
-    if not query.strip():
-        raise FindsessionError(
-            "the query is empty: give the words, identifier or error message to look for"
-        )
     started = time.perf_counter()
-    response = search(store, query, opts)
+    response = fs.search(query, opts)
     elapsed = (time.perf_counter() - started) * 1000
     if args.json:
         print(jsonout.dumps(jsonout.search_json(response)))
@@ -291,68 +268,24 @@ def _cmd_search(args: argparse.Namespace, store: Store, out: Console, err: Conso
     return 0 if response.hits or not response.index_empty else 1
 
 
-def _cmd_index(args: argparse.Namespace, store: Store, out: Console, err: Console) -> int:
-    cfg = config.load_config()
-    if args.roots:
-        roots = [Root(Path(r).expanduser().resolve(), "claude-code") for r in args.roots]
-        for root in roots:
-            if not root.path.exists():
-                err.print(
-                    Text("warning:", style="yellow")
-                    + Text(f" {render.printable(str(root.path))} does not exist"),
-                    soft_wrap=True,
-                )
-    else:
-        roots = [r for r in config.default_roots(cfg) if r.path.exists()]
-        if not roots:
-            sample = config.sample_root()
-            _say(
-                err,
-                f"no transcripts found at {render.home(str(config.default_roots(cfg)[0].path))};"
-                " indexing the sample corpus that ships with findsession instead"
-                " (pass a ROOT, or add roots to the config file, to index your own)",
-            )
-            roots = [sample]
+def _cmd_index(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
+    roots = fs.roots(args.roots)
+    for note in roots.notes:
+        _say(err, note.replace(str(Path.home()), "~"))
     with _progress_bar(err, "indexing") as progress:
-        report = index_roots(store, roots, prune=args.prune, progress=progress, exclude=cfg.exclude)
+        report = fs.index(roots, prune=args.prune, progress=progress)
     render.print_index_report(err, report, args.verbose)
     embedded = None
     if not report.interrupted and not args.no_embed:
-        embedded = _embed(store, err, cfg.embedding)
+        with _progress_bar(err, "embedding") as progress:
+            embedded = fs.embed(progress=progress, say=lambda line: _say(err, line))
+        if embedded is not None:
+            render.print_embed_report(err, embedded)
     if args.json:
         print(jsonout.dumps(jsonout.index_json(report, embedded)))
     if report.failed:
         return 1
     return 130 if report.interrupted or (embedded and embedded.interrupted) else 0
-
-
-def _embed(store: Store, err: Console, settings: dict[str, Any]) -> EmbedReport | None:
-    """The embedding stage: vectors for every unit that has none, with a progress bar."""
-    try:
-        embedder, choice = index_embedder(store, settings)
-    except EmbeddingUnavailable as exc:
-        _say(err, f"note: no vectors built ({exc}); keyword search works")
-        return None
-    if choice.advice:
-        _say(err, f"note: {choice.advice}")
-    stored = store.setting("embedding_model")
-    if stored is not None and stored != embedder.identity:
-        _say(
-            err,
-            f"the embedding model changed ({stored} -> {embedder.identity}):"
-            " dropping the old vectors and embedding everything again",
-        )
-    try:
-        with _progress_bar(err, "embedding") as progress:
-            report = embed_pending(store, embedder, progress=progress)
-    except EmbeddingUnavailable as exc:
-        _say(err, f"note: vectors not built ({exc}); keyword search works")
-        return None
-    if choice.scripts is not None:
-        report.non_latin_share = round(choice.scripts.share, 3)
-    report.advice = choice.advice
-    render.print_embed_report(err, report)
-    return report
 
 
 class _progress_bar:  # noqa: N801 - used as a context manager like a function
@@ -390,9 +323,9 @@ class _progress_bar:  # noqa: N801 - used as a context manager like a function
             self.bar.stop()
 
 
-def _cmd_read(args: argparse.Namespace, store: Store, out: Console, err: Console) -> int:
-    view = read_session(
-        store, args.session, turn=args.turn, context=args.context, tools=args.tools, raw=args.raw
+def _cmd_read(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
+    view = fs.read(
+        args.session, turn=args.turn, context=args.context, tools=args.tools, raw=args.raw
     )
     if args.json:
         print(jsonout.dumps(jsonout.read_json(view)))
@@ -401,8 +334,8 @@ def _cmd_read(args: argparse.Namespace, store: Store, out: Console, err: Console
     return 0
 
 
-def _cmd_status(args: argparse.Namespace, store: Store, out: Console, err: Console) -> int:
-    st = collect_status(store)
+def _cmd_status(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
+    st = fs.status()
     if args.json:
         print(jsonout.dumps(jsonout.status_json(st)))
     else:
@@ -410,35 +343,19 @@ def _cmd_status(args: argparse.Namespace, store: Store, out: Console, err: Conso
     return 0
 
 
-def _cmd_forget(args: argparse.Namespace, store: Store, out: Console, err: Console) -> int:
-    if not args.sessions and not args.project:
+def _cmd_forget(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
+    if not args.sessions and args.project is None:
         raise FindsessionError("name the sessions to forget, or --project PATH")
-    if any(not ref.strip() for ref in args.sessions) or (
-        args.project is not None and not args.project.strip()
-    ):
-        raise FindsessionError("a blank session id or project matches nothing: name one")
-    ids = [resolve_session(store, ref).id for ref in args.sessions]
-    if args.project:
-        root = str(Path(args.project).expanduser().resolve())
-        matched = [
-            s.id for s in store.sessions_where("in_project(cwd, ?) AND NOT is_subagent", (root,))
-        ]
-        if not matched:
-            raise FindsessionError(
-                f"no indexed session has its project at or below {root}; nothing forgotten"
-            )
-        ids += matched
-    ids = list(dict.fromkeys(ids))
-    before = store.path.stat().st_size
-    with store.transaction():
-        store.forget(ids)
-    store.reclaim_space()
-    after = store.path.stat().st_size
+    done = fs.forget(args.sessions, project=args.project)
     if args.json:
-        print(jsonout.dumps(jsonout.forget_json(ids, before, after)))
+        print(
+            jsonout.dumps(jsonout.forget_json(done.forgotten, done.bytes_before, done.bytes_after))
+        )
+    n = len(done.forgotten)
     err.print(
-        f"forgot {len(ids)} session{'s' if len(ids) != 1 else ''} and their subagents; they"
-        f" will not be indexed again; index {before / 1e6:.1f} MB -> {after / 1e6:.1f} MB",
+        f"forgot {n} session{'s' if n != 1 else ''} and their subagents; they will not be"
+        f" indexed again; index {done.bytes_before / 1e6:.1f} MB ->"
+        f" {done.bytes_after / 1e6:.1f} MB",
         soft_wrap=True,
     )
     return 0
@@ -450,11 +367,12 @@ def _say(console: Console, line: str) -> None:
     console.print(Text(render.printable(line)), soft_wrap=True)
 
 
-def _cmd_serve(args: argparse.Namespace, store: Store, out: Console, err: Console) -> int:
+def _cmd_serve(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
     from findsession.mcp_server import serve
 
-    store.close()  # the server opens its own connections
-    serve(config.db_path(getattr(args, "db", None)), args.directory, args.all_projects)
+    path = fs.path
+    fs.close()  # the server opens its own
+    serve(path, args.directory, args.all_projects)
     return 0
 
 

@@ -584,6 +584,32 @@ class Store:
             written += 1
         return written
 
+    def recent_sessions(
+        self, project: str | None, after: str | None, before: str | None, limit: int
+    ) -> list[Session]:
+        """Main sessions active in [after, before), most recent first; `project` keeps
+        that directory and those below it (None or `/`: every project)."""
+        clauses, params = ["NOT is_subagent"], []
+        if project and project.strip("/\\"):
+            clauses.append("in_project(cwd, ?)")
+            params.append(str(Path(project).expanduser()))
+        if after:
+            clauses.append("last_ts >= ?")
+            params.append(after)
+        if before:
+            clauses.append("last_ts < ?")
+            params.append(before)
+        return self.sessions_where(" AND ".join(clauses), params, "last_ts DESC", limit)
+
+    def first_prompt(self, session_id: str) -> str:
+        """What the person typed first in a session, or ''."""
+        first = self.scalar(
+            "SELECT prompt FROM units WHERE session_id = ? AND kind = 'turn'"
+            " ORDER BY ordinal LIMIT 1",
+            (session_id,),
+        )
+        return first or ""
+
     def get_session(self, session_id: str) -> Session | None:
         rows = self.sessions_where("id = ?", (session_id,))
         return rows[0] if rows else None

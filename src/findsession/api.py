@@ -1,0 +1,268 @@
+"""findsession's public face: index, embed, search, read, list, forget, status.
+
+Every interface (the CLI, the MCP server, and the service and web page to come) calls
+only this: arguments in, rendering out. What each of them used to do on its own (choose
+the roots, index then embed, scope a project, look a session up, list recent sessions,
+forget) happens here once, so the interfaces cannot drift apart.
+
+    with Findsession.open() as fs:
+        fs.index(fs.roots())
+        fs.embed()
+        response = fs.search("the deploy that lied about being live")
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from findsession import config
+from findsession.config import Config
+from findsession.embeddings import EmbeddingUnavailable
+from findsession.errors import FindsessionError
+from findsession.index import IndexReport, Progress, Root, index_roots
+from findsession.model import SearchResponse, Session
+from findsession.model_choice import index_embedder
+from findsession.reader import SessionView, read_session, resolve_session
+from findsession.search.engine import search
+from findsession.search.filters import SearchOptions, parse_range
+from findsession.status import IndexStatus, collect_status
+from findsession.store import Store
+from findsession.vectorize import EmbedReport, embed_pending
+
+#: Called with a sentence for the person (a note, a warning), as things happen.
+Say = Callable[[str], None]
+
+
+@dataclass
+class RootChoice:
+    """The roots an index run reads, and what the person should know about the choice."""
+
+    roots: list[Root]
+    notes: list[str] = field(default_factory=list)
+    #: True when no transcripts were found and the shipped sample corpus stands in.
+    sample: bool = False
+
+
+@dataclass
+class ForgetReport:
+    """What `forget` removed and what it did to the file's size."""
+
+    forgotten: list[str]
+    bytes_before: int
+    bytes_after: int
+
+
+class Findsession:
+    """One index, opened once; close it (or use `with`) when done."""
+
+    def __init__(self, store: Store, settings: Config) -> None:
+        self.store = store
+        self.settings = settings
+        #: Things the person should know about how the index was opened.
+        self.notes: list[str] = []
+
+    @classmethod
+    def open(cls, db: str | Path | None = None, *, rebuild: bool = False) -> Findsession:
+        """Open the index at `db` (else `FINDSESSION_DB`, else the user data folder).
+
+        `rebuild` sets the existing file aside first (under a name of its own) and
+        starts a new one that keeps the old one's list of forgotten sessions.
+        """
+        path = config.db_path(str(db) if db is not None else None)
+        notes: list[str] = []
+        forgotten: list[str] | None = []
+        if rebuild:
+            aside = Store.set_aside(path)
+            if aside:
+                notes.append(f"set the old index aside as {aside}; indexing from scratch")
+                forgotten = Store.forgotten_in(aside)
+                if forgotten is None:
+                    notes.append(
+                        "warning: the old index is too damaged to tell which sessions were"
+                        " forgotten: forget them again after this run"
+                    )
+        settings = config.load_config()
+        store = Store.open(path)
+        if forgotten:
+            store.keep_forgotten(forgotten)
+        fs = cls(store, settings)
+        fs.notes = notes
+        return fs
+
+    @property
+    def path(self) -> Path:
+        return self.store.path
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Findsession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- indexing ------------------------------------------------------------------------
+
+    def roots(self, paths: Iterable[str | Path] = ()) -> RootChoice:
+        """The folders to index: `paths` if given, else every source's standard place and
+        the config's roots; with no transcripts anywhere, the shipped sample corpus."""
+        given = [Root(Path(p).expanduser().resolve(), "claude-code") for p in paths]
+        if given:
+            missing = [f"warning: {r.path} does not exist" for r in given if not r.path.exists()]
+            return RootChoice(given, missing)
+        found = [r for r in config.default_roots(self.settings) if r.path.exists()]
+        if found:
+            return RootChoice(found)
+        where = config.default_roots(self.settings)[0].path
+        note = (
+            f"no transcripts found at {where}; indexing the sample corpus that ships with"
+            " findsession instead (name a folder, or add roots to the config file, to index"
+            " your own)"
+        )
+        return RootChoice([config.sample_root()], [note], sample=True)
+
+    def index(
+        self,
+        roots: RootChoice | list[Root],
+        *,
+        prune: bool = False,
+        progress: Progress | None = None,
+    ) -> IndexReport:
+        """Bring the keyword index up to date with the transcripts under `roots`."""
+        chosen = roots.roots if isinstance(roots, RootChoice) else roots
+        return index_roots(
+            self.store, chosen, prune=prune, progress=progress, exclude=self.settings.exclude
+        )
+
+    def embed(
+        self, *, progress: Progress | None = None, say: Say | None = None
+    ) -> EmbedReport | None:
+        """Vectors for every unit without them, newest first; None (having said why
+        through `say`) when no model can run. Resumable: Ctrl-C keeps finished batches."""
+        say = say or (lambda _line: None)
+        try:
+            embedder, choice = index_embedder(self.store, self.settings.embedding)
+        except EmbeddingUnavailable as exc:
+            say(f"note: no vectors built ({exc}); keyword search works")
+            return None
+        if choice.advice:
+            say(f"note: {choice.advice}")
+        stored = self.store.setting("embedding_model")
+        if stored is not None and stored != embedder.identity:
+            say(
+                f"the embedding model changed ({stored} -> {embedder.identity}):"
+                " dropping the old vectors and embedding everything again"
+            )
+        try:
+            report = embed_pending(self.store, embedder, progress=progress)
+        except EmbeddingUnavailable as exc:
+            say(f"note: vectors not built ({exc}); keyword search works")
+            return None
+        if choice.scripts is not None:
+            report.non_latin_share = round(choice.scripts.share, 3)
+        report.advice = choice.advice
+        return report
+
+    # -- reading -------------------------------------------------------------------------
+
+    def search(self, query: str, options: SearchOptions | None = None) -> SearchResponse:
+        """Hybrid search with the filters inside both retrievals; see `SearchOptions`."""
+        if not query.strip():
+            raise FindsessionError(
+                "the query is empty: give the words, identifier or error message to look for"
+            )
+        options = options or SearchOptions(hybrid_weight=self.settings.hybrid_weight)
+        return search(self.store, query, options)
+
+    def read(
+        self,
+        session: str,
+        *,
+        turn: int | None = None,
+        first: int | None = None,
+        last: int | None = None,
+        context: int = 0,
+        tools: bool = False,
+        raw: bool = False,
+    ) -> SessionView:
+        """A session's turns (all, one, or a range, with `context` around them)."""
+        return read_session(
+            self.store,
+            session,
+            turn=turn,
+            context=context,
+            tools=tools,
+            first=first,
+            last=last,
+            raw=raw,
+        )
+
+    def session(self, ref: str) -> Session:
+        """The session with this id, or the one session whose id starts with it."""
+        return resolve_session(self.store, ref)
+
+    def sessions(
+        self,
+        *,
+        project: str | None = None,
+        after: str | None = None,
+        before: str | None = None,
+        limit: int = 20,
+    ) -> list[Session]:
+        """Main sessions, most recently active first; `project` takes that directory and
+        those below it (see findsession.projects)."""
+        start, end = parse_range(after, before)
+        return self.store.recent_sessions(project, start, end, limit)
+
+    def first_prompt(self, session_id: str) -> str:
+        return self.store.first_prompt(session_id)
+
+    def live_session(self, project: str, since: float, window_s: float) -> str | None:
+        """The project's session whose transcript was written after `since` and within
+        the last `window_s` seconds: the one an agent working there is in."""
+        now = time.time()
+        for session in self.store.recent_sessions(project, None, None, 3):
+            try:
+                mtime = os.stat(session.file_path or "").st_mtime
+            except OSError:
+                continue
+            if mtime >= since and now - mtime <= window_s:
+                return session.id
+        return None
+
+    def status(self) -> IndexStatus:
+        return collect_status(self.store)
+
+    # -- forgetting ----------------------------------------------------------------------
+
+    def forget(self, sessions: Iterable[str] = (), project: str | None = None) -> ForgetReport:
+        """Delete sessions (ids or unique prefixes) and their subagents for good, or every
+        session of `project`; later runs skip them, and the file is compacted."""
+        refs = list(sessions)
+        if not refs and project is None:
+            raise FindsessionError("name the sessions to forget, or a project")
+        if any(not ref.strip() for ref in refs) or (project is not None and not project.strip()):
+            raise FindsessionError("a blank session id or project matches nothing: name one")
+        ids = [resolve_session(self.store, ref).id for ref in refs]
+        if project is not None:
+            root = str(Path(project).expanduser().resolve())
+            matched = [s.id for s in self.store.recent_sessions(root, None, None, -1)]
+            if not matched:
+                raise FindsessionError(
+                    f"no indexed session has its project at or below {root}; nothing forgotten"
+                )
+            ids += matched
+        ids = list(dict.fromkeys(ids))
+        before = self.store.path.stat().st_size
+        with self.store.transaction():
+            self.store.forget(ids)
+        self.store.reclaim_space()
+        return ForgetReport(ids, before, self.store.path.stat().st_size)
+
+
+__all__ = ["Findsession", "ForgetReport", "RootChoice", "SearchOptions"]
