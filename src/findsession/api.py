@@ -126,6 +126,10 @@ class Findsession:
         )
         return RootChoice([config.sample_root()], [note], sample=True)
 
+    def standard_roots(self) -> list[Root]:
+        """Every source's standard place and the config's roots, existing or not yet."""
+        return config.default_roots(self.settings)
+
     def index(
         self,
         roots: RootChoice | list[Root],
@@ -265,4 +269,4 @@ class Findsession:
         return ForgetReport(ids, before, self.store.path.stat().st_size)
 
 
-__all__ = ["Findsession", "ForgetReport", "RootChoice", "SearchOptions"]
+__all__ = ["Findsession", "ForgetReport", "Root", "RootChoice", "SearchOptions"]

@@ -15,7 +15,6 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
@@ -24,17 +23,9 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from findsession import config
-from findsession.embeddings import EmbeddingUnavailable
+from findsession.api import Findsession, Root, SearchOptions
 from findsession.errors import FindsessionError
-from findsession.index import Root, index_roots
 from findsession.model import MessageKind, Session
-from findsession.model_choice import index_embedder
-from findsession.reader import read_session
-from findsession.search.engine import search
-from findsession.search.filters import SearchOptions, parse_range
-from findsession.store import Store
-from findsession.vectorize import embed_pending
 
 MAX_QUERY = 2000
 MAX_TOP = 20
@@ -86,10 +77,9 @@ def tool_errors(tool: Tool) -> Tool:
     return run  # type: ignore[return-value]
 
 
-def build_server(db_path: Path, scope: Scope) -> MCPServer:
-    """The MCP server with its three tools, reading the index at `db_path`."""
+def build_server(fs: Findsession, scope: Scope) -> MCPServer:
+    """The MCP server with its three tools, answering from `fs` (kept open)."""
     server = MCPServer("findsession", instructions=INSTRUCTIONS)
-    store = Store.open(db_path)
 
     @server.tool()
     @tool_errors
@@ -156,10 +146,10 @@ def build_server(db_path: Path, scope: Scope) -> MCPServer:
             kind=kind,
             hybrid_weight=scope.hybrid_weight,
         )
-        current = None if sessionId else _current_session(store, scope, project)
+        current = None if sessionId else _current_session(fs, scope, project)
         if current:
             opts.top += 1  # room for the one left out
-        response = search(store, query, opts)
+        response = fs.search(query, opts)
         hits = [h for h in response.hits if h.session.id != current][:top]
         result: dict[str, Any] = {
             "strategy": response.strategy,
@@ -236,14 +226,8 @@ def build_server(db_path: Path, scope: Scope) -> MCPServer:
             raise ToolError(f"maxChars must be at least 200, not {maxChars}")
         if turn is not None and (from_ is not None or to is not None):
             raise ToolError("give either turn, or from/to, not both")
-        view = read_session(
-            store,
-            sessionId,
-            turn=turn,
-            context=context,
-            tools=includeToolOutput,
-            first=from_,
-            last=to,
+        view = fs.read(
+            sessionId, turn=turn, context=context, tools=includeToolOutput, first=from_, last=to
         )
         s = view.session
         head = [
@@ -299,26 +283,13 @@ def build_server(db_path: Path, scope: Scope) -> MCPServer:
         if not 1 <= limit <= 100:
             raise ToolError(f"limit must be between 1 and 100, not {limit}")
         project = directory or scope.directory
-        clauses, params = ["NOT is_subagent"], []
-        if project and project != "/":
-            clauses.append("in_project(cwd, ?)")
-            params.append(str(Path(project).expanduser()))
-        start, end = parse_range(after, before)
-        if start:
-            clauses.append("last_ts >= ?")
-            params.append(start)
-        if end:
-            clauses.append("last_ts < ?")
-            params.append(end)
-        sessions = store.sessions_where(
-            " AND ".join(clauses), params, order="last_ts DESC", limit=limit
-        )
+        sessions = fs.sessions(project=project, after=after, before=before, limit=limit)
         return {
             "scope": project or "all projects",
-            "sessions": [_session_summary(store, s) for s in sessions],
+            "sessions": [_session_summary(fs, s) for s in sessions],
         }
 
-    server.store = store  # type: ignore[attr-defined]  # kept open for the server's life
+    server.findsession = fs  # type: ignore[attr-defined]  # kept open for the server's life
     return server
 
 
@@ -334,11 +305,8 @@ def _message_text(kind: MessageKind, text: str, tool: str | None) -> str:
     return f"[thinking] {text}"
 
 
-def _session_summary(store: Store, s: Session) -> dict[str, Any]:
-    first = store.scalar(
-        "SELECT prompt FROM units WHERE session_id = ? AND kind = 'turn' ORDER BY ordinal LIMIT 1",
-        (s.id,),
-    )
+def _session_summary(fs: Findsession, s: Session) -> dict[str, Any]:
+    first = fs.first_prompt(s.id)
     return {
         "sessionId": s.id,
         "title": s.title,
@@ -350,7 +318,7 @@ def _session_summary(store: Store, s: Session) -> dict[str, Any]:
     }
 
 
-def _current_session(store: Store, scope: Scope, project: str | None) -> str | None:
+def _current_session(fs: Findsession, scope: Scope, project: str | None) -> str | None:
     """The session the agent is in: named by the client, else the project's live one.
 
     Claude Code does not tell an MCP server its session id, so without one the session
@@ -361,20 +329,7 @@ def _current_session(store: Store, scope: Scope, project: str | None) -> str | N
         return scope.explicit_current
     if not project:
         return None
-    rows = store.query(
-        "SELECT s.id, s.file_path FROM sessions s WHERE NOT s.is_subagent"
-        " AND in_project(s.cwd, ?) ORDER BY s.last_ts DESC LIMIT 3",
-        (project,),
-    )
-    now = time.time()
-    for sid, path in rows:
-        try:
-            mtime = os.stat(path).st_mtime
-        except (OSError, TypeError):
-            continue
-        if mtime >= scope.started and now - mtime <= CURRENT_SESSION_WINDOW_S:
-            return sid
-    return None
+    return fs.live_session(project, scope.started, CURRENT_SESSION_WINDOW_S)
 
 
 def _indexer_note(scope: Scope) -> list[str]:
@@ -399,15 +354,10 @@ class BackgroundIndexer(threading.Thread):
     def run(self) -> None:
         while True:
             try:
-                cfg = config.load_config()  # read each round: the user may edit it
-                with Store.open(self.db_path) as store:
-                    index_roots(
-                        store, [r for r in self.roots if r.path.exists()], exclude=cfg.exclude
-                    )
-                    # Without a model keyword search still works; search says why.
-                    with suppress(EmbeddingUnavailable):
-                        embedder, _ = index_embedder(store, cfg.embedding)
-                        embed_pending(store, embedder)
+                # Opened each round: the config is read again (the user may edit it).
+                with Findsession.open(self.db_path) as fs:
+                    fs.index([r for r in self.roots if r.path.exists()])
+                    fs.embed()  # without a model keyword search still works; search says why
                 self.last_error = None
             except Exception as exc:  # noqa: BLE001 - never let the thread die
                 self.last_error = str(exc)
@@ -416,7 +366,8 @@ class BackgroundIndexer(threading.Thread):
 
 def serve(db_path: Path, directory: str | None, all_projects: bool) -> None:
     """Run the server over stdio until the client closes it."""
-    cfg = config.load_config()
+    fs = Findsession.open(db_path)
+    cfg = fs.settings
     scope_dir = None if all_projects or cfg.mcp_all_projects else (directory or os.getcwd())
     scope = Scope(
         directory=str(Path(scope_dir).resolve()) if scope_dir else None,
@@ -426,9 +377,9 @@ def serve(db_path: Path, directory: str | None, all_projects: bool) -> None:
         hybrid_weight=cfg.hybrid_weight,
     )
     interval = float(os.environ.get("FINDSESSION_REFRESH_SECONDS", REFRESH_SECONDS))
-    roots = config.default_roots(cfg)
+    roots = fs.standard_roots()
     if interval > 0:
         indexer = BackgroundIndexer(db_path, roots, interval)
         scope.indexer_error = lambda: indexer.last_error
         indexer.start()
-    build_server(db_path, scope).run("stdio")
+    build_server(fs, scope).run("stdio")
