@@ -28,7 +28,16 @@ from findsession.model import SearchResponse, Session
 from findsession.model_choice import index_embedder
 from findsession.reader import SessionView, read_session, resolve_session
 from findsession.search.engine import search
-from findsession.search.filters import SearchOptions, parse_range
+from findsession.search.filters import (
+    KINDS,
+    MAX_TOP,
+    MODES,
+    SPEAKERS,
+    BadOption,
+    SearchOptions,
+    parse_range,
+    parse_when,
+)
 from findsession.status import IndexStatus, collect_status
 from findsession.store import Store
 from findsession.vectorize import EmbedReport, embed_pending
@@ -269,4 +278,16 @@ class Findsession:
         return ForgetReport(ids, before, self.store.path.stat().st_size)
 
 
-__all__ = ["Findsession", "ForgetReport", "Root", "RootChoice", "SearchOptions"]
+__all__ = [
+    "KINDS",
+    "MAX_TOP",
+    "MODES",
+    "SPEAKERS",
+    "BadOption",
+    "Findsession",
+    "ForgetReport",
+    "Root",
+    "RootChoice",
+    "SearchOptions",
+    "parse_when",
+]

@@ -14,23 +14,22 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
-import apsw
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.text import Text
 
 from findsession import jsonout, render
-from findsession.api import Findsession
-from findsession.errors import FindsessionError
-from findsession.search.filters import (
+from findsession.api import (
     KINDS,
     MAX_TOP,
     MODES,
     SPEAKERS,
     BadOption,
+    Findsession,
     SearchOptions,
     parse_when,
 )
+from findsession.errors import FindsessionError
 
 COMMANDS = ("search", "index", "read", "status", "serve", "forget")
 
@@ -219,13 +218,6 @@ def main(argv: list[str] | None = None) -> int:
         message = f"{exc}: {exc.cli_hint}" if exc.cli_hint else str(exc)
         line = " ".join(render.printable(message).split())
         err.print(Text("error:", style="red") + Text(" " + line), soft_wrap=True)
-        return 1
-    except apsw.BusyError:
-        err.print(
-            "[red]error:[/] the index stayed locked by another findsession process for 30 s;"
-            " try again when it is done",
-            soft_wrap=True,
-        )
         return 1
     except KeyboardInterrupt:
         return 130

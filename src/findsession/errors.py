@@ -20,3 +20,7 @@ class DatabaseError(FindsessionError):
 
 class SessionNotFound(FindsessionError):
     """No indexed session matches the id (or id prefix) that was asked for."""
+
+
+class IndexBusy(DatabaseError):
+    """Another findsession process held the index's write lock longer than we wait."""

@@ -368,7 +368,7 @@ class _CommitGroups:
         self.bytes_at_commit = 0
 
     def __enter__(self) -> _CommitGroups:
-        self.store.db.execute("BEGIN IMMEDIATE")
+        self.store.begin()
         return self
 
     def file_done(self, bytes_read: int) -> None:
@@ -376,8 +376,8 @@ class _CommitGroups:
             time.perf_counter() - self.since >= self.COMMIT_SECONDS
             or bytes_read - self.bytes_at_commit >= self.COMMIT_BYTES
         ):
-            self.store.db.execute("COMMIT")
-            self.store.db.execute("BEGIN IMMEDIATE")
+            self.store.commit()
+            self.store.begin()
             self.since, self.bytes_at_commit = time.perf_counter(), bytes_read
 
     def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:

@@ -21,7 +21,7 @@ from typing import Any
 
 import apsw
 
-from findsession.errors import DatabaseError
+from findsession.errors import DatabaseError, IndexBusy
 from findsession.migrations import SCHEMA_VERSION, migrate, write_cjk
 from findsession.model import Message, MessageKind, MetaEvent, MetaKind, Problem, Session
 from findsession.projects import in_project
@@ -215,13 +215,26 @@ class Store:
             with self.db:  # nested: a savepoint inside the outer transaction
                 yield
             return
-        self.require_writable()
-        self.db.execute("BEGIN IMMEDIATE")
+        self.begin()
         try:
             yield
         except BaseException:
             self.db.execute("ROLLBACK")
             raise
+        self.db.execute("COMMIT")
+
+    def begin(self) -> None:
+        """Take the write lock (BEGIN IMMEDIATE), waiting up to the busy timeout for it."""
+        self.require_writable()
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except apsw.BusyError as exc:
+            raise IndexBusy(
+                f"the index stayed locked by another findsession process for"
+                f" {BUSY_TIMEOUT_MS // 1000} s; try again when it is done"
+            ) from exc
+
+    def commit(self) -> None:
         self.db.execute("COMMIT")
 
     def require_writable(self) -> None:
