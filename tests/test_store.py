@@ -11,8 +11,8 @@ import apsw
 import pytest
 
 from findsession.errors import DatabaseError
-from findsession.migrations import MIGRATIONS, SCHEMA_VERSION, migrate
 from findsession.store import Store, UnitRow
+from findsession.store.migrations import MIGRATIONS, SCHEMA_VERSION, migrate
 
 
 def unit(ordinal: int, prompt: str) -> UnitRow:

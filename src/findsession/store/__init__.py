@@ -1,0 +1,24 @@
+"""The one SQLite file: text, keyword index and vectors, kept consistent together.
+
+Opened through apsw because it can load SQLite extensions on every platform and ships a
+recent SQLite with FTS5. WAL mode lets searches read while an index run writes. Only
+this package writes SQL that changes data; `Store` is assembled from one part per
+concern (files, records, sessions, units, vectors) over one connection.
+"""
+
+from __future__ import annotations
+
+from findsession.store.files import FilesMixin
+from findsession.store.opening import BUSY_TIMEOUT_MS
+from findsession.store.records import RecordsMixin
+from findsession.store.rows import FileState, UnitRow
+from findsession.store.sessions import SessionsMixin
+from findsession.store.units import UnitsMixin
+from findsession.store.vectors import VectorsMixin
+
+
+class Store(FilesMixin, RecordsMixin, SessionsMixin, UnitsMixin, VectorsMixin):
+    """A findsession index database. Use `Store.open`; close it when done."""
+
+
+__all__ = ["BUSY_TIMEOUT_MS", "FileState", "Store", "UnitRow"]

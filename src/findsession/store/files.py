@@ -1,0 +1,112 @@
+"""Transcript files: their read cursors, problems, redaction counts and replays."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from findsession.model import Problem
+from findsession.store.connection import Connection
+from findsession.store.rows import FileState
+
+
+class FilesMixin(Connection):
+    """Transcript files."""
+
+    def file_states(self) -> dict[str, FileState]:
+        rows = self.db.execute(
+            "SELECT path, source, root, session_id, size, mtime_ns, offset, lines, tail_hash,"
+            " status, error FROM files"
+        )
+        return {row[0]: FileState(*row) for row in rows}
+
+    def save_file(self, state: FileState) -> None:
+        self.db.execute(
+            "INSERT OR REPLACE INTO files (path, source, root, session_id, size, mtime_ns,"
+            " offset, lines, tail_hash, status, error, indexed_at)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?, strftime('%Y-%m-%dT%H:%M:%SZ','now'))",
+            (
+                state.path,
+                state.source,
+                state.root,
+                state.session_id,
+                state.size,
+                state.mtime_ns,
+                state.offset,
+                state.lines,
+                state.tail_hash,
+                state.status,
+                state.error,
+            ),
+        )
+
+    def set_file_status(self, path: str, status: str, error: str | None = None) -> None:
+        self.db.execute(
+            "UPDATE files SET status = ?, error = ? WHERE path = ?", (status, error, path)
+        )
+        self.db.execute(
+            "UPDATE sessions SET missing = ? WHERE file_path = ?", (int(status == "missing"), path)
+        )
+
+    def forget_file_content(self, path: str) -> list[str]:
+        """Drop what was read from `path` (before a full re-read); return its sessions."""
+        sessions = [
+            r[0]
+            for r in self.db.execute(
+                "SELECT DISTINCT session_id FROM messages WHERE file_path = ?"
+                " UNION SELECT DISTINCT session_id FROM session_meta WHERE file_path = ?",
+                (path, path),
+            )
+        ]
+        self.db.execute("DELETE FROM messages WHERE file_path = ?", (path,))
+        self.db.execute("DELETE FROM session_meta WHERE file_path = ?", (path,))
+        self.db.execute("DELETE FROM problems WHERE file_path = ?", (path,))
+        self.db.execute("DELETE FROM redactions WHERE file_path = ?", (path,))
+        self.db.execute("DELETE FROM replays WHERE file_path = ?", (path,))
+        return sessions
+
+    def add_redactions(self, path: str, counts: dict[str, int]) -> None:
+        self.db.executemany(
+            "INSERT INTO redactions (file_path, kind, n) VALUES (?, ?, ?)"
+            " ON CONFLICT(file_path, kind) DO UPDATE SET n = n + excluded.n",
+            [(path, kind, n) for kind, n in counts.items()],
+        )
+
+    def remove_file(self, path: str) -> None:
+        """Remove a file and every session it holds from the index (`--prune`)."""
+        sessions = self.forget_file_content(path)
+        sessions += [
+            r[0] for r in self.db.execute("SELECT id FROM sessions WHERE file_path = ?", (path,))
+        ]
+        for sid in set(sessions):
+            self.delete_session(sid)
+        self.db.execute("DELETE FROM files WHERE path = ?", (path,))
+        self.db.execute("DELETE FROM replays WHERE file_path = ? OR source_path = ?", (path, path))
+
+    def add_replays(self, path: str, sources: Iterable[str]) -> None:
+        """Remember that `path` repeated lines first read from each of `sources`."""
+        self.db.executemany(
+            "INSERT OR IGNORE INTO replays (file_path, source_path) VALUES (?, ?)",
+            [(path, src) for src in sources],
+        )
+
+    def replaying_files(self, source_path: str) -> list[str]:
+        """Files whose lines were skipped as replays of lines of `source_path`."""
+        return [
+            r[0]
+            for r in self.db.execute(
+                "SELECT file_path FROM replays WHERE source_path = ?", (source_path,)
+            )
+        ]
+
+    def read_again(self, path: str) -> None:
+        """Make the next read of `path` start from scratch and claim its session id anew."""
+        self.db.execute(
+            "UPDATE files SET status = 'stale', session_id = NULL, tail_hash = NULL WHERE path = ?",
+            (path,),
+        )
+
+    def add_problems(self, file_path: str, problems: Iterable[Problem]) -> None:
+        self.db.executemany(
+            "INSERT OR REPLACE INTO problems (file_path, line, reason, detail) VALUES (?,?,?,?)",
+            [(file_path, p.line, p.reason, p.detail) for p in problems],
+        )
