@@ -23,8 +23,8 @@ from findsession import config
 from findsession.config import Config
 from findsession.embeddings import EmbeddingUnavailable
 from findsession.errors import FindsessionError
-from findsession.index import IndexReport, Progress, Root, index_roots
-from findsession.model import SearchResponse, Session
+from findsession.indexing import IndexReport, Progress, Root, index_roots
+from findsession.model import IndexStatus, SearchResponse, Session
 from findsession.model_choice import index_embedder
 from findsession.reader import SessionView, read_session, resolve_session
 from findsession.search.engine import search
@@ -38,8 +38,8 @@ from findsession.search.filters import (
     parse_range,
     parse_when,
 )
-from findsession.status import IndexStatus, collect_status
 from findsession.store import Store
+from findsession.store.status import collect_status
 from findsession.vectorize import EmbedReport, embed_pending
 
 #: Called with a sentence for the person (a note, a warning), as things happen.

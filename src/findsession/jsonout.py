@@ -10,10 +10,9 @@ import re
 from dataclasses import asdict
 from typing import Any
 
-from findsession.index import IndexReport
-from findsession.model import Hit, SearchResponse, Session
+from findsession.indexing import IndexReport
+from findsession.model import Hit, IndexStatus, SearchResponse, Session
 from findsession.reader import SessionView
-from findsession.status import IndexStatus
 from findsession.vectorize import EmbedReport
 
 SEARCH_SCHEMA = "findsession.search/1"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 
 class MessageKind(StrEnum):
@@ -161,3 +162,28 @@ class SearchResponse:
     hits: list[Hit]
     notes: list[str] = field(default_factory=list)
     index_empty: bool = False
+
+
+@dataclass
+class IndexStatus:
+    """What is in the index, counted straight from the database."""
+
+    db_path: str
+    db_bytes: int
+    schema_version: int
+    files: dict[str, int]
+    sessions: int
+    subagent_sessions: int
+    missing_sessions: int
+    turns: int
+    units: int
+    roots: list[str]
+    last_run: dict[str, Any] | None
+    skipped_lines: int
+    skipped_by_reason: dict[str, int]
+    recent_problems: list[dict[str, Any]] = field(default_factory=list)
+    #: Secrets replaced by `[REDACTED:kind]` in everything indexed, by kind.
+    redacted: dict[str, int] = field(default_factory=dict)
+    embedding_model: str | None = None
+    embedded_units: int = 0
+    vector_chunks: int = 0

@@ -16,10 +16,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
-from findsession.index import IndexReport
-from findsession.model import Hit, MessageKind, SearchResponse
+from findsession.indexing import IndexReport
+from findsession.model import Hit, IndexStatus, MessageKind, SearchResponse
 from findsession.reader import SessionView
-from findsession.status import IndexStatus
 from findsession.turns import one_line
 from findsession.vectorize import EmbedReport
 

@@ -28,7 +28,8 @@ from findsession.embeddings.base import Embedder, EmbeddingUnavailable
 from findsession.model import Hit, SearchResponse
 from findsession.search import fts_query
 from findsession.search.filters import SearchOptions
-from findsession.search.keyword import (
+from findsession.store import Store
+from findsession.store.keyword import (
     MARK_END,
     MARK_START,
     RRF_K,
@@ -36,9 +37,8 @@ from findsession.search.keyword import (
     UnitMatch,
     keyword_search,
 )
-from findsession.search.keyword import snippet as keyword_snippet
-from findsession.search.vector import VectorMatch, VectorMatrix
-from findsession.store import Store
+from findsession.store.keyword import snippet as keyword_snippet
+from findsession.store.vector import VectorMatch, VectorMatrix
 
 #: Units fetched per list for each session shown: many units of one session can precede
 #: the next session's best unit.

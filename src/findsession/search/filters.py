@@ -1,7 +1,7 @@
-"""Search options and the SQL that applies them inside each retrieval.
+"""Search options: what to search and how, checked once for every interface.
 
-Filters run inside the retrieval itself, never after a top-k: filtering a global top-k
-afterwards loses the hits of the chosen session or project.
+Filters run inside each retrieval (see findsession.store.filters), never after a top-k:
+filtering a global top-k afterwards loses the hits of the chosen session or project.
 """
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from findsession.errors import FindsessionError
 
@@ -114,37 +113,3 @@ def _iso(moment: datetime) -> str:
     """UTC as `YYYY-MM-DDTHH:MM:SSZ`, the year always four digits (strftime's `%Y` gives
     `999` on glibc), so stored timestamps compare as text."""
     return moment.replace(tzinfo=None).isoformat(timespec="seconds") + "Z"
-
-
-def unit_filter_sql(opts: SearchOptions) -> tuple[str, list[Any]]:
-    """A WHERE fragment over `units u JOIN sessions s`, and its parameters."""
-    where, params = session_filter_sql(opts)
-    clauses = [where] if params else []
-    if opts.kind:
-        clauses.append("u.kind = ?")
-        params.append(opts.kind)
-    if opts.after:
-        clauses.append("u.ts >= ?")
-        params.append(opts.after)
-    if opts.before:
-        clauses.append("u.ts < ?")
-        params.append(opts.before)
-    return (" AND ".join(clauses) or "1"), params
-
-
-def session_filter_sql(opts: SearchOptions) -> tuple[str, list[Any]]:
-    """A WHERE fragment over `sessions s` for the filters that pick whole sessions."""
-    clauses: list[str] = []
-    params: list[Any] = []
-    project = (opts.project or "").rstrip("/\\")
-    if project:  # the filesystem root, like no project, means every project
-        clauses.append("in_project(s.cwd, ?)")  # see findsession.projects
-        params.append(project)
-    if opts.session:
-        clauses.append("(s.id = ? OR s.id LIKE ? ESCAPE '\\' OR s.parent_id = ?)")
-        params += [opts.session, _like_prefix(opts.session) + "%", opts.session]
-    return (" AND ".join(clauses) or "1"), params
-
-
-def _like_prefix(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

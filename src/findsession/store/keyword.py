@@ -13,8 +13,9 @@ from dataclasses import dataclass
 import apsw
 
 from findsession.search import fts_query
-from findsession.search.filters import SearchOptions, unit_filter_sql
-from findsession.store import Store
+from findsession.search.filters import SearchOptions
+from findsession.store.connection import Connection as Store
+from findsession.store.filters import unit_filter_sql
 
 # Column weights inside the conversation index: title, prompt, reply.
 CONVERSATION_WEIGHTS = (4.0, 2.0, 1.0)

@@ -18,8 +18,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from findsession.search.filters import SearchOptions, session_filter_sql
-from findsession.store import Store
+from findsession.search.filters import SearchOptions
+from findsession.store.connection import Connection as Store
+from findsession.store.filters import session_filter_sql
 from findsession.vectors import sign_codes
 
 #: Candidates reranked exactly, at least; sign bits alone order near neighbours roughly.

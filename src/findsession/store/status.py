@@ -3,33 +3,9 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
-from typing import Any
 
-from findsession.store import Store
-
-
-@dataclass
-class IndexStatus:
-    db_path: str
-    db_bytes: int
-    schema_version: int
-    files: dict[str, int]
-    sessions: int
-    subagent_sessions: int
-    missing_sessions: int
-    turns: int
-    units: int
-    roots: list[str]
-    last_run: dict[str, Any] | None
-    skipped_lines: int
-    skipped_by_reason: dict[str, int]
-    recent_problems: list[dict[str, Any]] = field(default_factory=list)
-    #: Secrets replaced by `[REDACTED:kind]` in everything indexed, by kind.
-    redacted: dict[str, int] = field(default_factory=dict)
-    embedding_model: str | None = None
-    embedded_units: int = 0
-    vector_chunks: int = 0
+from findsession.model import IndexStatus
+from findsession.store.connection import Connection as Store
 
 
 def collect_status(store: Store, problem_limit: int = 10) -> IndexStatus:
