@@ -43,11 +43,7 @@ class ModelChoice:
 
 def corpus_scripts(store: Store) -> ScriptShare:
     """Scripts of the most recent turns people and agents typed (tool output left out)."""
-    rows = store.query(
-        "SELECT substr(prompt, 1, ?), substr(reply, 1, ?) FROM units WHERE kind = 'turn'"
-        " ORDER BY id DESC LIMIT ?",
-        (SAMPLE_CHARS, SAMPLE_CHARS, SAMPLE_TURNS),
-    )
+    rows = store.recent_turn_texts(SAMPLE_TURNS, SAMPLE_CHARS)
     return script_share([f"{prompt} {reply}" for prompt, reply in rows])
 
 

@@ -20,7 +20,6 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
-import apsw
 import numpy as np
 
 from findsession import cjk
@@ -36,6 +35,7 @@ from findsession.store.keyword import (
     KeywordQueryError,
     UnitMatch,
     keyword_search,
+    unit_holds,
 )
 from findsession.store.keyword import snippet as keyword_snippet
 from findsession.store.vector import VectorMatch, VectorMatrix
@@ -108,7 +108,7 @@ def retrieve(
 ) -> Retrieval:
     """Both retrievals, filtered inside, fused by rank: units best first."""
     found = Retrieval(strategy="none", units=[])
-    if not store.scalar("SELECT EXISTS (SELECT 1 FROM units)"):
+    if not store.has_units():
         found.index_empty = True
         found.notes.append("the index is empty: run `findsession index` first")
         return found
@@ -190,22 +190,7 @@ def _words_held(store: Store, query: str, unit_id: int) -> tuple[int, int]:
     words = _coverage_words(query)
     if not words:
         return 0, 0
-    held = 0
-    for word in words:
-        grams = fts_query.cjk_expression(word)
-        checks = [("units_fts", fts_query.quote(word)), ("tools_fts", fts_query.quote(word))]
-        if grams:
-            checks.append(("cjk_fts", grams))
-        for table, expression in checks:
-            try:
-                if store.scalar(
-                    f"SELECT EXISTS (SELECT 1 FROM {table} WHERE {table} MATCH ? AND rowid = ?)",
-                    (expression, unit_id),
-                ):
-                    held += 1
-                    break
-            except apsw.SQLError:  # a token FTS5 cannot parse holds nothing
-                continue
+    held = sum(unit_holds(store, word, unit_id) for word in words)
     return held, len(words)
 
 
@@ -215,9 +200,7 @@ def _start_query_vector(
     """Load the model and embed the query in a thread; None (with a note) if there are
     no vectors to search. A cold process spends most of a search loading the model, so
     it overlaps with the keyword search and the vector matrix load."""
-    if store.setting("embedding_model") is None or not store.scalar(
-        "SELECT EXISTS (SELECT 1 FROM chunks)"
-    ):
+    if store.setting("embedding_model") is None or not store.has_vectors():
         notes.append("no vectors yet: run `findsession index` to embed; keyword search only")
         return None
     if embedder is None:
@@ -289,14 +272,7 @@ def _exact_units(store: Store, query: str, opts: SearchOptions, limit: int) -> s
         return set()
     if not candidates:
         return set()
-    text = "lower(title || ' ' || prompt || ' ' || reply || ' ' || tools)"
-    checks = " AND ".join(f"instr({text}, ?) > 0" for _ in tokens)
-    marks = ",".join("?" * len(candidates))
-    rows = store.query(
-        f"SELECT id FROM units WHERE id IN ({marks}) AND {checks}",
-        [*candidates, *(t.lower() for t in tokens)],
-    )
-    return {r[0] for r in rows}
+    return store.units_containing(candidates, tokens)
 
 
 def _fuse(
@@ -361,13 +337,10 @@ def _hit(
     opts: SearchOptions,
 ) -> Hit | None:
     session = store.get_session(shown.session_id)
-    rows = store.query(
-        "SELECT ts, title, prompt, reply, tools, tool_names, files FROM units WHERE id = ?",
-        (shown.unit_id,),
-    )
-    if session is None or not rows:  # deleted between the queries by a concurrent run
+    row = store.unit_fields(shown.unit_id)
+    if session is None or row is None:  # deleted between the queries by a concurrent run
         return None
-    ts, title, prompt, reply, tools, tool_names, files = rows[0]
+    ts, title, prompt, reply, tools, tool_names, files = row
     fields = {"title": title, "prompt": prompt, "reply": reply, "tools": tools}
     marked = keyword_snippet(store, query, opts, shown.keyword) if shown.keyword else ""
     if marked:

@@ -173,3 +173,21 @@ def _ranked(
     except apsw.SQLError as exc:
         raise KeywordQueryError(str(exc)) from exc
     return [UnitMatch(r[0], r[1], r[2], r[3], r[4], r[5]) for r in rows]
+
+
+def unit_holds(store: Store, word: str, unit_id: int) -> bool:
+    """Whether one unit matches `word` in any keyword index (CJK through its bigrams)."""
+    grams = fts_query.cjk_expression(word)
+    checks = [("units_fts", fts_query.quote(word)), ("tools_fts", fts_query.quote(word))]
+    if grams:
+        checks.append(("cjk_fts", grams))
+    for table, expression in checks:
+        try:
+            if store.scalar(
+                f"SELECT EXISTS (SELECT 1 FROM {table} WHERE {table} MATCH ? AND rowid = ?)",
+                (expression, unit_id),
+            ):
+                return True
+        except apsw.SQLError:  # a token FTS5 cannot parse holds nothing
+            continue
+    return False

@@ -96,3 +96,33 @@ class UnitsMixin(Connection):
             [session_id, *ordinals],
         )
         return {r[0]: (r[1], r[2]) for r in rows}
+
+    def has_units(self) -> bool:
+        return bool(self.scalar("SELECT EXISTS (SELECT 1 FROM units)"))
+
+    def unit_fields(self, unit_id: int) -> tuple[Any, ...] | None:
+        """(ts, title, prompt, reply, tools, tool_names, files) of a unit, or None."""
+        rows = self.query(
+            "SELECT ts, title, prompt, reply, tools, tool_names, files FROM units WHERE id = ?",
+            (unit_id,),
+        )
+        return rows[0] if rows else None
+
+    def units_containing(self, unit_ids: list[int], tokens: list[str]) -> set[int]:
+        """Those of `unit_ids` whose text holds every token verbatim (any case)."""
+        text = "lower(title || ' ' || prompt || ' ' || reply || ' ' || tools)"
+        checks = " AND ".join(f"instr({text}, ?) > 0" for _ in tokens)
+        marks = ",".join("?" * len(unit_ids))
+        rows = self.query(
+            f"SELECT id FROM units WHERE id IN ({marks}) AND {checks}",
+            [*unit_ids, *(t.lower() for t in tokens)],
+        )
+        return {r[0] for r in rows}
+
+    def recent_turn_texts(self, turns: int, chars: int) -> list[tuple[str, str]]:
+        """The first `chars` of prompt and reply of the most recent `turns` turns."""
+        return self.query(
+            "SELECT substr(prompt, 1, ?), substr(reply, 1, ?) FROM units WHERE kind = 'turn'"
+            " ORDER BY id DESC LIMIT ?",
+            (chars, chars, turns),
+        )

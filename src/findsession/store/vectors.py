@@ -43,3 +43,6 @@ class VectorsMixin(Connection):
             "INSERT OR REPLACE INTO settings (key, value)"
             " VALUES ('vector_generation', lower(hex(randomblob(8))))"
         )
+
+    def has_vectors(self) -> bool:
+        return bool(self.scalar("SELECT EXISTS (SELECT 1 FROM chunks)"))
