@@ -27,11 +27,10 @@ from findsession.embeddings.base import Embedder, EmbeddingUnavailable
 from findsession.model import Hit, SearchResponse
 from findsession.search import fts_query
 from findsession.search.filters import SearchOptions
+from findsession.search.fusion import FusedUnit, fuse
+from findsession.search.snippets import chunk_snippet, clean_snippet, field_of, find_snippet
 from findsession.store import Store
 from findsession.store.keyword import (
-    MARK_END,
-    MARK_START,
-    RRF_K,
     KeywordQueryError,
     UnitMatch,
     keyword_search,
@@ -44,25 +43,7 @@ from findsession.store.vector import VectorMatch, VectorMatrix
 #: the next session's best unit.
 _UNITS_PER_RESULT = 25
 _MIN_UNITS = 200
-_VECTOR_SNIPPET = 220
 EmbedderSource = Callable[[], Embedder]
-
-
-@dataclass
-class FusedUnit:
-    """One unit after fusion, with what each list said about it."""
-
-    unit_id: int
-    session_id: str
-    kind: str
-    ordinal: int
-    score: float = 0.0
-    keyword: UnitMatch | None = None
-    keyword_rank: int | None = None
-    vector: VectorMatch | None = None
-    vector_rank: int | None = None
-    #: Why the unit was ranked ahead of fusion order: "identifier" or "keyword-winner".
-    pinned: str | None = None
 
 
 @dataclass
@@ -154,7 +135,7 @@ def retrieve(
                 " ranked by meaning"
             )
             keyword = []
-    found.units = _fuse(keyword, vector, opts.hybrid_weight, pins, floor)
+    found.units = fuse(keyword, vector, opts.hybrid_weight, pins, floor)
     return found
 
 
@@ -275,35 +256,6 @@ def _exact_units(store: Store, query: str, opts: SearchOptions, limit: int) -> s
     return store.units_containing(candidates, tokens)
 
 
-def _fuse(
-    keyword: list[UnitMatch] | None,
-    vector: list[VectorMatch] | None,
-    hybrid_weight: float,
-    pins: dict[int, str],
-    floor: float,
-) -> list[FusedUnit]:
-    """Rank fusion; a unit only the vector list found must reach `floor` to stay."""
-    both = keyword is not None and vector is not None
-    kw_weight = (1.0 - hybrid_weight) if both else 1.0
-    vec_weight = hybrid_weight if both else 1.0
-    units: dict[int, FusedUnit] = {}
-    for rank, m in enumerate(keyword or [], 1):
-        unit = units.setdefault(m.unit_id, FusedUnit(m.unit_id, m.session_id, m.kind, m.ordinal))
-        unit.keyword, unit.keyword_rank = m, rank
-        unit.score += kw_weight / (RRF_K + rank)
-    for rank, v in enumerate(vector or [], 1):
-        if v.unit_id not in units and v.cosine < floor:
-            continue
-        unit = units.setdefault(v.unit_id, FusedUnit(v.unit_id, v.session_id, v.kind, v.ordinal))
-        unit.vector, unit.vector_rank = v, rank
-        unit.score += vec_weight / (RRF_K + rank)
-    for unit_id, reason in pins.items():
-        if unit_id in units:
-            units[unit_id].pinned = reason
-    order = {"identifier": 0, "keyword-winner": 1, None: 2}
-    return sorted(units.values(), key=lambda u: (order[u.pinned], -u.score))
-
-
 def _group_by_session(
     store: Store, fused: list[FusedUnit], query: str, opts: SearchOptions
 ) -> list[Hit]:
@@ -345,13 +297,13 @@ def _hit(
     marked = keyword_snippet(store, query, opts, shown.keyword) if shown.keyword else ""
     if marked:
         snippet, spans = clean_snippet(marked)
-        matched_field = _field_of(snippet, fields)
+        matched_field = field_of(snippet, fields)
     elif shown.keyword is not None:  # matched through the CJK bigrams: no FTS5 snippet
         terms = fts_query.tokens(query) + [g for r in cjk.runs(query) for g in cjk.bigrams(r)]
-        snippet, spans, matched_field = _find_snippet(fields, terms)
+        snippet, spans, matched_field = find_snippet(fields, terms)
     elif shown.vector is not None:
         v = shown.vector
-        snippet, spans = _chunk_snippet(fields.get(v.field, ""), v.start, v.end), []
+        snippet, spans = chunk_snippet(fields.get(v.field, ""), v.start, v.end), []
         matched_field = v.field
     else:  # pragma: no cover - every fused unit came from a list
         snippet, spans, matched_field = "", [], "prompt"
@@ -374,77 +326,3 @@ def _hit(
         tool_names=json.loads(tool_names or "[]"),
         files=json.loads(files or "[]")[:5],
     )
-
-
-def _find_snippet(
-    fields: dict[str, str], terms: list[str]
-) -> tuple[str, list[tuple[int, int]], str]:
-    """A window around the first query term found in the unit's text, highlighted."""
-    for name, text in fields.items():
-        flat = " ".join(text.split())
-        lowered = flat.lower()
-        for term in terms:
-            at = lowered.find(term.lower())
-            if at < 0:
-                continue
-            start = max(0, at - _VECTOR_SNIPPET // 2)
-            piece = flat[start : start + _VECTOR_SNIPPET]
-            prefix = "…" if start else ""
-            spans = []
-            low_piece = piece.lower()
-            for t in terms:
-                i = low_piece.find(t.lower())
-                while i >= 0 and t:
-                    spans.append((len(prefix) + i, len(prefix) + i + len(t)))
-                    i = low_piece.find(t.lower(), i + len(t))
-            return prefix + piece, sorted(set(spans)), name
-    return _chunk_snippet(fields.get("prompt", ""), 0, _VECTOR_SNIPPET), [], "prompt"
-
-
-def _chunk_snippet(text: str, start: int, end: int) -> str:
-    """The start of the chunk that matched by meaning, on one line."""
-    piece = " ".join(text[start:end].split())
-    if len(piece) <= _VECTOR_SNIPPET:
-        return piece
-    cut = piece.rfind(" ", 0, _VECTOR_SNIPPET)
-    return piece[: cut if cut > 0 else _VECTOR_SNIPPET] + "…"
-
-
-def clean_snippet(raw: str) -> tuple[str, list[tuple[int, int]]]:
-    """Collapse whitespace and turn FTS5 highlight marks into `(start, end)` spans."""
-    out: list[str] = []
-    spans: list[tuple[int, int]] = []
-    start = None
-    pending_space = False
-    length = 0
-    for ch in raw:
-        if ch == MARK_START:
-            if pending_space and out:
-                out.append(" ")
-                length += 1
-            pending_space = False
-            start = length
-            continue
-        if ch == MARK_END:
-            if start is not None:
-                spans.append((start, length))
-            start = None
-            continue
-        if ch.isspace():
-            pending_space = True
-            continue
-        if pending_space and out:
-            out.append(" ")
-            length += 1
-        pending_space = False
-        out.append(ch)
-        length += 1
-    return "".join(out), spans
-
-
-def _field_of(snippet: str, fields: dict[str, str]) -> str:
-    probe = snippet.strip("…").strip()[:60]
-    for name, text in fields.items():
-        if probe and probe in " ".join(text.split()):
-            return name
-    return "prompt"
