@@ -29,7 +29,7 @@ import random  # noqa: E402
 from corpus import SessionWriter, generate  # noqa: E402
 
 from findsession.embeddings import ENGLISH_MODEL, MULTILINGUAL_MODEL, build_embedder  # noqa: E402
-from findsession.index import Root, index_roots  # noqa: E402
+from findsession.indexing import Root, index_roots  # noqa: E402
 from findsession.search.engine import retrieve  # noqa: E402
 from findsession.search.filters import SearchOptions  # noqa: E402
 from findsession.store import Store  # noqa: E402

@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpus  # noqa: E402
 
-from findsession.index import Root, index_roots  # noqa: E402
+from findsession.indexing import Root, index_roots  # noqa: E402
 from findsession.search.engine import search  # noqa: E402
 from findsession.search.filters import SearchOptions  # noqa: E402
 from findsession.store import Store  # noqa: E402

@@ -14,7 +14,7 @@ import pytest
 
 from findsession.embeddings.base import Embedder
 from findsession.embeddings.onnx_local import OnnxEmbedder, bundled_model_dir
-from findsession.index import IndexReport, Root, index_roots
+from findsession.indexing import IndexReport, Root, index_roots
 from findsession.store import Store
 
 REPO = Path(__file__).resolve().parents[1]

@@ -22,7 +22,7 @@ import pytest
 from conftest import CLI, index
 from transcripts import Transcript, project_dir
 
-from findsession.index import Root, index_roots
+from findsession.indexing import Root, index_roots
 from findsession.projects import in_project
 from findsession.search.engine import SearchOptions, search
 from findsession.store import Store

@@ -12,7 +12,7 @@ import pytest
 from conftest import SHARED
 from shared_corpus_expected import EXPECTED
 
-from findsession.index import IndexReport, Root, index_roots
+from findsession.indexing import IndexReport, Root, index_roots
 from findsession.search.engine import SearchOptions, search
 from findsession.store import Store
 

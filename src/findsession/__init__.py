@@ -5,7 +5,7 @@ nothing else, so anything they can do a script can do too.
 """
 
 from findsession.errors import FindsessionError
-from findsession.index import IndexReport, index_roots
+from findsession.indexing import IndexReport, index_roots
 from findsession.model import Hit, Message, SearchResponse, Session, Turn
 from findsession.search.engine import SearchOptions, search
 from findsession.store import Store

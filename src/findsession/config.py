@@ -16,7 +16,7 @@ from typing import Any
 import platformdirs
 
 from findsession.errors import FindsessionError
-from findsession.index import Root
+from findsession.indexing import Root
 from findsession.sources import SOURCES
 
 APP = "findsession"

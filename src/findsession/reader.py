@@ -6,14 +6,13 @@ session ids and number turns the same way as search does.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from findsession.errors import SessionNotFound
 from findsession.model import Message, MessageKind, Session
 from findsession.redact import redact
-from findsession.sources.claude_code import parse_record
+from findsession.sources import SOURCES
 from findsession.store import Store
 
 
@@ -79,7 +78,7 @@ def read_session(
     seen: set[tuple[str | None, str, str]] = set()
     messages = store.session_messages(session.id)
     if raw:
-        messages = _from_transcript(messages, store.message_sources(session.id))
+        messages = _from_transcript(store, messages, store.message_sources(session.id))
     for msg in messages:
         if msg.kind is MessageKind.PROMPT:
             views.append(TurnView(len(views) + 1, msg.timestamp, [msg]))
@@ -110,32 +109,26 @@ def read_session(
     return SessionView(session, total, views)
 
 
-def _from_transcript(messages: list[Message], sources: list[tuple[str, int, int]]) -> list[Message]:
-    """Each message with its text as the transcript has it, read from the files the index
-    recorded (never a path from the caller). A line that no longer redacts to the stored
-    text (the file was rewritten) keeps the stored text."""
+def _from_transcript(
+    store: Store, messages: list[Message], sources: list[tuple[str, int, int]]
+) -> list[Message]:
+    """Each message with its text as the transcript has it, read back by the file's own
+    source from the files the index recorded (never a path from the caller). A line that
+    no longer redacts to the stored text (the file was rewritten) keeps the stored text."""
     wanted: dict[str, set[int]] = {}
     for path, line, _ in sources:
         wanted.setdefault(path, set()).add(line)
+    kinds = {path: state.source for path, state in store.file_states().items() if path in wanted}
     originals: dict[tuple[str, int, int], str] = {}
     for path, lines in wanted.items():
-        in_subagent = "/subagents/" in path or Path(path).name.startswith("agent-")
+        source = SOURCES.get(kinds.get(path, ""))
+        if source is None:
+            continue  # a format this version no longer reads: the stored text stands
         try:
-            with open(path, "rb") as fh:
-                for number, raw_line in enumerate(fh, 1):
-                    if number not in lines:
-                        continue
-                    try:
-                        obj = json.loads(raw_line.decode("utf-8", "replace"))
-                    except ValueError:
-                        continue
-                    if not isinstance(obj, dict):
-                        continue
-                    for part, rec in enumerate(parse_record(obj, number, in_subagent)):
-                        if isinstance(rec, Message):
-                            originals[(path, number, part)] = rec.text
+            texts = source.read_back(Path(path), lines)
         except OSError:
             continue  # the transcript is gone: the stored text is all there is
+        originals.update(((path, line, part), text) for (line, part), text in texts.items())
     out = []
     for msg, key in zip(messages, sources, strict=True):
         text = originals.get(key)

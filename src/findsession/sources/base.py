@@ -1,4 +1,4 @@
-"""What every transcript source provides, so the indexer never names a format."""
+"""What every transcript source provides, so nothing outside it names a format."""
 
 from __future__ import annotations
 
@@ -7,8 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Protocol
 
-from findsession.model import Message, MetaEvent
-from findsession.sources.jsonl import ReadStats
+from findsession.sources.cursor import Cursor, Reading
 
 #: Called as `skip(path, reason)` for a file or folder left out of the run.
 Skip = Callable[[Path, str], None]
@@ -32,7 +31,8 @@ class SourceFile:
 
 
 class Source(Protocol):
-    """A transcript format: where its files live and how to read them from an offset."""
+    """A transcript format: where its files live, how to read them on from a cursor, and
+    how to read one record back. Registered in `findsession.sources.SOURCES`."""
 
     kind: str
 
@@ -52,8 +52,15 @@ class Source(Protocol):
         """What a file is (main session or subagent, its ids), for a file about to be read."""
         ...
 
-    def read(
-        self, sf: SourceFile, fh: IO[bytes], start_offset: int, start_line: int, stats: ReadStats
-    ) -> Iterator[Message | MetaEvent]:
-        """Records after `start_offset`; `stats` says where reading stopped."""
+    def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
+        """Format-free records of what changed since `cursor` (None: read it all).
+
+        The source chooses the cursor's kind (`sources.cursor`); the indexer only stores
+        the one returned. May raise `OSError`.
+        """
+        ...
+
+    def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
+        """The text, as the file holds it now, of the messages at `(line, part)` for the
+        wanted `lines` (the numbers `read` gave its records). May raise `OSError`."""
         ...

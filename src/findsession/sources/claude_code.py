@@ -1,8 +1,9 @@
 """Claude Code transcripts: where they are and what their lines mean.
 
 This is the only module that knows Claude Code's format. It finds transcript files
-under a root (main sessions and subagents in all three layouts) and turns each JSON
-line into format-free `Message` and `MetaEvent` records.
+under a root (main sessions and subagents in all three layouts), turns each JSON line
+into format-free `Message` and `MetaEvent` records, and reads a line back for `read
+--raw`. Its files are append-only JSON lines, read on from the JSON-lines cursor.
 """
 
 from __future__ import annotations
@@ -11,11 +12,12 @@ import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from findsession.model import Message, MessageKind, MetaEvent, MetaKind, SourceKind
 from findsession.sources.base import Skip, SourceFile
-from findsession.sources.jsonl import cap, clean_text, cut_point
+from findsession.sources.cursor import Cursor, Reading
+from findsession.sources.jsonl import cap, clean_text, cut_point, objects_at, read_appended
 
 KIND = SourceKind.CLAUDE_CODE
 
@@ -46,6 +48,34 @@ _HARNESS_PREFIXES = (
 )
 _CONTEXT_TAGS = ("<ide_", "<system-reminder>")
 _FILE_KEYS = ("file_path", "notebook_path", "path", "filePath")
+
+
+class ClaudeCodeSource:
+    """Claude Code's `~/.claude/projects/**/*.jsonl`."""
+
+    kind = KIND
+
+    def default_roots(self) -> list[Path]:
+        return [default_root()]
+
+    def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
+        return discover(root, skip)
+
+    def describe(self, path: Path) -> SourceFile:
+        return describe(path)
+
+    def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
+        return read_appended(fh, cursor, lambda line, obj: parse_record(obj, line, sf.is_subagent))
+
+    def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
+        in_subagent = describe(path).is_subagent
+        texts: dict[tuple[int, int], str] = {}
+        with open(path, "rb") as fh:
+            for number, obj in objects_at(fh, lines):
+                for part, rec in enumerate(parse_record(obj, number, in_subagent)):
+                    if isinstance(rec, Message):
+                        texts[(number, part)] = rec.text
+        return texts
 
 
 def default_root() -> Path:

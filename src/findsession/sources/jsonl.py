@@ -5,22 +5,31 @@ machines, so every line is suspect: it is read as bytes, decoded on its own with
 UTF-8 replaced, and skipped with a reason when it is not a JSON object. A last line with
 no newline may still be being written: it is used if it already parses, but the offset
 is left before it so the next run reads it again once it is complete.
+
+It owns the append-only cursor: the offset and line count consumed and a digest of every
+byte before the offset, so a file that only grew is read on and one edited before the
+offset is read again from the start.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import re
-from collections.abc import Iterator
+import zlib
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
 
 from findsession.model import Problem
+from findsession.sources.cursor import HEAD, Cursor, Reading, Record, looks_binary
 
 #: Lines longer than this are skipped: nothing a person reads is that long, and holding
 #: it would cost memory for no search value.
 MAX_LINE_BYTES = 64 * 1024 * 1024
 _CHUNK = 1024 * 1024
+_BLOCK = 1 << 20
 
 
 @dataclass
@@ -70,14 +79,6 @@ def cap(text: str, limit: int) -> str:
     if end >= len(text):
         return text
     return text[:end] + f"\n[… {len(text) - end:,} more characters not indexed]"
-
-
-def looks_binary(head: bytes) -> bool:
-    """A NUL byte near the start: a binary file, if no line of it turns out to be JSON.
-
-    Only a hint: one NUL byte in a real transcript costs its own line, not the file.
-    """
-    return b"\x00" in head
 
 
 def _read_line(fh: IO[bytes]) -> tuple[bytes | None, int, bool]:
@@ -137,6 +138,92 @@ def iter_objects(
             stats.problems.append(Problem(number, "malformed JSON", _preview(raw)))
         else:
             stats.problems.append(Problem(number, "not a JSON object", _preview(raw)))
+
+
+#: Turns one line's object into records.
+ParseLine = Callable[[int, dict[str, Any]], Iterable[Record]]
+
+
+def read_appended(fh: IO[bytes], cursor: Cursor | None, parse: ParseLine) -> Reading:
+    """Records after `cursor` when the file only grew since; else every record, fresh.
+
+    The cursor is the append-only kind: bytes and lines consumed, and a digest of every
+    byte before the offset (see `_can_resume`). A file that shrank or changed before the
+    offset is read from the start.
+    """
+    fh.seek(0)
+    head = fh.read(HEAD)
+    size = os.fstat(fh.fileno()).st_size
+    fresh = cursor is None or not _can_resume(fh, cursor, size)
+    start = Cursor() if fresh or cursor is None else cursor
+    stats = ReadStats(end_offset=start.offset, end_line=start.lines)
+    records = [
+        rec
+        for line, obj in iter_objects(fh, start.offset, start.lines, stats)
+        for rec in parse(line, obj)
+    ]
+    # Nothing of a binary file is a transcript line: it is left out, with no cursor.
+    binary = fresh and not records and looks_binary(head)
+    end = (
+        Cursor()
+        if binary
+        else Cursor(stats.end_offset, stats.end_line, _prefix_hash(fh, stats.end_offset))
+    )
+    return Reading(
+        records,
+        end,
+        fresh=fresh,
+        binary=binary,
+        bytes_read=stats.bytes_read,
+        lines_read=stats.lines_read,
+        problems=stats.problems,
+    )
+
+
+def _can_resume(fh: IO[bytes], cursor: Cursor, size: int) -> bool:
+    """True when the file only grew: every byte before the old offset is unchanged.
+
+    The whole prefix is checked, not only its last KiB: an edit in place that kept the
+    size (a token masked with `sed`) lay before that KiB and was never seen, so the old
+    token stayed searchable. The check is a CRC-32 of the prefix (3.8 GB/s here, four
+    times blake2b: it guards against edits, not adversaries) plus blake2b of the last
+    KiB; it reads the prefix once per changed file, and an unchanged file still costs
+    only a stat.
+    """
+    if cursor.offset > size or cursor.offset == 0:
+        return False
+    return _prefix_hash(fh, cursor.offset) == cursor.digest
+
+
+def _prefix_hash(fh: IO[bytes], offset: int) -> str:
+    """A digest of the file's first `offset` bytes (the part already indexed)."""
+    crc = 0
+    fh.seek(0)
+    buffer = bytearray(min(offset, _BLOCK) or 1)
+    view = memoryview(buffer)
+    left = offset
+    while left > 0:
+        n = fh.readinto(view[: min(left, _BLOCK)])
+        if not n:
+            break
+        crc = zlib.crc32(view[:n], crc)
+        left -= n
+    start = max(0, offset - 1024)
+    fh.seek(start)
+    tail = hashlib.blake2b(fh.read(offset - start), digest_size=16).hexdigest()
+    return f"crc32:{crc:08x}:{offset - left}:{tail}"
+
+
+def objects_at(fh: IO[bytes], lines: set[int]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """`(line_number, object)` for the wanted lines that still hold a JSON object.
+
+    For reading a few recorded lines back: other lines are passed over undecoded.
+    """
+    for number, raw in enumerate(fh, 1):
+        if number in lines:
+            obj = _decode(raw)
+            if isinstance(obj, dict):
+                yield number, obj
 
 
 _MALFORMED = object()

@@ -1,0 +1,119 @@
+"""Index one changed file: open it safely, let its source read what changed since the
+stored cursor, store the records and rebuild the sessions they touch, all in one
+savepoint with the new cursor."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import replace
+
+from findsession.indexing.records import redacted_problem, store_records
+from findsession.indexing.report import IndexReport
+from findsession.indexing.scan import NotRegular, open_regular, os_error
+from findsession.indexing.session import rebuild_session
+from findsession.model import Message
+from findsession.sources import SOURCES, Cursor, SourceFile
+from findsession.store import FileState, Store
+
+
+class Abort(Exception):
+    """Raised inside a file's transaction to roll it back after an I/O error."""
+
+
+def index_file(
+    store: Store,
+    sf: SourceFile,
+    root: str,
+    state: FileState | None,
+    report: IndexReport,
+    excluded: tuple[str, ...] = (),
+) -> None:
+    """Bring one file's part of the index up to date; on `Abort` the caller's savepoint
+    is rolled back and the error is in the report."""
+    path = str(sf.path)
+    try:
+        fh = open_regular(path)
+    except FileNotFoundError:
+        report.errors.append((path, "vanished before it could be read"))
+        return
+    except NotRegular as exc:
+        report.skipped.append((path, str(exc)))
+        return
+    except OSError as exc:
+        report.errors.append((path, os_error(exc)))
+        if state is not None:
+            with store.transaction():
+                store.set_file_status(path, "error", os_error(exc))
+        return
+    with fh, store.transaction():
+        st = os.fstat(fh.fileno())
+        session_id = state.session_id if state and state.session_id else _claim_id(store, sf)
+        try:
+            reading = SOURCES[sf.source].read(sf, fh, _stored_cursor(state))
+        except OSError as exc:
+            report.errors.append((path, os_error(exc)))
+            raise Abort from exc
+        new_state = FileState(
+            path,
+            sf.source,
+            root,
+            session_id,
+            st.st_size,
+            st.st_mtime_ns,
+            reading.cursor.offset,
+            reading.cursor.lines,
+            reading.cursor.digest,
+        )
+        if reading.unchanged:
+            report.files_unchanged += 1
+            store.save_file(new_state)
+            return
+        # Sessions that lose records are rebuilt below, with those that gain them.
+        forgotten = set(store.forget_file_content(path)) if reading.fresh else set()
+        if reading.binary:
+            report.skipped.append((path, "binary: no line of it is JSON"))
+            new_state.status = "binary"
+            store.save_file(new_state)
+            return
+        report.files_read += 1
+        report.bytes_read += reading.bytes_read
+        report.lines_read += reading.lines_read
+        problems = [redacted_problem(p) for p in reading.problems]
+        report.problems.extend((path, p) for p in problems)
+        store.add_problems(path, problems)
+        records = reading.records
+        sessions = store_records(store, sf, session_id, path, records, report, excluded)
+        if sf.is_subagent and sf.parent_id is None:
+            # A layout that does not name a subagent's parent (Claude Code 2.0.x flat
+            # agent files) leaves it to the records.
+            parent = next(
+                (
+                    r.record_session_id
+                    for r in records
+                    if isinstance(r, Message) and r.record_session_id
+                ),
+                None,
+            )
+            if parent and parent != session_id:
+                sf = replace(sf, parent_id=parent)
+        for sid in sorted(sessions | forgotten):
+            rebuild_session(store, sid, sf, session_id, path, report)
+        store.save_file(new_state)
+
+
+def _stored_cursor(state: FileState | None) -> Cursor | None:
+    """The cursor kept in the file's row; none when its last read did not end well (a
+    binary, missing, stale or unreadable file is read from the start)."""
+    if state is None or state.status != "ok":
+        return None
+    return Cursor(state.offset, state.lines, state.tail_hash)
+
+
+def _claim_id(store: Store, sf: SourceFile) -> str:
+    """The file's session id, made unique if another file already holds that id."""
+    owner = store.scalar("SELECT file_path FROM sessions WHERE id = ?", (sf.session_id,))
+    if owner is None or owner == str(sf.path):
+        return sf.session_id
+    suffix = hashlib.blake2b(str(sf.path).encode(), digest_size=4).hexdigest()
+    return f"{sf.session_id}@{suffix}"

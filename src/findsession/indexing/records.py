@@ -1,0 +1,133 @@
+"""Store a file's new records: secrets redacted, private and excluded sessions dropped,
+replays of lines another file holds skipped and remembered."""
+
+from __future__ import annotations
+
+import fnmatch
+from collections import Counter
+from dataclasses import replace
+
+from findsession.indexing.report import IndexReport
+from findsession.model import Message, MessageKind, MetaEvent, Problem
+from findsession.redact import PRIVATE_MARKER, redact
+from findsession.sources import SourceFile
+from findsession.store import Store
+
+#: Characters of a skipped line kept to show where it is.
+_PREVIEW = 100
+
+
+def store_records(
+    store: Store,
+    sf: SourceFile,
+    session_id: str,
+    path: str,
+    records: list[Message | MetaEvent],
+    report: IndexReport,
+    excluded: tuple[str, ...] = (),
+) -> set[str]:
+    """Store new records, secrets redacted, skipping replays; return the sessions touched.
+
+    A session whose prompt holds `PRIVATE_MARKER` is marked private: nothing of it (or of
+    its subagents) is stored, now or after later appends.
+    """
+    found: Counter[str] = Counter()
+    private = store.private_sessions()
+    if sf.parent_id in private:
+        private.add(session_id)
+    known = store.get_session(session_id) if excluded else None
+    if excluded and (
+        (known is not None and known.cwd and _excluded_dir(known.cwd, excluded))
+        or any(isinstance(r, Message) and r.cwd and _excluded_dir(r.cwd, excluded) for r in records)
+    ):
+        private.add(session_id)  # for this run only: the config may change
+        store.drop_session_content(session_id)
+    for rec in records:
+        if (
+            isinstance(rec, Message)
+            and rec.kind is MessageKind.PROMPT
+            and PRIVATE_MARKER in rec.text
+        ):
+            sid = f"{session_id}:{rec.session_key}" if rec.session_key else session_id
+            for marked in {sid, session_id} - private:
+                store.mark_private(marked)
+                private.add(marked)
+    uuids = {r.uuid for r in records if isinstance(r, Message) and r.uuid}
+    # A uuid belongs to the first line that carries it; later copies are replays
+    # (a resumed session, a compaction agent replaying its parent).
+    owners = store.uuid_owners(uuids) if uuids else {}
+    owner_line: dict[str, int] = {}
+    rows: list[tuple[str, int, Message | MetaEvent]] = []
+    parts: dict[int, int] = {}
+    touched: set[str] = set()
+    replayed_from: set[str] = set()
+    for rec in records:
+        if isinstance(rec, Message) and rec.uuid:
+            owner = owners.get(rec.uuid, (path, rec.line))
+            if owner != (path, rec.line):
+                if owner[0] != path:
+                    replayed_from.add(owner[0])
+                continue
+            if owner_line.setdefault(rec.uuid, rec.line) != rec.line:
+                continue
+        sid = f"{session_id}:{rec.session_key}" if rec.session_key else session_id
+        if sid in private or session_id in private:
+            touched.add(sid)  # rebuilt from nothing: its row and units go
+            continue
+        rec = _redacted(rec, found)
+        part = parts.get(rec.line, 0)
+        parts[rec.line] = part + 1
+        rows.append((sid, part, rec))
+        touched.add(sid)
+    store.add_records(path, rows)
+    if replayed_from:
+        store.add_replays(path, replayed_from)
+    if found:
+        store.add_redactions(path, found)
+        for kind, n in found.items():
+            report.redacted[kind] = report.redacted.get(kind, 0) + n
+    if rows or store.get_session(session_id) is not None:
+        touched.add(session_id)
+    return touched
+
+
+def _excluded_dir(cwd: str, globs: tuple[str, ...]) -> bool:
+    """A project directory the config excludes: it, or a folder above it, matches a glob."""
+    path = cwd.rstrip("/")
+    return any(
+        fnmatch.fnmatchcase(path, g) or fnmatch.fnmatchcase(path, g.rstrip("/") + "/*")
+        for g in globs
+    )
+
+
+def _redacted(rec: Message | MetaEvent, found: Counter[str]) -> Message | MetaEvent:
+    """The record with secrets in its text replaced; the only text the index ever sees.
+
+    The paths a tool touched are redacted too: they become the hit's files list.
+    """
+    if isinstance(rec, Message):
+        text, counts = redact(rec.text)
+        files = rec.files
+        for n, name in enumerate(rec.files):
+            clean, more = redact(name)
+            if more:
+                files = (*files[:n], clean, *files[n + 1 :])
+                counts.update(more)
+        if counts:
+            found.update(counts)
+            return replace(rec, text=text, files=files)
+        return rec
+    value, counts = redact(rec.value)
+    if counts:
+        found.update(counts)
+        return replace(rec, value=value)
+    return rec
+
+
+def redacted_problem(problem: Problem) -> Problem:
+    """A skipped line's preview quotes the transcript: it is stored redacted too, then
+    shortened (the reader cut it on a token boundary, so a secret is whole to redact)."""
+    detail, counts = redact(problem.detail or "")
+    if len(detail) > _PREVIEW:
+        detail = detail[:_PREVIEW] + "…"
+    return replace(problem, detail=detail) if counts or detail != problem.detail else problem

@@ -1,0 +1,55 @@
+"""What an index run is given and what it reports."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from findsession.model import Problem
+
+#: Called as `progress(done, total, path)` while changed files are read.
+Progress = Callable[[int, int, str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Root:
+    """A folder (or file) to index, and the source format found there."""
+
+    path: Path
+    source: str
+
+
+@dataclass
+class IndexReport:
+    """What one `index` run did; the CLI prints it and `--json` emits it."""
+
+    roots: list[str]
+    files_seen: int = 0
+    files_read: int = 0
+    files_unchanged: int = 0
+    files_missing: int = 0
+    files_pruned: int = 0
+    bytes_read: int = 0
+    lines_read: int = 0
+    sessions_changed: int = 0
+    units_written: int = 0
+    sessions_total: int = 0
+    turns_total: int = 0
+    problems: list[tuple[str, Problem]] = field(default_factory=list)
+    errors: list[tuple[str, str]] = field(default_factory=list)
+    seconds: float = 0.0
+    interrupted: bool = False
+    #: Secrets replaced by `[REDACTED:kind]` before storing, by kind.
+    redacted: dict[str, int] = field(default_factory=dict)
+    #: Why the run stopped early other than Ctrl-C (a full disk), or None.
+    failed: str | None = None
+    #: Files and folders left out, with the reason: unreadable folders, FIFOs, links out
+    #: of the roots, binary files.
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+    def skipped_by_reason(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for _, problem in self.problems:
+            counts[problem.reason] = counts.get(problem.reason, 0) + 1
+        return counts

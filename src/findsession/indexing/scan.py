@@ -1,0 +1,154 @@
+"""What is on disk under the roots: the files each source finds, which of them may be
+read (regular files, links only inside the roots), and what became of files that went."""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from findsession.indexing.report import IndexReport, Root
+from findsession.sources import SOURCES, Skip
+from findsession.store import FileState, Store
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """A file a source found that may be read, with its root and stat."""
+
+    path: Path
+    source: str
+    root: str
+    stat: os.stat_result
+
+
+def scan(roots: list[Root], report: IndexReport, seen: set[str]) -> list[Found]:
+    """Every readable file the roots' sources find, each once; `seen` gets every path
+    found (readable or not) and what is left out goes to the report's `skipped`."""
+    inside = _Inside(roots)
+    found: list[Found] = []
+
+    def skip(path: Path, reason: str) -> None:
+        report.skipped.append((str(path), reason))
+
+    for root in roots:
+        for path in SOURCES[root.source].discover(root.path, skip):
+            key = str(path)
+            if key in seen:
+                continue
+            seen.add(key)
+            report.files_seen += 1
+            st = _regular_file(path, inside, skip)
+            if st is not None:
+                found.append(Found(path, root.source, str(root.path), st))
+    return found
+
+
+class _Inside:
+    """Whether a path lies inside one of the run's roots, links resolved."""
+
+    def __init__(self, roots: list[Root]) -> None:
+        self.roots = [os.path.realpath(r.path) for r in roots]
+
+    def __call__(self, path: str) -> bool:
+        real = os.path.realpath(path)
+        return any(real == r or real.startswith(r.rstrip(os.sep) + os.sep) for r in self.roots)
+
+
+def _regular_file(path: Path, inside: _Inside, skip: Skip) -> os.stat_result | None:
+    """The file's stat when it may be read; else None, and `skip` says why.
+
+    A FIFO named `*.jsonl` hung every run (opening it blocks until a writer comes); a
+    link to `/etc/passwd` was followed and stored. Only regular files are read, and a
+    link only when it leads to one inside the indexed folders.
+    """
+    try:
+        lst = os.lstat(path)
+        st = os.stat(path) if stat.S_ISLNK(lst.st_mode) else lst
+    except FileNotFoundError:
+        gone = "a symbolic link to nothing" if os.path.islink(path) else "vanished"
+        skip(path, gone)
+        return None
+    except OSError as exc:
+        skip(path, os_error(exc))
+        return None
+    if stat.S_ISLNK(lst.st_mode) and not inside(str(path)):
+        skip(path, "a symbolic link to a file outside the indexed folders; not followed")
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        skip(path, f"not a regular file ({_file_type(st.st_mode)}); not read")
+        return None
+    return st
+
+
+def _file_type(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ):
+        if test(mode):
+            return name
+    return "not a file"
+
+
+class NotRegular(OSError):
+    """The path turned into something other than a regular file after it was listed."""
+
+
+def open_regular(path: str) -> BinaryIO:
+    """Open for reading without blocking (a FIFO would) and only if it is a regular file."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegular(f"not a regular file ({_file_type(mode)}); not read")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def os_error(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
+def handle_vanished(
+    store: Store,
+    roots: list[Root],
+    known: dict[str, FileState],
+    seen: set[str],
+    prune: bool,
+    report: IndexReport,
+) -> set[str]:
+    """Keep sessions whose file is gone (marked missing) unless asked to prune them.
+
+    A pruned file's lines may live on in another file that repeated them (a copy in an
+    archive root, a project folder moved within a root, a resumed session): those lines
+    were skipped as replays, so each such file is read again, and the session stays
+    while any indexed file still holds it. Returns the files to read again.
+    """
+    root_keys = {str(r.path) for r in roots}
+    reread: set[str] = set()
+    for path, state in known.items():
+        if path in seen or state.root not in root_keys or os.path.exists(path):
+            continue
+        with store.transaction():
+            if prune:
+                replaying = store.replaying_files(path)
+                store.remove_file(path)
+                report.files_pruned += 1
+                for other in replaying:
+                    if other in known and other != path:
+                        store.read_again(other)
+                        reread.add(other)
+            elif state.status != "missing":
+                store.set_file_status(path, "missing")
+                report.files_missing += 1
+    return reread
