@@ -72,7 +72,7 @@ def index_file(
         # Sessions that lose records are rebuilt below, with those that gain them.
         forgotten = set(store.forget_file_content(path)) if reading.fresh else set()
         if reading.binary:
-            report.skipped.append((path, "binary: no line of it is JSON"))
+            report.skipped.append((path, reading.binary))
             new_state.status = "binary"
             store.save_file(new_state)
             return

@@ -39,14 +39,15 @@ class Reading:
 
     `fresh` means it was read from the start, so whatever it gave before is to be
     forgotten; `unchanged` means there was nothing new to read (a new mtime over the same
-    content); `binary` means no part of it was a record and it does not look like text.
+    content); `binary` says why the file was taken for a binary one (no part of it was a
+    record and it does not look like text), or is None.
     """
 
     records: list[Record]
     cursor: Cursor
     fresh: bool
     unchanged: bool = False
-    binary: bool = False
+    binary: str | None = None
     bytes_read: int = 0
     lines_read: int = 0
     problems: list[Problem] = field(default_factory=list)
@@ -78,5 +79,7 @@ def read_whole(fh: IO[bytes], cursor: Cursor | None, parse: ParseWhole) -> Readi
         return Reading([], now, fresh=False, unchanged=True)
     problems: list[Problem] = []
     records = list(parse(data, problems))
-    binary = not records and looks_binary(data[:HEAD])
+    binary = (
+        "binary: no part of it is a record" if not records and looks_binary(data[:HEAD]) else None
+    )
     return Reading(records, now, fresh=True, binary=binary, bytes_read=len(data), problems=problems)

@@ -163,7 +163,9 @@ def read_appended(fh: IO[bytes], cursor: Cursor | None, parse: ParseLine) -> Rea
         for rec in parse(line, obj)
     ]
     # Nothing of a binary file is a transcript line: it is left out, with no cursor.
-    binary = fresh and not records and looks_binary(head)
+    binary = (
+        "binary: no line of it is JSON" if fresh and not records and looks_binary(head) else None
+    )
     end = (
         Cursor()
         if binary
