@@ -24,3 +24,7 @@ class SessionNotFound(FindsessionError):
 
 class IndexBusy(DatabaseError):
     """Another findsession process held the index's write lock longer than we wait."""
+
+
+class IndexFull(DatabaseError):
+    """The disk (or SQLite's page limit) is full: what was committed stays searchable."""

@@ -118,7 +118,7 @@ def _from_transcript(
     wanted: dict[str, set[int]] = {}
     for path, line, _ in sources:
         wanted.setdefault(path, set()).add(line)
-    kinds = {path: state.source for path, state in store.file_states().items() if path in wanted}
+    kinds = store.file_sources(wanted)
     originals: dict[tuple[str, int, int], str] = {}
     for path, lines in wanted.items():
         source = SOURCES.get(kinds.get(path, ""))

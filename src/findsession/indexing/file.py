@@ -112,7 +112,7 @@ def _stored_cursor(state: FileState | None) -> Cursor | None:
 
 def _claim_id(store: Store, sf: SourceFile) -> str:
     """The file's session id, made unique if another file already holds that id."""
-    owner = store.scalar("SELECT file_path FROM sessions WHERE id = ?", (sf.session_id,))
+    owner = store.session_file(sf.session_id)
     if owner is None or owner == str(sf.path):
         return sf.session_id
     suffix = hashlib.blake2b(str(sf.path).encode(), digest_size=4).hexdigest()

@@ -11,11 +11,9 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from contextlib import suppress
-from datetime import UTC, datetime
 from pathlib import Path
 
-import apsw
-
+from findsession.errors import IndexFull
 from findsession.indexing.file import Abort, index_file
 from findsession.indexing.report import IndexReport, Progress, Root
 from findsession.indexing.scan import handle_vanished, scan
@@ -70,23 +68,13 @@ def index_roots(
             progress(len(work), len(work), "")
     except KeyboardInterrupt:
         report.interrupted = True
-    except apsw.FullError as exc:
+    except IndexFull as exc:
         # The file being indexed rolled back to its savepoint; the files before it are
         # committed and the index stays searchable.
         report.interrupted = True
-        report.errors.append(
-            (
-                "(index)",
-                f"the disk or database is full ({exc}); free space"
-                " and run `findsession index` again",
-            )
-        )
-        with suppress(apsw.Error):
-            if store.db.in_transaction:
-                store.db.execute("ROLLBACK")
-    report.sessions_total = int(store.scalar("SELECT count(*) FROM sessions"))
-    # From the small sessions table: counting turn units scans every unit row.
-    report.turns_total = int(store.scalar("SELECT coalesce(sum(n_turns), 0) FROM sessions"))
+        report.errors.append(("(index)", f"{exc}; free space and run `findsession index` again"))
+        store.end_open_transaction(commit=False)
+    report.sessions_total, report.turns_total = store.totals()
     report.seconds = time.perf_counter() - started
     _finish_run(store, run_id, report)
     if report.files_read:
@@ -127,37 +115,21 @@ class _CommitGroups:
         # Finished files are whole (a failing file rolled back its own savepoint), so
         # they are kept even when the run stops early. Ctrl-C may land between a COMMIT
         # and the next BEGIN: then there is nothing left to commit.
-        if self.store.db.in_transaction:
-            self.store.db.execute("COMMIT")
+        self.store.end_open_transaction(commit=True)
 
 
 def _start_run(store: Store, report: IndexReport) -> int:
-    with store.transaction():
-        store.db.execute(
-            "INSERT INTO runs (started_at, roots) VALUES (?, ?)",
-            (_now(), "\n".join(report.roots)),
-        )
-        return int(store.db.last_insert_rowid())
+    return store.start_run(report.roots)
 
 
 def _finish_run(store: Store, run_id: int, report: IndexReport) -> None:
-    with store.transaction():
-        store.db.execute(
-            "UPDATE runs SET finished_at=?, files_seen=?, files_read=?, bytes_read=?,"
-            " lines_read=?, sessions=?, problems=?, interrupted=? WHERE id=?",
-            (
-                _now(),
-                report.files_seen,
-                report.files_read,
-                report.bytes_read,
-                report.lines_read,
-                report.sessions_changed,
-                len(report.problems),
-                int(report.interrupted),
-                run_id,
-            ),
-        )
-
-
-def _now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    store.finish_run(
+        run_id,
+        files_seen=report.files_seen,
+        files_read=report.files_read,
+        bytes_read=report.bytes_read,
+        lines_read=report.lines_read,
+        sessions=report.sessions_changed,
+        problems=len(report.problems),
+        interrupted=report.interrupted,
+    )

@@ -36,7 +36,7 @@ def rebuild_session(
     inline_child = sid != file_session_id
     parent_id = file_session_id if inline_child else sf.parent_id
     if sf.is_subagent and parent_id is None:
-        parent_id = store.scalar("SELECT parent_id FROM sessions WHERE id = ?", (sid,))
+        parent_id = store.parent_of(sid)
     agent_label = None
     description = redact(sf.agent_description)[0] if sf.agent_description else None
     if description and not inline_child:

@@ -12,12 +12,13 @@ from findsession.store.files import FilesMixin
 from findsession.store.opening import BUSY_TIMEOUT_MS
 from findsession.store.records import RecordsMixin
 from findsession.store.rows import FileState, UnitRow
+from findsession.store.runs import RunsMixin
 from findsession.store.sessions import SessionsMixin
 from findsession.store.units import UnitsMixin
 from findsession.store.vectors import VectorsMixin
 
 
-class Store(FilesMixin, RecordsMixin, SessionsMixin, UnitsMixin, VectorsMixin):
+class Store(FilesMixin, RecordsMixin, SessionsMixin, UnitsMixin, VectorsMixin, RunsMixin):
     """A findsession index database. Use `Store.open`; close it when done."""
 
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager, nullcontext, suppress
 from pathlib import Path
 from typing import Any, Self
 
 import apsw
 
-from findsession.errors import DatabaseError, IndexBusy
+from findsession.errors import DatabaseError, IndexBusy, IndexFull
 from findsession.store.migrations import migrate
 from findsession.store.opening import (
     BUSY_TIMEOUT_MS,
@@ -147,18 +147,33 @@ class Connection:
         deferred one that read first and then wrote would fail at once with "database is
         locked" when another process (the MCP server's indexer, say) had committed in
         between: SQLite cannot wait that conflict out, but it can wait for the lock.
+        A full disk surfaces as `IndexFull`, after the rollback.
         """
-        if self.db.in_transaction:
-            with self.db:  # nested: a savepoint inside the outer transaction
-                yield
-            return
-        self.begin()
         try:
-            yield
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
+            if self.db.in_transaction:
+                with self.db:  # nested: a savepoint inside the outer transaction
+                    yield
+                return
+            self.begin()
+            try:
+                yield
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            self.db.execute("COMMIT")
+        except apsw.FullError as exc:
+            raise IndexFull(f"the disk or database is full ({exc})") from exc
+
+    @property
+    def in_transaction(self) -> bool:
+        return self.db.in_transaction
+
+    def end_open_transaction(self, commit: bool) -> None:
+        """Commit (or roll back) a transaction left open by `begin`, if there is one."""
+        if not self.db.in_transaction:
+            return
+        with suppress(apsw.Error) if not commit else nullcontext():
+            self.db.execute("COMMIT" if commit else "ROLLBACK")
 
     def begin(self) -> None:
         """Take the write lock (BEGIN IMMEDIATE), waiting up to the busy timeout for it."""
@@ -172,7 +187,10 @@ class Connection:
             ) from exc
 
     def commit(self) -> None:
-        self.db.execute("COMMIT")
+        try:
+            self.db.execute("COMMIT")
+        except apsw.FullError as exc:
+            raise IndexFull(f"the disk or database is full ({exc})") from exc
 
     def require_writable(self) -> None:
         """Raise a message that says what to do when this index cannot be written."""

@@ -110,3 +110,15 @@ class FilesMixin(Connection):
             "INSERT OR REPLACE INTO problems (file_path, line, reason, detail) VALUES (?,?,?,?)",
             [(file_path, p.line, p.reason, p.detail) for p in problems],
         )
+
+    def file_sources(self, paths: Iterable[str]) -> dict[str, str]:
+        """The source kind each of `paths` was indexed as (paths not indexed are left out)."""
+        found: dict[str, str] = {}
+        batch = list(paths)
+        for start in range(0, len(batch), 500):
+            chunk = batch[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            found.update(
+                self.query(f"SELECT path, source FROM files WHERE path IN ({marks})", chunk)
+            )
+        return found

@@ -124,3 +124,10 @@ class SessionsMixin(Connection):
             session.is_subagent, session.missing = bool(session.is_subagent), bool(session.missing)
             sessions.append(session)
         return sessions
+
+    def session_file(self, session_id: str) -> str | None:
+        """The transcript file a session's row came from, or None if there is no row."""
+        return self.scalar("SELECT file_path FROM sessions WHERE id = ?", (session_id,))
+
+    def parent_of(self, session_id: str) -> str | None:
+        return self.scalar("SELECT parent_id FROM sessions WHERE id = ?", (session_id,))
