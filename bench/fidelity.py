@@ -122,7 +122,7 @@ def timings(runs: list[tuple[str, str, Path]], count: int, rounds: int) -> list[
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--speed", type=int, default=0, help="texts of 256 tokens to time")
-    parser.add_argument("--rounds", type=int, default=3, help="timed rounds, the best counts")
+    parser.add_argument("--rounds", type=int, default=5, help="timed rounds, the best counts")
     parser.add_argument(
         "--folder",
         action="append",

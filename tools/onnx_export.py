@@ -11,12 +11,12 @@ from onnxruntime.quantization import QuantType
 #: column keeps cosine about 0.99 against fp32 (one per matrix: 0.89).
 #: `reduce_range`: weights in -64..64 (7 bits). onnxruntime's int8 kernels for AVX2, and
 #: for AVX-512 without VNNI, add each pair of uint8 x int8 products into a saturating
-#: int16 (`vpmaddubsw`); with 8-bit weights 255 * 127 * 2 overflows it, while VNNI, AMX and
-#: ARM kernels add exactly, so one graph gave other vectors on other CPUs (cosine down to
-#: 0.963 between the two for MiniLM). With 7 bits 255 * 64 * 2 = 32,640 fits, so every CPU
+#: int16 (`vpmaddubsw`); with 8-bit weights 255 * 127 * 2 overflows it, while VNNI and AMX
+#: kernels add exactly, so one graph gave other vectors on other CPUs (cosine down to 0.963
+#: between the two for MiniLM). With 7 bits 255 * 64 * 2 = 32,640 fits, so every CPU
 #: computes the same integer products. Measured (docs/benchmarks.md, "Fidelity per
-#: instruction set"): it costs cosine 0.001-0.002 against fp32 at the same speed; uint8
-#: weights (exact everywhere too) cost 40% of the speed on VNNI CPUs instead.
+#: instruction set"): it costs up to 0.0012 of mean cosine against fp32 at the same speed;
+#: uint8 weights (exact everywhere too) cost 36% of the speed on VNNI CPUs instead.
 QUANTIZATION = {"weight_type": QuantType.QInt8, "per_channel": True, "reduce_range": True}
 
 
