@@ -443,3 +443,40 @@ def test_mcp_project_scope_treats_wildcards_literally(cli: CLI, tmp_path: Path) 
             assert {h["sessionId"] for h in found["results"]} == {_ids(1)}
 
     asyncio.run(go())
+
+
+def test_read_raw_does_not_hang_on_a_transcript_replaced_by_a_fifo(cli: CLI) -> None:
+    root = Path(cli.env["CLAUDE_CONFIG_DIR"]) / "projects"
+    path = _session(root, _ids(1), "/home/dev/app", "shearwater")
+    cli.run("index", "--no-embed")
+    path.unlink()
+    os.mkfifo(path)
+    proc = cli.run("read", "--raw", _ids(1)[:8], check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert "shearwater" in proc.stdout  # the indexed text stands in
+
+
+def test_a_file_rewritten_in_place_is_read_again_only_when_its_content_changed(
+    tmp_path: Path,
+) -> None:
+    from findsession.model import MetaEvent, MetaKind
+    from findsession.sources.cursor import read_whole
+
+    def parse(data: bytes, problems: list) -> list[MetaEvent]:  # noqa: ARG001
+        return [MetaEvent(MetaKind.CUSTOM_TITLE, data.decode(), 1)] if data.strip() else []
+
+    path = tmp_path / "chat.json"
+    path.write_bytes(b"first title")
+    with open(path, "rb") as fh:
+        first = read_whole(fh, None, parse)
+    assert first.fresh and [r.value for r in first.records] == ["first title"]
+    with open(path, "rb") as fh:
+        again = read_whole(fh, first.cursor, parse)
+    assert again.unchanged and again.records == []
+    path.write_bytes(b"other title")  # same size, other bytes
+    with open(path, "rb") as fh:
+        third = read_whole(fh, first.cursor, parse)
+    assert third.fresh and [r.value for r in third.records] == ["other title"]
+    path.write_bytes(b"\x00\x01\x02")
+    with open(path, "rb") as fh:
+        assert read_whole(fh, third.cursor, lambda d, p: []).binary

@@ -7,10 +7,10 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
 
 from findsession.indexing.report import IndexReport, Root
 from findsession.sources import SOURCES, Skip
+from findsession.sources.opening import file_type
 from findsession.store import FileState, Store
 
 
@@ -78,41 +78,9 @@ def _regular_file(path: Path, inside: _Inside, skip: Skip) -> os.stat_result | N
         skip(path, "a symbolic link to a file outside the indexed folders; not followed")
         return None
     if not stat.S_ISREG(st.st_mode):
-        skip(path, f"not a regular file ({_file_type(st.st_mode)}); not read")
+        skip(path, f"not a regular file ({file_type(st.st_mode)}); not read")
         return None
     return st
-
-
-def _file_type(mode: int) -> str:
-    for test, name in (
-        (stat.S_ISDIR, "a folder"),
-        (stat.S_ISFIFO, "a FIFO"),
-        (stat.S_ISSOCK, "a socket"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-    ):
-        if test(mode):
-            return name
-    return "not a file"
-
-
-class NotRegular(OSError):
-    """The path turned into something other than a regular file after it was listed."""
-
-
-def open_regular(path: str) -> BinaryIO:
-    """Open for reading without blocking (a FIFO would) and only if it is a regular file."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise NotRegular(f"not a regular file ({_file_type(mode)}); not read")
-        if hasattr(os, "set_blocking"):
-            os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
 
 
 def os_error(exc: OSError) -> str:

@@ -18,6 +18,7 @@ from findsession.model import Message, MessageKind, MetaEvent, MetaKind, SourceK
 from findsession.sources.base import Skip, SourceFile
 from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.jsonl import cap, clean_text, cut_point, objects_at, read_appended
+from findsession.sources.opening import open_regular
 
 KIND = SourceKind.CLAUDE_CODE
 
@@ -70,7 +71,7 @@ class ClaudeCodeSource:
     def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
         in_subagent = describe(path).is_subagent
         texts: dict[tuple[int, int], str] = {}
-        with open(path, "rb") as fh:
+        with open_regular(str(path)) as fh:
             for number, obj in objects_at(fh, lines):
                 for part, rec in enumerate(parse_record(obj, number, in_subagent)):
                     if isinstance(rec, Message):
