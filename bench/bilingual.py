@@ -30,10 +30,10 @@ from corpus import SessionWriter, generate  # noqa: E402
 
 from findsession.embeddings import ENGLISH_MODEL, MULTILINGUAL_MODEL, build_embedder  # noqa: E402
 from findsession.indexing import Root, index_roots  # noqa: E402
+from findsession.indexing.embed import embed_pending  # noqa: E402
 from findsession.search.engine import retrieve  # noqa: E402
 from findsession.search.filters import SearchOptions  # noqa: E402
-from findsession.store import Store  # noqa: E402
-from findsession.vectorize import embed_pending  # noqa: E402
+from findsession.storage.sqlite import Store  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "bilingual.json"
 MODES = ("keyword", "vector", "hybrid")

@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from findsession.embeddings.onnx_local import OnnxEmbedder, bundled_model_dir
-from findsession.scripts import cjk_fraction
+from findsession.writing_systems import cjk_fraction
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures"

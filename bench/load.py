@@ -26,7 +26,7 @@ import corpus  # noqa: E402
 from findsession.indexing import Root, index_roots  # noqa: E402
 from findsession.search.engine import search  # noqa: E402
 from findsession.search.filters import SearchOptions  # noqa: E402
-from findsession.store import Store  # noqa: E402
+from findsession.storage.sqlite import Store  # noqa: E402
 
 QUERIES = ["flaky test fixture", "database migration deadlock", "oauth token", "rebase conflict"]
 

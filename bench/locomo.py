@@ -23,12 +23,12 @@ from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
 
+from findsession.domain import Session
 from findsession.embeddings import ENGLISH_MODEL, MULTILINGUAL_MODEL, build_embedder
-from findsession.model import Session
+from findsession.indexing.embed import embed_pending
 from findsession.search.engine import retrieve
 from findsession.search.filters import SearchOptions
-from findsession.store import Store, UnitRow
-from findsession.vectorize import embed_pending
+from findsession.storage.sqlite import Store, UnitRow
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = REPO.parent / "shared" / "benchmarks" / "locomo" / "locomo10.json"

@@ -38,7 +38,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from findsession.model import Message, MetaEvent
+from findsession.domain import Message, MetaEvent
 from findsession.redact import redact
 from findsession.sources import claude_code
 from findsession.sources.jsonl import ReadStats, iter_objects

@@ -38,9 +38,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpus  # noqa: E402  (bench/corpus.py, a sibling script)
 
-from findsession.model import Session  # noqa: E402
-from findsession.store import Store, UnitRow  # noqa: E402
-from findsession.vectors import quantize  # noqa: E402
+from findsession.domain import Session  # noqa: E402
+from findsession.quantize import quantize  # noqa: E402
+from findsession.storage.sqlite import Store, UnitRow  # noqa: E402
 
 QUERIES = [
     "the deploy that lied about being live",

@@ -15,7 +15,7 @@ import pytest
 from findsession.embeddings.base import Embedder
 from findsession.embeddings.onnx_local import OnnxEmbedder, bundled_model_dir
 from findsession.indexing import IndexReport, Root, index_roots
-from findsession.store import Store
+from findsession.storage.sqlite import Store
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("FINDSESSION_SHARED", REPO.parent / "shared"))

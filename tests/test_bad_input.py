@@ -9,7 +9,7 @@ from conftest import index
 from transcripts import Transcript, project_dir
 
 from findsession.search.engine import SearchOptions, search
-from findsession.store import Store
+from findsession.storage.sqlite import Store
 
 KW = SearchOptions(mode="keyword")
 

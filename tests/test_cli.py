@@ -10,7 +10,7 @@ import pytest
 from conftest import CLI
 from transcripts import Transcript, project_dir
 
-from findsession.store.migrations import SCHEMA_VERSION
+from findsession.storage.sqlite.migrations import SCHEMA_VERSION
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ from transcripts import Transcript, project_dir
 from findsession.indexing import Root, index_roots
 from findsession.projects import in_project
 from findsession.search.engine import SearchOptions, search
-from findsession.store import Store
+from findsession.storage.sqlite import Store
 
 KW = SearchOptions(mode="keyword")
 
@@ -459,7 +459,7 @@ def test_read_raw_does_not_hang_on_a_transcript_replaced_by_a_fifo(cli: CLI) -> 
 def test_a_file_rewritten_in_place_is_read_again_only_when_its_content_changed(
     tmp_path: Path,
 ) -> None:
-    from findsession.model import MetaEvent, MetaKind
+    from findsession.domain import MetaEvent, MetaKind
     from findsession.sources.cursor import read_whole
 
     def parse(data: bytes, problems: list) -> list[MetaEvent]:  # noqa: ARG001

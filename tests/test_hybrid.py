@@ -13,10 +13,10 @@ from conftest import REPO, index
 from transcripts import Transcript, project_dir
 
 from findsession.embeddings.base import Embedder, EmbeddingUnavailable
+from findsession.indexing.embed import embed_pending
 from findsession.search.engine import search
 from findsession.search.filters import SearchOptions
-from findsession.store import Store
-from findsession.vectorize import embed_pending
+from findsession.storage.sqlite import Store
 
 TOPICS = {
     "deploy": (

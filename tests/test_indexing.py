@@ -10,7 +10,7 @@ from transcripts import Transcript, project_dir
 
 from findsession.reader import read_session
 from findsession.search.engine import SearchOptions, search
-from findsession.store import Store
+from findsession.storage.sqlite import Store
 
 
 def turns_of(store: Store, sid: str) -> list[tuple[str, str]]:

@@ -23,7 +23,7 @@ INTERFACE_MAY_IMPORT = {
     "findsession.render",
     "findsession.jsonout",
     "findsession.errors",
-    "findsession.model",
+    "findsession.domain",
     "findsession.mcp_server",  # the CLI's `serve` starts it
     "findsession",
 }
@@ -49,19 +49,19 @@ def test_interfaces_reach_the_index_only_through_the_core_api(name: str) -> None
 
 
 def test_sources_import_nothing_from_storage_or_above() -> None:
-    above = ("findsession.store", "findsession.index", "findsession.search", "findsession.api")
+    above = ("findsession.storage", "findsession.indexing", "findsession.search", "findsession.api")
     for path in sorted((PACKAGE / "sources").glob("*.py")):
         bad = {m for m in _imports(path) if m.startswith(above)} | ({"apsw"} & _imports(path))
         assert not bad, (path.name, sorted(bad))
 
 
 def test_sql_and_the_driver_live_in_the_store_package_alone() -> None:
-    """Every SQL statement and every use of apsw is in `findsession/store/`: a second
+    """Every SQL statement and every use of apsw is in `findsession/storage/sqlite/`: a second
     backend is one more package, and nothing above the store reaches into its connection."""
     sql = re.compile(r"\b(SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM|CREATE TABLE)\b")
     reach = re.compile(r"\.(db|query|scalar)\b[.(]")
     for path in sorted(PACKAGE.rglob("*.py")):
-        if (PACKAGE / "store") in path.parents:
+        if (PACKAGE / "storage" / "sqlite") in path.parents:
             continue
         name = str(path.relative_to(PACKAGE))
         assert "apsw" not in _imports(path), name

@@ -12,7 +12,7 @@ from transcripts import Transcript, project_dir
 
 from findsession.search.engine import search
 from findsession.search.filters import SearchOptions
-from findsession.store import Store
+from findsession.storage.sqlite import Store
 
 QUERIES = ["retry backoff", "cache eviction", "schema migration"]
 

@@ -17,7 +17,7 @@ from transcripts import Transcript, project_dir
 
 from findsession.embeddings.base import Embedder
 from findsession.embeddings.onnx_local import OnnxEmbedder, bundled_model_dir
-from findsession.scripts import cjk_fraction
+from findsession.writing_systems import cjk_fraction
 
 E5 = "multilingual-e5-small"
 MINILM = "all-MiniLM-L6-v2"

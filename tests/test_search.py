@@ -11,7 +11,7 @@ from transcripts import Transcript, project_dir
 
 from findsession.search.engine import SearchOptions, search
 from findsession.search.filters import BadOption, parse_when
-from findsession.store import Store
+from findsession.storage.sqlite import Store
 
 
 def kw(**kwargs: object) -> SearchOptions:

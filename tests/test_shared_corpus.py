@@ -14,7 +14,7 @@ from shared_corpus_expected import EXPECTED
 
 from findsession.indexing import IndexReport, Root, index_roots
 from findsession.search.engine import SearchOptions, search
-from findsession.store import Store
+from findsession.storage.sqlite import Store
 
 CORPUS = SHARED / "corpus"
 pytestmark = pytest.mark.skipif(

@@ -11,8 +11,8 @@ import apsw
 import pytest
 
 from findsession.errors import DatabaseError
-from findsession.store import Store, UnitRow
-from findsession.store.migrations import MIGRATIONS, SCHEMA_VERSION, migrate
+from findsession.storage.sqlite import Store, UnitRow
+from findsession.storage.sqlite.migrations import MIGRATIONS, SCHEMA_VERSION, migrate
 
 
 def unit(ordinal: int, prompt: str) -> UnitRow:

@@ -4,11 +4,11 @@ The public Python API is what this module exports; the CLI and the MCP server us
 nothing else, so anything they can do a script can do too.
 """
 
+from findsession.domain import Hit, Message, SearchResponse, Session, Turn
 from findsession.errors import FindsessionError
 from findsession.indexing import IndexReport, index_roots
-from findsession.model import Hit, Message, SearchResponse, Session, Turn
 from findsession.search.engine import SearchOptions, search
-from findsession.store import Store
+from findsession.storage.sqlite import Store
 
 __all__ = [
     "FindsessionError",

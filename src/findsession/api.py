@@ -21,11 +21,12 @@ from pathlib import Path
 
 from findsession import config
 from findsession.config import Config
+from findsession.domain import IndexStatus, SearchResponse, Session
 from findsession.embeddings import EmbeddingUnavailable
 from findsession.errors import FindsessionError
 from findsession.indexing import IndexReport, Progress, Root, index_roots
-from findsession.model import IndexStatus, SearchResponse, Session
-from findsession.model_choice import index_embedder
+from findsession.indexing.embed import EmbedReport, embed_pending
+from findsession.indexing.model_choice import index_embedder
 from findsession.reader import SessionView, read_session, resolve_session
 from findsession.search.engine import search
 from findsession.search.filters import (
@@ -38,9 +39,8 @@ from findsession.search.filters import (
     parse_range,
     parse_when,
 )
-from findsession.store import Store
-from findsession.store.status import collect_status
-from findsession.vectorize import EmbedReport, embed_pending
+from findsession.storage.sqlite import Store
+from findsession.storage.sqlite.status import collect_status
 
 #: Called with a sentence for the person (a note, a warning), as things happen.
 Say = Callable[[str], None]

@@ -10,10 +10,10 @@ import re
 from dataclasses import asdict
 from typing import Any
 
+from findsession.domain import Hit, IndexStatus, SearchResponse, Session
 from findsession.indexing import IndexReport
-from findsession.model import Hit, IndexStatus, SearchResponse, Session
+from findsession.indexing.embed import EmbedReport
 from findsession.reader import SessionView
-from findsession.vectorize import EmbedReport
 
 SEARCH_SCHEMA = "findsession.search/1"
 READ_SCHEMA = "findsession.read/1"

@@ -24,8 +24,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from findsession.api import Findsession, Root, SearchOptions
+from findsession.domain import MessageKind, Session
 from findsession.errors import FindsessionError
-from findsession.model import MessageKind, Session
 
 MAX_QUERY = 2000
 MAX_TOP = 20

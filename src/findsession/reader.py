@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from findsession.domain import Message, MessageKind, Session
 from findsession.errors import SessionNotFound
-from findsession.model import Message, MessageKind, Session
 from findsession.redact import redact
 from findsession.sources import SOURCES
-from findsession.store import Store
+from findsession.storage.sqlite import Store
 
 
 @dataclass

@@ -16,11 +16,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
+from findsession.domain import Hit, IndexStatus, MessageKind, SearchResponse
 from findsession.indexing import IndexReport
-from findsession.model import Hit, IndexStatus, MessageKind, SearchResponse
+from findsession.indexing.embed import EmbedReport
 from findsession.reader import SessionView
 from findsession.turns import one_line
-from findsession.vectorize import EmbedReport
 
 # Whole sequences, dropped: CSI (colours, cursor moves, screen clears), OSC (window
 # titles, hyperlinks) and the other string controls with their terminator, 7- and 8-bit,

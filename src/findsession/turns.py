@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from findsession.model import Message, MessageKind, MetaKind, Turn
+from findsession.domain import Message, MessageKind, MetaKind, Turn
 
 #: Per turn, the tool text kept for keyword search.
 TOOLS_TEXT_CAP = 16_000

@@ -4,7 +4,7 @@
 `onnx` (a model folder of the user's), `ollama`, `openai` (any compatible endpoint) or
 `none` (keyword search only). A bundled `model` is `all-MiniLM-L6-v2` (English, fast),
 `multilingual-e5-small` (100+ languages) or `auto`, which the index resolves to the one
-that reads the corpus (see findsession.model_choice).
+that reads the corpus (see findsession.indexing.model_choice).
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ import numpy as np
 
 from findsession.embeddings.base import MAX_CHUNKS, EmbeddingUnavailable, Role, normalize
 from findsession.embeddings.tokenize import Tokenizer, load_tokenizer, tokenizer_path
-from findsession.scripts import cjk_fraction
+from findsession.writing_systems import cjk_fraction
 
 #: Tokens per run of the model at most (batch x length): onnxruntime's arena keeps the
 #: peak memory of the largest batch for the life of the process.

@@ -8,14 +8,14 @@ import hashlib
 import os
 from dataclasses import replace
 
+from findsession.domain import Message
 from findsession.indexing.records import redacted_problem, store_records
 from findsession.indexing.report import IndexReport
 from findsession.indexing.scan import os_error
 from findsession.indexing.session import rebuild_session
-from findsession.model import Message
 from findsession.sources import SOURCES, Cursor, SourceFile
 from findsession.sources.opening import NotRegular, open_regular
-from findsession.store import FileState, Store
+from findsession.storage.sqlite import FileState, Store
 
 
 class Abort(Exception):

@@ -7,11 +7,11 @@ import fnmatch
 from collections import Counter
 from dataclasses import replace
 
+from findsession.domain import Message, MessageKind, MetaEvent, Problem
 from findsession.indexing.report import IndexReport
-from findsession.model import Message, MessageKind, MetaEvent, Problem
 from findsession.redact import PRIVATE_MARKER, redact
 from findsession.sources import SourceFile
-from findsession.store import Store
+from findsession.storage.sqlite import Store
 
 #: Characters of a skipped line kept to show where it is.
 _PREVIEW = 100

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from findsession.model import Problem
+from findsession.domain import Problem
 
 #: Called as `progress(done, total, path)` while changed files are read.
 Progress = Callable[[int, int, str], None]

@@ -18,7 +18,7 @@ from findsession.indexing.file import Abort, index_file
 from findsession.indexing.report import IndexReport, Progress, Root
 from findsession.indexing.scan import handle_vanished, scan
 from findsession.sources import SOURCES, SourceFile
-from findsession.store import Store
+from findsession.storage.sqlite import Store
 
 
 def index_roots(

@@ -11,7 +11,7 @@ from pathlib import Path
 from findsession.indexing.report import IndexReport, Root
 from findsession.sources import SOURCES, Skip
 from findsession.sources.opening import file_type
-from findsession.store import FileState, Store
+from findsession.storage.sqlite import FileState, Store
 
 
 @dataclass(frozen=True, slots=True)

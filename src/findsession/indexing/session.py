@@ -3,11 +3,11 @@ and its fingerprint as units. No transcript is parsed again."""
 
 from __future__ import annotations
 
+from findsession.domain import MessageKind, MetaKind, Session
 from findsession.indexing.report import IndexReport
-from findsession.model import MessageKind, MetaKind, Session
 from findsession.redact import redact
 from findsession.sources import SourceFile
-from findsession.store import Store, UnitRow
+from findsession.storage.sqlite import Store, UnitRow
 from findsession.turns import build_turns, choose_title, fingerprint
 
 

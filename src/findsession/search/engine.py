@@ -23,21 +23,21 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from findsession import cjk
+from findsession.domain import Hit, SearchResponse
 from findsession.embeddings.base import Embedder, EmbeddingUnavailable
-from findsession.model import Hit, SearchResponse
 from findsession.search import fts_query
 from findsession.search.filters import SearchOptions
 from findsession.search.fusion import FusedUnit, fuse
 from findsession.search.snippets import chunk_snippet, clean_snippet, field_of, find_snippet
-from findsession.store import Store
-from findsession.store.keyword import (
+from findsession.storage.sqlite import Store
+from findsession.storage.sqlite.keyword_index import (
     KeywordQueryError,
     UnitMatch,
     keyword_search,
     unit_holds,
 )
-from findsession.store.keyword import snippet as keyword_snippet
-from findsession.store.vector import VectorMatch, VectorMatrix
+from findsession.storage.sqlite.keyword_index import snippet as keyword_snippet
+from findsession.storage.sqlite.vector_index import VectorMatch, VectorMatrix
 
 #: Units fetched per list for each session shown: many units of one session can precede
 #: the next session's best unit.

@@ -1,6 +1,6 @@
 """Search options: what to search and how, checked once for every interface.
 
-Filters run inside each retrieval (see findsession.store.filters), never after a top-k:
+Filters run inside each retrieval (see findsession.storage.sqlite.filters), never after a top-k:
 filtering a global top-k afterwards loses the hits of the chosen session or project.
 """
 

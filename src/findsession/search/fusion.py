@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from findsession.store.keyword import RRF_K, UnitMatch
-from findsession.store.vector import VectorMatch
+from findsession.storage.sqlite.keyword_index import RRF_K, UnitMatch
+from findsession.storage.sqlite.vector_index import VectorMatch
 
 
 @dataclass

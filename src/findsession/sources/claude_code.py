@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from findsession.model import Message, MessageKind, MetaEvent, MetaKind, SourceKind
+from findsession.domain import Message, MessageKind, MetaEvent, MetaKind, SourceKind
 from findsession.sources.base import Skip, SourceFile
 from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.jsonl import cap, clean_text, cut_point, objects_at, read_appended

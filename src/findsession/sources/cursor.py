@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import IO
 
-from findsession.model import Message, MetaEvent, Problem
+from findsession.domain import Message, MetaEvent, Problem
 
 #: Bytes at the start of a file that decide whether it looks binary.
 HEAD = 4096

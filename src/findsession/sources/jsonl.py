@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from findsession.model import Problem
+from findsession.domain import Problem
 from findsession.sources.cursor import HEAD, Cursor, Reading, Record, looks_binary
 
 #: Lines longer than this are skipped: nothing a person reads is that long, and holding

@@ -8,14 +8,14 @@ concern (files, records, sessions, units, vectors) over one connection.
 
 from __future__ import annotations
 
-from findsession.store.files import FilesMixin
-from findsession.store.opening import BUSY_TIMEOUT_MS
-from findsession.store.records import RecordsMixin
-from findsession.store.rows import FileState, UnitRow
-from findsession.store.runs import RunsMixin
-from findsession.store.sessions import SessionsMixin
-from findsession.store.units import UnitsMixin
-from findsession.store.vectors import VectorsMixin
+from findsession.storage.sqlite.chunks import VectorsMixin
+from findsession.storage.sqlite.files import FilesMixin
+from findsession.storage.sqlite.opening import BUSY_TIMEOUT_MS
+from findsession.storage.sqlite.records import RecordsMixin
+from findsession.storage.sqlite.rows import FileState, UnitRow
+from findsession.storage.sqlite.runs import RunsMixin
+from findsession.storage.sqlite.sessions import SessionsMixin
+from findsession.storage.sqlite.units import UnitsMixin
 
 
 class Store(FilesMixin, RecordsMixin, SessionsMixin, UnitsMixin, VectorsMixin, RunsMixin):

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from findsession.store.connection import Connection
-from findsession.store.migrations import write_cjk
-from findsession.store.rows import UnitRow
+from findsession.storage.sqlite.connection import Connection
+from findsession.storage.sqlite.migrations import write_cjk
+from findsession.storage.sqlite.rows import UnitRow
 
 
 class UnitsMixin(Connection):

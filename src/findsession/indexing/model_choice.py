@@ -23,8 +23,8 @@ from findsession.embeddings import (
     configured_embedder,
     model_of_identity,
 )
-from findsession.scripts import SAMPLE_CHARS, ScriptShare, script_share
-from findsession.store import Store
+from findsession.storage.sqlite import Store
+from findsession.writing_systems import SAMPLE_CHARS, ScriptShare, script_share
 
 #: Share of turns in non-Latin scripts from which the English model is the wrong one.
 SWITCH_SHARE = 0.05

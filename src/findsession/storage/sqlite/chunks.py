@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from findsession.store.connection import Connection
+from findsession.storage.sqlite.connection import Connection
 
 
 class VectorsMixin(Connection):

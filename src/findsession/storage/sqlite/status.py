@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 
-from findsession.model import IndexStatus
-from findsession.store.connection import Connection as Store
+from findsession.domain import IndexStatus
+from findsession.storage.sqlite.connection import Connection as Store
 
 
 def collect_status(store: Store, problem_limit: int = 10) -> IndexStatus:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from findsession.model import Message, MessageKind, MetaEvent, MetaKind
-from findsession.store.connection import Connection
+from findsession.domain import Message, MessageKind, MetaEvent, MetaKind
+from findsession.storage.sqlite.connection import Connection
 
 
 class RecordsMixin(Connection):

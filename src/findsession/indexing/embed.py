@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from findsession.embeddings.base import Embedder
-from findsession.store import Store
-from findsession.vectors import quantize
+from findsession.quantize import quantize
+from findsession.storage.sqlite import Store
 
 #: Units embedded per committed batch: small enough that Ctrl-C loses little work.
 BATCH_UNITS = 32

@@ -18,10 +18,10 @@ from typing import ClassVar
 
 import numpy as np
 
+from findsession.quantize import sign_codes
 from findsession.search.filters import SearchOptions
-from findsession.store.connection import Connection as Store
-from findsession.store.filters import session_filter_sql
-from findsession.vectors import sign_codes
+from findsession.storage.sqlite.connection import Connection as Store
+from findsession.storage.sqlite.filters import session_filter_sql
 
 #: Candidates reranked exactly, at least; sign bits alone order near neighbours roughly.
 CANDIDATES = 1000

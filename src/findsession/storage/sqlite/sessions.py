@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from findsession.model import Session
-from findsession.store.connection import Connection
-from findsession.store.rows import _SESSION_COLUMNS
+from findsession.domain import Session
+from findsession.storage.sqlite.connection import Connection
+from findsession.storage.sqlite.rows import _SESSION_COLUMNS
 
 
 class SessionsMixin(Connection):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from findsession.store.connection import Connection
+from findsession.storage.sqlite.connection import Connection
 
 
 class RunsMixin(Connection):

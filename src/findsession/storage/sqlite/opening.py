@@ -13,7 +13,7 @@ import apsw
 
 from findsession.errors import DatabaseError
 from findsession.projects import in_project
-from findsession.store.migrations import SCHEMA_VERSION
+from findsession.storage.sqlite.migrations import SCHEMA_VERSION
 
 #: How long a writer or reader waits for another writer before giving up.
 BUSY_TIMEOUT_MS = 30_000

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from findsession.model import Problem
-from findsession.store.connection import Connection
-from findsession.store.rows import FileState
+from findsession.domain import Problem
+from findsession.storage.sqlite.connection import Connection
+from findsession.storage.sqlite.rows import FileState
 
 
 class FilesMixin(Connection):

@@ -14,8 +14,8 @@ import apsw
 
 from findsession.search import fts_query
 from findsession.search.filters import SearchOptions
-from findsession.store.connection import Connection as Store
-from findsession.store.filters import unit_filter_sql
+from findsession.storage.sqlite.connection import Connection as Store
+from findsession.storage.sqlite.filters import unit_filter_sql
 
 # Column weights inside the conversation index: title, prompt, reply.
 CONVERSATION_WEIGHTS = (4.0, 2.0, 1.0)

@@ -12,8 +12,8 @@ from typing import Any, Self
 import apsw
 
 from findsession.errors import DatabaseError, IndexBusy, IndexFull
-from findsession.store.migrations import migrate
-from findsession.store.opening import (
+from findsession.storage.sqlite.migrations import migrate
+from findsession.storage.sqlite.opening import (
     BUSY_TIMEOUT_MS,
     PATH_HINT,
     check_current,

@@ -1,0 +1,1 @@
+"""Where the index lives: the storage protocols and their backends (today SQLite)."""
