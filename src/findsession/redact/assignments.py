@@ -1,0 +1,99 @@
+"""`.env`-style assignments to secret-looking names: `DB_PASSWORD=…`, `"apiKey": "…"`.
+
+The anchors are the words that make a name secret; the name around the word decides
+whether it is one (`sort_key` and `TOKEN_LIMIT` are not), and the value whether it is
+a secret or a placeholder, path, number or identifier (see `not_secret`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from findsession.redact.not_secret import PARTS, not_a_secret, wordset
+
+#: What may stand between a name and its value: `=`, `:`, `:=`, `=>`, quotes, and the
+#: backslashes of JSON escaped inside JSON, once or more (`{\"token\": \"…\"}`). A bare
+#: colon needs a space or a quote after it: `passwd:gid` and `Test::name` are names.
+OPERATOR = r"""\\{0,8}["']?[ \t]*(?::=|=>|=|:(?=[ \t]|\\{0,8}["']))[ \t]*"""
+
+#: The whole words behind the name anchors; "pass" starts three of them.
+_LONGER_WORDS = {"pass": ("word", "wd", "phrase")}
+_PASSWORD_WORDS = wordset("password passwd passphrase pwd pass")
+#: Words too short or common to stand glued inside a longer one (`compass`, `bypass`).
+_WHOLE_WORDS = wordset("pass pwd")
+#: A "key" is secret only as one of these (`api_key`, `SecretAccessKey`, `AccountKey`),
+#: not as `sort_key`, `public_key` or a keyboard's.
+_KEY_QUALIFIERS = (
+    "api",
+    "access",
+    "private",
+    "auth",
+    "signing",
+    "encryption",
+    "master",
+    "secret",
+    "account",
+    "app",
+)
+#: The last part of a name that says its value is about a secret, not the secret
+#: (`SECRET_KEY_FILE`, `TOKEN_LIMIT`, `api_key_header_name`).
+_NOT_SECRET_SUFFIXES = wordset(
+    "file files path dir directory type kind name names header headers limit limits count"
+    " len length size max min id ids env var variable ttl expiry expires expiration url uri"
+    " endpoint field param prefix mode format algorithm algo budget usage used scope scopes"
+    " provider version timeout enabled required location arn ref source store manager hint"
+    " label pattern regex schema index offset lifetime age complexity history policy set"
+    " strength reset created updated changed at mgr warning error exception prompt config"
+)
+_ASSIGNMENT = re.compile(
+    r"(?P<rest>[A-Za-z0-9_\-]{0,80})(?P<op>" + OPERATOR + r")\\{0,8}[\"']?"
+    # Quoted: up to the closing quote. Bare: up to a space, quote, bracket or the next
+    # `&name=` of a query string.
+    r"(?P<secret>(?<=[\"'])[^\"'\n\\]++(?=[\"'\\])|(?:[^\s\"'`,;)\]}\\&]++|&(?!\w+=))++)"
+)
+#: How far a name's value is looked at: far enough for an AWS session token, short
+#: enough that a long run of names costs linear time.
+_VALUE_REACH = 4_200
+
+
+def assignment(text: str, at: int, word: str) -> tuple[int, int, str] | None:
+    """The value assigned to a secret-looking name holding `word` at `at`, if a secret."""
+    end = at + len(word)
+    for longer in _LONGER_WORDS.get(word, ()):
+        if text[end : end + len(longer)].lower() == longer:
+            word, end = word + longer, end + len(longer)
+            break
+    match = _ASSIGNMENT.match(text, end, end + _VALUE_REACH)
+    if not match or not _secret_name(text, at, word, match.group("rest")):
+        return None
+    value = match.group("secret").strip().rstrip(":")
+    is_password = word in _PASSWORD_WORDS
+    if word == "pwd" and value.isalpha():
+        return None  # `pwd: expected bytes`: pwd is a directory or a word far more often
+    quoted = text[match.start("secret") - 1] in "\"'"
+    code = not quoted and match.group("op").startswith((" ", "\t")) and "=" in match.group("op")
+    if not_a_secret(value, is_password, quoted, code):
+        return None
+    start = match.start("secret")
+    return start, start + len(match.group("secret").rstrip()), "secret-assignment"
+
+
+def _secret_name(text: str, at: int, word: str, rest: str) -> bool:
+    """Whether the name around `word` (found at `at`, `rest` after it) names a secret."""
+    camel = at > 0 and text[at - 1].islower() and text[at].isupper()  # dbPassword
+    if word in _WHOLE_WORDS and at > 0 and text[at - 1].isalnum() and not camel:
+        return False  # compass, bypass
+    if word == "pass" and not (camel or (at > 0 and text[at - 1] in "_-")):
+        return False  # prose ("second pass: check"); DB_PASS and dbPass are names
+    head = text[max(0, at - 24) : at].lower()
+    if word == "key" and not head.rstrip("_-").endswith(_KEY_QUALIFIERS):
+        return False
+    if "public" in head[-12:]:
+        return False  # publicKeyToken, public_key: meant to be seen
+    if not rest:
+        return True
+    if rest[0] not in "_-" and not (rest[0].isupper() and text[at + len(word) - 1].islower()):
+        # Glued on: a plural (TOKENS, credentials) or another word (tokenizer, keyboard).
+        return rest.lower() in ("s", "es")
+    last = PARTS.findall(rest)
+    return not last or last[-1].lower() not in _NOT_SECRET_SUFFIXES
