@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from findsession.storage.sqlite.cjk_index import write_cjk
 from findsession.storage.sqlite.connection import Connection
-from findsession.storage.sqlite.migrations import write_cjk
 from findsession.storage.sqlite.rows import UnitRow
 
 
