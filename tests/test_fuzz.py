@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from transcripts import Transcript
 
 from findsession.redact import redact
-from findsession.sources.claude_code import parse_record
+from findsession.sources.claude_code_records import parse_record
 from findsession.sources.jsonl import ReadStats, iter_objects
 
 json_values = st.recursive(

@@ -22,7 +22,7 @@ from conftest import CLI
 from test_redaction import LEAKED_KINDS, pieces
 from transcripts import Transcript, project_dir
 
-from findsession.sources.claude_code import (
+from findsession.sources.claude_code_records import (
     PROMPT_CAP,
     THINKING_CAP,
     TOOL_INPUT_CAP,
