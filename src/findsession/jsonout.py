@@ -1,16 +1,20 @@
-"""The `--json` output: a stable, documented schema (see docs/json.md).
+"""The JSON shapes of findsession's results: a stable, documented schema (docs/json.md).
 
-Fields are only ever added within a schema version; renaming or removing one bumps it.
+The CLI's `--json` and the MCP server's tools both build their answers here, one function
+per shape, so a script and an agent see the same objects with the same field names and a
+change to one reaches the other. Fields are only ever added within a schema version;
+renaming or removing one bumps it.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import asdict
 from typing import Any
 
-from findsession.domain import Hit, IndexStatus, SearchResponse, Session
+from findsession.domain import Hit, IndexStatus, Message, SearchResponse, Session
 from findsession.indexing import IndexReport
 from findsession.indexing.embed import EmbedReport
 from findsession.reader import SessionView
@@ -20,6 +24,9 @@ READ_SCHEMA = "findsession.read/1"
 STATUS_SCHEMA = "findsession.status/1"
 INDEX_SCHEMA = "findsession.index/1"
 FORGET_SCHEMA = "findsession.forget/1"
+SESSIONS_SCHEMA = "findsession.sessions/1"
+#: A listed session's first prompt is cut here: enough to recognise it by.
+FIRST_PROMPT_CHARS = 300
 
 # JSON escapes only U+0000-U+001F; DEL, the C1 controls (U+009B is a CSI to some
 # terminals) and bidi controls would reach a terminal as they are.
@@ -36,6 +43,7 @@ def dumps(data: dict[str, Any]) -> str:
 
 
 def session_json(s: Session) -> dict[str, Any]:
+    """A session as every result that names one shows it."""
     return {
         "id": s.id,
         "title": s.title,
@@ -54,6 +62,7 @@ def session_json(s: Session) -> dict[str, Any]:
 
 
 def hit_json(h: Hit) -> dict[str, Any]:
+    """One search result: the session and the unit in it that ranked it, with why."""
     return {
         "rank": h.rank,
         "score": round(h.score, 6),
@@ -80,6 +89,7 @@ def hit_json(h: Hit) -> dict[str, Any]:
 
 
 def search_json(r: SearchResponse) -> dict[str, Any]:
+    """`findsession.search/1`: what ran and the hits, best first."""
     return {
         "schema": SEARCH_SCHEMA,
         "query": r.query,
@@ -90,40 +100,99 @@ def search_json(r: SearchResponse) -> dict[str, Any]:
     }
 
 
-def read_json(view: SessionView) -> dict[str, Any]:
+def read_json(view: SessionView, max_chars: int | None = None) -> dict[str, Any]:
+    """`findsession.read/1`: a session's turns as they were said.
+
+    With `max_chars`, the messages' text together holds at most that many characters:
+    the message that reaches the limit is cut there and the ones after it are left out,
+    so a reader with a budget (an agent's context) gets the start of the conversation
+    whole. `left_out_chars` says how much text did not fit (always 0 without a limit).
+    """
+    budget = _Budget(max_chars)
+    turns = []
+    for t in view.turns:
+        if budget.cut:
+            budget.skip(m.text for m in t.messages)
+            continue
+        messages = []
+        for m in t.messages:
+            text = budget.take(m.text)
+            if text is not None:
+                messages.append(message_json(m, text))
+        if messages or not t.messages:  # a turn whose every message was cut is left out
+            turns.append({"turn": t.ordinal, "timestamp": t.timestamp, "messages": messages})
     return {
         "schema": READ_SCHEMA,
         "session": session_json(view.session),
         "total_turns": view.total_turns,
-        "turns": [
-            {
-                "turn": t.ordinal,
-                "timestamp": t.timestamp,
-                "messages": [
-                    {
-                        "kind": m.kind.value,
-                        "text": m.text,
-                        "timestamp": m.timestamp,
-                        "tool": m.tool_name,
-                        "is_error": m.is_error,
-                    }
-                    for m in t.messages
-                ],
-            }
-            for t in view.turns
+        "turns": turns,
+        "left_out_chars": budget.left_out,
+    }
+
+
+def message_json(m: Message, text: str | None = None) -> dict[str, Any]:
+    """One message of a turn; `text` stands in for the message's own when it was cut."""
+    return {
+        "kind": m.kind.value,
+        "text": m.text if text is None else text,
+        "timestamp": m.timestamp,
+        "tool": m.tool_name,
+        "is_error": m.is_error,
+    }
+
+
+class _Budget:
+    """Characters of message text still to give; None gives all of it."""
+
+    def __init__(self, limit: int | None) -> None:
+        self.limit = limit
+        self.left_out = 0
+
+    @property
+    def cut(self) -> bool:
+        """True once some text was cut: everything after the cut is left out too."""
+        return self.left_out > 0
+
+    def take(self, text: str) -> str | None:
+        """As much of `text` as fits; None when none of it does."""
+        if self.limit is None:
+            return text
+        if self.cut or (self.limit == 0 and text):
+            self.left_out += len(text)
+            return None
+        kept = text[: self.limit]
+        self.limit -= len(kept)
+        self.left_out += len(text) - len(kept)
+        return kept
+
+    def skip(self, texts: Iterable[str]) -> None:
+        self.left_out += sum(len(text) for text in texts)
+
+
+def sessions_json(listed: Iterable[tuple[Session, str | None]]) -> dict[str, Any]:
+    """`findsession.sessions/1`: sessions, each with its first prompt (cut to
+    FIRST_PROMPT_CHARS), in the order given: "what was I doing last week"."""
+    return {
+        "schema": SESSIONS_SCHEMA,
+        "sessions": [
+            {**session_json(s), "first_prompt": (first or "")[:FIRST_PROMPT_CHARS]}
+            for s, first in listed
         ],
     }
 
 
 def forget_json(ids: list[str], before: int, after: int) -> dict[str, Any]:
+    """`findsession.forget/1`: the sessions deleted and the file's size around it."""
     return {"schema": FORGET_SCHEMA, "forgotten": ids, "bytes_before": before, "bytes_after": after}
 
 
 def status_json(st: IndexStatus) -> dict[str, Any]:
+    """`findsession.status/1`: what the index holds."""
     return {"schema": STATUS_SCHEMA, **asdict(st)}
 
 
 def index_json(r: IndexReport, embedded: EmbedReport | None = None) -> dict[str, Any]:
+    """`findsession.index/1`: an index run's summary, and its embedding stage's if it ran."""
     data = asdict(r)
     data["problems"] = [
         {"path": path, "line": p.line, "reason": p.reason, "detail": p.detail}
