@@ -1,0 +1,54 @@
+"""The `findsession` command: a thin layer over the Python API.
+
+`findsession "query"` is short for `findsession search "query"`. Every command takes
+`--db PATH` (or `FINDSESSION_DB`) and most take `--json` for a stable machine schema.
+The grammar is in `parser`, what each command does in `commands`; this module runs one
+and owns the exit status.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from rich.console import Console
+
+from findsession.api import Findsession
+from findsession.cli.commands import COMMANDS
+from findsession.cli.console import print_error, say
+from findsession.cli.parser import build_parser, normalise_argv
+from findsession.errors import FindsessionError
+
+__all__ = ["main"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one command; the exit status: 0 done, 1 an error (said in one line), 2 a bad
+    command line, 130 interrupted."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv == ["--version"]:
+        from findsession import __version__
+
+        print(f"findsession {__version__}")
+        return 0
+    args = build_parser().parse_args(normalise_argv(argv))
+    out = Console(highlight=False)
+    err = Console(stderr=True, highlight=False)
+    if args.command is None:
+        build_parser().print_help()
+        return 2
+    try:
+        fs = Findsession.open(getattr(args, "db", None), rebuild=getattr(args, "rebuild", False))
+        with fs:
+            for note in fs.notes:
+                say(err, note)
+            return COMMANDS[args.command](args, fs, out, err)
+    except FindsessionError as exc:
+        print_error(err, exc)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # `findsession ... | head`: the reader left; say nothing.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0

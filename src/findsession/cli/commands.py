@@ -1,0 +1,139 @@
+"""What each command does: options in, one call to the API, output for people or JSON.
+
+Every command has the same signature so `main` can open the index, run one, and turn
+a `FindsessionError` into one line the same way for all of them. Results go to stdout,
+what ran and how long it took to stderr, so a pipe gets only the results.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from rich.console import Console
+
+from findsession import jsonout, render
+from findsession.api import Findsession, SearchOptions
+from findsession.cli.console import say
+from findsession.cli.progress import progress_bar
+from findsession.errors import FindsessionError
+
+#: A command: parsed options, the open index, stdout and stderr in; the exit status out.
+Command = Callable[[argparse.Namespace, Findsession, Console, Console], int]
+
+
+def search(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
+    """Exit 1 only when the index is empty, so a script can tell "run index first"
+    from "nothing matched"."""
+    project = str(Path.cwd()) if args.here else args.project
+    weight = fs.settings.hybrid_weight if args.hybrid_weight is None else args.hybrid_weight
+    opts = SearchOptions(
+        hybrid_weight=weight,
+        top=args.top,
+        mode=args.mode,
+        project=str(Path(project).expanduser().resolve()) if project else None,
+        session=args.session,
+        speaker=args.speaker,
+        after=args.after,
+        before=args.before,
+        kind=args.kind,
+        raw=args.raw,
+    )
+    query = " ".join(args.query)
+    started = time.perf_counter()
+    response = fs.search(query, opts)
+    elapsed = (time.perf_counter() - started) * 1000
+    if args.json:
+        print(jsonout.dumps(jsonout.search_json(response)))
+    else:
+        render.print_search(out, response, explain=args.explain)
+    for note in response.notes:
+        say(err, f"note: {note}")
+    if not args.json:
+        found = f"{len(response.hits)} session{'s' if len(response.hits) != 1 else ''}"
+        err.print(
+            f"[dim]{response.strategy} search · {found} · {elapsed:.0f} ms[/]", soft_wrap=True
+        )
+    return 0 if response.hits or not response.index_empty else 1
+
+
+def index(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
+    """Index, then embed what is new; Ctrl-C at either stage keeps what is done (130)."""
+    roots = fs.roots(args.roots)
+    for note in roots.notes:
+        say(err, note.replace(str(Path.home()), "~"))
+    with progress_bar(err, "indexing") as progress:
+        report = fs.index(roots, prune=args.prune, progress=progress)
+    render.print_index_report(err, report, args.verbose)
+    embedded = None
+    if not report.interrupted and not args.no_embed:
+        with progress_bar(err, "embedding") as progress:
+            embedded = fs.embed(progress=progress, say=lambda line: say(err, line))
+        if embedded is not None:
+            render.print_embed_report(err, embedded)
+    if args.json:
+        print(jsonout.dumps(jsonout.index_json(report, embedded)))
+    if report.failed:
+        return 1
+    return 130 if report.interrupted or (embedded and embedded.interrupted) else 0
+
+
+def read(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
+    view = fs.read(
+        args.session, turn=args.turn, context=args.context, tools=args.tools, raw=args.raw
+    )
+    if args.json:
+        print(jsonout.dumps(jsonout.read_json(view)))
+    else:
+        render.print_read(out, view)
+    return 0
+
+
+def status(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
+    st = fs.status()
+    if args.json:
+        print(jsonout.dumps(jsonout.status_json(st)))
+    else:
+        render.print_status(out, st)
+    return 0
+
+
+def forget(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
+    if not args.sessions and args.project is None:
+        raise FindsessionError("name the sessions to forget, or --project PATH")
+    done = fs.forget(args.sessions, project=args.project)
+    if args.json:
+        print(
+            jsonout.dumps(jsonout.forget_json(done.forgotten, done.bytes_before, done.bytes_after))
+        )
+    n = len(done.forgotten)
+    err.print(
+        f"forgot {n} session{'s' if n != 1 else ''} and their subagents; they will not be"
+        f" indexed again; index {done.bytes_before / 1e6:.1f} MB ->"
+        f" {done.bytes_after / 1e6:.1f} MB",
+        soft_wrap=True,
+    )
+    return 0
+
+
+def serve(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
+    """Hand the index's path to the MCP server, which opens its own for its lifetime."""
+    # Imported here: the MCP SDK is slow to import and no other command needs it.
+    from findsession.mcp_server import serve as serve_mcp
+
+    path = fs.path
+    fs.close()
+    serve_mcp(path, args.directory, args.all_projects)
+    return 0
+
+
+COMMANDS: dict[str, Command] = {
+    "search": search,
+    "index": index,
+    "read": read,
+    "status": status,
+    "serve": serve,
+    "forget": forget,
+}

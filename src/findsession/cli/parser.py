@@ -1,0 +1,177 @@
+"""The command line's grammar: commands, options, and the checks made as they are typed.
+
+Values are checked here, where argparse can name the option that was wrong, so a bad
+`--top` or `--after` is refused before an index is opened, in one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import NoReturn
+
+from findsession import render
+from findsession.api import KINDS, MAX_TOP, MODES, SPEAKERS, BadOption, parse_when
+
+COMMANDS = ("search", "index", "read", "status", "serve", "forget")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse whose errors are one line, like findsession's own: what is wrong and
+    where the help is, without the usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        line = " ".join(render.printable(message).split())
+        self.exit(2, f"{self.prog}: error: {line} (see `{self.prog} --help`)\n")
+
+
+def _whole_number(low: int, high: int | None, wanted: str) -> Callable[[str], int]:
+    """An argparse type: a whole number in [low, high], else `wanted` says what to give."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < low or (high is not None and value > high):
+            shown = text if len(text) <= 40 else text[:40] + "…"
+            raise argparse.ArgumentTypeError(f"{wanted}, not {shown!r}")
+        return value
+
+    return parse
+
+
+def _when(text: str) -> str:
+    """An argparse type: a date, time or age, checked where it is typed."""
+    try:
+        return parse_when(text)
+    except BadOption as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The `findsession` parser with every command; `--db` is taken before or after one."""
+    common = _Parser(add_help=False)
+    common.add_argument(
+        "--db",
+        metavar="PATH",
+        # SUPPRESS: a subcommand's unset --db must not overwrite one given before it.
+        default=argparse.SUPPRESS,
+        help="index database (default: FINDSESSION_DB or the user data directory)",
+    )
+    parser = _Parser(
+        prog="findsession",
+        description="Find the AI coding-agent session you were working on X in.",
+        epilog='Examples:\n  findsession index\n  findsession "the deploy that lied about '
+        'being live"\n  findsession read 5ac30ab5 --turn 3 --context 1',
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        parents=[common],
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("search", parents=[common], help="search the index (the default command)")
+    p.add_argument("query", nargs="+", help="words, a phrase, an identifier, an error message")
+    p.add_argument(
+        "--top",
+        type=_whole_number(1, MAX_TOP, f"give a whole number of sessions from 1 to {MAX_TOP}"),
+        default=10,
+        metavar="N",
+        help=f"sessions to show, 1 to {MAX_TOP} (10)",
+    )
+    p.add_argument("--json", action="store_true", help="print results as JSON (docs/json.md)")
+    p.add_argument("--raw", action="store_true", help="pass the query to FTS5 as it is")
+    p.add_argument("--project", metavar="PATH", help="only sessions started in PATH or below")
+    p.add_argument("--here", action="store_true", help="only sessions of the current directory")
+    p.add_argument("--session", metavar="ID", help="only this session (id or prefix)")
+    p.add_argument("--speaker", choices=SPEAKERS, help="match only what this side said")
+    p.add_argument(
+        "--after", type=_when, metavar="WHEN", help="date, time or age (7d, 2w) to start from"
+    )
+    p.add_argument("--before", type=_when, metavar="WHEN", help="date, time or age to end before")
+    p.add_argument("--kind", choices=KINDS, help="only turns, session fingerprints or docs")
+    p.add_argument("--mode", choices=MODES, default="hybrid", help="retrieval (best available)")
+    p.add_argument("--explain", action="store_true", help="show why each hit ranked where it did")
+    p.add_argument(
+        "--hybrid-weight",
+        type=float,
+        metavar="W",
+        help="weight of the vector list in fusion, 0 to 1 (config [search], default 0.5)",
+    )
+
+    p = sub.add_parser("index", parents=[common], help="index transcripts (incremental)")
+    p.add_argument(
+        "roots",
+        nargs="*",
+        metavar="ROOT",
+        help="folders to index (default: ~/.claude/projects and the config's roots)",
+    )
+    p.add_argument(
+        "--prune", action="store_true", help="remove sessions whose transcript file is gone"
+    )
+    p.add_argument(
+        "--no-embed", action="store_true", help="update the keyword index only, not the vectors"
+    )
+    p.add_argument(
+        "--rebuild",
+        action="store_true",
+        help="set the current index aside (kept as *.broken-DATE) and index from scratch",
+    )
+    p.add_argument("-v", "--verbose", action="store_true", help="list every skipped line")
+    p.add_argument("--json", action="store_true", help="print the run's summary as JSON")
+
+    p = sub.add_parser("read", parents=[common], help="print a session or some of its turns")
+    p.add_argument("session", help="session id or a unique prefix of it")
+    p.add_argument(
+        "--turn",
+        type=_whole_number(1, None, "turns are numbered from 1: give 1 or more"),
+        metavar="N",
+        help="only turn N (numbered from 1)",
+    )
+    p.add_argument(
+        "--context",
+        type=_whole_number(0, None, "give 0 or more turns"),
+        default=0,
+        metavar="K",
+        help="with --turn, also K turns before and after",
+    )
+    p.add_argument("--tools", action="store_true", help="include tool calls and their output")
+    p.add_argument(
+        "--raw",
+        action="store_true",
+        help="show the transcript's own text, secrets included (default: as indexed, redacted)",
+    )
+    p.add_argument("--json", action="store_true", help="print as JSON")
+
+    p = sub.add_parser("status", parents=[common], help="what the index holds")
+    p.add_argument("--json", action="store_true", help="print as JSON")
+
+    p = sub.add_parser("forget", parents=[common], help="delete sessions from the index for good")
+    p.add_argument("sessions", nargs="*", metavar="SESSION", help="session ids or prefixes")
+    p.add_argument("--project", metavar="PATH", help="every session started in PATH or below")
+    p.add_argument("--json", action="store_true", help="print what was forgotten as JSON")
+
+    p = sub.add_parser("serve", parents=[common], help="run the MCP server over stdio (for agents)")
+    p.add_argument(
+        "--directory",
+        metavar="DIR",
+        help="project to search by default (default: the current directory)",
+    )
+    p.add_argument("--all-projects", action="store_true", help="search every project by default")
+    return parser
+
+
+def normalise_argv(argv: list[str]) -> list[str]:
+    """Insert `search` when the first word is not a command: `findsession "query"`."""
+    for i, arg in enumerate(argv):
+        if arg in ("-h", "--help", "--version"):
+            return argv
+        if arg == "--db":
+            continue
+        if i > 0 and argv[i - 1] == "--db":
+            continue
+        if arg.startswith("--db="):
+            continue
+        if arg in COMMANDS:
+            return argv
+        return [*argv[:i], "search", *argv[i:]]
+    return argv
