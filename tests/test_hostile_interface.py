@@ -158,7 +158,7 @@ def test_mcp_refusals_carry_the_line_and_name_no_cli_flag(cli: CLI, corpus: Path
                 assert "findsession search" not in text, text  # a CLI command, not a tool
             # A NUL inside a query is a separator, not a reason to reject the query.
             error, data = await call(client, "search_conversation", query="syncthing\x00conflict")
-            assert not error and data["results"][0]["sessionId"] == SID, data
+            assert not error and data["results"][0]["session"]["id"] == SID, data
             assert not any(FLAG.search(n) for n in data["notes"]), data["notes"]
 
     asyncio.run(go())
@@ -174,7 +174,7 @@ def test_mcp_tools_turn_every_findsession_error_into_a_tool_error(cli: CLI, corp
             assert error and "cannot read the config file" in text, text
             Path(cli.env["FINDSESSION_CONFIG"]).unlink()
             error, data = await call(client, "search_conversation", query="syncthing")
-            assert not error and data["results"][0]["sessionId"] == SID
+            assert not error and data["results"][0]["session"]["id"] == SID
 
     asyncio.run(go())
 

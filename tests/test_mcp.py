@@ -112,32 +112,48 @@ def test_search_then_read_the_turn_it_points_to(indexed: CLI, project: Path) -> 
             error, data = await call(
                 client, "search_conversation", query="did we decide how to handle path separators"
             )
-            assert not error and data["strategy"] == "hybrid"
-            assert data["scope"] == str(project)
+            assert not error and data["schema"] == "findsession.search/1"
+            assert data["strategy"] == "hybrid" and data["scope"] == str(project)
             hit = data["results"][0]
-            assert hit["sessionId"] == MAIN and hit["title"] == "Path normalization policy"
-            assert hit["project"] == str(project) and hit["turn"] == 1
-            assert hit["why"]["vectorRank"] is not None and "Bash" in hit["toolsUsed"]
-            assert ELSEWHERE not in {r["sessionId"] for r in data["results"]}  # other project
-            follow = hit["next"]
-            assert follow["tool"] == "read_conversation"
-            error, text = await call(client, "read_conversation", **follow["arguments"])
-            assert not error and "store POSIX paths" in text and "## turn 1" in text
-            assert "4 passed" not in text and "## turn 2" not in text
-            error, text = await call(
+            session, match = hit["session"], hit["match"]
+            assert session["id"] == MAIN and session["title"] == "Path normalization policy"
+            assert session["cwd"] == str(project) and match["turn"] == 1
+            assert hit["rank"] == 1 and hit["explain"]["vector_rank"] is not None
+            assert "Bash" in match["tools"]
+            assert ELSEWHERE not in {r["session"]["id"] for r in data["results"]}  # other project
+            error, data = await call(
+                client, "read_conversation", sessionId=session["id"], turn=match["turn"]
+            )
+            assert not error and data["schema"] == "findsession.read/1"
+            assert data["total_turns"] == 2 and [t["turn"] for t in data["turns"]] == [1]
+            texts = [m["text"] for m in data["turns"][0]["messages"]]
+            assert any("store POSIX paths" in text for text in texts)
+            assert not any("4 passed" in text for text in texts) and data["left_out_chars"] == 0
+            error, data = await call(
                 client,
                 "read_conversation",
                 sessionId=MAIN,
                 **{"from": 1, "to": 2},
                 includeToolOutput=True,
             )
-            assert "4 passed" in text and "## turn 2" in text and "symlinks" in text
-            error, text = await call(client, "read_conversation", sessionId=MAIN, maxChars=200)
-            assert len(text) < 400 and "more characters left out" in text
+            assert [t["turn"] for t in data["turns"]] == [1, 2]
+            texts = [m["text"] for t in data["turns"] for m in t["messages"]]
+            assert "4 passed" in texts and any("symlinks" in text for text in texts)
+            kinds = {m["kind"] for m in data["turns"][0]["messages"]}
+            assert {"prompt", "reply", "tool_call", "tool_output"} <= kinds
+            whole = sum(map(len, texts))
+            assert whole > 200 and data["left_out_chars"] == 0
+            error, data = await call(
+                client, "read_conversation", sessionId=MAIN, includeToolOutput=True, maxChars=200
+            )
+            cut = [m["text"] for t in data["turns"] for m in t["messages"]]
+            assert sum(map(len, cut)) == 200 and data["left_out_chars"] == whole - 200
+            assert cut[:-1] == texts[: len(cut) - 1]  # whole messages up to the cut
             error, data = await call(
                 client, "search_conversation", query="normalize file paths", directory="/"
             )
-            assert ELSEWHERE in {r["sessionId"] for r in data["results"]}
+            assert ELSEWHERE in {r["session"]["id"] for r in data["results"]}
+            assert data["scope"] is None  # every project
 
     asyncio.run(go())
 
@@ -146,10 +162,15 @@ def test_list_sessions_newest_first_with_first_prompts(indexed: CLI, project: Pa
     async def go() -> None:
         async with connect(indexed, project) as client:
             error, data = await call(client, "list_sessions")
-            assert not error
-            assert [s["sessionId"] for s in data["sessions"]] == [OTHER, MAIN]  # newest first
-            first = {s["sessionId"]: s["firstPrompt"] for s in data["sessions"]}
+            assert not error and data["schema"] == "findsession.sessions/1"
+            assert data["scope"] == str(project)
+            ids = [s["id"] for s in data["sessions"]]
+            assert ids == [OTHER, MAIN]  # newest first
+            first = {s["id"]: s["first_prompt"] for s in data["sessions"]}
             assert first[MAIN].startswith("how should we normalize file paths")
+            main = data["sessions"][1]
+            assert main["title"] == "Path normalization policy" and main["turns"] == 2
+            assert main["cwd"] == str(project) and main["started"] <= main["ended"]
             error, data = await call(client, "list_sessions", directory="/", limit=1)
             assert len(data["sessions"]) == 1
 
@@ -181,7 +202,7 @@ def test_bad_arguments_get_clear_errors_and_the_server_stays_up(
                 error, text = await call(client, tool, **arguments)
                 assert error and expected in text, (tool, arguments, text)
             error, data = await call(client, "search_conversation", query="release notes emoji")
-            assert not error and data["results"][0]["sessionId"] == OTHER
+            assert not error and data["results"][0]["session"]["id"] == OTHER
 
     asyncio.run(go())
 
@@ -190,13 +211,15 @@ def test_the_agents_own_session_is_left_out(indexed: CLI, project: Path) -> None
     async def go() -> None:
         async with connect(indexed, project, FINDSESSION_CURRENT_SESSION=MAIN) as client:
             error, data = await call(client, "search_conversation", query="normalize paths")
-            assert MAIN not in {r["sessionId"] for r in data["results"]}
-            assert data["excludedCurrentSession"] == MAIN
+            assert MAIN not in {r["session"]["id"] for r in data["results"]}
+            assert data["excluded_current_session"] == MAIN
+            assert [r["rank"] for r in data["results"]] == list(range(1, len(data["results"]) + 1))
             # Asked for by id, it is searched all the same.
             error, data = await call(
                 client, "search_conversation", query="normalize paths", sessionId=MAIN
             )
-            assert data["results"][0]["sessionId"] == MAIN
+            assert data["results"][0]["session"]["id"] == MAIN
+            assert data["excluded_current_session"] is None
 
     asyncio.run(go())
 
@@ -205,8 +228,9 @@ def test_empty_index_says_how_to_fill_it(cli: CLI, project: Path) -> None:
     async def go() -> None:
         async with connect(cli, project) as client:
             error, data = await call(client, "search_conversation", query="anything")
-            assert not error and data["results"] == []
-            assert "the index is empty" in data["empty"] and "findsession index" in data["empty"]
+            assert not error and data["results"] == [] and data["index_empty"] is True
+            notes = " ".join(data["notes"])
+            assert "the index is empty" in notes and "findsession index" in notes
 
     asyncio.run(go())
 
@@ -245,7 +269,7 @@ def test_background_indexing_finds_new_sessions_and_searches_never_fail(
                 searches += 1
                 if error:
                     errors.append(data)
-                elif any(r["sessionId"].startswith("44444444") for r in data["results"]):
+                elif any(r["session"]["id"].startswith("44444444") for r in data["results"]):
                     found = True
                 await asyncio.sleep(0.2)
             _, err = writer.communicate(timeout=120)

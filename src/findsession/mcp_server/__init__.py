@@ -1,0 +1,47 @@
+"""`findsession serve`: the search and reader as MCP tools, for agents, over stdio.
+
+The tools (`tools`) answer with the same JSON objects as the CLI's `--json`
+(docs/json.md), from the project the server was started in, without the agent's own
+session (`scope`), and say plainly when the index is empty or nothing matched. A
+background thread (`indexer`) keeps the index fresh. The server only ever reads
+transcripts.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from findsession.api import Findsession
+from findsession.mcp_server.indexer import REFRESH_SECONDS, BackgroundIndexer
+from findsession.mcp_server.scope import Scope
+from findsession.mcp_server.tools import build_server
+
+__all__ = ["build_server", "serve"]
+
+
+def serve(db_path: Path, directory: str | None, all_projects: bool) -> None:
+    """Run the server over stdio until the client closes it.
+
+    `directory` is the project searched by default (else the working directory, where
+    an agent's client starts the server); `all_projects` or the config's
+    `[mcp] all_projects` widens that to every project.
+    """
+    fs = Findsession.open(db_path)
+    cfg = fs.settings
+    scope_dir = None if all_projects or cfg.mcp_all_projects else (directory or os.getcwd())
+    scope = Scope(
+        directory=str(Path(scope_dir).resolve()) if scope_dir else None,
+        started=time.time(),
+        explicit_current=os.environ.get("FINDSESSION_CURRENT_SESSION")
+        or os.environ.get("CLAUDE_SESSION_ID"),
+        hybrid_weight=cfg.hybrid_weight,
+    )
+    interval = float(os.environ.get("FINDSESSION_REFRESH_SECONDS", REFRESH_SECONDS))
+    roots = fs.standard_roots()
+    if interval > 0:
+        indexer = BackgroundIndexer(db_path, roots, interval)
+        scope.indexer_error = lambda: indexer.last_error
+        indexer.start()
+    build_server(fs, scope).run("stdio")

@@ -1,0 +1,204 @@
+"""The MCP tools: search_conversation, read_conversation and list_sessions.
+
+Each checks its arguments in the tool's own terms (an agent cannot pass a CLI flag),
+asks the core API, and answers with the JSON object the CLI's `--json` prints for the
+same thing (`jsonout`, docs/json.md), plus the few fields only an agent needs: the
+scope searched and the session left out. Notes for the agent go in `notes`.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import replace
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
+
+from findsession import jsonout
+from findsession.api import Findsession, SearchOptions
+from findsession.mcp_server.scope import Scope, current_session, indexer_note
+from findsession.mcp_server.tool_errors import tool_errors
+
+MAX_QUERY = 2000
+MAX_TOP = 20
+DEFAULT_MAX_CHARS = 12_000
+
+INSTRUCTIONS = (
+    "findsession searches past AI coding-agent sessions (Claude Code transcripts) of this"
+    " project: what was asked, answered and decided, and in which session and turn. Use"
+    " search_conversation before re-deriving something that may have been settled before,"
+    " read_conversation to read the turns a hit points to, and list_sessions for what"
+    " happened recently."
+)
+
+
+def build_server(fs: Findsession, scope: Scope) -> MCPServer:
+    """The MCP server with its three tools, answering from `fs` (kept open)."""
+    server = MCPServer("findsession", instructions=INSTRUCTIONS)
+
+    @server.tool()
+    @tool_errors
+    def search_conversation(
+        query: Annotated[
+            str,
+            Field(
+                description="What to look for: a description in your own words, keywords, an"
+                " identifier, an error message or a file name (1-2000 characters)."
+            ),
+        ],
+        directory: Annotated[
+            str | None,
+            Field(
+                description="Project directory to search (sessions started in it or below)."
+                " Default: the project this server was started for."
+            ),
+        ] = None,
+        sessionId: Annotated[  # noqa: N803 - the tool's public parameter name
+            str | None, Field(description="Search only this session (id or unique prefix).")
+        ] = None,
+        speaker: Annotated[
+            Literal["user", "assistant"] | None,
+            Field(description="Match only what the user typed, or only what the agent said."),
+        ] = None,
+        after: Annotated[
+            str | None,
+            Field(description="Only from this time on: YYYY-MM-DD, an ISO time, or 7d / 2w."),
+        ] = None,
+        before: Annotated[
+            str | None, Field(description="Only before this time (same forms as `after`).")
+        ] = None,
+        kind: Annotated[
+            Literal["turn", "session", "doc"] | None,
+            Field(description="turn: single exchanges; session: whole-session summaries."),
+        ] = None,
+        top: Annotated[int, Field(description="How many sessions to return, 1-20.")] = 5,
+    ) -> dict[str, Any]:
+        """Search past conversations by meaning and keywords (hybrid search).
+
+        Returns the best-matching sessions, each at the turn that matched best
+        (`match`: snippet, tools used, files touched), with the session's project,
+        the score and why it ranked (`explain`); `notes` say why nothing matched or
+        what could not run. Read a hit with
+        read_conversation(sessionId=session.id, turn=match.turn).
+        """
+        if not query.strip():
+            raise ToolError("query is empty: say what to look for")
+        if len(query) > MAX_QUERY:
+            raise ToolError(
+                f"query is {len(query)} characters; the limit is {MAX_QUERY}: shorten it to"
+                " the words or identifier that matter"
+            )
+        if not 1 <= top <= MAX_TOP:
+            raise ToolError(f"top must be between 1 and {MAX_TOP}, not {top}")
+        project = directory or scope.directory
+        if project and not project.strip("/"):
+            project = None  # "/": every project
+        opts = SearchOptions(
+            top=top,
+            project=str(Path(project).expanduser()) if project else None,
+            session=sessionId,
+            speaker=speaker,
+            after=after,
+            before=before,
+            kind=kind,
+            hybrid_weight=scope.hybrid_weight,
+        )
+        current = None if sessionId else current_session(fs, scope, project)
+        if current:
+            opts.top += 1  # room for the one left out
+        response = fs.search(query, opts)
+        kept = [h for h in response.hits if h.session.id != current][:top]
+        notes = response.notes + indexer_note(scope)
+        if not kept:
+            notes.append(
+                "the index is empty: run `findsession index` (this server also indexes in"
+                " the background; try again in a minute)"
+                if response.index_empty
+                else f"nothing matched in {opts.project or 'any project'}; try other words,"
+                " a wider time range, or directory='/' for every project"
+            )
+        # Ranked again without the session left out, so rank is the place in the list.
+        hits = [replace(h, rank=rank) for rank, h in enumerate(kept, 1)]
+        answer = jsonout.search_json(replace(response, hits=hits, notes=notes))
+        return {**answer, "scope": opts.project, "excluded_current_session": current}
+
+    def read_conversation(
+        sessionId: Annotated[  # noqa: N803 - the tool's public parameter name
+            str, Field(description="Session id (or unique prefix) from search_conversation.")
+        ],
+        turn: Annotated[int | None, Field(description="Read this turn (numbered from 1).")] = None,
+        from_: Annotated[
+            int | None, Field(alias="from", description="First turn of a range.")
+        ] = None,
+        to: Annotated[int | None, Field(description="Last turn of a range.")] = None,
+        context: Annotated[
+            int, Field(description="Also this many turns before and after (0-20).")
+        ] = 0,
+        includeToolOutput: Annotated[  # noqa: N803
+            bool, Field(description="Include tool calls, their output and thinking.")
+        ] = False,
+        maxChars: Annotated[  # noqa: N803
+            int, Field(description="Cut the text at this many characters (default 12000).")
+        ] = DEFAULT_MAX_CHARS,
+    ) -> dict[str, Any]:
+        """Read a past conversation verbatim: one turn, a range, or the whole session.
+
+        Each turn holds its messages in order: what the user typed (prompt) and what
+        the agent answered (reply); tool calls, their output and thinking only with
+        includeToolOutput. The messages' text is cut at maxChars characters in all;
+        left_out_chars says how much was left out: read fewer turns (turn, from/to),
+        or raise maxChars.
+        """
+        if not 0 <= context <= 20:
+            raise ToolError(f"context must be between 0 and 20, not {context}")
+        if maxChars < 200:
+            raise ToolError(f"maxChars must be at least 200, not {maxChars}")
+        if turn is not None and (from_ is not None or to is not None):
+            raise ToolError("give either turn, or from/to, not both")
+        view = fs.read(
+            sessionId, turn=turn, context=context, tools=includeToolOutput, first=from_, last=to
+        )
+        return jsonout.read_json(view, max_chars=maxChars)
+
+    @tool_errors
+    def read_conversation_tool(**arguments: Any) -> dict[str, Any]:
+        # `from` is a Python keyword: the SDK passes it by its alias, so rename it here.
+        return read_conversation(from_=arguments.pop("from", None), **arguments)
+
+    read_conversation_tool.__signature__ = inspect.signature(  # type: ignore[attr-defined]
+        read_conversation, eval_str=True
+    )
+    server.add_tool(
+        read_conversation_tool,
+        name="read_conversation",
+        description=inspect.getdoc(read_conversation),
+    )
+
+    @server.tool()
+    @tool_errors
+    def list_sessions(
+        directory: Annotated[
+            str | None,
+            Field(description="Project directory. Default: this server's project; '/' for all."),
+        ] = None,
+        after: Annotated[
+            str | None, Field(description="Only sessions active from this time: date or 7d.")
+        ] = None,
+        before: Annotated[
+            str | None, Field(description="Only sessions active before this.")
+        ] = None,
+        limit: Annotated[int, Field(description="How many, newest first (1-100).")] = 20,
+    ) -> dict[str, Any]:
+        """Recent sessions with their titles and first prompts: "what was I doing last week"."""
+        if not 1 <= limit <= 100:
+            raise ToolError(f"limit must be between 1 and 100, not {limit}")
+        project = directory or scope.directory
+        sessions = fs.sessions(project=project, after=after, before=before, limit=limit)
+        answer = jsonout.sessions_json((s, fs.first_prompt(s.id)) for s in sessions)
+        return {**answer, "scope": project}
+
+    server.findsession = fs  # type: ignore[attr-defined]  # kept open for the server's life
+    return server
