@@ -111,26 +111,30 @@ def synthetic_vectors(db: Path, seed: int = 1) -> int:
 
 def _bundled_identity() -> str:
     """The benchmarked model's identity, so search takes the synthetic vectors as its own."""
+    from findsession.config import load_config
     from findsession.embeddings import configured_embedder
 
-    return configured_embedder().identity
+    return configured_embedder(load_config().embedding).identity
 
 
 def warm_queries(db: Path) -> dict[str, list[float]]:
     """Per-mode latencies (ms) in one process, after one warm-up pass."""
+    from findsession.config import load_config
     from findsession.embeddings import configured_embedder
     from findsession.search.engine import search
     from findsession.search.filters import SearchOptions
 
+    settings = load_config().embedding
+    embedder = lambda: configured_embedder(settings)  # noqa: E731
     out: dict[str, list[float]] = {m: [] for m in MODES}
     with Store.open(db) as store:
         for mode in MODES:
-            search(store, QUERIES[0], SearchOptions(mode=mode), configured_embedder)
+            search(store, QUERIES[0], SearchOptions(mode=mode), embedder)
         for _ in range(3):
             for q in QUERIES:
                 for mode in MODES:
                     started = time.perf_counter()
-                    search(store, q, SearchOptions(mode=mode), configured_embedder)
+                    search(store, q, SearchOptions(mode=mode), embedder)
                     out[mode].append((time.perf_counter() - started) * 1000)
     return out
 

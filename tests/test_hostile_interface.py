@@ -165,14 +165,14 @@ def test_mcp_refusals_carry_the_line_and_name_no_cli_flag(cli: CLI, corpus: Path
 
 
 def test_mcp_tools_turn_every_findsession_error_into_a_tool_error(cli: CLI, corpus: Path) -> None:
-    cli.run("index")  # with vectors: a search then reads the config for the model
+    cli.run("index")
 
     async def go() -> None:
         async with connect(cli, corpus) as client:
-            Path(cli.env["FINDSESSION_CONFIG"]).write_text("[embedding\n")  # broken meanwhile
-            error, text = await call(client, "search_conversation", query="syncthing")
-            assert error and "cannot read the config file" in text, text
-            Path(cli.env["FINDSESSION_CONFIG"]).unlink()
+            error, text = await call(client, "search_conversation", query="sync", after="someday")
+            assert error and "cannot read the date 'someday' for after" in text, text
+            error, text = await call(client, "read_conversation", sessionId="no-such-session")
+            assert error and "no indexed session has the id" in text, text
             error, data = await call(client, "search_conversation", query="syncthing")
             assert not error and data["results"][0]["session"]["id"] == SID
 

@@ -10,10 +10,14 @@ could not be reused by another backend.
 from __future__ import annotations
 
 import ast
+import inspect
 import re
 from pathlib import Path
 
 import pytest
+
+from findsession.storage.base import ContentStore, KeywordIndex, VectorIndex
+from findsession.storage.sqlite import Store
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "findsession"
 #: What an interface may import from the package: the core API, rendering, the JSON
@@ -75,7 +79,7 @@ def test_every_interface_is_checked() -> None:
 
 def test_sources_import_nothing_from_storage_or_above() -> None:
     above = ("findsession.storage", "findsession.indexing", "findsession.search", "findsession.api")
-    for path in sorted((PACKAGE / "sources").glob("*.py")):
+    for path in sorted((PACKAGE / "sources").rglob("*.py")):
         bad = {m for m in _imports(path) if m.startswith(above)} | ({"apsw"} & _imports(path))
         assert not bad, (path.name, sorted(bad))
 
@@ -93,3 +97,41 @@ def test_sql_and_the_driver_live_in_the_store_package_alone() -> None:
         text = path.read_text(encoding="utf-8")
         assert not sql.search(text), (name, sql.search(text))
         assert not reach.search(text), (name, reach.search(text))
+
+
+def test_only_the_backend_names_its_backend() -> None:
+    """Indexing, search and the core API speak to `findsession.storage.base`'s protocols;
+    a module that imported the SQLite package would have to change for a second backend."""
+    backend = "findsession.storage.sqlite"
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if (PACKAGE / "storage" / "sqlite") in path.parents:
+            continue
+        bad = {m for m in _imports(path) if m == backend or m.startswith(backend + ".")}
+        assert not bad, (str(path.relative_to(PACKAGE)), sorted(bad))
+
+
+def test_storage_imports_nothing_from_the_layers_above() -> None:
+    above = ("findsession.indexing", "findsession.search", "findsession.api", "findsession.cli")
+    for path in sorted((PACKAGE / "storage").rglob("*.py")):
+        bad = {m for m in _imports(path) if m.startswith(above)}
+        assert not bad, (str(path.relative_to(PACKAGE)), sorted(bad))
+
+
+@pytest.mark.parametrize("protocol", [ContentStore, KeywordIndex, VectorIndex])
+def test_the_sqlite_store_answers_every_storage_method(protocol: type, tmp_path: Path) -> None:
+    """What a second backend must provide is written down once, in the protocols; the
+    SQLite store must provide all of it, under the same parameter names."""
+    methods = {
+        name: member
+        for name, member in vars(protocol).items()
+        if callable(member) and not name.startswith("_")
+    }
+    assert methods
+    for name, member in methods.items():
+        ours = getattr(Store, name, None)
+        assert ours is not None, f"Store has no {name}"
+        wanted = list(inspect.signature(member).parameters)
+        assert list(inspect.signature(ours).parameters) == wanted, name
+    with Store.open(tmp_path / "index.db") as store:
+        for attribute in getattr(protocol, "__annotations__", {}):
+            assert hasattr(store, attribute), f"Store has no {attribute}"

@@ -21,10 +21,15 @@ from pathlib import Path
 
 from findsession import config
 from findsession.config import Config
-from findsession.domain import IndexStatus, SearchResponse, Session
-from findsession.embeddings import EmbeddingUnavailable
+from findsession.domain import IndexStatus, Root, SearchResponse, Session
+from findsession.embeddings import (
+    Embedder,
+    EmbeddingUnavailable,
+    configured_embedder,
+    model_of_identity,
+)
 from findsession.errors import FindsessionError
-from findsession.indexing import IndexReport, Progress, Root, index_roots
+from findsession.indexing import IndexReport, Progress, index_roots
 from findsession.indexing.embed import EmbedReport, embed_pending
 from findsession.indexing.model_choice import index_embedder
 from findsession.reader import SessionView, read_session, resolve_session
@@ -39,8 +44,7 @@ from findsession.search.filters import (
     parse_range,
     parse_when,
 )
-from findsession.storage.sqlite import Store
-from findsession.storage.sqlite.status import collect_status
+from findsession.storage import Storage, open_storage
 
 #: Called with a sentence for the person (a note, a warning), as things happen.
 Say = Callable[[str], None]
@@ -68,7 +72,7 @@ class ForgetReport:
 class Findsession:
     """One index, opened once; close it (or use `with`) when done."""
 
-    def __init__(self, store: Store, settings: Config) -> None:
+    def __init__(self, store: Storage, settings: Config) -> None:
         self.store = store
         self.settings = settings
         #: Things the person should know about how the index was opened.
@@ -82,22 +86,8 @@ class Findsession:
         starts a new one that keeps the old one's list of forgotten sessions.
         """
         path = config.db_path(str(db) if db is not None else None)
-        notes: list[str] = []
-        forgotten: list[str] | None = []
-        if rebuild:
-            aside = Store.set_aside(path)
-            if aside:
-                notes.append(f"set the old index aside as {aside}; indexing from scratch")
-                forgotten = Store.forgotten_in(aside)
-                if forgotten is None:
-                    notes.append(
-                        "warning: the old index is too damaged to tell which sessions were"
-                        " forgotten: forget them again after this run"
-                    )
-        settings = config.load_config()
-        store = Store.open(path)
-        if forgotten:
-            store.keep_forgotten(forgotten)
+        settings = config.load_config()  # read once; everything below is passed it
+        store, notes = open_storage(path, backend=settings.backend, rebuild=rebuild)
         fs = cls(store, settings)
         fs.notes = notes
         return fs
@@ -190,7 +180,13 @@ class Findsession:
                 "the query is empty: give the words, identifier or error message to look for"
             )
         options = options or SearchOptions(hybrid_weight=self.settings.hybrid_weight)
-        return search(self.store, query, options)
+        return search(self.store, query, options, self._query_embedder)
+
+    def _query_embedder(self) -> Embedder:
+        """The configured model; under `model = "auto"`, the one the stored vectors were
+        made by, so a query and the index it searches share a model."""
+        made_by = model_of_identity(self.store.setting("embedding_model"))
+        return configured_embedder(self.settings.embedding, made_by)
 
     def read(
         self,
@@ -249,7 +245,7 @@ class Findsession:
         return None
 
     def status(self) -> IndexStatus:
-        return collect_status(self.store)
+        return self.store.status()
 
     # -- forgetting ----------------------------------------------------------------------
 

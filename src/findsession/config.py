@@ -11,12 +11,12 @@ import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 import platformdirs
 
+from findsession.domain import Root
+from findsession.embeddings.settings import BadEmbeddingSettings, EmbeddingSettings
 from findsession.errors import FindsessionError
-from findsession.indexing import Root
 from findsession.sources import SOURCES
 
 APP = "findsession"
@@ -26,14 +26,21 @@ class ConfigError(FindsessionError):
     """The config file cannot be read or holds a value findsession cannot use."""
 
 
+#: Index backends a config may name in `[storage] backend`.
+BACKENDS = ("sqlite",)
+
+
 @dataclass
 class Config:
-    """Settings from the config file; every field has a default that needs no file."""
+    """Settings from the config file, read once and passed down to whatever needs them;
+    every field has a default that needs no file."""
 
     path: Path
     roots: list[Root] = field(default_factory=list)
     #: The `[embedding]` table: provider and its settings (see findsession.embeddings).
-    embedding: dict[str, Any] = field(default_factory=dict)
+    embedding: EmbeddingSettings = field(default_factory=EmbeddingSettings)
+    #: `[storage] backend`: where the index lives (see findsession.storage).
+    backend: str = "sqlite"
     #: `[search] hybrid_weight`: the vector list's weight in rank fusion.
     hybrid_weight: float = 0.5
     #: `[mcp] all_projects`: the MCP server searches every project, not only its own.
@@ -84,7 +91,15 @@ def load_config() -> Config:
         raise ConfigError(f"{path}: [embedding] must be a table")
     if isinstance(embedding.get("path"), str):
         embedding["path"] = str(Path(embedding["path"]).expanduser())
-    config.embedding = embedding
+    try:
+        config.embedding = EmbeddingSettings.from_table(embedding)
+    except BadEmbeddingSettings as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    backend = data.get("storage", {}).get("backend", "sqlite")
+    if backend not in BACKENDS:
+        known = ", ".join(BACKENDS)
+        raise ConfigError(f"{path}: unknown [storage] backend {backend!r} (known: {known})")
+    config.backend = backend
     weight = data.get("search", {}).get("hybrid_weight", 0.5)
     if not isinstance(weight, int | float) or not 0 <= weight <= 1:
         raise ConfigError(f"{path}: [search] hybrid_weight must be a number from 0 to 1")

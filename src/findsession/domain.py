@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from pathlib import Path
 from typing import Any
 
 
@@ -74,6 +75,14 @@ class MetaEvent:
     line: int
     leaf_uuid: str | None = None
     session_key: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Root:
+    """A folder (or file) to index, and the source format found there."""
+
+    path: Path
+    source: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from findsession.domain import Message, MessageKind, Session
 from findsession.errors import SessionNotFound
 from findsession.redact import redact
 from findsession.sources import SOURCES
-from findsession.storage.sqlite import Store
+from findsession.storage.base import Storage
 
 
 @dataclass
@@ -32,14 +32,13 @@ class SessionView:
     turns: list[TurnView]
 
 
-def resolve_session(store: Store, ref: str) -> Session:
+def resolve_session(store: Storage, ref: str) -> Session:
     """An exact session id, or a prefix of exactly one; otherwise a clear error."""
     ref = ref.strip()
     session = store.get_session(ref)
     if session:
         return session
-    escaped = ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    matches = store.sessions_where("id LIKE ? ESCAPE '\\'", (escaped + "%",))
+    matches = store.sessions_with_prefix(ref)
     if len(matches) == 1:
         return matches[0]
     if not matches:
@@ -56,7 +55,7 @@ _TOOL_KINDS = (MessageKind.TOOL_CALL, MessageKind.TOOL_OUTPUT, MessageKind.THINK
 
 
 def read_session(
-    store: Store,
+    store: Storage,
     ref: str,
     turn: int | None = None,
     context: int = 0,
@@ -110,7 +109,7 @@ def read_session(
 
 
 def _from_transcript(
-    store: Store, messages: list[Message], sources: list[tuple[str, int, int]]
+    store: Storage, messages: list[Message], sources: list[tuple[str, int, int]]
 ) -> list[Message]:
     """Each message with its text as the transcript has it, read back by the file's own
     source from the files the index recorded (never a path from the caller). A line that

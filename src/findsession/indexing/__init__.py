@@ -9,7 +9,8 @@ transcript format: that stays behind `findsession.sources`.
 
 from __future__ import annotations
 
-from findsession.indexing.report import IndexReport, Progress, Root
+from findsession.domain import Root
+from findsession.indexing.report import IndexReport, Progress
 from findsession.indexing.run import index_roots
 
 __all__ = ["IndexReport", "Progress", "Root", "index_roots"]

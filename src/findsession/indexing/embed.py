@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from findsession.embeddings.base import Embedder
 from findsession.quantize import quantize
-from findsession.storage.sqlite import Store
+from findsession.storage.base import Storage
 
 #: Units embedded per committed batch: small enough that Ctrl-C loses little work.
 BATCH_UNITS = 32
@@ -55,7 +55,7 @@ def fields_to_embed(title: str, prompt: str, reply: str) -> list[tuple[str, str]
 
 
 def embed_pending(
-    store: Store,
+    store: Storage,
     embedder: Embedder,
     progress: Callable[[int, int], None] | None = None,
 ) -> EmbedReport:
@@ -86,7 +86,7 @@ def embed_pending(
 
 
 def _embed_batch(
-    store: Store, embedder: Embedder, unit_ids: list[int], report: EmbedReport
+    store: Storage, embedder: Embedder, unit_ids: list[int], report: EmbedReport
 ) -> None:
     pieces: list[tuple[int, str, int, int]] = []
     texts: list[str] = []
@@ -113,7 +113,7 @@ def _embed_batch(
     report.chunks += len(texts)
 
 
-def _in_context(store: Store, session_id: str, ordinal: int, prompt: str, reply: str) -> str:
+def _in_context(store: Storage, session_id: str, ordinal: int, prompt: str, reply: str) -> str:
     """A short prompt between the end of the turn before and the start of its answer.
 
     "yes, do that" means nothing alone; with the proposal it accepts and the work it

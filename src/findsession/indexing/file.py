@@ -15,7 +15,7 @@ from findsession.indexing.scan import os_error
 from findsession.indexing.session import rebuild_session
 from findsession.sources import SOURCES, Cursor, SourceFile
 from findsession.sources.opening import NotRegular, open_regular
-from findsession.storage.sqlite import FileState, Store
+from findsession.storage.base import FileState, Storage
 
 
 class Abort(Exception):
@@ -23,7 +23,7 @@ class Abort(Exception):
 
 
 def index_file(
-    store: Store,
+    store: Storage,
     sf: SourceFile,
     root: str,
     state: FileState | None,
@@ -111,7 +111,7 @@ def _stored_cursor(state: FileState | None) -> Cursor | None:
     return Cursor(state.offset, state.lines, state.tail_hash)
 
 
-def _claim_id(store: Store, sf: SourceFile) -> str:
+def _claim_id(store: Storage, sf: SourceFile) -> str:
     """The file's session id, made unique if another file already holds that id."""
     owner = store.session_file(sf.session_id)
     if owner is None or owner == str(sf.path):

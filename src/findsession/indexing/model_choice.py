@@ -12,18 +12,18 @@ embed, so a no-op run costs nothing here.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from findsession.embeddings import (
     AUTO,
     ENGLISH_MODEL,
     MULTILINGUAL_MODEL,
     Embedder,
+    EmbeddingSettings,
     bundled_model_setting,
     configured_embedder,
     model_of_identity,
 )
-from findsession.storage.sqlite import Store
+from findsession.storage.base import Storage
 from findsession.writing_systems import SAMPLE_CHARS, ScriptShare, script_share
 
 #: Share of turns in non-Latin scripts from which the English model is the wrong one.
@@ -41,13 +41,13 @@ class ModelChoice:
     advice: str | None = None
 
 
-def corpus_scripts(store: Store) -> ScriptShare:
+def corpus_scripts(store: Storage) -> ScriptShare:
     """Scripts of the most recent turns people and agents typed (tool output left out)."""
     rows = store.recent_turn_texts(SAMPLE_TURNS, SAMPLE_CHARS)
     return script_share([f"{prompt} {reply}" for prompt, reply in rows])
 
 
-def choose_model(store: Store, settings: dict[str, Any]) -> ModelChoice:
+def choose_model(store: Storage, settings: EmbeddingSettings) -> ModelChoice:
     """Resolve `auto` for this index, or advise when a fixed model cannot read the corpus."""
     wanted = bundled_model_setting(settings)
     if wanted is None or wanted == MULTILINGUAL_MODEL:
@@ -80,7 +80,7 @@ def choose_model(store: Store, settings: dict[str, Any]) -> ModelChoice:
     return ModelChoice(wanted, scripts, advice)
 
 
-def index_embedder(store: Store, settings: dict[str, Any]) -> tuple[Embedder, ModelChoice]:
+def index_embedder(store: Storage, settings: EmbeddingSettings) -> tuple[Embedder, ModelChoice]:
     """The embedder an index run should use, with the choice behind it."""
     choice = choose_model(store, settings)
-    return configured_embedder(choice.model), choice
+    return configured_embedder(settings, choice.model), choice

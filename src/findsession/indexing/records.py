@@ -1,4 +1,4 @@
-"""Store a file's new records: secrets redacted, private and excluded sessions dropped,
+"""Storage a file's new records: secrets redacted, private and excluded sessions dropped,
 replays of lines another file holds skipped and remembered."""
 
 from __future__ import annotations
@@ -11,14 +11,14 @@ from findsession.domain import Message, MessageKind, MetaEvent, Problem
 from findsession.indexing.report import IndexReport
 from findsession.redact import PRIVATE_MARKER, redact
 from findsession.sources import SourceFile
-from findsession.storage.sqlite import Store
+from findsession.storage.base import Storage
 
 #: Characters of a skipped line kept to show where it is.
 _PREVIEW = 100
 
 
 def store_records(
-    store: Store,
+    store: Storage,
     sf: SourceFile,
     session_id: str,
     path: str,
@@ -26,7 +26,7 @@ def store_records(
     report: IndexReport,
     excluded: tuple[str, ...] = (),
 ) -> set[str]:
-    """Store new records, secrets redacted, skipping replays; return the sessions touched.
+    """Storage new records, secrets redacted, skipping replays; return the sessions touched.
 
     A session whose prompt holds `PRIVATE_MARKER` is marked private: nothing of it (or of
     its subagents) is stored, now or after later appends.

@@ -4,20 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from findsession.domain import Problem
 
 #: Called as `progress(done, total, path)` while changed files are read.
 Progress = Callable[[int, int, str], None]
-
-
-@dataclass(frozen=True, slots=True)
-class Root:
-    """A folder (or file) to index, and the source format found there."""
-
-    path: Path
-    source: str
 
 
 @dataclass

@@ -13,16 +13,17 @@ from collections.abc import Iterable
 from contextlib import suppress
 from pathlib import Path
 
+from findsession.domain import Root
 from findsession.errors import IndexFull
 from findsession.indexing.file import Abort, index_file
-from findsession.indexing.report import IndexReport, Progress, Root
+from findsession.indexing.report import IndexReport, Progress
 from findsession.indexing.scan import handle_vanished, scan
 from findsession.sources import SOURCES, SourceFile
-from findsession.storage.sqlite import Store
+from findsession.storage.base import Storage
 
 
 def index_roots(
-    store: Store,
+    store: Storage,
     roots: Iterable[Root],
     *,
     prune: bool = False,
@@ -93,7 +94,7 @@ class _CommitGroups:
     COMMIT_SECONDS = 0.5
     COMMIT_BYTES = 16 << 20
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Storage) -> None:
         self.store = store
         self.since = time.perf_counter()
         self.bytes_at_commit = 0
@@ -118,11 +119,11 @@ class _CommitGroups:
         self.store.end_open_transaction(commit=True)
 
 
-def _start_run(store: Store, report: IndexReport) -> int:
+def _start_run(store: Storage, report: IndexReport) -> int:
     return store.start_run(report.roots)
 
 
-def _finish_run(store: Store, run_id: int, report: IndexReport) -> None:
+def _finish_run(store: Storage, run_id: int, report: IndexReport) -> None:
     store.finish_run(
         run_id,
         files_seen=report.files_seen,

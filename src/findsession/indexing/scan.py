@@ -8,10 +8,11 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from findsession.indexing.report import IndexReport, Root
+from findsession.domain import Root
+from findsession.indexing.report import IndexReport
 from findsession.sources import SOURCES, Skip
 from findsession.sources.opening import file_type
-from findsession.storage.sqlite import FileState, Store
+from findsession.storage.base import FileState, Storage
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +89,7 @@ def os_error(exc: OSError) -> str:
 
 
 def handle_vanished(
-    store: Store,
+    store: Storage,
     roots: list[Root],
     known: dict[str, FileState],
     seen: set[str],

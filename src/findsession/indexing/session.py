@@ -7,12 +7,12 @@ from findsession.domain import MessageKind, MetaKind, Session
 from findsession.indexing.report import IndexReport
 from findsession.redact import redact
 from findsession.sources import SourceFile
-from findsession.storage.sqlite import Store, UnitRow
+from findsession.storage.base import Storage, UnitRow
 from findsession.turns import build_turns, choose_title, fingerprint
 
 
 def rebuild_session(
-    store: Store, sid: str, sf: SourceFile, file_session_id: str, path: str, report: IndexReport
+    store: Storage, sid: str, sf: SourceFile, file_session_id: str, path: str, report: IndexReport
 ) -> None:
     """Recompute a session's row, turns and fingerprint from its stored messages."""
     messages = store.session_messages(sid)

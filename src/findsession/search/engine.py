@@ -18,31 +18,23 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from findsession import cjk
 from findsession.domain import Hit, SearchResponse
 from findsession.embeddings.base import Embedder, EmbeddingUnavailable
-from findsession.search import fts_query
+from findsession.query import Query
 from findsession.search.filters import SearchOptions
 from findsession.search.fusion import FusedUnit, fuse
 from findsession.search.snippets import chunk_snippet, clean_snippet, field_of, find_snippet
-from findsession.storage.sqlite import Store
-from findsession.storage.sqlite.keyword_index import (
-    KeywordQueryError,
-    UnitMatch,
-    keyword_search,
-    unit_holds,
-)
-from findsession.storage.sqlite.keyword_index import snippet as keyword_snippet
-from findsession.storage.sqlite.vector_index import VectorMatch, VectorMatrix
+from findsession.storage.base import KeywordQueryError, Storage, UnitMatch, VectorMatch
 
 #: Units fetched per list for each session shown: many units of one session can precede
 #: the next session's best unit.
 _UNITS_PER_RESULT = 25
 _MIN_UNITS = 200
+#: Loads the embedder on first use, so keyword-only work never loads a model.
 EmbedderSource = Callable[[], Embedder]
 
 
@@ -57,20 +49,22 @@ class Retrieval:
 
 
 def search(
-    store: Store,
-    query: str,
+    store: Storage,
+    text: str,
     opts: SearchOptions | None = None,
     embedder: EmbedderSource | None = None,
 ) -> SearchResponse:
     """Search the index; `strategy` is hybrid, keyword, vector or none.
 
     `embedder` is called only when vectors are wanted and exist, so keyword-only work
-    never loads a model; without one, the configured model is used.
+    never loads a model; without one, search is by keyword alone (the core API passes
+    the configured model).
     """
     opts = (opts or SearchOptions()).validated()
+    query = Query.parse(text, raw=opts.raw)
     found = retrieve(store, query, opts, embedder)
     response = SearchResponse(
-        query=query,
+        query=text,
         strategy=found.strategy,
         hits=[],
         notes=found.notes,
@@ -81,13 +75,16 @@ def search(
 
 
 def retrieve(
-    store: Store,
-    query: str,
+    store: Storage,
+    query: Query | str,
     opts: SearchOptions,
     embedder: EmbedderSource | None = None,
     limit: int | None = None,
 ) -> Retrieval:
     """Both retrievals, filtered inside, fused by rank: units best first."""
+    if isinstance(query, str):
+        query = Query.parse(query, raw=opts.raw)
+    filters = opts.filters
     found = Retrieval(strategy="none", units=[])
     if not store.has_units():
         found.index_empty = True
@@ -102,7 +99,7 @@ def retrieve(
         pending = _start_query_vector(store, query, embedder, found.notes)
     if opts.mode in ("hybrid", "keyword"):
         try:
-            keyword = keyword_search(store, query, opts, limit)
+            keyword = store.keyword_search(query, filters, limit)
         except KeywordQueryError as exc:
             found.notes.append(
                 f"FTS5 rejected the query ({exc}); these results come from"
@@ -124,7 +121,8 @@ def retrieve(
             " ([embedding] in the config file) and run `findsession index`"
         )
         return found
-    pins = dict.fromkeys(_exact_units(store, query, opts, limit) if keyword else [], "identifier")
+    exact = store.units_with_all(list(query.identifiers), filters, limit) if not query.raw else []
+    pins = dict.fromkeys(exact if keyword else [], "identifier")
     if keyword and vector:
         held, words = _words_held(store, query, keyword[0].unit_id)
         if held >= WINNER_COVERAGE * words:
@@ -147,36 +145,21 @@ WINNER_COVERAGE = 0.5
 WEAK_COVERAGE = 1 / 3
 
 
-def _coverage_words(query: str) -> list[str]:
-    """The query's content words, with each CJK run counted as its bigrams: Chinese has
-    no spaces, so a whole sentence would otherwise count as one word held by any unit
-    sharing one two-character word with it."""
-    words: list[str] = []
-    for token in fts_query.content_tokens(query):
-        runs = cjk.runs(token)
-        rest = "".join(c for c in token if not cjk.runs(c))  # "WebSocket" of "WebSocket服务"
-        if rest:
-            words.append(rest)
-        for run in runs:
-            words += cjk.bigrams(run) if len(run) > 1 else [run]
-    return list(dict.fromkeys(words))
-
-
-def _words_held(store: Store, query: str, unit_id: int) -> tuple[int, int]:
+def _words_held(store: Storage, query: Query, unit_id: int) -> tuple[int, int]:
     """How many of the query's content words the unit matches, and how many there are.
 
     Many held: the keyword match is specific enough that a weak vector list should not
     push it down. Few: the match is incidental and the vector list should decide.
     """
-    words = _coverage_words(query)
+    words = query.coverage_words
     if not words:
         return 0, 0
-    held = sum(unit_holds(store, word, unit_id) for word in words)
+    held = sum(store.unit_holds(word, unit_id) for word in words)
     return held, len(words)
 
 
 def _start_query_vector(
-    store: Store, query: str, embedder: EmbedderSource | None, notes: list[str]
+    store: Storage, query: Query, embedder: EmbedderSource | None, notes: list[str]
 ) -> Future[tuple[Embedder, np.ndarray | None]] | None:
     """Load the model and embed the query in a thread; None (with a note) if there are
     no vectors to search. A cold process spends most of a search loading the model, so
@@ -185,18 +168,15 @@ def _start_query_vector(
         notes.append("no vectors yet: run `findsession index` to embed; keyword search only")
         return None
     if embedder is None:
-        from findsession.embeddings import configured_embedder, model_of_identity
-
-        # Under `model = "auto"`, the query is embedded by the model the vectors came from.
-        made_by = model_of_identity(store.setting("embedding_model"))
-        embedder = lambda: configured_embedder(made_by)  # noqa: E731
+        notes.append("no embedding model was given: keyword search only")
+        return None
     source = embedder
 
     def work() -> tuple[Embedder, np.ndarray | None]:
         model = source()
-        if not query.strip():
+        if not query.text.strip():
             return model, None
-        return model, model.embed([query], "query")[0]
+        return model, model.embed([query.text], "query")[0]
 
     pool = ThreadPoolExecutor(max_workers=1)
     future = pool.submit(work)
@@ -205,7 +185,7 @@ def _start_query_vector(
 
 
 def _vector_list(
-    store: Store,
+    store: Storage,
     pending: Future[tuple[Embedder, np.ndarray | None]],
     opts: SearchOptions,
     limit: int,
@@ -214,7 +194,6 @@ def _vector_list(
     """Units by meaning and the cosine a vector-only unit needs to be shown; or None,
     with a note saying why vector search could not run."""
     stored = store.setting("embedding_model")
-    matrix = VectorMatrix.current(store)
     try:
         model, vec = pending.result()
     except EmbeddingUnavailable as exc:
@@ -228,36 +207,15 @@ def _vector_list(
         return None
     if vec is None:
         return [], 0.0
-    matches = matrix.search(store, vec, opts, limit)
+    matches = store.vector_search(vec, opts.filters, limit)
     if opts.session:  # one session: the question is where in it, not whether
         return matches, -1.0
     best = matches[0].cosine if matches else 0.0
     return matches, max(model.min_cosine, best - model.cosine_margin)
 
 
-def _exact_units(store: Store, query: str, opts: SearchOptions, limit: int) -> set[int]:
-    """Units containing every identifier-like token of the query, verbatim.
-
-    FTS5 finds candidates but splits `normalize_ledger_rows` into three words that prose
-    also holds, so each candidate's text is checked for the token itself.
-    """
-    tokens = fts_query.exact_tokens(query)
-    if not tokens or opts.raw:
-        return set()
-    expression = " AND ".join(fts_query.quote(t) for t in tokens)
-    try:
-        candidates = [
-            m.unit_id for m in keyword_search(store, expression, replace(opts, raw=True), limit)
-        ]
-    except KeywordQueryError:
-        return set()
-    if not candidates:
-        return set()
-    return store.units_containing(candidates, tokens)
-
-
 def _group_by_session(
-    store: Store, fused: list[FusedUnit], query: str, opts: SearchOptions
+    store: Storage, fused: list[FusedUnit], query: Query, opts: SearchOptions
 ) -> list[Hit]:
     """The best unit per session, in rank order; a fingerprint hit shows its best turn.
 
@@ -281,11 +239,11 @@ def _group_by_session(
 
 
 def _hit(
-    store: Store,
+    store: Storage,
     ranked: FusedUnit,
     shown: FusedUnit,
     position: int,
-    query: str,
+    query: Query,
     opts: SearchOptions,
 ) -> Hit | None:
     session = store.get_session(shown.session_id)
@@ -294,12 +252,12 @@ def _hit(
         return None
     ts, title, prompt, reply, tools, tool_names, files = row
     fields = {"title": title, "prompt": prompt, "reply": reply, "tools": tools}
-    marked = keyword_snippet(store, query, opts, shown.keyword) if shown.keyword else ""
+    marked = store.keyword_snippet(query, opts.filters, shown.keyword) if shown.keyword else ""
     if marked:
         snippet, spans = clean_snippet(marked)
         matched_field = field_of(snippet, fields)
     elif shown.keyword is not None:  # matched through the CJK bigrams: no FTS5 snippet
-        terms = fts_query.tokens(query) + [g for r in cjk.runs(query) for g in cjk.bigrams(r)]
+        terms = [*query.words, *query.cjk_bigrams]
         snippet, spans, matched_field = find_snippet(fields, terms)
     elif shown.vector is not None:
         v = shown.vector

@@ -1,6 +1,6 @@
 """Search options: what to search and how, checked once for every interface.
 
-Filters run inside each retrieval (see findsession.storage.sqlite.filters), never after a top-k:
+Filters run inside each retrieval (see findsession.storage.base.Filters), never after a top-k:
 filtering a global top-k afterwards loses the hits of the chosen session or project.
 """
 
@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from findsession.errors import FindsessionError
+from findsession.storage.base import Filters
 
 KINDS = ("turn", "session", "doc")
 SPEAKERS = ("user", "assistant")
@@ -62,6 +63,18 @@ class SearchOptions:
             raise BadOption(f"speaker must be user or assistant, not {self.speaker!r}")
         self.after, self.before = parse_range(self.after, self.before)
         return self
+
+    @property
+    def filters(self) -> Filters:
+        """What the storage applies inside each retrieval (checked by `validated`)."""
+        return Filters(
+            project=self.project,
+            session=self.session,
+            speaker=self.speaker,
+            after=self.after,
+            before=self.before,
+            kind=self.kind,
+        )
 
 
 def parse_range(after: str | None, before: str | None) -> tuple[str | None, str | None]:

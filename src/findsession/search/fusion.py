@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from findsession.storage.sqlite.keyword_index import RRF_K, UnitMatch
-from findsession.storage.sqlite.vector_index import VectorMatch
+from findsession.storage.base import RRF_K, UnitMatch, VectorMatch
 
 
 @dataclass

@@ -7,7 +7,7 @@ start of the chunk that matched.
 
 from __future__ import annotations
 
-from findsession.storage.sqlite.keyword_index import MARK_END, MARK_START
+from findsession.storage.base import MARK_END, MARK_START
 
 #: Characters of a snippet cut without FTS5.
 _VECTOR_SNIPPET = 220

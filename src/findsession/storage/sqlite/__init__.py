@@ -8,18 +8,53 @@ concern (files, records, sessions, units, vectors) over one connection.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from findsession.storage.sqlite.chunks import VectorsMixin
 from findsession.storage.sqlite.files import FilesMixin
+from findsession.storage.sqlite.keyword_index import KeywordMixin
 from findsession.storage.sqlite.opening import BUSY_TIMEOUT_MS
 from findsession.storage.sqlite.records import RecordsMixin
 from findsession.storage.sqlite.rows import FileState, UnitRow
 from findsession.storage.sqlite.runs import RunsMixin
 from findsession.storage.sqlite.sessions import SessionsMixin
-from findsession.storage.sqlite.units import UnitsMixin
+from findsession.storage.sqlite.status import StatusMixin
+from findsession.storage.sqlite.vector_index import VectorSearchMixin
 
 
-class Store(FilesMixin, RecordsMixin, SessionsMixin, UnitsMixin, VectorsMixin, RunsMixin):
-    """A findsession index database. Use `Store.open`; close it when done."""
+class Store(
+    FilesMixin,
+    RecordsMixin,
+    SessionsMixin,
+    KeywordMixin,
+    VectorsMixin,
+    VectorSearchMixin,
+    RunsMixin,
+    StatusMixin,
+):
+    """A findsession index database (`findsession.storage.base.Storage`); use
+    `Store.open`, and close it when done."""
 
 
-__all__ = ["BUSY_TIMEOUT_MS", "FileState", "Store", "UnitRow"]
+def open_index(path: Path, *, rebuild: bool = False) -> tuple[Store, list[str]]:
+    """Open the index file at `path`; `rebuild` first sets the existing file aside
+    (under a name of its own) and starts a new one that keeps its forgotten sessions."""
+    notes: list[str] = []
+    forgotten: list[str] | None = []
+    if rebuild:
+        aside = Store.set_aside(path)
+        if aside:
+            notes.append(f"set the old index aside as {aside}; indexing from scratch")
+            forgotten = Store.forgotten_in(aside)
+            if forgotten is None:
+                notes.append(
+                    "warning: the old index is too damaged to tell which sessions were"
+                    " forgotten: forget them again after this run"
+                )
+    store = Store.open(path)
+    if forgotten:
+        store.keep_forgotten(forgotten)
+    return store, notes
+
+
+__all__ = ["BUSY_TIMEOUT_MS", "FileState", "Store", "UnitRow", "open_index"]

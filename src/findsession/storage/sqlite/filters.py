@@ -4,36 +4,35 @@ from __future__ import annotations
 
 from typing import Any
 
-from findsession.search.filters import SearchOptions
+from findsession.storage.base import Filters
 
 
-def unit_filter_sql(opts: SearchOptions) -> tuple[str, list[Any]]:
+def unit_filter_sql(filters: Filters) -> tuple[str, list[Any]]:
     """A WHERE fragment over `units u JOIN sessions s`, and its parameters."""
-    where, params = session_filter_sql(opts)
+    where, params = session_filter_sql(filters)
     clauses = [where] if params else []
-    if opts.kind:
+    if filters.kind:
         clauses.append("u.kind = ?")
-        params.append(opts.kind)
-    if opts.after:
+        params.append(filters.kind)
+    if filters.after:
         clauses.append("u.ts >= ?")
-        params.append(opts.after)
-    if opts.before:
+        params.append(filters.after)
+    if filters.before:
         clauses.append("u.ts < ?")
-        params.append(opts.before)
+        params.append(filters.before)
     return (" AND ".join(clauses) or "1"), params
 
 
-def session_filter_sql(opts: SearchOptions) -> tuple[str, list[Any]]:
+def session_filter_sql(filters: Filters) -> tuple[str, list[Any]]:
     """A WHERE fragment over `sessions s` for the filters that pick whole sessions."""
     clauses: list[str] = []
     params: list[Any] = []
-    project = (opts.project or "").rstrip("/\\")
-    if project:  # the filesystem root, like no project, means every project
+    if filters.project_path:
         clauses.append("in_project(s.cwd, ?)")  # see findsession.projects
-        params.append(project)
-    if opts.session:
+        params.append(filters.project_path)
+    if filters.session:
         clauses.append("(s.id = ? OR s.id LIKE ? ESCAPE '\\' OR s.parent_id = ?)")
-        params += [opts.session, _like_prefix(opts.session) + "%", opts.session]
+        params += [filters.session, _like_prefix(filters.session) + "%", filters.session]
     return (" AND ".join(clauses) or "1"), params
 
 

@@ -8,62 +8,50 @@ let a long tool output outrank the line a person typed; two lists cannot.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import apsw
 
-from findsession.search import fts_query
-from findsession.search.filters import SearchOptions
+from findsession import cjk
+from findsession.query import Query
+from findsession.storage.base import (
+    MARK_END,
+    MARK_START,
+    RRF_K,
+    Filters,
+    KeywordQueryError,
+    UnitMatch,
+)
+from findsession.storage.sqlite import fts_query
 from findsession.storage.sqlite.connection import Connection as Store
 from findsession.storage.sqlite.filters import unit_filter_sql
+from findsession.storage.sqlite.units import UnitsMixin
 
 # Column weights inside the conversation index: title, prompt, reply.
 CONVERSATION_WEIGHTS = (4.0, 2.0, 1.0)
 #: Rank-fusion weight of the tool-text list against the conversation list (1.0).
 TOOLS_WEIGHT = 0.5
-RRF_K = 60
-MARK_START, MARK_END = "\x02", "\x03"
 _SNIPPET_TOKENS = 28
 _SPEAKER_COLUMN = {"user": "prompt", "assistant": "reply"}
 
 
-class KeywordQueryError(Exception):
-    """FTS5 rejected the query (only possible with raw FTS5 syntax)."""
-
-
-@dataclass(frozen=True, slots=True)
-class UnitMatch:
-    """One unit that matched, in keyword rank order."""
-
-    unit_id: int
-    session_id: str
-    kind: str
-    ordinal: int
-    bm25: float
-    #: The table whose list found it first (its snippet is cut from that table).
-    table: str
-    score: float = 0.0
-
-
-def keyword_search(store: Store, query: str, opts: SearchOptions, limit: int) -> list[UnitMatch]:
+def keyword_search(store: Store, query: Query, filters: Filters, limit: int) -> list[UnitMatch]:
     """Best `limit` units by fused BM25 rank (best first); empty when nothing is searchable."""
-    expression = query.strip() if opts.raw else fts_query.free_text(query)
+    expression = fts_query.expression(query)
     if not expression:
         return []
-    if not opts.raw:
-        expression = fts_query.free_text(" ".join(_specific_words(store, query))) or expression
+    if not query.raw:
+        expression = fts_query.free_text(_specific_words(store, query)) or expression
     conversation = expression
-    if opts.speaker:
-        conversation = fts_query.restrict_columns(expression, [_SPEAKER_COLUMN[opts.speaker]])
+    if filters.speaker:
+        conversation = fts_query.restrict_columns(expression, [_SPEAKER_COLUMN[filters.speaker]])
     weights = ", ".join(str(w) for w in CONVERSATION_WEIGHTS)
     searches = [(1.0, "units_fts", weights, conversation)]
-    if opts.speaker is None:
+    if filters.speaker is None:
         searches.append((TOOLS_WEIGHT, "tools_fts", "1.0", expression))
     lists = []
     rejected: KeywordQueryError | None = None
     for weight, table, table_weights, query_text in searches:
         try:
-            lists.append((weight, _ranked(store, table, table_weights, query_text, opts, limit)))
+            lists.append((weight, _ranked(store, table, table_weights, query_text, filters, limit)))
         except KeywordQueryError as exc:
             # Only raw FTS5 syntax gets here. A column filter names the columns of one
             # index (`title:` the conversation's, `tools:` the tool text's): the index
@@ -71,12 +59,12 @@ def keyword_search(store: Store, query: str, opts: SearchOptions, limit: int) ->
             rejected = rejected or exc
     if not lists and rejected is not None:
         raise rejected
-    grams = None if opts.raw else fts_query.cjk_expression(query)
+    grams = None if query.raw else fts_query.cjk_expression(query.cjk_runs)
     if grams:
-        if opts.speaker:
-            grams = fts_query.restrict_columns(grams, [_SPEAKER_COLUMN[opts.speaker]])
+        if filters.speaker:
+            grams = fts_query.restrict_columns(grams, [_SPEAKER_COLUMN[filters.speaker]])
         cjk_weights = ", ".join(str(w) for w in (*CONVERSATION_WEIGHTS, TOOLS_WEIGHT))
-        lists.append((1.0, _ranked(store, "cjk_fts", cjk_weights, grams, opts, limit)))
+        lists.append((1.0, _ranked(store, "cjk_fts", cjk_weights, grams, filters, limit)))
     fused: dict[int, UnitMatch] = {}
     for weight, matches in lists:
         for rank, match in enumerate(matches, 1):
@@ -96,13 +84,13 @@ COMMON_SHARE = 0.2
 COMMON_MIN_UNITS = 5000
 
 
-def _specific_words(store: Store, query: str) -> list[str]:
+def _specific_words(store: Store, query: Query) -> list[str]:
     """The query's content words minus those most units contain, if any word remains.
 
     FTS5 scores every row a word matches: a word in 60% of a million units cost half a
     second and, with an inverse document frequency near zero, changed nothing.
     """
-    words = fts_query.content_tokens(query)
+    words = list(query.content)
     if len(words) < 2:
         return words
     units = store.scalar("SELECT max(id) FROM units") or 0
@@ -121,7 +109,7 @@ def _specific_words(store: Store, query: str) -> list[str]:
     return kept or words
 
 
-def snippet(store: Store, query: str, opts: SearchOptions, match: UnitMatch) -> str:
+def snippet(store: Store, query: Query, filters: Filters, match: UnitMatch) -> str:
     """The matched words of one unit in context, with highlight marks; '' for CJK bigrams.
 
     Cut only for the units shown: computing snippets for every ranked row made a
@@ -129,11 +117,11 @@ def snippet(store: Store, query: str, opts: SearchOptions, match: UnitMatch) -> 
     """
     if match.table == "cjk_fts":  # contentless: no text to cut a snippet from
         return ""
-    expression = query.strip() if opts.raw else fts_query.free_text(query)
+    expression = fts_query.expression(query)
     if not expression:
         return ""
-    if opts.speaker and match.table == "units_fts":
-        expression = fts_query.restrict_columns(expression, [_SPEAKER_COLUMN[opts.speaker]])
+    if filters.speaker and match.table == "units_fts":
+        expression = fts_query.restrict_columns(expression, [_SPEAKER_COLUMN[filters.speaker]])
     sql = (
         f"SELECT snippet({match.table}, -1, '{MARK_START}', '{MARK_END}', '…',"
         f" {_SNIPPET_TOKENS}) FROM {match.table} WHERE {match.table} MATCH ? AND rowid = ?"
@@ -149,9 +137,9 @@ def _fields(m: UnitMatch) -> tuple[int, str, str, int, float, str]:
 
 
 def _ranked(
-    store: Store, table: str, weights: str, expression: str, opts: SearchOptions, limit: int
+    store: Store, table: str, weights: str, expression: str, filters: Filters, limit: int
 ) -> list[UnitMatch]:
-    where, params = unit_filter_sql(opts)
+    where, params = unit_filter_sql(filters)
     if params:  # filters need each match's unit and session before the top-k
         sql = (
             f"SELECT u.id, u.session_id, u.kind, u.ordinal, bm25({table}, {weights}) AS score,"
@@ -177,7 +165,7 @@ def _ranked(
 
 def unit_holds(store: Store, word: str, unit_id: int) -> bool:
     """Whether one unit matches `word` in any keyword index (CJK through its bigrams)."""
-    grams = fts_query.cjk_expression(word)
+    grams = fts_query.cjk_expression(cjk.runs(word))
     checks = [("units_fts", fts_query.quote(word)), ("tools_fts", fts_query.quote(word))]
     if grams:
         checks.append(("cjk_fts", grams))
@@ -191,3 +179,28 @@ def unit_holds(store: Store, word: str, unit_id: int) -> bool:
         except apsw.SQLError:  # a token FTS5 cannot parse holds nothing
             continue
     return False
+
+
+class KeywordMixin(UnitsMixin):
+    """The store's keyword index (see findsession.storage.base.KeywordIndex)."""
+
+    def keyword_search(self, query: Query, filters: Filters, limit: int) -> list[UnitMatch]:
+        return keyword_search(self, query, filters, limit)
+
+    def keyword_snippet(self, query: Query, filters: Filters, match: UnitMatch) -> str:
+        return snippet(self, query, filters, match)
+
+    def unit_holds(self, word: str, unit_id: int) -> bool:
+        return unit_holds(self, word, unit_id)
+
+    def units_with_all(self, tokens: list[str], filters: Filters, limit: int) -> set[int]:
+        """FTS5 finds candidates, but it splits `normalize_ledger_rows` into three words
+        that prose also holds, so each candidate's text is checked for the token itself."""
+        if not tokens:
+            return set()
+        query = Query.parse(fts_query.all_of(tokens), raw=True)
+        try:
+            candidates = [m.unit_id for m in keyword_search(self, query, filters, limit)]
+        except KeywordQueryError:
+            return set()
+        return self.units_containing(candidates, tokens) if candidates else set()

@@ -95,7 +95,7 @@ class SessionsMixin(Connection):
         if before:
             clauses.append("last_ts < ?")
             params.append(before)
-        return self.sessions_where(" AND ".join(clauses), params, "last_ts DESC", limit)
+        return self._sessions_where(" AND ".join(clauses), params, "last_ts DESC", limit)
 
     def first_prompt(self, session_id: str) -> str:
         """What the person typed first in a session, or ''."""
@@ -107,10 +107,10 @@ class SessionsMixin(Connection):
         return first or ""
 
     def get_session(self, session_id: str) -> Session | None:
-        rows = self.sessions_where("id = ?", (session_id,))
+        rows = self._sessions_where("id = ?", (session_id,))
         return rows[0] if rows else None
 
-    def sessions_where(
+    def _sessions_where(
         self, where: str, params: Any = (), order: str = "id", limit: int = -1
     ) -> list[Session]:
         rows = self.db.execute(
@@ -124,6 +124,11 @@ class SessionsMixin(Connection):
             session.is_subagent, session.missing = bool(session.is_subagent), bool(session.missing)
             sessions.append(session)
         return sessions
+
+    def sessions_with_prefix(self, prefix: str, limit: int = -1) -> list[Session]:
+        """Sessions whose id starts with `prefix`, taken literally (`%`, `_` too)."""
+        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        return self._sessions_where("id LIKE ? ESCAPE '\\'", (escaped + "%",), "id", limit)
 
     def session_file(self, session_id: str) -> str | None:
         """The transcript file a session's row came from, or None if there is no row."""

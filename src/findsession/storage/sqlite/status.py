@@ -63,3 +63,10 @@ def collect_status(store: Store, problem_limit: int = 10) -> IndexStatus:
             )
         ],
     )
+
+
+class StatusMixin(Store):
+    """The store's counts for `status`."""
+
+    def status(self, problem_limit: int = 10) -> IndexStatus:
+        return collect_status(self, problem_limit)

@@ -11,7 +11,6 @@ hits of the chosen session to a global top-k.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from itertools import islice
 from typing import ClassVar
@@ -19,7 +18,7 @@ from typing import ClassVar
 import numpy as np
 
 from findsession.quantize import sign_codes
-from findsession.search.filters import SearchOptions
+from findsession.storage.base import Filters, VectorMatch
 from findsession.storage.sqlite.connection import Connection as Store
 from findsession.storage.sqlite.filters import session_filter_sql
 
@@ -34,20 +33,6 @@ _BATCH = 100_000
 _EXCLUDED = 65_535
 #: Stands for a unit without a time: never inside an --after/--before range.
 NO_TIME = -(2**62)
-
-
-@dataclass(frozen=True, slots=True)
-class VectorMatch:
-    """One unit found by meaning, with the chunk that matched it best."""
-
-    unit_id: int
-    session_id: str
-    kind: str
-    ordinal: int
-    cosine: float
-    field: str
-    start: int
-    end: int
 
 
 class VectorMatrix:
@@ -166,10 +151,10 @@ class VectorMatrix:
         return len(self.chunk_ids)
 
     def search(
-        self, store: Store, query: np.ndarray, opts: SearchOptions, limit: int
+        self, store: Store, query: np.ndarray, filters: Filters, limit: int
     ) -> list[VectorMatch]:
         """The best `limit` units by cosine to `query`, filters applied inside the scan."""
-        mask = self._mask(store, opts)
+        mask = self._mask(store, filters)
         allowed = len(self) if mask is None else int(mask.sum())
         if allowed == 0:
             return []
@@ -226,22 +211,22 @@ class VectorMatrix:
             )
         return matches
 
-    def _mask(self, store: Store, opts: SearchOptions) -> np.ndarray | None:
+    def _mask(self, store: Store, filters: Filters) -> np.ndarray | None:
         mask: np.ndarray | None = None
 
         def narrow(condition: np.ndarray) -> None:
             nonlocal mask
             mask = condition if mask is None else mask & condition
 
-        if opts.kind:
-            narrow(self.kind == KIND_CODES[opts.kind])
-        if opts.speaker:
-            narrow(self.speaker == _SPEAKER_FIELD[opts.speaker])
-        if opts.after:
-            narrow(self.ts >= _epoch(opts.after))
-        if opts.before:
-            narrow((self.ts < _epoch(opts.before)) & (self.ts != NO_TIME))
-        where, params = session_filter_sql(opts)
+        if filters.kind:
+            narrow(self.kind == KIND_CODES[filters.kind])
+        if filters.speaker:
+            narrow(self.speaker == _SPEAKER_FIELD[filters.speaker])
+        if filters.after:
+            narrow(self.ts >= _epoch(filters.after))
+        if filters.before:
+            narrow((self.ts < _epoch(filters.before)) & (self.ts != NO_TIME))
+        where, params = session_filter_sql(filters)
         if params:
             wanted = [
                 r[0] for r in store.query(f"SELECT s.rowid FROM sessions s WHERE {where}", params)
@@ -261,3 +246,10 @@ def _batched_ints(cursor: object, columns: int) -> np.ndarray:
     while batch := list(islice(cursor, _BATCH)):  # type: ignore[call-overload]
         parts.append(np.array(batch, dtype=np.int64).reshape(-1, columns))
     return np.concatenate(parts) if parts else np.zeros((0, columns), np.int64)
+
+
+class VectorSearchMixin(Store):
+    """The store's vector search (see findsession.storage.base.VectorIndex)."""
+
+    def vector_search(self, vector: np.ndarray, filters: Filters, limit: int) -> list[VectorMatch]:
+        return VectorMatrix.current(self).search(self, vector, filters, limit)

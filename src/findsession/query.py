@@ -1,0 +1,156 @@
+"""A query, parsed once: its words, its identifiers and its CJK runs.
+
+Every part of a search needs the query taken apart the same way: the keyword index
+(which words to match), the identifier pin (which tokens a person means verbatim), the
+coverage check (how many of the query's words a unit holds) and the snippets (which
+words to highlight). Parsing it once keeps them in step.
+
+This module knows no index syntax: turning a `Query` into an FTS5 expression is the
+SQLite backend's job (findsession.storage.sqlite.fts_query).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from findsession import cjk
+
+# Words so common that matching them says nothing; dropped unless nothing else remains.
+STOPWORDS = frozenset(
+    [
+        "a",
+        "about",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "being",
+        "but",
+        "by",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "how",
+        "i",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "our",
+        "so",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "this",
+        "those",
+        "to",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "you",
+        "your",
+    ]
+)
+_WORD = re.compile(r"\w", re.UNICODE)
+_EDGE = re.compile(r"^[^\w/.~-]+|[^\w/]+$")
+_CAMEL = re.compile(r"[a-z][A-Z]")
+_JOINED = re.compile(r"\w[_./:\\-]+\w")
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """What a person or an agent typed, taken apart once for every retrieval."""
+
+    #: The text as typed.
+    text: str
+    #: Whitespace-separated pieces holding a letter or digit (a NUL separates too: FTS5
+    #: reads it as the end of a quoted phrase).
+    words: tuple[str, ...]
+    #: `words` without stopwords; all of them when nothing else remains.
+    content: tuple[str, ...]
+    #: Tokens that look like identifiers, which a person means verbatim (see `identifiers`).
+    identifiers: tuple[str, ...]
+    #: Maximal runs of CJK characters, in order.
+    cjk_runs: tuple[str, ...]
+    #: True when `text` is the index's own query syntax, passed through untouched.
+    raw: bool = False
+
+    @classmethod
+    def parse(cls, text: str, raw: bool = False) -> Query:
+        words = tuple(t for t in text.replace("\x00", " ").split() if _WORD.search(t))
+        content = tuple(t for t in words if t.lower() not in STOPWORDS) or words
+        return cls(text, words, content, identifiers(words), tuple(cjk.runs(text)), raw)
+
+    @property
+    def cjk_bigrams(self) -> tuple[str, ...]:
+        """The bigrams of every CJK run (a one-character run is itself)."""
+        return tuple(g for run in self.cjk_runs for g in cjk.bigrams(run))
+
+    @property
+    def coverage_words(self) -> tuple[str, ...]:
+        """The content words, with each CJK run counted as its bigrams.
+
+        Chinese has no spaces, so a whole sentence would otherwise count as one word held
+        by any unit sharing one two-character word with it.
+        """
+        found: list[str] = []
+        for token in self.content:
+            runs = cjk.runs(token)
+            rest = "".join(c for c in token if not cjk.runs(c))  # "WebSocket" of "WebSocket服务"
+            if rest:
+                found.append(rest)
+            for run in runs:
+                found += cjk.bigrams(run) if len(run) > 1 else [run]
+        return tuple(dict.fromkeys(found))
+
+    @property
+    def is_empty(self) -> bool:
+        """Nothing to search for: no letter or digit at all."""
+        return not self.words and not self.cjk_runs
+
+
+def identifiers(words: tuple[str, ...]) -> tuple[str, ...]:
+    """The words that look like identifiers, edges trimmed, each once.
+
+    A path or file name, a snake_case or camelCase name, a dotted or kebab name, an
+    error code or a commit hash: letters mixed with digits or joined by `_ . / : -`.
+    """
+    found: list[str] = []
+    for raw in words:
+        token = _EDGE.sub("", raw)
+        if len(token) < 4:
+            continue
+        has_digit = any(c.isdigit() for c in token)
+        has_alpha = any(c.isalpha() for c in token)
+        if (
+            _CAMEL.search(token) or _JOINED.search(token) or (has_digit and has_alpha)
+        ) and token not in found:
+            found.append(token)
+    return tuple(found)

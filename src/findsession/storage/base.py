@@ -1,0 +1,254 @@
+"""The storage seam: what the indexer, search and the core API may ask of an index.
+
+Three small protocols, one per job: the content store (files, records, sessions,
+units, runs and settings), the keyword index and the vector index. A backend is one
+package that satisfies all three (`Storage`); today that is `storage/sqlite`, and a
+shared PostgreSQL index will be another. Nothing above this seam writes a query in a
+backend's language: filters travel as `Filters`, queries as a parsed `Query`, results as
+the dataclasses below. `tests/test_layering.py` checks that the SQLite store answers
+every method here with the same parameters.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from findsession.domain import IndexStatus, Message, MetaEvent, Problem, Session
+from findsession.query import Query
+
+#: Marks around each matched word in a keyword snippet; search turns them into spans.
+MARK_START, MARK_END = "\x02", "\x03"
+#: The k of reciprocal-rank fusion, 1/(k + rank): the keyword index fuses its own lists
+#: with it, and search fuses the keyword and vector lists with the same k.
+RRF_K = 60
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """What a search keeps, applied inside each retrieval (never after a top-k:
+    filtering a global top-k afterwards loses the hits of the chosen session)."""
+
+    #: A project directory: sessions whose working directory is it or below it.
+    project: str | None = None
+    #: A session id or unique prefix: that session and its subagents.
+    session: str | None = None
+    #: `user` (what people typed) or `assistant` (the replies).
+    speaker: str | None = None
+    #: UTC ISO times (`YYYY-MM-DDTHH:MM:SSZ`): units at or after, and before.
+    after: str | None = None
+    before: str | None = None
+    #: `turn`, `session` (fingerprint) or `doc`.
+    kind: str | None = None
+
+    @property
+    def project_path(self) -> str | None:
+        """The project without trailing separators; None for none or the filesystem root
+        (which, like no project, means every project)."""
+        project = (self.project or "").rstrip("/\\")
+        return project or None
+
+
+@dataclass(frozen=True, slots=True)
+class UnitMatch:
+    """One unit the keyword index matched, in rank order."""
+
+    unit_id: int
+    session_id: str
+    kind: str
+    ordinal: int
+    bm25: float
+    #: The index whose list found it first (its snippet is cut from that index).
+    table: str
+    score: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class VectorMatch:
+    """One unit found by meaning, with the chunk that matched it best."""
+
+    unit_id: int
+    session_id: str
+    kind: str
+    ordinal: int
+    cosine: float
+    field: str
+    start: int
+    end: int
+
+
+@dataclass(slots=True)
+class FileState:
+    """What the index remembers of one transcript file, to read only what changed."""
+
+    path: str
+    source: str
+    root: str | None
+    session_id: str | None
+    size: int
+    mtime_ns: int
+    offset: int
+    lines: int
+    tail_hash: str | None
+    status: str = "ok"
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class UnitRow:
+    """A searchable unit as the store keeps it."""
+
+    kind: str
+    ordinal: int
+    source: str
+    ts: str | None
+    title: str
+    prompt: str
+    reply: str
+    tools: str
+    tool_names: list[str]
+    files: list[str]
+
+    def digest(self) -> str:
+        payload = json.dumps(
+            [self.ts, self.title, self.prompt, self.reply, self.tools, self.tool_names, self.files],
+            ensure_ascii=False,
+        )
+        return hashlib.blake2b(payload.encode("utf-8"), digest_size=16).hexdigest()
+
+
+class KeywordQueryError(Exception):
+    """The keyword index rejected a raw query (free text is always accepted)."""
+
+
+class ContentStore(Protocol):
+    """Files, records, sessions, units, runs and settings, with their transactions."""
+
+    path: Path
+    read_only: bool
+
+    def close(self) -> None: ...
+    def transaction(self) -> AbstractContextManager[None]: ...
+    def begin(self) -> None: ...
+    def commit(self) -> None: ...
+    def end_open_transaction(self, commit: bool) -> None: ...
+    def require_writable(self) -> None: ...
+    def setting(self, key: str) -> str | None: ...
+    def set_setting(self, key: str, value: str) -> None: ...
+    def reclaim_space(self) -> None: ...
+    def scrub_wal(self) -> None: ...
+    def keep_forgotten(self, ids: Iterable[str]) -> None: ...
+    def status(self, problem_limit: int = 10) -> IndexStatus: ...
+
+    # files
+    def file_states(self) -> dict[str, FileState]: ...
+    def save_file(self, state: FileState) -> None: ...
+    def set_file_status(self, path: str, status: str, error: str | None = None) -> None: ...
+    def forget_file_content(self, path: str) -> list[str]: ...
+    def add_redactions(self, path: str, counts: dict[str, int]) -> None: ...
+    def remove_file(self, path: str) -> None: ...
+    def add_replays(self, path: str, sources: Iterable[str]) -> None: ...
+    def replaying_files(self, source_path: str) -> list[str]: ...
+    def read_again(self, path: str) -> None: ...
+    def add_problems(self, file_path: str, problems: Iterable[Problem]) -> None: ...
+    def file_sources(self, paths: Iterable[str]) -> dict[str, str]: ...
+
+    # records
+    def uuid_owners(self, uuids: Iterable[str]) -> dict[str, tuple[str, int]]: ...
+    def add_records(
+        self, file_path: str, rows: Iterable[tuple[str, int, Message | MetaEvent]]
+    ) -> None: ...
+    def session_messages(self, session_id: str) -> list[Message]: ...
+    def message_sources(self, session_id: str) -> list[tuple[str, int, int]]: ...
+    def session_meta(self, session_id: str) -> list[MetaEvent]: ...
+
+    # sessions
+    def private_sessions(self) -> set[str]: ...
+    def mark_private(self, session_id: str) -> None: ...
+    def drop_session_content(self, session_id: str) -> None: ...
+    def forget(self, session_ids: list[str]) -> None: ...
+    def save_session(self, s: Session, agent_description: str | None = None) -> None: ...
+    def delete_session(self, session_id: str) -> None: ...
+    def recent_sessions(
+        self, project: str | None, after: str | None, before: str | None, limit: int
+    ) -> list[Session]: ...
+    def sessions_with_prefix(self, prefix: str, limit: int = -1) -> list[Session]: ...
+    def first_prompt(self, session_id: str) -> str: ...
+    def get_session(self, session_id: str) -> Session | None: ...
+    def session_file(self, session_id: str) -> str | None: ...
+    def parent_of(self, session_id: str) -> str | None: ...
+
+    # units
+    def sync_units(self, session_id: str, units: list[UnitRow]) -> int: ...
+    def pending_units(self) -> list[int]: ...
+    def unit_texts(self, unit_ids: list[int]) -> list[tuple[Any, ...]]: ...
+    def turn_texts(self, session_id: str, ordinals: list[int]) -> dict[int, tuple[str, str]]: ...
+    def has_units(self) -> bool: ...
+    def unit_fields(self, unit_id: int) -> tuple[Any, ...] | None: ...
+    def recent_turn_texts(self, turns: int, chars: int) -> list[tuple[str, str]]: ...
+
+    # runs
+    def start_run(self, roots: list[str]) -> int: ...
+    def finish_run(
+        self,
+        run_id: int,
+        *,
+        files_seen: int,
+        files_read: int,
+        bytes_read: int,
+        lines_read: int,
+        sessions: int,
+        problems: int,
+        interrupted: bool,
+    ) -> None: ...
+    def totals(self) -> tuple[int, int]: ...
+
+
+class KeywordIndex(Protocol):
+    """BM25 over the units' text, with the filters inside each query."""
+
+    def keyword_search(self, query: Query, filters: Filters, limit: int) -> list[UnitMatch]:
+        """Best `limit` units, best first; `KeywordQueryError` only for a raw query."""
+        ...
+
+    def keyword_snippet(self, query: Query, filters: Filters, match: UnitMatch) -> str:
+        """The matched words of one unit in context, between `MARK_START`/`MARK_END`;
+        '' when the index holds no text to cut one from."""
+        ...
+
+    def unit_holds(self, word: str, unit_id: int) -> bool:
+        """Whether one unit matches `word` in any keyword index."""
+        ...
+
+    def units_with_all(self, tokens: list[str], filters: Filters, limit: int) -> set[int]:
+        """Units holding every token verbatim (not only their words)."""
+        ...
+
+
+class VectorIndex(Protocol):
+    """Chunks' vectors, stored with their units and searched by cosine."""
+
+    def has_vectors(self) -> bool: ...
+    def clear_vectors(self) -> None: ...
+    def save_vectors(
+        self,
+        unit_id: int,
+        unit_hash: str,
+        chunks: list[tuple[str, int, int, float, bytes, bytes]],
+    ) -> bool: ...
+    def bump_vector_generation(self) -> None: ...
+
+    def vector_search(self, vector: np.ndarray, filters: Filters, limit: int) -> list[VectorMatch]:
+        """The best `limit` units by cosine to `vector`, filters applied inside the scan."""
+        ...
+
+
+class Storage(ContentStore, KeywordIndex, VectorIndex, Protocol):
+    """A whole index: what one backend package provides."""
