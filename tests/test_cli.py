@@ -207,3 +207,27 @@ def test_read_takes_session_ids_never_paths(cli: CLI, corpus: Path, ref: str) ->
     proc = cli.run("read", ref, "--raw", check=False)
     assert proc.returncode == 1 and "no indexed session" in proc.stderr
     assert "root:" not in proc.stdout
+
+
+def test_damage_found_while_searching_is_one_line_not_a_traceback(
+    cli: CLI, corpus: Path, db_path: Path
+) -> None:
+    """A file damaged after it was opened fine (a bad disk block, a copy cut short) shows
+    up mid-search; SQLite's error is mapped at the storage boundary like one at open."""
+    cli.run("index", "--no-embed")
+    clean = db_path.read_bytes()
+    pages = len(clean) // 4096
+    damaged_seen = 0
+    for first in range(pages - 2, 0, -max(1, pages // 8)):  # windows of pages, from the end
+        data = bytearray(clean)
+        data[first * 4096 : (first + 2) * 4096] = b"\x5a" * 8192
+        db_path.write_bytes(bytes(data))
+        for leftover in db_path.parent.glob(db_path.name + "-*"):
+            leftover.unlink()
+        proc = cli.run("search", "syncthing conflict", check=False)
+        assert "Traceback" not in proc.stderr, proc.stderr
+        if proc.returncode:
+            assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+            assert "findsession index --rebuild" in proc.stderr, proc.stderr
+            damaged_seen += 1
+    assert damaged_seen, "no damaged page was ever read: the test damaged nothing it uses"

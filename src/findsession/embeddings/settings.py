@@ -11,8 +11,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
+from findsession.errors import FindsessionError
 
-class BadEmbeddingSettings(ValueError):
+
+class BadEmbeddingSettings(FindsessionError):
     """A key or value of `[embedding]` that cannot be used (the config names the file)."""
 
 

@@ -22,6 +22,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from findsession.domain import IndexStatus, Message, MetaEvent, Problem, Session
+from findsession.errors import FindsessionError
 from findsession.query import Query
 
 #: Marks around each matched word in a keyword snippet; search turns them into spans.
@@ -124,7 +125,7 @@ class UnitRow:
         return hashlib.blake2b(payload.encode("utf-8"), digest_size=16).hexdigest()
 
 
-class KeywordQueryError(Exception):
+class KeywordQueryError(FindsessionError):
     """The keyword index rejected a raw query (free text is always accepted)."""
 
 
@@ -252,3 +253,13 @@ class VectorIndex(Protocol):
 
 class Storage(ContentStore, KeywordIndex, VectorIndex, Protocol):
     """A whole index: what one backend package provides."""
+
+
+def protocol_methods() -> list[str]:
+    """The names of every method the three protocols ask a backend for."""
+    return [
+        name
+        for protocol in (ContentStore, KeywordIndex, VectorIndex)
+        for name, member in vars(protocol).items()
+        if callable(member) and not name.startswith("_")
+    ]

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from findsession.storage.base import protocol_methods
+from findsession.storage.sqlite.boundary import map_errors
 from findsession.storage.sqlite.chunks import VectorsMixin
 from findsession.storage.sqlite.files import FilesMixin
 from findsession.storage.sqlite.keyword_index import KeywordMixin
@@ -34,6 +36,10 @@ class Store(
 ):
     """A findsession index database (`findsession.storage.base.Storage`); use
     `Store.open`, and close it when done."""
+
+
+# Every method the storage protocols name maps SQLite's errors (see `boundary`).
+map_errors(Store, protocol_methods())
 
 
 def open_index(path: Path, *, rebuild: bool = False) -> tuple[Store, list[str]]:
