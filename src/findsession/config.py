@@ -18,16 +18,13 @@ from findsession.domain import Root
 from findsession.embeddings.settings import BadEmbeddingSettings, EmbeddingSettings
 from findsession.errors import FindsessionError
 from findsession.sources import SOURCES
+from findsession.storage import BACKENDS
 
 APP = "findsession"
 
 
 class ConfigError(FindsessionError):
     """The config file cannot be read or holds a value findsession cannot use."""
-
-
-#: Index backends a config may name in `[storage] backend`.
-BACKENDS = ("sqlite",)
 
 
 @dataclass
