@@ -44,6 +44,7 @@ from findsession.search.filters import (
     parse_range,
     parse_when,
 )
+from findsession.sources import DEFAULT_SOURCE
 from findsession.storage import Storage, open_storage
 
 #: Called with a sentence for the person (a note, a warning), as things happen.
@@ -110,7 +111,7 @@ class Findsession:
     def roots(self, paths: Iterable[str | Path] = ()) -> RootChoice:
         """The folders to index: `paths` if given, else every source's standard place and
         the config's roots; with no transcripts anywhere, the shipped sample corpus."""
-        given = [Root(Path(p).expanduser().resolve(), "claude-code") for p in paths]
+        given = [Root(Path(p).expanduser().resolve(), DEFAULT_SOURCE) for p in paths]
         if given:
             missing = [f"warning: {r.path} does not exist" for r in given if not r.path.exists()]
             return RootChoice(given, missing)

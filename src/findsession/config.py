@@ -17,7 +17,7 @@ import platformdirs
 from findsession.domain import Root
 from findsession.embeddings.settings import BadEmbeddingSettings, EmbeddingSettings
 from findsession.errors import FindsessionError
-from findsession.sources import SOURCES
+from findsession.sources import DEFAULT_SOURCE, SOURCES
 from findsession.storage import BACKENDS
 
 APP = "findsession"
@@ -78,7 +78,7 @@ def load_config() -> Config:
             entry = {"path": entry}
         if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
             raise ConfigError(f"{path}: each entry of `roots` must be a path or {{path = ...}}")
-        source = entry.get("source", "claude-code")
+        source = entry.get("source", DEFAULT_SOURCE)
         if source not in SOURCES:
             known = ", ".join(SOURCES)
             raise ConfigError(f"{path}: unknown source {source!r} in roots (known: {known})")

@@ -10,5 +10,7 @@ from findsession.sources.claude_code import ClaudeCodeSource
 from findsession.sources.cursor import Cursor, Reading
 
 SOURCES: dict[str, Source] = {s.kind: s for s in (ClaudeCodeSource(),)}
+#: The format of a folder named without one (`findsession index PATH`, a bare config root).
+DEFAULT_SOURCE = ClaudeCodeSource.kind
 
-__all__ = ["SOURCES", "Cursor", "Reading", "Skip", "Source", "SourceFile"]
+__all__ = ["DEFAULT_SOURCE", "SOURCES", "Cursor", "Reading", "Skip", "Source", "SourceFile"]
