@@ -435,12 +435,12 @@ def test_mcp_project_scope_treats_wildcards_literally(cli: CLI, tmp_path: Path) 
             failed, listed = await call(client, "list_sessions", directory="%")
             assert not failed and listed["sessions"] == []
             failed, listed = await call(client, "list_sessions", directory="/a/my_app")
-            assert [s["sessionId"] for s in listed["sessions"]] == [_ids(1)]
+            assert [s["id"] for s in listed["sessions"]] == [_ids(1)]
             failed, found = await call(
                 client, "search_conversation", query="ibis migration", directory="/a/my_app"
             )
             assert not failed
-            assert {h["sessionId"] for h in found["results"]} == {_ids(1)}
+            assert {h["session"]["id"] for h in found["results"]} == {_ids(1)}
 
     asyncio.run(go())
 

@@ -51,13 +51,20 @@ def _may_import(module: str) -> bool:
 
 
 def _imports(path: Path) -> set[str]:
+    """Every module `path` imports, relative imports resolved (`from ..storage import x`
+    counts as `findsession.storage`), so no form of import slips past the rules."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = ["findsession", *path.relative_to(PACKAGE).parent.parts]
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.add(node.module)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                found.add(".".join([*base, *([node.module] if node.module else [])]))
+            elif node.module:
+                found.add(node.module)
     return found
 
 
