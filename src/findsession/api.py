@@ -21,7 +21,14 @@ from pathlib import Path
 
 from findsession import config
 from findsession.config import Config
-from findsession.domain import IndexStatus, Root, SearchResponse, Session
+from findsession.domain import (
+    IndexStatus,
+    Root,
+    SearchResponse,
+    Session,
+    SourceCounts,
+    SourceReport,
+)
 from findsession.embeddings import (
     Embedder,
     EmbeddingUnavailable,
@@ -44,7 +51,7 @@ from findsession.search.filters import (
     parse_range,
     parse_when,
 )
-from findsession.sources import DEFAULT_SOURCE
+from findsession.sources import DEFAULT_SOURCE, SOURCES
 from findsession.storage import Storage, open_storage
 
 #: Called with a sentence for the person (a note, a warning), as things happen.
@@ -108,23 +115,40 @@ class Findsession:
 
     # -- indexing ------------------------------------------------------------------------
 
-    def roots(self, paths: Iterable[str | Path] = ()) -> RootChoice:
-        """The folders to index: `paths` if given, else every source's standard place and
-        the config's roots; with no transcripts anywhere, the shipped sample corpus."""
-        given = [Root(Path(p).expanduser().resolve(), DEFAULT_SOURCE) for p in paths]
+    def roots(self, paths: Iterable[str | Path] = (), source: str | None = None) -> RootChoice:
+        """The folders to index: `paths` if given (read as `source`, else as the source
+        whose standard place or configured root holds them, else the default source),
+        else every source's standard place and the config's roots; with no transcripts
+        anywhere, the shipped sample corpus."""
+        if source is not None and source not in SOURCES:
+            raise BadOption(f"source must be one of {', '.join(SOURCES)}, not {source!r}")
+        given = [self._root_of(Path(p).expanduser().resolve(), source) for p in paths]
         if given:
             missing = [f"warning: {r.path} does not exist" for r in given if not r.path.exists()]
             return RootChoice(given, missing)
         found = [r for r in config.default_roots(self.settings) if r.path.exists()]
         if found:
             return RootChoice(found)
-        where = config.default_roots(self.settings)[0].path
+        standard = config.default_roots(self.settings)
+        where = f"at {standard[0].path}" if standard else "(every source is off in the config)"
         note = (
-            f"no transcripts found at {where}; indexing the sample corpus that ships with"
+            f"no transcripts found {where}; indexing the sample corpus that ships with"
             " findsession instead (name a folder, or add roots to the config file, to index"
             " your own)"
         )
         return RootChoice([config.sample_root()], [note], sample=True)
+
+    def _root_of(self, path: Path, source: str | None) -> Root:
+        if source:
+            return Root(path, source)
+        for root in config.default_roots(self.settings):
+            try:
+                holds = path == root.path.resolve() or root.path.resolve() in path.parents
+            except OSError:
+                continue
+            if holds:
+                return Root(path, root.source)
+        return Root(path, DEFAULT_SOURCE)
 
     def standard_roots(self) -> list[Root]:
         """Every source's standard place and the config's roots, existing or not yet."""
@@ -245,6 +269,26 @@ class Findsession:
                 return session.id
         return None
 
+    def sources(self) -> list[SourceReport]:
+        """Every known source: on or off, the places it reads, and its files, sessions
+        and skipped lines in the index."""
+        counts = self.store.source_counts()
+        everywhere = config.default_roots(self.settings)
+        reports = []
+        for kind, source in SOURCES.items():
+            places = [r.path for r in everywhere if r.source == kind]
+            if kind in self.settings.disabled:
+                places = list(source.default_roots())
+            reports.append(
+                SourceReport(
+                    kind=kind,
+                    enabled=kind not in self.settings.disabled,
+                    roots=[(str(p), p.exists()) for p in places],
+                    counts=counts.get(kind, SourceCounts()),
+                )
+            )
+        return reports
+
     def status(self) -> IndexStatus:
         return self.store.status()
 
@@ -286,5 +330,6 @@ __all__ = [
     "Root",
     "RootChoice",
     "SearchOptions",
+    "SourceReport",
     "parse_when",
 ]

@@ -11,6 +11,7 @@ import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import platformdirs
 
@@ -44,6 +45,9 @@ class Config:
     mcp_all_projects: bool = False
     #: `[privacy] exclude`: globs of project directories never to index.
     exclude: list[str] = field(default_factory=list)
+    #: `[sources] <kind> = false` (or `enabled = false` in `[sources.<kind>]`): sources
+    #: whose standard places and configured roots are left alone.
+    disabled: set[str] = field(default_factory=set)
 
 
 def config_path() -> Path:
@@ -106,13 +110,47 @@ def load_config() -> Config:
     if not isinstance(exclude, list) or not all(isinstance(g, str) for g in exclude):
         raise ConfigError(f"{path}: [privacy] exclude must be a list of path globs")
     config.exclude = exclude
+    _read_sources(data.get("sources", {}), config)
     return config
 
 
+def _read_sources(table: Any, config: Config) -> None:
+    """`[sources]`: `codex = false` turns a source off; `[sources.markdown] roots = [...]`
+    adds folders of that kind (`enabled = false` there turns it off too)."""
+    path = config.path
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [sources] must be a table")
+    for kind, value in table.items():
+        if kind not in SOURCES:
+            known = ", ".join(SOURCES)
+            raise ConfigError(f"{path}: unknown source {kind!r} in [sources] (known: {known})")
+        if isinstance(value, bool):
+            value = {"enabled": value}
+        if not isinstance(value, dict):
+            raise ConfigError(f"{path}: [sources] {kind} must be true, false or a table")
+        enabled = value.get("enabled", True)
+        roots = value.get("roots", [])
+        if not isinstance(enabled, bool):
+            raise ConfigError(f"{path}: [sources.{kind}] enabled must be true or false")
+        if not isinstance(roots, list) or not all(isinstance(r, str) for r in roots):
+            raise ConfigError(f"{path}: [sources.{kind}] roots must be a list of folders")
+        if not enabled:
+            config.disabled.add(kind)
+        for root in roots:
+            entry = Root(Path(root).expanduser(), kind)
+            if entry not in config.roots:
+                config.roots.append(entry)
+
+
 def default_roots(config: Config) -> list[Root]:
-    """Each source's standard location, then the roots the config file adds."""
-    roots = [Root(p, kind) for kind, src in SOURCES.items() for p in src.default_roots()]
-    roots += [r for r in config.roots if r not in roots]
+    """Each enabled source's standard location, then the roots the config file adds."""
+    roots = [
+        Root(p, kind)
+        for kind, src in SOURCES.items()
+        if kind not in config.disabled
+        for p in src.default_roots()
+    ]
+    roots += [r for r in config.roots if r not in roots and r.source not in config.disabled]
     return roots
 
 

@@ -173,6 +173,30 @@ class SearchResponse:
     index_empty: bool = False
 
 
+@dataclass(slots=True)
+class SourceCounts:
+    """What the index holds from one source."""
+
+    files: int = 0
+    #: Files that could not be used (binary, unreadable, gone).
+    unusable_files: int = 0
+    sessions: int = 0
+    subagents: int = 0
+    #: Lines skipped as malformed.
+    problems: int = 0
+
+
+@dataclass(slots=True)
+class SourceReport:
+    """One source: whether it is on, where it looks, and what the index holds from it."""
+
+    kind: str
+    enabled: bool
+    #: The folders it reads (standard places and configured roots), and whether each exists.
+    roots: list[tuple[str, bool]]
+    counts: SourceCounts
+
+
 @dataclass
 class IndexStatus:
     """What is in the index, counted straight from the database."""

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import asdict
 from typing import Any
 
-from findsession.domain import Hit, IndexStatus, Message, SearchResponse, Session
+from findsession.domain import Hit, IndexStatus, Message, SearchResponse, Session, SourceReport
 from findsession.indexing import IndexReport
 from findsession.indexing.embed import EmbedReport
 from findsession.reader import SessionView
@@ -25,6 +25,7 @@ STATUS_SCHEMA = "findsession.status/1"
 INDEX_SCHEMA = "findsession.index/1"
 FORGET_SCHEMA = "findsession.forget/1"
 SESSIONS_SCHEMA = "findsession.sessions/1"
+SOURCES_SCHEMA = "findsession.sources/1"
 #: A listed session's first prompt is cut here: enough to recognise it by.
 FIRST_PROMPT_CHARS = 300
 
@@ -184,6 +185,23 @@ def sessions_json(listed: Iterable[tuple[Session, str | None]]) -> dict[str, Any
 def forget_json(ids: list[str], before: int, after: int) -> dict[str, Any]:
     """`findsession.forget/1`: the sessions deleted and the file's size around it."""
     return {"schema": FORGET_SCHEMA, "forgotten": ids, "bytes_before": before, "bytes_after": after}
+
+
+def sources_json(reports: list[SourceReport]) -> dict[str, Any]:
+    """`findsession.sources/1`: each source, whether it is on, where it looks (and whether
+    that place exists), and its files, sessions, subagents and skipped lines."""
+    return {
+        "schema": SOURCES_SCHEMA,
+        "sources": [
+            {
+                "kind": r.kind,
+                "enabled": r.enabled,
+                "roots": [{"path": path, "exists": exists} for path, exists in r.roots],
+                **asdict(r.counts),
+            }
+            for r in reports
+        ],
+    }
 
 
 def status_json(st: IndexStatus) -> dict[str, Any]:

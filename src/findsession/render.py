@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
-from findsession.domain import Hit, IndexStatus, MessageKind, SearchResponse
+from findsession.domain import Hit, IndexStatus, MessageKind, SearchResponse, SourceReport
 from findsession.indexing import IndexReport
 from findsession.indexing.embed import EmbedReport
 from findsession.reader import SessionView
@@ -90,7 +90,7 @@ def print_search(out: Console, response: SearchResponse, explain: bool = False) 
         s = hit.session
         header = Text(f"[{hit.rank}] ", style="bold")
         header.append(day(hit.timestamp or s.last_ts), style="cyan")
-        header.append("  ")
+        header.append(f"  {printable(s.source)}  ", style="dim")
         if s.is_subagent:
             header.append("↳ subagent ", style="magenta")
         header.append(printable(s.title or s.id), style="bold")
@@ -105,7 +105,7 @@ def print_search(out: Console, response: SearchResponse, explain: bool = False) 
         out.print(snippet, soft_wrap=True)
         where = f"{home(s.cwd)}  ·  {home(s.file_path)}"
         if hit.turn is not None:
-            where += f"  ·  turn {hit.turn}"
+            where += f"  ·  {'section' if hit.unit_kind == 'doc' else 'turn'} {hit.turn}"
         if s.missing:
             where += "  (file gone)"
         out.print(Text("    " + where, style="dim"), soft_wrap=True)
@@ -179,6 +179,24 @@ def _indent(text: str, limit: int = 2000) -> str:
     if len(text) > limit:
         text = text[:limit] + f"\n[… {len(text) - limit:,} more characters]"
     return "\n".join("  │ " + line for line in text.splitlines())
+
+
+def print_sources(out: Console, reports: list[SourceReport]) -> None:
+    """One block per source: on or off, where it looks, what the index holds from it."""
+    for r in reports:
+        c = r.counts
+        state = "" if r.enabled else "  (off in the config)"
+        out.print(Text(f"{r.kind}{state}", style="bold" if r.enabled else "dim"))
+        for path, exists in r.roots or [("(no standard place: add roots in the config)", True)]:
+            out.print(f"  {home(path)}{'' if exists else '  (not found)'}", soft_wrap=True)
+        held = f"  {c.files} files, {c.sessions} sessions"
+        if c.subagents:
+            held += f" (+{c.subagents} subagents)"
+        if c.unusable_files:
+            held += f", {c.unusable_files} files unusable"
+        if c.problems:
+            held += f", {c.problems} lines skipped"
+        out.print(held, style="dim")
 
 
 def print_status(out: Console, st: IndexStatus) -> None:

@@ -39,6 +39,7 @@ def search(args: argparse.Namespace, fs: Findsession, out: Console, err: Console
         after=args.after,
         before=args.before,
         kind=args.kind,
+        source=args.source,
         raw=args.raw,
     )
     query = " ".join(args.query)
@@ -61,7 +62,7 @@ def search(args: argparse.Namespace, fs: Findsession, out: Console, err: Console
 
 def index(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
     """Index, then embed what is new; Ctrl-C at either stage keeps what is done (130)."""
-    roots = fs.roots(args.roots)
+    roots = fs.roots(args.roots, source=args.source)
     for note in roots.notes:
         say(err, note.replace(str(Path.home()), "~"))
     with progress_bar(err, "indexing") as progress:
@@ -88,6 +89,15 @@ def read(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) 
         print(jsonout.dumps(jsonout.read_json(view)))
     else:
         render.print_read(out, view)
+    return 0
+
+
+def sources(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
+    reports = fs.sources()
+    if args.json:
+        print(jsonout.dumps(jsonout.sources_json(reports)))
+    else:
+        render.print_sources(out, reports)
     return 0
 
 
@@ -134,6 +144,7 @@ COMMANDS: dict[str, Command] = {
     "index": index,
     "read": read,
     "status": status,
+    "sources": sources,
     "serve": serve,
     "forget": forget,
 }

@@ -13,7 +13,7 @@ from typing import NoReturn
 from findsession import render
 from findsession.api import KINDS, MAX_TOP, MODES, SPEAKERS, BadOption, parse_when
 
-COMMANDS = ("search", "index", "read", "status", "serve", "forget")
+COMMANDS = ("search", "index", "read", "status", "sources", "serve", "forget")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -89,6 +89,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--before", type=_when, metavar="WHEN", help="date, time or age to end before")
     p.add_argument("--kind", choices=KINDS, help="only turns, session fingerprints or docs")
+    p.add_argument(
+        "--source",
+        metavar="KINDS",
+        help="only these sources, comma-separated (claude-code, codex, gemini, aider, markdown,"
+        " journal, memory; `findsession sources` lists them)",
+    )
     p.add_argument("--mode", choices=MODES, default="hybrid", help="retrieval (best available)")
     p.add_argument("--explain", action="store_true", help="show why each hit ranked where it did")
     p.add_argument(
@@ -103,7 +109,14 @@ def build_parser() -> argparse.ArgumentParser:
         "roots",
         nargs="*",
         metavar="ROOT",
-        help="folders to index (default: ~/.claude/projects and the config's roots)",
+        help="folders to index (default: every source's standard place and the config's"
+        " roots; `findsession sources` lists them)",
+    )
+    p.add_argument(
+        "--source",
+        metavar="KIND",
+        help="read the named folders as this source (default: the source whose standard"
+        " place holds them, else claude-code)",
     )
     p.add_argument(
         "--prune", action="store_true", help="remove sessions whose transcript file is gone"
@@ -139,6 +152,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--raw",
         action="store_true",
         help="show the transcript's own text, secrets included (default: as indexed, redacted)",
+    )
+    p.add_argument("--json", action="store_true", help="print as JSON")
+
+    p = sub.add_parser(
+        "sources", parents=[common], help="each source: where it looks, files, sessions, problems"
     )
     p.add_argument("--json", action="store_true", help="print as JSON")
 

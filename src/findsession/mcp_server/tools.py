@@ -72,7 +72,17 @@ def build_server(fs: Findsession, scope: Scope) -> MCPServer:
         ] = None,
         kind: Annotated[
             Literal["turn", "session", "doc"] | None,
-            Field(description="turn: single exchanges; session: whole-session summaries."),
+            Field(
+                description="turn: single exchanges; session: whole-session summaries;"
+                " doc: sections of notes and docs."
+            ),
+        ] = None,
+        source: Annotated[
+            str | None,
+            Field(
+                description="Only sessions from these sources, comma-separated: claude-code,"
+                " codex, gemini, aider, markdown, journal, memory."
+            ),
         ] = None,
         top: Annotated[int, Field(description="How many sessions to return, 1-20.")] = 5,
     ) -> dict[str, Any]:
@@ -104,6 +114,7 @@ def build_server(fs: Findsession, scope: Scope) -> MCPServer:
             after=after,
             before=before,
             kind=kind,
+            source=source,
             hybrid_weight=scope.hybrid_weight,
         )
         current = None if sessionId else current_session(fs, scope, project)

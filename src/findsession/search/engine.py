@@ -137,6 +137,9 @@ def retrieve(
     return found
 
 
+#: Unit kinds that are a place in a session to read (`read ID --turn N`): a turn, or a
+#: section of a document; a session fingerprint is not.
+PLACES = ("turn", "doc")
 #: Share of the query's words the keyword winner must hold to keep first place.
 WINNER_COVERAGE = 0.5
 #: Below this share, even the best keyword match only shares an incidental word with a
@@ -227,7 +230,7 @@ def _group_by_session(
     for unit in fused:
         if unit.session_id not in best and len(best) < opts.top:
             best[unit.session_id] = unit
-        if unit.kind == "turn":
+        if unit.kind in PLACES:
             best_turn.setdefault(unit.session_id, unit)
     hits = []
     for sid, unit in best.items():
@@ -270,7 +273,7 @@ def _hit(
         score=ranked.score,
         session=session,
         unit_kind=shown.kind,
-        turn=shown.ordinal if shown.kind == "turn" else None,
+        turn=shown.ordinal if shown.kind in PLACES else None,
         timestamp=ts,
         snippet=snippet,
         highlights=spans,

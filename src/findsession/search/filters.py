@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from findsession.errors import FindsessionError
+from findsession.sources import SOURCES
 from findsession.storage.base import Filters
 
 KINDS = ("turn", "session", "doc")
@@ -40,6 +41,8 @@ class SearchOptions:
     before: str | None = None
     kind: str | None = None
     raw: bool = False
+    #: Source kinds to keep (`codex`, `claude-code,gemini`, ...); None for all.
+    source: str | None = None
     #: Weight of the vector list in fusion; the keyword list gets the rest.
     hybrid_weight: float = 0.5
 
@@ -62,6 +65,7 @@ class SearchOptions:
         if self.speaker is not None and self.speaker not in SPEAKERS:
             raise BadOption(f"speaker must be user or assistant, not {self.speaker!r}")
         self.after, self.before = parse_range(self.after, self.before)
+        self.source = ",".join(source_kinds(self.source)) or None
         return self
 
     @property
@@ -74,7 +78,21 @@ class SearchOptions:
             after=self.after,
             before=self.before,
             kind=self.kind,
+            sources=source_kinds(self.source),
         )
+
+
+def source_kinds(value: str | None) -> tuple[str, ...]:
+    """The source kinds a comma-separated `source` names, each checked against the
+    registry; `BadOption` names the known ones."""
+    kinds = tuple(dict.fromkeys(k.strip().lower() for k in (value or "").split(",") if k.strip()))
+    unknown = [k for k in kinds if k not in SOURCES]
+    if unknown:
+        known = ", ".join(SOURCES)
+        raise BadOption(
+            f"source must be one or more of {known} (comma-separated), not {unknown[0]!r}"
+        )
+    return kinds
 
 
 def parse_range(after: str | None, before: str | None) -> tuple[str | None, str | None]:

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from findsession.domain import IndexStatus, Message, MetaEvent, Problem, Session
+from findsession.domain import IndexStatus, Message, MetaEvent, Problem, Session, SourceCounts
 from findsession.errors import FindsessionError
 from findsession.query import Query
 
@@ -48,6 +48,8 @@ class Filters:
     before: str | None = None
     #: `turn`, `session` (fingerprint) or `doc`.
     kind: str | None = None
+    #: Source kinds (`claude-code`, `codex`, `markdown`, ...): sessions from any of them.
+    sources: tuple[str, ...] = ()
 
     @property
     def project_path(self) -> str | None:
@@ -147,6 +149,7 @@ class ContentStore(Protocol):
     def scrub_wal(self) -> None: ...
     def keep_forgotten(self, ids: Iterable[str]) -> None: ...
     def status(self, problem_limit: int = 10) -> IndexStatus: ...
+    def source_counts(self) -> dict[str, SourceCounts]: ...
 
     # files
     def file_states(self) -> dict[str, FileState]: ...

@@ -33,6 +33,9 @@ def session_filter_sql(filters: Filters) -> tuple[str, list[Any]]:
     if filters.session:
         clauses.append("(s.id = ? OR s.id LIKE ? ESCAPE '\\' OR s.parent_id = ?)")
         params += [filters.session, _like_prefix(filters.session) + "%", filters.session]
+    if filters.sources:
+        clauses.append(f"s.source IN ({', '.join('?' * len(filters.sources))})")
+        params += list(filters.sources)
     return (" AND ".join(clauses) or "1"), params
 
 

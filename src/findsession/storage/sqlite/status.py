@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from findsession.domain import IndexStatus
+from findsession.domain import IndexStatus, SourceCounts
 from findsession.storage.sqlite.connection import Connection as Store
 
 
@@ -66,7 +66,28 @@ def collect_status(store: Store, problem_limit: int = 10) -> IndexStatus:
 
 
 class StatusMixin(Store):
-    """The store's counts for `status`."""
+    """The store's counts for `status` and `sources`."""
 
     def status(self, problem_limit: int = 10) -> IndexStatus:
         return collect_status(self, problem_limit)
+
+    def source_counts(self) -> dict[str, SourceCounts]:
+        counts: dict[str, SourceCounts] = {}
+
+        def of(kind: str) -> SourceCounts:
+            return counts.setdefault(kind, SourceCounts())
+
+        for kind, files, unusable in self.query(
+            "SELECT source, count(*), sum(status NOT IN ('ok', 'stale')) FROM files GROUP BY source"
+        ):
+            of(kind).files, of(kind).unusable_files = files, unusable or 0
+        for kind, main, subagents in self.query(
+            "SELECT source, sum(NOT is_subagent), sum(is_subagent) FROM sessions GROUP BY source"
+        ):
+            of(kind).sessions, of(kind).subagents = main or 0, subagents or 0
+        for kind, problems in self.query(
+            "SELECT f.source, count(*) FROM problems p JOIN files f ON f.path = p.file_path"
+            " GROUP BY f.source"
+        ):
+            of(kind).problems = problems
+        return counts
