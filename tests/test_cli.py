@@ -41,7 +41,9 @@ def test_index_then_search_prints_grouped_results(cli: CLI, corpus: Path) -> Non
 
     out = cli.run("syncthing conflict")
     lines = out.stdout.splitlines()
-    assert re.fullmatch(r"\[1\] 2026-06-11  syncthing-conflict-fix  score 0\.0\d{3}", lines[0])
+    assert re.fullmatch(
+        r"\[1\] 2026-06-11  claude-code  syncthing-conflict-fix  score 0\.0\d{3}", lines[0]
+    )
     assert "syncthing conflict" in lines[1]
     assert lines[2].strip().startswith("/home/dev/code  ·  ")
     assert lines[2].strip().endswith("5ac30ab5-1111-4222-8333-944445555666.jsonl  ·  turn 1")

@@ -88,6 +88,7 @@ def test_tools_and_their_parameters_are_listed(indexed: CLI, project: Path) -> N
                 "after",
                 "before",
                 "kind",
+                "source",
                 "top",
             }
             read = tools["read_conversation"].input_schema["properties"]
