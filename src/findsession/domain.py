@@ -23,6 +23,7 @@ class MessageKind(StrEnum):
     TOOL_OUTPUT = "tool_output"
     COMPACT_SUMMARY = "compact_summary"  # "This session is being continued ..."
     HARNESS = "harness"  # isMeta lines, slash-command wrappers, interruptions
+    SECTION = "section"  # one section of a note (a doc, a journal entry, a memory file)
 
 
 class MetaKind(StrEnum):
@@ -38,6 +39,9 @@ class SourceKind(StrEnum):
     """Which agent (or document kind) a session came from."""
 
     CLAUDE_CODE = "claude-code"
+    MARKDOWN = "markdown"
+    JOURNAL = "journal"
+    MEMORY = "memory"
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +49,9 @@ class Message:
     """One normalised conversation record, in file order.
 
     `session_key` is None for the file's own session; a parser sets it when a file holds
-    another session's lines too (Claude Code 1.0 wrote subagent lines inline).
+    another session's lines too (Claude Code 1.0 wrote subagent lines inline). `heading`
+    is set only on a `SECTION`: where the section sits in its document
+    (`guide.md › Syncthing › Restart`), shown as the title of its search unit.
     """
 
     kind: MessageKind
@@ -64,6 +70,7 @@ class Message:
     version: str | None = None
     record_session_id: str | None = None
     session_key: str | None = None
+    heading: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,10 +103,12 @@ class Problem:
 
 @dataclass(slots=True)
 class Turn:
-    """A typed prompt and everything the agent did to answer it.
+    """A typed prompt and everything the agent did to answer it, or one section of a note.
 
     `tools_text` holds thinking, tool inputs and tool outputs, already capped, so that it
-    can be searched without drowning the conversation.
+    can be searched without drowning the conversation. `heading` is set only for a note's
+    section (its text is the prompt: the person's own words), which is indexed as a unit
+    of kind `doc` titled by the heading.
     """
 
     ordinal: int
@@ -112,6 +121,7 @@ class Turn:
     files: list[str] = field(default_factory=list)
     first_line: int = 0
     last_line: int = 0
+    heading: str | None = None
 
 
 @dataclass(slots=True)

@@ -79,7 +79,8 @@ def read_session(
     if raw:
         messages = _from_transcript(store, messages, store.message_sources(session.id))
     for msg in messages:
-        if msg.kind is MessageKind.PROMPT:
+        # A note's section is a turn of its own, numbered as search numbers it.
+        if msg.kind in (MessageKind.PROMPT, MessageKind.SECTION):
             views.append(TurnView(len(views) + 1, msg.timestamp, [msg]))
             seen = set()
         elif views and (msg.kind is MessageKind.REPLY or (tools and msg.kind in _TOOL_KINDS)):

@@ -2,7 +2,8 @@
 
 Works on format-free `Message`s, so every source gets the same turns. A turn starts at
 each typed prompt; thinking, tool calls and tool outputs go to a separate, capped text so
-they can be found by keyword but never outweigh what the person and the agent said.
+they can be found by keyword but never outweigh what the person and the agent said. A
+note's section is a turn of its own, so `read --turn N` reads section N.
 """
 
 from __future__ import annotations
@@ -21,7 +22,10 @@ TITLE_CAP = 100
 
 
 def build_turns(messages: Sequence[Message]) -> list[Turn]:
-    """Turns in order, numbered from 1; messages before the first prompt are dropped."""
+    """Turns in order, numbered from 1; messages before the first prompt are dropped.
+
+    A `SECTION` message (a note's section) makes a turn of its own, with its heading.
+    """
     turns: list[Turn] = []
     replies: list[str] = []
     tools: list[str] = []
@@ -34,7 +38,7 @@ def build_turns(messages: Sequence[Message]) -> list[Turn]:
             turn.tools_text = _join_capped(tools, TOOLS_TEXT_CAP)
 
     for msg in messages:
-        if msg.kind is MessageKind.PROMPT:
+        if msg.kind in (MessageKind.PROMPT, MessageKind.SECTION):
             close()
             replies, tools, seen_blocks = [], [], set()
             turns.append(
@@ -47,6 +51,7 @@ def build_turns(messages: Sequence[Message]) -> list[Turn]:
                     end_timestamp=msg.timestamp,
                     first_line=msg.line,
                     last_line=msg.line,
+                    heading=(msg.heading or "") if msg.kind is MessageKind.SECTION else None,
                 )
             )
             continue
@@ -98,8 +103,12 @@ class Fingerprint:
 
 
 def fingerprint(turns: Sequence[Turn]) -> Fingerprint | None:
-    """None for sessions with fewer than two typed prompts: their one turn says it all."""
-    if len(turns) < 2:
+    """None for sessions with fewer than two typed prompts: their one turn says it all.
+
+    A note has none either: each of its sections is a unit titled by where it sits in
+    the document, and its first and last sections say nothing together.
+    """
+    if len(turns) < 2 or any(t.heading is not None for t in turns):
         return None
     share = FINGERPRINT_CAP // 3
     first, last = turns[0].prompt[:share], turns[-1].prompt[:share]

@@ -1,5 +1,9 @@
 """Rebuild a session from its stored messages: its row (title, times, parent), its turns
-and its fingerprint as units. No transcript is parsed again."""
+and its fingerprint as units. No transcript is parsed again.
+
+A note's section becomes a unit of kind `doc` titled by its heading path, its text in the
+prompt field: the person's own words, so `--speaker user` keeps notes.
+"""
 
 from __future__ import annotations
 
@@ -61,11 +65,13 @@ def rebuild_session(
     store.save_session(session, description if not inline_child else None)
     units = [
         UnitRow(
-            kind="turn",
+            kind="turn" if t.heading is None else "doc",
             ordinal=t.ordinal,
             source=sf.source,
             ts=t.timestamp,
-            title="",
+            # Redacted here too: the heading is part of the section's text, which the
+            # indexer redacted, but the path also names the document's title.
+            title="" if t.heading is None else redact(t.heading)[0],
             prompt=t.prompt,
             reply=t.reply,
             tools=t.tools_text,

@@ -20,6 +20,7 @@ from findsession.storage.sqlite.schema import (
     v4_redactions,
     v5_private_sessions,
     v6_secure_delete_and_replays,
+    v7_message_headings,
 )
 
 MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
@@ -29,6 +30,7 @@ MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     v4_redactions,
     v5_private_sessions,
     v6_secure_delete_and_replays,
+    v7_message_headings,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -42,7 +42,7 @@ class RecordsMixin(Connection):
             self.db.execute(
                 "INSERT OR REPLACE INTO messages (session_id, file_path, line, part, uuid,"
                 " parent_uuid, message_id, kind, text, ts, tool_name, tool_id, files, is_error,"
-                " cwd, git_branch, version) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " cwd, git_branch, version, heading) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     session_id,
                     file_path,
@@ -61,6 +61,7 @@ class RecordsMixin(Connection):
                     rec.cwd,
                     rec.git_branch,
                     rec.version,
+                    rec.heading,
                 ),
             )
 
@@ -68,7 +69,7 @@ class RecordsMixin(Connection):
         """The session's messages in file order (a subagent's own file comes first)."""
         rows = self.db.execute(
             "SELECT kind, text, line, uuid, parent_uuid, message_id, ts, tool_name, tool_id,"
-            " files, is_error, cwd, git_branch, version FROM messages WHERE session_id = ?"
+            " files, is_error, cwd, git_branch, version, heading FROM messages WHERE session_id = ?"
             " ORDER BY line, part",
             (session_id,),
         )
@@ -88,6 +89,7 @@ class RecordsMixin(Connection):
                 cwd=r[11],
                 git_branch=r[12],
                 version=r[13],
+                heading=r[14],
             )
             for r in rows
         ]

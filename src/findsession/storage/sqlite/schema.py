@@ -280,3 +280,12 @@ def v6_secure_delete_and_replays(db: apsw.Connection) -> None:
         CREATE INDEX replays_source ON replays(source_path);
         """
     )
+
+
+def v7_message_headings(db: apsw.Connection) -> None:
+    """Where a note's section sits in its document (`guide.md › Syncthing › Restart`).
+
+    Nullable and NULL for every transcript message, so adding it rewrites nothing and
+    no file is read again.
+    """
+    db.execute("ALTER TABLE messages ADD COLUMN heading TEXT")
