@@ -8,8 +8,19 @@ from __future__ import annotations
 from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.claude_code import ClaudeCodeSource
 from findsession.sources.cursor import Cursor, Reading
+from findsession.sources.journal import JournalSource
+from findsession.sources.markdown import MarkdownSource
+from findsession.sources.memory import MemorySource
 
-SOURCES: dict[str, Source] = {s.kind: s for s in (ClaudeCodeSource(),)}
+SOURCES: dict[str, Source] = {
+    s.kind: s
+    for s in (
+        ClaudeCodeSource(),
+        MarkdownSource(),
+        JournalSource(),
+        MemorySource(),
+    )
+}
 #: The format of a folder named without one (`findsession index PATH`, a bare config root).
 DEFAULT_SOURCE = ClaudeCodeSource.kind
 
