@@ -8,19 +8,9 @@ from __future__ import annotations
 from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.claude_code import ClaudeCodeSource
 from findsession.sources.cursor import Cursor, Reading
-from findsession.sources.journal import JournalSource
-from findsession.sources.markdown import MarkdownSource
-from findsession.sources.memory import MemorySource
+from findsession.sources.gemini import GeminiSource
 
-SOURCES: dict[str, Source] = {
-    s.kind: s
-    for s in (
-        ClaudeCodeSource(),
-        MarkdownSource(),
-        JournalSource(),
-        MemorySource(),
-    )
-}
+SOURCES: dict[str, Source] = {s.kind: s for s in (ClaudeCodeSource(), GeminiSource())}
 #: The format of a folder named without one (`findsession index PATH`, a bare config root).
 DEFAULT_SOURCE = ClaudeCodeSource.kind
 

@@ -1,0 +1,208 @@
+"""Gemini CLI chats: where they are, what each file is, and the `Source` that reads them.
+
+This module and `gemini_log`, `gemini_records` and `gemini_projects` are the only code
+that knows Gemini CLI's format. Chats live in `<home>/.gemini/tmp/<project>/chats/`
+(`GEMINI_CLI_HOME` replaces the home folder the `.gemini` folder sits in): main sessions
+as `session-<time>-<id8>.json` or `.jsonl`, a subagent's chat as
+`chats/<parent session id>/<agent id>.jsonl`.
+
+Both forms are read whole again when their content hash changed (`cursor.read_whole`),
+never on from a byte offset. The `.json` form is rewritten in place, so that is the
+only way. The `.jsonl` form only grows, but what it appends changes earlier records: a
+`$rewindTo` deletes the turns after it, a `$set` of `messages` replaces them all, and a
+message id appended again replaces its earlier record (the CLI does that for nearly
+every reply, as its tool calls and token counts come in). Records read on from an offset
+could only be added to what the index holds, so a rewound turn would stay searchable and
+a replaced reply would be indexed twice; read whole, the file gives exactly the
+conversation it holds now and the indexer forgets the rest. A chat file is a few hundred
+KB at most, and an unchanged one still costs only a stat.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+from findsession.domain import Message, MetaEvent, Problem, SourceKind
+from findsession.sources.base import Skip, SourceFile
+from findsession.sources.cursor import Cursor, Reading, read_whole
+from findsession.sources.gemini_log import parse_json, parse_jsonl
+from findsession.sources.gemini_projects import project_dir
+from findsession.sources.gemini_records import conversation_records
+from findsession.sources.opening import open_regular
+
+KIND = SourceKind.GEMINI
+
+#: `session-<YYYY-MM-DDTHH-MM>-<first 8 characters of the session id>`.
+_MAIN_NAME = re.compile(r"^session-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-(?P<short>.+)$")
+_SESSION_ID = re.compile(rb'"sessionId"\s*:\s*"((?:[^"\\]|\\.){1,200})"')
+_KIND = re.compile(rb'"kind"\s*:\s*"(main|subagent)"')
+_HEAD = 64 * 1024
+#: The background memory agent's runs (`skill-extraction-<id>`): they quote other
+#: sessions back, so indexing them would answer every query twice.
+_BACKGROUND = "skill-extraction-"
+_BACKGROUND_SHORT = "skill-ex"
+
+
+class GeminiSource:
+    """Gemini CLI's `~/.gemini/tmp/*/chats/`."""
+
+    kind = KIND
+
+    def default_roots(self) -> list[Path]:
+        return [gemini_home() / "tmp"]
+
+    def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
+        return discover(root, skip)
+
+    def describe(self, path: Path) -> SourceFile:
+        return describe(path)
+
+    def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
+        return read_whole(fh, cursor, lambda data, problems: file_records(sf.path, data, problems))
+
+    def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
+        """Each wanted message as the file resolves it now (the latest record of its id),
+        numbered the way `read` numbered it."""
+        with open_regular(str(path)) as fh:
+            data = fh.read()
+        texts: dict[tuple[int, int], str] = {}
+        parts: dict[int, int] = {}
+        for rec in file_records(path, data, [], with_project=False):
+            part = parts.get(rec.line, 0)
+            parts[rec.line] = part + 1
+            if isinstance(rec, Message) and rec.line in lines:
+                texts[(rec.line, part)] = rec.text
+        return texts
+
+
+def gemini_home() -> Path:
+    """`$GEMINI_CLI_HOME/.gemini`, else `~/.gemini` (the variable stands for the home
+    folder, not for the `.gemini` folder itself)."""
+    base = os.environ.get("GEMINI_CLI_HOME")
+    return (Path(base).expanduser() if base else Path.home()) / ".gemini"
+
+
+def file_records(
+    path: Path, data: bytes, problems: list[Problem], with_project: bool = True
+) -> list[Message | MetaEvent]:
+    """The records of a whole chat file, in conversation order."""
+    parse = parse_jsonl if path.name.endswith(".jsonl") else parse_json
+    conv = parse(data, problems)
+    if (conv.session_id or "").startswith(_BACKGROUND):
+        return []
+    cwd = None
+    if with_project:
+        cwd = project_dir(path, conv.project_hash) or next(iter(conv.directories), None)
+    return conversation_records(conv, cwd)
+
+
+def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:
+    """Every chat file under `root`: in `chats/` folders and their subagent folders, and
+    `session-*` files anywhere (a copied chats folder). A `.json` whose `.jsonl` twin
+    exists is left out: the CLI migrated it there when the session was resumed, so the
+    twin holds all of it and more."""
+    if root.is_file():
+        if _is_chat(root.name, ()):
+            yield root
+        return
+
+    def unreadable(exc: OSError) -> None:
+        if skip is not None and exc.filename:
+            skip(Path(exc.filename), f"cannot read the folder: {exc.strerror or exc}")
+
+    for folder, dirs, files in os.walk(root, onerror=unreadable, followlinks=False):
+        base = Path(folder)
+        in_chats = base.name == "chats" or base.parent.name == "chats"
+        if base.parent.name == "chats":
+            dirs[:] = []  # a subagent folder holds chats, not more folders of them
+        dirs[:] = sorted(d for d in dirs if not d.startswith(_BACKGROUND))
+        names = set(files)
+        for name in sorted(files):
+            if _is_chat(name, names) and (in_chats or name.startswith("session-")):
+                yield base / name
+
+
+def _is_chat(name: str, siblings: set[str] | tuple[()]) -> bool:
+    if name.endswith(".jsonl"):
+        stem = name[: -len(".jsonl")]
+    elif name.endswith(".json") and name + "l" not in siblings:
+        stem = name[: -len(".json")]
+    else:
+        return False
+    match = _MAIN_NAME.match(stem)
+    return not (match and match["short"] == _BACKGROUND_SHORT)
+
+
+def describe(path: Path) -> SourceFile:
+    """What a chat file is: a main session (id from its `sessionId`), a subagent in its
+    parent's folder, or a helper chat that carries an earlier file's `sessionId`.
+
+    Older builds wrote a helper agent's chat (`cli_help`) beside the main one under the
+    same `sessionId`. The file that sorts first (by the start time in its name) is the
+    session; a later one becomes a subagent of it, named by its file (not by the shared
+    id, so a prefix of the session's id still names only the session), and a hit on the
+    helper leads to its session.
+    """
+    stem = path.name.rsplit(".", 1)[0]
+    session_id, kind = head_fields(path)
+    if path.parent.parent.name == "chats":
+        return SourceFile(
+            path=path,
+            source=KIND,
+            session_id=session_id or stem,
+            is_subagent=True,
+            parent_id=path.parent.name,
+        )
+    session_id = session_id or stem
+    first = _first_holder(path, session_id)
+    if first is not None and first != path:
+        return SourceFile(
+            path=path,
+            source=KIND,
+            session_id=stem,
+            is_subagent=True,
+            parent_id=session_id,
+            agent_type="helper",
+        )
+    return SourceFile(path=path, source=KIND, session_id=session_id, is_subagent=kind == "subagent")
+
+
+def head_fields(path: Path) -> tuple[str | None, str | None]:
+    """The `sessionId` and `kind` a chat file names first (in its first line, or before
+    its messages); Nones when it cannot be read or names none."""
+    try:
+        with open_regular(str(path)) as fh:
+            head = fh.read(_HEAD)
+    except OSError:
+        return None, None
+    if path.name.endswith(".jsonl"):
+        head = head.split(b"\n", 1)[0]
+    else:
+        head = head.split(b'"messages"', 1)[0]
+    sid, kind = _SESSION_ID.search(head), _KIND.search(head)
+    return (
+        sid.group(1).decode("utf-8", "replace") if sid else None,
+        kind.group(1).decode() if kind else None,
+    )
+
+
+def _first_holder(path: Path, session_id: str) -> Path | None:
+    """The first chat file (by name) in `path`'s folder that holds `session_id`."""
+    match = _MAIN_NAME.match(path.name.rsplit(".", 1)[0])
+    if match is None:
+        return None
+    try:
+        names = set(os.listdir(path.parent))
+    except OSError:
+        return None
+    for name in sorted(names):
+        other = _MAIN_NAME.match(name.rsplit(".", 1)[0])
+        if other is None or other["short"] != match["short"] or not _is_chat(name, names):
+            continue
+        if name == path.name or head_fields(path.parent / name)[0] == session_id:
+            return path.parent / name
+    return None

@@ -1,0 +1,79 @@
+"""Which project folder a Gemini CLI chat belongs to.
+
+Chats live in `<gemini home>/tmp/<project>/chats/`, and no message names its working
+folder. `<project>` was the SHA-256 of the project's path in older builds and is a
+short slug (`my-app`, `my-app-1`) in newer ones; the path is found, in this order, in
+the slug folder's `.project_root` marker, in `projects.json` (`{"projects": {path:
+slug}}`), or as the path whose SHA-256 is the folder's name or the chat's `projectHash`
+among the paths `projects.json` and `trustedFolders.json` name. A chat of a project
+known to none of them has no project folder, rather than a guessed one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from findsession.sources.opening import open_regular
+
+_MAX_BYTES = 4 * 1024 * 1024
+_HASH = re.compile(r"^[0-9a-f]{64}$")
+#: Line comments, which `trustedFolders.json` may hold (the CLI strips them too).
+_COMMENT = re.compile(r'^\s*//.*$|("(?:[^"\\]|\\.)*")|//[^\n]*', re.M)
+
+
+def project_dir(chat: Path, project_hash: str | None) -> str | None:
+    """The project folder of the chat file at `chat`, when the Gemini home tells it."""
+    chats = next((p for p in chat.parents if p.name == "chats"), None)
+    if chats is None:
+        return None
+    folder = chats.parent
+    home = folder.parent.parent  # <gemini home>/tmp/<project>
+    marker = _read(folder / ".project_root")
+    if marker and marker.strip():
+        return marker.strip()
+    registry = _json(home / "projects.json")
+    projects = registry.get("projects") if isinstance(registry, dict) else None
+    projects = projects if isinstance(projects, dict) else {}
+    for path, slug in projects.items():
+        if slug == folder.name and isinstance(path, str):
+            return path
+    wanted = {h for h in (folder.name, project_hash) if h and _HASH.match(h)}
+    if not wanted:
+        return None
+    trusted = [_json(home / "trustedFolders.json")]
+    if os.environ.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH"):
+        trusted.append(_json(Path(os.environ["GEMINI_CLI_TRUSTED_FOLDERS_PATH"])))
+    candidates = list(projects) + [p for t in trusted if isinstance(t, dict) for p in t]
+    for path in candidates:
+        if isinstance(path, str) and hashlib.sha256(path.encode()).hexdigest() in wanted:
+            return path
+    return None
+
+
+def _read(path: Path) -> str | None:
+    """A small settings file's text; None when absent or not a regular file (a FIFO
+    must not hang the run)."""
+    try:
+        with open_regular(str(path)) as fh:
+            return fh.read(_MAX_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
+def _json(path: Path) -> Any:
+    text = _read(path)
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    try:
+        return json.loads(_COMMENT.sub(lambda m: m.group(1) or "", text))
+    except ValueError:
+        return None

@@ -1,0 +1,282 @@
+"""What Gemini CLI's chat messages mean: each message mapped to format-free records.
+
+A `user` message is a typed prompt, unless the harness wrote it (the automatic
+"Please continue.", `<session_context>`, a tool's response); IDE context that Gemini
+Code Assist appends to what was typed is cut off. A `gemini` message gives its reply,
+its thoughts and its tool calls with their results; `info`, `error` and `warning`
+messages are harness text. The session's `summary` is its title.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from findsession.domain import Message, MessageKind, MetaEvent, MetaKind
+from findsession.sources.gemini_log import Conversation
+from findsession.sources.jsonl import cap, clean_text, cut_point
+
+# The same caps as Claude Code's records: search needs the start of a huge output, not
+# all of it.
+PROMPT_CAP = 100_000
+THINKING_CAP = 8_000
+TOOL_INPUT_CAP = 2_000
+TOOL_OUTPUT_CAP = 4_000
+
+#: Text the CLI sends as the user: the retry after a broken stream (older builds said
+#: "System: Please continue."), the next-speaker check's nudge, injected context.
+_HARNESS_EXACT = ("System: Please continue.", "Please continue.")
+_HARNESS_PREFIXES = ("<session_context>", "<hook_context>")
+#: A hint typed while the agent works, wrapped by the CLI before it is sent.
+_STEERING = re.compile(
+    r"^User (?:steering update|hints):\s*<user_input>\s*(.*?)\s*</user_input>", re.S
+)
+#: Where context the tool added begins: files referenced with @, and what the VS Code
+#: extension (Gemini Code Assist) appends to each typed message.
+_ADDED_CONTEXT = re.compile(
+    r"--- Content from referenced files ---|\n\s*Current File Path:\s*\n"
+    r"|\n\s*User Selected Files:\s*\n|\s*PRIOR CHAT HISTORY:"
+)
+_PRIOR_HISTORY = re.compile(r"\s*PRIOR CHAT HISTORY:.*", re.S)
+_FILE_KEYS = ("file_path", "absolute_path", "path", "notebook_path")
+
+
+def conversation_records(conv: Conversation, cwd: str | None) -> list[Message | MetaEvent]:
+    """Every record of the conversation, in order; the title last."""
+    answered = _answered_calls(conv)
+    common = {"cwd": cwd, "record_session_id": conv.session_id}
+    records: list[Message | MetaEvent] = []
+    for number, msg in conv.messages:
+        records.extend(message_records(msg, number, answered, common))
+    if conv.summary:
+        records.append(
+            MetaEvent(MetaKind.AI_TITLE, clean_text(conv.summary.strip()), conv.summary_line)
+        )
+    return records
+
+
+def message_records(
+    msg: dict[str, Any], number: int, answered: set[str], common: dict[str, Any]
+) -> Iterator[Message]:
+    """The records of one message; unknown types give none."""
+    mid = _str(msg.get("id"))
+    base = {
+        "line": number,
+        "uuid": mid,
+        "message_id": mid,
+        "timestamp": _str(msg.get("timestamp")),
+        **common,
+    }
+    kind = msg.get("type")
+    if kind == "user":
+        yield from _user(msg, base, answered)
+    elif kind == "gemini":
+        yield from _gemini(msg, base)
+    elif kind in ("info", "error", "warning"):
+        text = _text(_parts(msg.get("content"))).strip()
+        if text:
+            yield Message(MessageKind.HARNESS, cap(text, TOOL_OUTPUT_CAP), **base)
+
+
+def _user(msg: dict[str, Any], base: dict[str, Any], answered: set[str]) -> Iterator[Message]:
+    parts = _parts(msg.get("content"))
+    responses = [
+        p["functionResponse"] for p in parts if isinstance(p.get("functionResponse"), dict)
+    ]
+    if responses:
+        # Newer builds record a tool's response as a user message; the calling message
+        # usually holds the same result, which is then kept there.
+        for resp in responses:
+            call_id = _str(resp.get("id"))
+            if call_id in answered:
+                continue
+            yield Message(
+                MessageKind.TOOL_OUTPUT,
+                cap(_response_text(resp), TOOL_OUTPUT_CAP),
+                tool_name=_str(resp.get("name")),
+                tool_id=call_id,
+                **base,
+            )
+        return
+    shown = msg.get("displayContent")
+    text = _text(_parts(shown) if shown else parts).strip()
+    if not text:
+        return
+    kind, text = classify_user_text(text)
+    yield Message(kind, cap(text, PROMPT_CAP), **base)
+
+
+def classify_user_text(text: str) -> tuple[MessageKind, str]:
+    """A user message's kind and the text to index: harness text as it is, a typed
+    prompt without the context the tool added to it."""
+    if text in _HARNESS_EXACT or text.startswith(_HARNESS_PREFIXES):
+        return MessageKind.HARNESS, text
+    steering = _STEERING.match(text)
+    if steering and steering.group(1).strip():
+        return MessageKind.PROMPT, steering.group(1).strip()
+    added = _ADDED_CONTEXT.search(text)
+    if added is None:
+        return MessageKind.PROMPT, text
+    typed = text[: added.start()].strip()
+    if not typed:
+        # Nothing typed before the context: keep the context, but never another
+        # session's pasted history.
+        typed = _PRIOR_HISTORY.sub("", text).strip()
+    return (MessageKind.PROMPT, typed) if typed else (MessageKind.HARNESS, text)
+
+
+def _gemini(msg: dict[str, Any], base: dict[str, Any]) -> Iterator[Message]:
+    parts = _parts(msg.get("content"))
+    thoughts = [t for t in msg.get("thoughts") or [] if isinstance(t, dict)]
+    for thought in thoughts:
+        text = ": ".join(
+            s.strip()
+            for s in (thought.get("subject"), thought.get("description"))
+            if isinstance(s, str) and s.strip()
+        )
+        if text:
+            ts = _str(thought.get("timestamp")) or base["timestamp"]
+            yield Message(
+                MessageKind.THINKING, cap(text, THINKING_CAP), **{**base, "timestamp": ts}
+            )
+    if not thoughts:
+        # Newer builds keep thoughts as parts of the content instead.
+        for part in parts:
+            if (
+                part.get("thought") is True
+                and isinstance(part.get("text"), str)
+                and part["text"].strip()
+            ):
+                yield Message(MessageKind.THINKING, cap(part["text"].strip(), THINKING_CAP), **base)
+    reply = _text(parts).strip()
+    if reply:
+        yield Message(MessageKind.REPLY, cap(reply, PROMPT_CAP), **base)
+    calls = [c for c in msg.get("toolCalls") or [] if isinstance(c, dict)]
+    recorded = {c.get("id") for c in calls}
+    for call in calls:
+        yield from _tool_call(call, base)
+    for part in parts:
+        fc = part.get("functionCall")
+        if isinstance(fc, dict) and fc.get("id") not in recorded:
+            yield _call_message(fc.get("name"), fc.get("args"), _str(fc.get("id")), base)
+
+
+def _tool_call(call: dict[str, Any], base: dict[str, Any]) -> Iterator[Message]:
+    ts = _str(call.get("timestamp")) or base["timestamp"]
+    at = {**base, "timestamp": ts}
+    call_id = _str(call.get("id"))
+    yield _call_message(call.get("name"), call.get("args"), call_id, at)
+    output = _result_text(call.get("result"))
+    if not output.strip() and isinstance(call.get("resultDisplay"), str):
+        output = call["resultDisplay"]
+    if output.strip():
+        yield Message(
+            MessageKind.TOOL_OUTPUT,
+            cap(output, TOOL_OUTPUT_CAP),
+            tool_name=_str(call.get("name")),
+            tool_id=call_id,
+            is_error=call.get("status") == "error",
+            **at,
+        )
+
+
+def _call_message(name: Any, args: Any, call_id: str | None, base: dict[str, Any]) -> Message:
+    return Message(
+        MessageKind.TOOL_CALL,
+        cap(_args_text(args), TOOL_INPUT_CAP),
+        tool_name=_str(name) or "tool",
+        tool_id=call_id,
+        files=_files(args),
+        **base,
+    )
+
+
+def _answered_calls(conv: Conversation) -> set[str]:
+    """Ids of tool calls whose result the calling message holds."""
+    return {
+        call["id"]
+        for _, msg in conv.messages
+        for call in msg.get("toolCalls") or []
+        if isinstance(call, dict) and isinstance(call.get("id"), str) and call.get("result")
+    }
+
+
+def _parts(content: Any) -> list[dict[str, Any]]:
+    """Content as a list of parts (`PartListUnion`: a string, a part, or a list of both)."""
+    if isinstance(content, str):
+        return [{"text": content}]
+    if isinstance(content, dict):
+        return [content]
+    if isinstance(content, list):
+        return [
+            {"text": p} if isinstance(p, str) else p for p in content if isinstance(p, str | dict)
+        ]
+    return []
+
+
+def _text(parts: list[dict[str, Any]]) -> str:
+    """The visible text of parts: thoughts, calls and responses are not part of it."""
+    out = []
+    for part in parts:
+        if part.get("thought") is True:
+            continue
+        if isinstance(part.get("text"), str):
+            out.append(part["text"])
+        elif isinstance(part.get("inlineData"), dict):
+            out.append(f"[{part['inlineData'].get('mimeType') or 'inline data'}]")
+        elif isinstance(part.get("fileData"), dict):
+            out.append(f"[{part['fileData'].get('fileUri') or 'file'}]")
+    return clean_text("".join(out))
+
+
+def _result_text(result: Any) -> str:
+    if isinstance(result, str):
+        return clean_text(result)
+    out = []
+    for part in _parts(result):
+        if isinstance(part.get("functionResponse"), dict):
+            out.append(_response_text(part["functionResponse"]))
+        else:
+            out.append(_text([part]))
+    return "\n".join(t for t in out if t)
+
+
+def _response_text(resp: dict[str, Any]) -> str:
+    body = resp.get("response")
+    if isinstance(body, dict):
+        for key in ("output", "error", "content"):
+            if isinstance(body.get(key), str):
+                return clean_text(body[key])
+        return clean_text(json.dumps(body, ensure_ascii=False))
+    return clean_text(body) if isinstance(body, str) else ""
+
+
+def _args_text(args: Any) -> str:
+    """A tool's arguments for reading and keyword search: the values, not JSON noise."""
+    if not isinstance(args, dict):
+        return clean_text(str(args)) if args is not None else ""
+    out = []
+    for key, value in args.items():
+        if isinstance(value, str | int | float | bool):
+            out.append(f"{key}: {value}")
+        elif value is not None:
+            rendered = json.dumps(value, ensure_ascii=False)
+            out.append(f"{key}: {rendered[: cut_point(rendered, TOOL_INPUT_CAP)]}")
+    return clean_text("\n".join(out))
+
+
+def _files(args: Any) -> tuple[str, ...]:
+    if not isinstance(args, dict):
+        return ()
+    found = [
+        clean_text(v)
+        for k in _FILE_KEYS
+        if isinstance(v := args.get(k), str) and v and len(v) < 1024
+    ]
+    return tuple(found)
+
+
+def _str(value: Any) -> str | None:
+    return clean_text(value) if isinstance(value, str) and value else None
