@@ -91,6 +91,11 @@ def test_sources_import_nothing_from_storage_or_above() -> None:
         assert not bad, (path.name, sorted(bad))
 
 
+#: Modules outside the store that may hold SQL text: reading another tool's own database,
+#: read-only, is not our storage (Codex keeps its thread names in `state_<n>.sqlite`).
+FOREIGN_DATABASE_READERS = {"sources/codex_titles.py"}
+
+
 def test_sql_and_the_driver_live_in_the_store_package_alone() -> None:
     """Every SQL statement and every use of apsw is in `findsession/storage/sqlite/`: a second
     backend is one more package, and nothing above the store reaches into its connection."""
@@ -102,7 +107,8 @@ def test_sql_and_the_driver_live_in_the_store_package_alone() -> None:
         name = str(path.relative_to(PACKAGE))
         assert "apsw" not in _imports(path), name
         text = path.read_text(encoding="utf-8")
-        assert not sql.search(text), (name, sql.search(text))
+        if path.relative_to(PACKAGE).as_posix() not in FOREIGN_DATABASE_READERS:
+            assert not sql.search(text), (name, sql.search(text))
         assert not reach.search(text), (name, reach.search(text))
 
 

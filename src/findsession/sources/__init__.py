@@ -7,10 +7,13 @@ from __future__ import annotations
 
 from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.claude_code import ClaudeCodeSource
+from findsession.sources.codex import CodexSource
 from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.gemini import GeminiSource
 
-SOURCES: dict[str, Source] = {s.kind: s for s in (ClaudeCodeSource(), GeminiSource())}
+SOURCES: dict[str, Source] = {
+    s.kind: s for s in (ClaudeCodeSource(), CodexSource(), GeminiSource())
+}
 #: The format of a folder named without one (`findsession index PATH`, a bare config root).
 DEFAULT_SOURCE = ClaudeCodeSource.kind
 

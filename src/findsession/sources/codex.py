@@ -1,0 +1,246 @@
+"""Codex CLI rollouts: where they are, what a file is, and the `Source` that reads them.
+
+This module, `codex_records` (a line → records), `codex_zst` (compressed rollouts) and
+`codex_titles` (thread names kept beside the rollouts) are the only code that knows
+Codex's format. A rollout is `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl`
+or the same name under `archived_sessions/`; old ones may be compressed to `.jsonl.zst`,
+and where both exist the plain file is the live copy (the other is not read, it would
+only repeat it). A plain rollout is append-only and read on from the JSON-lines cursor; a
+compressed one is read whole when its bytes change.
+
+The session id is the first `session_meta`'s; a spawned subagent names its parent there
+(`source.subagent.thread_spawn.parent_thread_id`), or, in a rollout that replays another
+thread, the replayed `session_meta` names it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import IO, Any
+
+import zstandard
+
+from findsession.domain import Message, MetaEvent, MetaKind, SourceKind
+from findsession.sources.base import Skip, SourceFile
+from findsession.sources.codex_records import ParseState, RolloutParser
+from findsession.sources.codex_titles import title_of
+from findsession.sources.codex_zst import decompressed, is_compressed, read_compressed
+from findsession.sources.cursor import Cursor, Reading
+from findsession.sources.jsonl import ReadStats, iter_objects, read_appended
+from findsession.sources.opening import open_regular
+
+KIND = SourceKind.CODEX
+#: Where the parser's state is kept in the cursor's digest (opaque to the indexer).
+_STATE = "|codex:"
+#: Bytes of a rollout's start read to find its `session_meta` lines (the first holds the
+#: whole system prompt and tool list, tens of KB).
+_HEAD = 8 << 20
+_HEAD_LINES = 3
+_UUID_TAIL = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$", re.I)
+
+
+class CodexSource:
+    """Codex CLI's `$CODEX_HOME/sessions` and `archived_sessions` rollouts."""
+
+    kind = KIND
+
+    def default_roots(self) -> list[Path]:
+        return [default_root()]
+
+    def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
+        return discover(root, skip)
+
+    def describe(self, path: Path) -> SourceFile:
+        return describe(path)
+
+    def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
+        if is_compressed(sf.path.name):
+            parser = RolloutParser(sf.session_id)
+            reading = read_compressed(fh, cursor, parser.parse)
+        else:
+            state, inner = _unpack(cursor)
+            # A read that stopped inside a parent's replay starts again from the top.
+            resume = inner if state is not None and not state.replaying else None
+            parser = RolloutParser(sf.session_id, state if resume else None)
+            reading = read_appended(fh, resume, parser.parse)
+            if resume is not None and (reading.fresh or parser.mode_changed):
+                # Rewritten, or it holds events after all: its prompts were misread.
+                parser = RolloutParser(sf.session_id)
+                reading = read_appended(fh, None, parser.parse)
+            if not reading.binary:
+                reading.cursor = _pack(reading.cursor, parser.state)
+        if reading.unchanged or reading.binary:
+            return reading
+        reading.records = parser.finish(reading.records)
+        title = title_of(sf.path, sf.session_id)
+        if title:
+            # Line 0: not a line of the rollout, and any name the rollout records wins.
+            reading.records.append(MetaEvent(MetaKind.AI_TITLE, title, 0))
+        return reading
+
+    def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
+        parser = RolloutParser(describe(path).session_id)
+        texts: dict[tuple[int, int], str] = {}
+        with open_regular(str(path)) as fh, _lines_of(path, fh) as data:
+            for number, obj in iter_objects(data, 0, 0, ReadStats(0, 0)):
+                records = parser.parse(number, obj)
+                if number in lines:
+                    for part, rec in enumerate(records):
+                        if isinstance(rec, Message):
+                            texts[(number, part)] = rec.text
+        return texts
+
+
+def default_root() -> Path:
+    """`$CODEX_HOME`, else `~/.codex`."""
+    base = os.environ.get("CODEX_HOME")
+    return Path(base).expanduser() if base else Path.home() / ".codex"
+
+
+def is_rollout(name: str) -> bool:
+    return name.startswith("rollout-") and name.endswith((".jsonl", ".jsonl.zst"))
+
+
+def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:
+    """Every rollout under `root`, a `.zst` only where no plain twin sits beside it.
+
+    A Codex home is read through its two session folders only (its other folders hold
+    logs, caches and plugins); any other folder is walked whole. A file named as a root
+    is read whatever its name. Symlinked folders are not followed.
+    """
+    if root.is_file():
+        if root.name.endswith((".jsonl", ".jsonl.zst")):
+            yield root
+        return
+
+    def unreadable(exc: OSError) -> None:
+        if skip is not None and exc.filename:
+            skip(Path(exc.filename), f"cannot read the folder: {exc.strerror or exc}")
+
+    tops = [root / n for n in ("sessions", "archived_sessions") if (root / n).is_dir()]
+    for top in tops or [root]:
+        for folder, dirs, files in os.walk(top, onerror=unreadable, followlinks=False):
+            dirs.sort()
+            names = set(files)
+            for name in sorted(files):
+                if is_rollout(name) and not (is_compressed(name) and name[:-4] in names):
+                    yield Path(folder) / name
+
+
+def describe(path: Path) -> SourceFile:
+    """The session a rollout holds and, for a subagent, its parent and role.
+
+    A file that cannot be opened or decoded is described by its name; reading it will
+    say what is wrong.
+    """
+    metas = _head_metas(path)
+    own = metas[0] if metas else {}
+    sid = own.get("id") if isinstance(own.get("id"), str) and own["id"] else _id_from_name(path)
+    parent: str | None = None
+    agent_type: str | None = None
+    spawned = False
+    source = own.get("source")
+    subagent = source.get("subagent") if isinstance(source, dict) else None
+    if isinstance(subagent, dict):
+        spawned = True
+        spawn = subagent.get("thread_spawn")
+        if isinstance(spawn, dict):
+            parent = _text(spawn.get("parent_thread_id"))
+            agent_type = _text(spawn.get("agent_role"))
+        agent_type = agent_type or _text(own.get("agent_role"))
+    elif isinstance(subagent, str) and subagent:
+        spawned, agent_type = True, subagent
+    replayed = next((m.get("id") for m in metas[1:] if m.get("id") not in (None, sid)), None)
+    # A fork the person made is a session of its own; a replay in any other rollout is
+    # its parent's history.
+    if (
+        parent is None
+        and isinstance(replayed, str)
+        and replayed
+        and (spawned or not own.get("forked_from_id"))
+    ):
+        parent, spawned = replayed, True
+    return SourceFile(
+        path=path,
+        source=KIND,
+        session_id=sid,
+        is_subagent=spawned,
+        parent_id=parent,
+        agent_type=agent_type,
+    )
+
+
+def _id_from_name(path: Path) -> str:
+    stem = path.name.removesuffix(".zst").removesuffix(".jsonl")
+    match = _UUID_TAIL.search(stem)
+    return match.group(1) if match else stem
+
+
+def _head_metas(path: Path) -> list[dict[str, Any]]:
+    """The `session_meta` payloads among a rollout's first lines."""
+    try:
+        with open_regular(str(path)) as fh:
+            if is_compressed(path.name):
+                reader = zstandard.ZstdDecompressor().stream_reader(fh, read_across_frames=True)
+                head = _read_head(reader)
+            else:
+                head = _read_head(fh)
+    except (OSError, zstandard.ZstdError):
+        return []
+    metas = []
+    for number, raw in enumerate(head.split(b"\n")[:_HEAD_LINES], 1):
+        try:
+            obj = json.loads(raw.decode("utf-8", "replace"))
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(obj, dict):
+            continue
+        if obj.get("type") == "session_meta" and isinstance(obj.get("payload"), dict):
+            metas.append(obj["payload"])
+        elif number == 1 and "type" not in obj and isinstance(obj.get("id"), str):
+            metas.append(obj)  # the first rollouts wrote the meta bare
+    return metas
+
+
+def _read_head(fh: Any) -> bytes:
+    head = b""
+    while len(head) < _HEAD and head.count(b"\n") < _HEAD_LINES:
+        chunk = fh.read(min(1 << 20, _HEAD - len(head)))
+        if not chunk:
+            break
+        head += chunk
+    return head
+
+
+@contextmanager
+def _lines_of(path: Path, fh: IO[bytes]) -> Iterator[IO[bytes]]:
+    """The rollout's JSON lines as a seekable file: the file itself, or decompressed."""
+    if is_compressed(path.name):
+        with decompressed(fh) as (data, _stopped):
+            yield data
+    else:
+        yield fh
+
+
+def _pack(cursor: Cursor, state: ParseState) -> Cursor:
+    flags = ("e" if state.events else "") + ("r" if state.replaying else "")
+    return replace(cursor, digest=f"{cursor.digest or ''}{_STATE}{flags}")
+
+
+def _unpack(cursor: Cursor | None) -> tuple[ParseState | None, Cursor | None]:
+    """The parser state kept in a cursor, and the JSON-lines cursor without it."""
+    if cursor is None or not cursor.digest or _STATE not in cursor.digest:
+        return None, cursor
+    digest, flags = cursor.digest.rsplit(_STATE, 1)
+    state = ParseState(events="e" in flags, replaying="r" in flags)
+    return state, replace(cursor, digest=digest or None)
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None

@@ -1,0 +1,117 @@
+"""Codex rollout items that are not conversation text: tool calls (function, custom
+tool, local shell, web search) and their outputs, rendered for reading and keyword search
+with the same parse-time caps as Claude Code's."""
+
+from __future__ import annotations
+
+import json
+import re
+from contextlib import suppress
+from typing import Any
+
+from findsession.domain import Message, MessageKind
+from findsession.sources.claude_code_records import TOOL_INPUT_CAP, TOOL_OUTPUT_CAP
+from findsession.sources.jsonl import cap, clean_text, cut_point
+
+_PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.MULTILINE)
+_FILE_KEYS = ("path", "file_path", "filePath")
+
+
+def tool_call(kind: str, payload: dict[str, Any], common: dict[str, Any]) -> Message:
+    """A function, custom-tool, local-shell or web-search call, its input as values and
+    the files it names (patch headers included) for the hit's file list."""
+    files: tuple[str, ...] = ()
+    if kind == "local_shell_call":
+        name, value = "local_shell", payload.get("action")
+    elif kind == "web_search_call":
+        action = payload.get("action")
+        action = action if isinstance(action, dict) else {}
+        name, value = "web_search", {k: action[k] for k in ("query", "url") if k in action}
+    else:
+        name = str_or_none(payload.get("name")) or "tool"
+        value = payload.get("arguments" if kind == "function_call" else "input")
+        if isinstance(value, str) and value.lstrip().startswith("{"):
+            with suppress(ValueError, RecursionError):
+                value = json.loads(value)
+    if isinstance(value, str):
+        text = value
+        files = tuple(dict.fromkeys(m.strip() for m in _PATCH_FILE.findall(value[:100_000])))
+    else:
+        text = _input_text(value)
+        if isinstance(value, dict):
+            found = (value.get(k) for k in _FILE_KEYS)
+            files = tuple(clean_text(v) for v in found if isinstance(v, str) and v)
+    return Message(
+        MessageKind.TOOL_CALL,
+        cap(text, TOOL_INPUT_CAP),
+        tool_name=name,
+        tool_id=str_or_none(payload.get("call_id")),
+        files=tuple(f[:1024] for f in files[:50]),
+        **common,
+    )
+
+
+def _input_text(value: Any) -> str:
+    """A tool input for reading and keyword search: the values, not JSON noise."""
+    if not isinstance(value, dict):
+        return "" if value is None else json.dumps(value, ensure_ascii=False)
+    parts = []
+    for key, item in value.items():
+        if isinstance(item, list) and all(isinstance(x, str) for x in item):
+            parts.append(f"{key}: {' '.join(item)}")
+        elif isinstance(item, str | int | float | bool):
+            parts.append(f"{key}: {item}")
+        elif item is not None:
+            rendered = json.dumps(item, ensure_ascii=False)
+            parts.append(f"{key}: {rendered[: cut_point(rendered, TOOL_INPUT_CAP)]}")
+    return "\n".join(parts)
+
+
+def tool_output(payload: dict[str, Any], common: dict[str, Any]) -> Message:
+    """A function's or custom tool's output, capped, failed when its exit code says so."""
+    text, failed = output_text(payload.get("output"))
+    return Message(
+        MessageKind.TOOL_OUTPUT,
+        cap(text, TOOL_OUTPUT_CAP),
+        tool_id=str_or_none(payload.get("call_id")),
+        is_error=failed,
+        **common,
+    )
+
+
+def output_text(output: Any) -> tuple[str, bool]:
+    """A tool's output and whether it failed. Older builds wrapped it in a JSON string
+    `{"output": ..., "metadata": {"exit_code": ...}}`; newer ones may give content items."""
+    if isinstance(output, str) and output.startswith("{"):
+        try:
+            decoded = json.loads(output)
+        except ValueError:
+            decoded = None
+        if isinstance(decoded, dict) and isinstance(decoded.get("output"), str):
+            meta = decoded.get("metadata")
+            code = meta.get("exit_code") if isinstance(meta, dict) else None
+            return decoded["output"], isinstance(code, int) and code != 0
+    if isinstance(output, dict):
+        failed = output.get("success") is False
+        return output_text(output.get("content"))[0], failed
+    if isinstance(output, list):
+        return texts(output) or "", False
+    return (output if isinstance(output, str) else ""), False
+
+
+def texts(blocks: Any) -> str:
+    """The text of a list of content blocks (`input_text`, `summary_text`, …), joined."""
+    if not isinstance(blocks, list):
+        return ""
+    parts = [b["text"] for b in blocks if isinstance(b, dict) and isinstance(b.get("text"), str)]
+    return "\n".join(p.strip() for p in parts if p.strip())
+
+
+def block_type(block: Any) -> str | None:
+    """The `type` of a content block, if it is one."""
+    return block.get("type") if isinstance(block, dict) else None
+
+
+def str_or_none(value: Any) -> str | None:
+    """A non-empty string, lone surrogates replaced; else None."""
+    return clean_text(value) if isinstance(value, str) and value else None

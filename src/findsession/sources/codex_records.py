@@ -1,0 +1,295 @@
+"""What Codex CLI's rollout lines mean: each `{timestamp, type, payload}` line mapped to
+format-free records, by a parser that carries what a rollout spreads over lines.
+
+Visible text is written twice: as a `response_item` (what the model saw and said) and as an
+`event_msg` (what the app showed). One copy is kept of each:
+
+- what the person typed comes from `event_msg` `user_message`, the only record that holds
+  just that: the `response_item` user messages also carry what Codex injects (AGENTS.md,
+  the environment, shell commands the person ran, aborted-turn notes, skills, subagent
+  notifications), a list that grows with every release. A rollout written before Codex
+  recorded events has only `response_item`s: there a user message is the prompt, less the
+  injected kinds known here (the parser learns which case it is in from the first event);
+- the reply, reasoning and tool calls come from `response_item`s, which every generation
+  writes; the `event_msg` copies (`agent_message`, `agent_reasoning`, `exec_command_end`)
+  are passed over.
+
+A forked or spawned rollout may start with a replay of its parent's history (its
+`session_meta`, turns and events): every line from a replayed `session_meta` on is dropped
+until a turn begins whose UUIDv7 turn id was minted after the child was created.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
+
+from findsession.domain import Message, MessageKind, MetaEvent, MetaKind
+from findsession.sources.claude_code_records import PROMPT_CAP, THINKING_CAP
+from findsession.sources.codex_items import (
+    block_type,
+    str_or_none,
+    texts,
+    tool_call,
+    tool_output,
+)
+from findsession.sources.cursor import Record
+from findsession.sources.jsonl import cap, clean_text
+
+#: Injected `response_item` user text; only consulted in rollouts without events.
+INJECTED_PREFIXES = (
+    "# AGENTS.md instructions",
+    "<INSTRUCTIONS>",
+    "<environment_context>",
+    "<user_instructions>",
+    "<permissions instructions>",
+    "<collaboration_mode>",
+    "<user_shell_command>",
+    "<turn_aborted>",
+    "<skill>",
+    "<subagent_notification>",
+    "<goal_context>",
+    "<codex_internal_context",
+    "<model_switch>",
+)
+#: The IDE extensions wrap what was typed in the open tabs, the selection and so on.
+IDE_CONTEXT = "# Context from my IDE setup:"
+IDE_REQUEST = "## My request for Codex:"
+_CWD = re.compile(r"<environment_context>.*?<cwd>([^<]+)</cwd>", re.DOTALL)
+_RESPONSE_TYPES = frozenset(
+    ("message", "reasoning", "function_call", "function_call_output", "local_shell_call",
+     "custom_tool_call", "custom_tool_call_output", "web_search_call")
+)  # fmt: skip
+
+
+@dataclass
+class ParseState:
+    """What a read leaves for the next one, kept in the cursor: whether the rollout has
+    events (so its `response_item` user messages are not prompts), and whether a parent's
+    replay was still going on where the read stopped."""
+
+    events: bool = False
+    replaying: bool = False
+
+
+class RolloutParser:
+    """Turns a rollout's lines into records, in file order, one parser per read."""
+
+    def __init__(self, session_id: str, state: ParseState | None = None) -> None:
+        self.session_id = session_id
+        #: True when this read goes on from a cursor: the file's own meta was read before.
+        self.resumed = state is not None
+        self.events = state.events if state else False
+        #: A resumed read found events in a rollout first read as one without them.
+        self.mode_changed = False
+        self.own_meta_seen = self.resumed
+        self.created_ms: int | None = None
+        self.gated = False
+        self.cwd: str | None = None
+        self.branch: str | None = None
+        self.version: str | None = None
+        #: Lines whose prompt came from a `response_item` before any event was seen.
+        self.provisional: set[int] = set()
+
+    @property
+    def state(self) -> ParseState:
+        return ParseState(events=self.events, replaying=self.gated)
+
+    def parse(self, line: int, obj: dict[str, Any]) -> list[Record]:
+        """Records of one line; anything unknown gives none."""
+        kind, payload = obj.get("type"), obj.get("payload")
+        ts = str_or_none(obj.get("timestamp"))
+        if not isinstance(payload, dict):
+            # The first rollouts (2025) wrote the meta bare on line 1, then bare items.
+            if kind in _RESPONSE_TYPES:
+                kind, payload = "response_item", obj
+            elif line == 1 and kind is None and isinstance(obj.get("id"), str):
+                kind, payload = "session_meta", obj
+            else:
+                return []
+        if kind == "session_meta":
+            self._meta(payload, ts)
+            return []
+        if self.gated and not self._opens_gate(kind, payload):
+            return []
+        if kind == "turn_context":
+            self.cwd = str_or_none(payload.get("cwd")) or self.cwd
+            return []
+        common = {"line": line, "timestamp": ts, "cwd": self.cwd, "git_branch": self.branch,
+                  "version": self.version}  # fmt: skip
+        if kind == "event_msg":
+            return self._event(payload, common)
+        if kind == "response_item":
+            records = self._item(payload, common)
+        elif kind == "compacted":
+            text = str_or_none(payload.get("message"))
+            records = [Message(MessageKind.COMPACT_SUMMARY, cap(text, PROMPT_CAP), **common)]
+            records = records if text and text.strip() else []
+        else:
+            return []
+        return [
+            _with_uuid(r, f"codex:{self.session_id}:{line}:{part}")
+            for part, r in enumerate(records)
+        ]
+
+    def finish(self, records: list[Record]) -> list[Record]:
+        """The read's records, less the provisional prompts if events turned up later."""
+        if not self.events or not self.provisional:
+            return records
+        return [r for r in records if not self._provisional(r)]
+
+    def _provisional(self, record: Record) -> bool:
+        return (
+            isinstance(record, Message)
+            and record.kind is MessageKind.PROMPT
+            and record.line in self.provisional
+        )
+
+    # -- session meta and the replay gate
+
+    def _meta(self, payload: dict[str, Any], ts: str | None) -> None:
+        meta_id = str_or_none(payload.get("id"))
+        if not self.own_meta_seen:
+            self.own_meta_seen = True
+            self.cwd = str_or_none(payload.get("cwd"))
+            git = payload.get("git")
+            self.branch = str_or_none(git.get("branch")) if isinstance(git, dict) else None
+            self.version = str_or_none(payload.get("cli_version"))
+            self.created_ms = (
+                uuid7_ms(meta_id) or _ms(str_or_none(payload.get("timestamp"))) or _ms(ts)
+            )
+            if payload.get("forked_from_id"):
+                self._arm()
+        elif meta_id and meta_id != self.session_id:
+            self._arm()  # another thread's meta: its history follows
+
+    def _arm(self) -> None:
+        # Without an instant to compare turn ids with, nothing is dropped.
+        self.gated = self.created_ms is not None
+
+    def _opens_gate(self, kind: Any, payload: dict[str, Any]) -> bool:
+        """A turn of the child's own: its UUIDv7 id is no older than the child. A turn id
+        that is not a UUIDv7 opens the gate too (dropping live data would be worse)."""
+        starts = kind == "turn_context" or (
+            kind == "event_msg" and payload.get("type") in ("task_started", "turn_started")
+        )
+        turn_id = str_or_none(payload.get("turn_id")) if starts else None
+        if turn_id is None:
+            return False
+        ms = uuid7_ms(turn_id)
+        if ms is not None and self.created_ms is not None and ms < self.created_ms:
+            return False
+        self.gated = False
+        return True
+
+    # -- events: the typed prompt, and titles
+
+    def _event(self, payload: dict[str, Any], common: dict[str, Any]) -> list[Record]:
+        if not self.events:
+            self.events = True
+            self.mode_changed = self.resumed
+        kind = payload.get("type")
+        line = common["line"]
+        if kind == "thread_name_updated":
+            name = (str_or_none(payload.get("thread_name")) or "").strip()
+            return [MetaEvent(MetaKind.AI_TITLE, name, line)] if name else []
+        if kind != "user_message" or payload.get("kind") not in (None, "plain"):
+            return []
+        text = typed_text(str_or_none(payload.get("message")) or "")
+        if not text:
+            images = payload.get("images") or payload.get("local_images")
+            if not images:
+                return []
+            text = "[image]"
+        message = Message(MessageKind.PROMPT, cap(text, PROMPT_CAP), **common)
+        return [_with_uuid(message, f"codex:{self.session_id}:{line}:0")]
+
+    # -- response items: the reply, reasoning, tool calls and outputs
+
+    def _item(self, payload: dict[str, Any], common: dict[str, Any]) -> list[Message]:
+        kind = payload.get("type")
+        if kind == "message":
+            return self._message(payload, common)
+        if kind == "reasoning":
+            parts = [texts(payload.get("summary")), texts(payload.get("content"))]
+            text = "\n".join(p for p in parts if p).strip()
+            if not text:
+                return []
+            return [Message(MessageKind.THINKING, cap(text, THINKING_CAP), **common)]
+        if kind in ("function_call", "custom_tool_call", "local_shell_call", "web_search_call"):
+            return [tool_call(kind, payload, common)]
+        if kind in ("function_call_output", "custom_tool_call_output"):
+            return [tool_output(payload, common)]
+        return []
+
+    def _message(self, payload: dict[str, Any], common: dict[str, Any]) -> list[Message]:
+        role, content = payload.get("role"), payload.get("content")
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        if not isinstance(content, list):
+            return []
+        if role == "assistant":
+            out: list[Message] = []
+            thought = texts([b for b in content if block_type(b) == "reasoning"])
+            if thought:
+                out.append(Message(MessageKind.THINKING, cap(thought, THINKING_CAP), **common))
+            said = texts([b for b in content if block_type(b) in ("output_text", "text")])
+            if said:
+                out.append(Message(MessageKind.REPLY, cap(said, PROMPT_CAP), **common))
+            return out
+        if role != "user" or self.events:
+            return []
+        if self.cwd is None:
+            # The first rollouts name the project folder only in the injected environment.
+            found = _CWD.search(texts(content))
+            self.cwd = common["cwd"] = clean_text(found.group(1).strip()) if found else None
+        typed = [
+            t
+            for b in content
+            if block_type(b) in ("input_text", "text")
+            and isinstance(t := b.get("text"), str)
+            and not t.lstrip().startswith(INJECTED_PREFIXES)
+        ]
+        text = typed_text("\n".join(typed))
+        if not text:
+            return []
+        self.provisional.add(common["line"])
+        return [Message(MessageKind.PROMPT, cap(text, PROMPT_CAP), **common)]
+
+
+def typed_text(text: str) -> str:
+    """What the person typed: the request, without the IDE context wrapped around it."""
+    text = clean_text(text).strip()
+    if IDE_REQUEST in text and text.startswith((IDE_CONTEXT, "## ")):
+        text = text.rsplit(IDE_REQUEST, 1)[1].strip()
+    return text
+
+
+def uuid7_ms(value: str | None) -> int | None:
+    """The creation instant (ms) inside a UUIDv7; None for any other id."""
+    hexed = (value or "").replace("-", "")
+    if len(hexed) != 32 or hexed[12] != "7":
+        return None
+    try:
+        return int(hexed[:12], 16)
+    except ValueError:
+        return None
+
+
+def _ms(stamp: str | None) -> int | None:
+    if not stamp:
+        return None
+    try:
+        return int(datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() * 1000)
+    except ValueError:
+        return None
+
+
+def _with_uuid(record: Record, uuid: str) -> Record:
+    """Each message gets an id made of the session, line and part: a copy of a rollout (an
+    archive, a compressed twin read after its plain file went) then replays, not doubles."""
+    if isinstance(record, Message) and record.uuid is None:
+        return replace(record, uuid=uuid)
+    return record

@@ -1,0 +1,309 @@
+"""Codex CLI rollouts: found in the Codex home, searched, read back, kept up to date.
+
+The fixture home (`fixtures/codex/home`) holds hand-written rollouts: a main session (a
+plain prompt, an IDE-wrapped one, reasoning, a shell call, a patch, a malformed line), a
+subagent that replays its parent's first turn before its own, a session that also gets a
+compressed twin, an archived session that gets compressed, a rollout from before Codex
+recorded events, and `session_index.jsonl` with a rename.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import shutil
+import sqlite3
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+import zstandard
+from conftest import CLI
+
+from findsession.domain import MessageKind, Root
+from findsession.indexing import IndexReport, index_roots
+from findsession.search.engine import SearchOptions, search
+from findsession.storage.sqlite import Store
+
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "codex" / "home"
+MAIN = "019df26e-2d00-7f29-8645-deec08007ae4"
+CHILD = "019df272-c0e0-7320-8908-5d728c026738"
+TWIN = "019df75d-9a80-7823-8f7e-d4086c564b4e"
+ARCHIVED = "019d480e-7400-7f24-81c9-941052f9896e"
+LEGACY = "5e7c0d2a-1b34-4c56-9d78-0e1f2a3b4c5d"
+KW = SearchOptions(mode="keyword")
+
+
+def rollout(home: Path, sid: str) -> Path:
+    return next(p for p in home.rglob(f"rollout-*{sid}.jsonl*"))
+
+
+def compress(path: Path) -> Path:
+    target = path.with_name(path.name + ".zst")
+    target.write_bytes(zstandard.ZstdCompressor().compress(path.read_bytes()))
+    return target
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """A Codex home: the fixtures, a compressed twin beside one live rollout, and the
+    archived session compressed as Codex does with old rollouts."""
+    home = tmp_path / "codex"
+    shutil.copytree(FIXTURE, home)
+    compress(rollout(home, TWIN))
+    archived = rollout(home, ARCHIVED)
+    compress(archived)
+    archived.unlink()
+    return home
+
+
+def index(store: Store, home: Path) -> IndexReport:
+    return index_roots(store, [Root(home, "codex")])
+
+
+def record(kind: str, payload: dict, ts: str = "2026-05-04T10:30:00.000Z") -> str:
+    """One rollout line, newline included."""
+    return json.dumps({"timestamp": ts, "type": kind, "payload": payload}) + "\n"
+
+
+def item(role: str, text: str) -> dict:
+    block = "input_text" if role == "user" else "output_text"
+    return {"type": "message", "role": role, "content": [{"type": block, "text": text}]}
+
+
+def prompts(store: Store, sid: str) -> list[str]:
+    return [m.text for m in store.session_messages(sid) if m.kind is MessageKind.PROMPT]
+
+
+def test_search_finds_a_codex_prompt_and_read_shows_its_turns(cli: CLI, home: Path) -> None:
+    cli.env["CODEX_HOME"] = str(home)  # the standard place, found with no root named
+    cli.run("index", "--no-embed")
+    hits = cli.json("search", "drip scheduler skips the north orchard")["results"]
+    top = hits[0]["session"]
+    assert top["id"] == MAIN and top["source"] == "codex"
+    assert top["title"] == "Tuesday irrigation fix"  # the last line for the id wins
+    assert top["cwd"] == "/home/dev/orchard" and top["git_branch"] == "irrigation-schedule"
+
+    read = cli.json("read", MAIN, "--tools")
+    assert read["total_turns"] == 2
+    first, second = ([m["text"] for m in t["messages"]] for t in read["turns"])
+    assert first[0] == "Why does the drip scheduler skip the north orchard on Tuesdays?"
+    assert "Look at how the weekday is computed." in first  # reasoning, once
+    assert any("rg -n weekday src/schedule.rs" in text for text in first)
+    assert sum("off by one" in text for text in first) == 1  # the reply, not its event copy
+    # What the person typed in the IDE, not the open tabs wrapped around it.
+    assert second[0] == "Add a regression test for the Tuesday valve window"
+    assert not any("Open tabs" in text for t in read["turns"] for text in t)
+    raw = cli.run("read", MAIN, "--raw").stdout
+    assert "Add a regression test for the Tuesday valve window" in raw
+
+
+def test_a_subagent_is_linked_and_its_replay_of_the_parent_is_not_indexed(
+    store: Store, home: Path
+) -> None:
+    index(store, home)
+    child = store.get_session(CHILD)
+    assert child is not None and child.is_subagent and child.parent_id == MAIN
+    assert child.agent_type == "explorer" and child.title == "Map valve wiring"
+    assert prompts(store, CHILD) == [
+        "List every valve id wired to the north orchard controller. Do not change files."
+    ]
+    hits = search(store, "drip scheduler", KW).hits
+    assert [h.session.id for h in hits] == [MAIN]  # the parent's turn, once
+    assert not any("drip scheduler" in m.text for m in store.session_messages(CHILD))
+    assert store.get_session(MAIN).n_turns == 2
+
+
+def test_a_grown_rollout_is_read_on_from_where_it_stopped(store: Store, home: Path) -> None:
+    index(store, home)
+    path = rollout(home, MAIN)
+    turn = "019df2c8-8f00-7abc-8def-0123456789ab"
+    added = "".join(
+        (
+            record("event_msg", {"type": "task_started", "turn_id": turn}),
+            record("turn_context", {"turn_id": turn, "cwd": "/home/dev/orchard"}),
+            record("response_item", item("user", "Now stagger the valves")),
+            record("event_msg", {"type": "user_message", "message": "Now stagger the valves"}),
+            record("response_item", item("assistant", "Valves open ten seconds apart.")),
+        )
+    ).encode()
+    with open(path, "ab") as fh:
+        fh.write(added)
+
+    report = index(store, home)
+
+    assert report.files_read == 1 and report.bytes_read == len(added)
+    assert prompts(store, MAIN)[-1] == "Now stagger the valves"
+    assert store.get_session(MAIN).n_turns == 3
+    hits = search(store, "stagger", KW).hits
+    assert hits[0].session.id == MAIN and hits[0].turn == 3
+
+
+def test_a_compressed_twin_is_not_indexed_beside_its_live_rollout(store: Store, home: Path) -> None:
+    report = index(store, home)
+    assert report.errors == [] and report.files_seen == 5  # the twin is not even listed
+    twins = store.sessions_with_prefix(TWIN)
+    assert [s.id for s in twins] == [TWIN] and twins[0].file_path.endswith(".jsonl")
+    assert store.get_session(TWIN).n_turns == 1
+
+
+def test_an_archived_compressed_rollout_is_searchable_and_read_back(cli: CLI, home: Path) -> None:
+    cli.run("index", "--no-embed", "--source", "codex", str(home))
+    hits = cli.json("search", "frost alerts SMS email")["results"]
+    assert hits[0]["session"]["id"] == ARCHIVED
+    assert hits[0]["session"]["path"].endswith(".jsonl.zst")
+    raw = cli.json("read", ARCHIVED, "--raw", "--tools")
+    texts = [m["text"] for t in raw["turns"] for m in t["messages"]]
+    assert texts[0] == "Migrate the frost alerts from SMS to email"
+    assert any("rg -l twilio" in t for t in texts)
+
+
+def test_an_unchanged_compressed_rollout_is_not_read_again(store: Store, home: Path) -> None:
+    index(store, home)
+    path = rollout(home, ARCHIVED)
+    stat = path.stat()
+    path.touch()  # a new mtime, the same bytes
+    assert path.stat().st_mtime_ns != stat.st_mtime_ns
+    again = index(store, home)
+    assert again.files_read == 0 and again.files_unchanged == 5
+
+
+def test_a_malformed_line_is_reported_by_its_number(store: Store, home: Path) -> None:
+    report = index(store, home)
+    found = [(Path(p).name, pr.line, pr.reason) for p, pr in report.problems]
+    assert found == [(rollout(home, MAIN).name, 11, "malformed JSON")]
+    assert store.get_session(MAIN).n_turns == 2  # the lines around it still count
+
+
+def test_corrupt_and_truncated_compressed_rollouts_are_problems_not_crashes(
+    store: Store, home: Path
+) -> None:
+    day = home / "sessions" / "2026" / "05" / "06"
+    day.mkdir(parents=True)
+    (day / "rollout-2026-05-06T08-00-00-garbage.jsonl.zst").write_bytes(b"not zstd at all\n" * 8)
+    whole = zstandard.ZstdCompressor().compress(rollout(home, MAIN).read_bytes())
+    cut = day / f"rollout-2026-05-06T09-00-00-{MAIN}.jsonl.zst"
+    cut.write_bytes(whole[: len(whole) * 3 // 4])
+
+    report = index(store, home)
+
+    assert report.errors == []
+    reasons = {Path(p).name: pr.reason for p, pr in report.problems if pr.reason.find("zstd") >= 0}
+    assert reasons["rollout-2026-05-06T08-00-00-garbage.jsonl.zst"].startswith("corrupt zstd data")
+    assert reasons[cut.name].startswith("truncated zstd file")
+
+
+def test_a_title_from_the_state_database_wins_and_the_database_is_only_read(
+    store: Store, home: Path
+) -> None:
+    db = home / "state_5.sqlite"
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE threads (id TEXT PRIMARY KEY, title TEXT, cwd TEXT)")
+        conn.execute("INSERT INTO threads VALUES (?, ?, ?)", (CHILD, "Valve map", "/x"))
+    conn.close()
+    before = (db.read_bytes(), sorted(p.name for p in home.iterdir()))
+    index(store, home)
+    assert store.get_session(CHILD).title == "Valve map"
+    assert store.get_session(MAIN).title == "Tuesday irrigation fix"  # not in the table
+    assert (db.read_bytes(), sorted(p.name for p in home.iterdir())) == before
+
+
+def test_a_rollout_from_before_events_takes_its_prompts_from_the_items(
+    store: Store, home: Path
+) -> None:
+    index(store, home)
+    assert prompts(store, LEGACY) == ["Explain the pruning calendar file format"]
+    legacy = store.get_session(LEGACY)
+    assert legacy.cwd == "/home/dev/orchard" and legacy.git_branch == "main"
+
+
+def test_events_found_after_a_first_read_make_the_rollout_read_again(
+    store: Store, tmp_path: Path
+) -> None:
+    """A rollout read before its first event looked like an old one: its injected context
+    was taken for a prompt. Once events turn up, it is read again from the start."""
+    day = tmp_path / "codex" / "sessions" / "2026" / "05" / "07"
+    day.mkdir(parents=True)
+    sid = "019e0000-0000-7000-8000-00000000abcd"
+    path = day / f"rollout-2026-05-07T08-00-00-{sid}.jsonl"
+
+    path.write_text(
+        record("session_meta", {"id": sid, "cwd": "/home/dev/greenhouse"})
+        + record("response_item", item("user", "<greenhouse>\nhumidity 80%\n</greenhouse>"))
+        + record("response_item", item("user", "Open the roof vents at noon"))
+    )
+    index(store, tmp_path / "codex")
+    assert len(prompts(store, sid)) == 2  # no event yet: both items look typed
+
+    with open(path, "a") as fh:
+        fh.write(
+            record("event_msg", {"type": "user_message", "message": "Open the roof vents at noon"})
+        )
+    index(store, tmp_path / "codex")
+    assert prompts(store, sid) == ["Open the roof vents at noon"]
+
+
+# -- the shared corpus: real rollouts from public repositories (developers only)
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+CORPUS = SHARED / "corpus"
+SESSIONS_TSV = SHARED / "benchmarks" / "known-item-dev" / "sessions.tsv"
+
+
+def typed_prompts(path: Path) -> int:
+    """Typed prompts counted straight from the JSON, without our parser: `user_message`
+    events (in a rollout without events, user items that are not injected `<…>` or
+    AGENTS.md text), leaving out what a child replays of its parent: the lines after a
+    second `session_meta` until a turn that started after the child's own meta."""
+    lines = [json.loads(raw) for raw in path.read_bytes().splitlines() if raw.strip()]
+    has_events = any(o.get("type") == "event_msg" for o in lines)
+    own, created, replaying, count = None, 0.0, False, 0
+    for obj in lines:
+        kind, payload = obj.get("type"), obj.get("payload") or {}
+        if kind == "session_meta":
+            if own is None:
+                own = payload["id"]
+                created = datetime.fromisoformat(payload["timestamp"].replace("Z", "+00:00"))
+                created = created.timestamp()
+            replaying = replaying or payload["id"] != own
+            continue
+        if replaying:
+            started = payload.get("started_at") if payload.get("type") == "task_started" else None
+            if started is None or started < created:
+                continue
+            replaying = False
+        if has_events:
+            count += payload.get("type") == "user_message" and bool(payload["message"].strip())
+        elif payload.get("type") == "message" and payload.get("role") == "user":
+            text = "".join(b.get("text", "") for b in payload["content"]).lstrip()
+            count += not text.startswith(("<", "# AGENTS.md"))
+    return count
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"the shared corpus is not at {CORPUS}")
+def test_every_codex_file_of_the_shared_corpus_indexes_with_its_prompts_and_parent(
+    store: Store,
+) -> None:
+    with open(SESSIONS_TSV, encoding="utf-8") as fh:
+        rows = [r for r in csv.DictReader(fh, delimiter="\t") if r["source"] == "codex"]
+    rollouts = [(r, CORPUS / r["file"]) for r in rows if r["session_id"]]
+    report = index_roots(store, [Root(path, "codex") for _, path in rollouts])
+    assert report.errors == [] and report.files_read == len(rollouts) >= 10
+    for row, path in rollouts:
+        session = store.get_session(row["session_id"])
+        assert session is not None and session.file_path == str(path), row["file"]
+        assert session.n_turns == typed_prompts(path), row["file"]
+        parent = re.search(r"parent ([0-9a-f-]{36})", row["role"])
+        assert session.parent_id == (parent.group(1) if parent else None), row["file"]
+        assert session.is_subagent == bool(parent), row["file"]
+    # The thread-name index: the last name given to each id is its session's title.
+    names: dict[str, str] = {}
+    for row in rows:
+        if not row["session_id"]:
+            for raw in (CORPUS / row["file"]).read_text(encoding="utf-8").splitlines():
+                entry = json.loads(raw)
+                names[entry["id"]] = entry["thread_name"]
+    titled = [r["session_id"] for r, _ in rollouts if r["session_id"] in names]
+    assert len(titled) >= 4
+    assert {sid: store.get_session(sid).title for sid in titled} == {s: names[s] for s in titled}
