@@ -39,6 +39,7 @@ class SourceKind(StrEnum):
     """Which agent (or document kind) a session came from."""
 
     CLAUDE_CODE = "claude-code"
+    AIDER = "aider"
     CODEX = "codex"
     GEMINI = "gemini"
     MARKDOWN = "markdown"

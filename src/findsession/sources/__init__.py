@@ -5,6 +5,7 @@ A new format is a module with a `Source` class and one line here.
 
 from __future__ import annotations
 
+from findsession.sources.aider import AiderSource
 from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.claude_code import ClaudeCodeSource
 from findsession.sources.codex import CodexSource
@@ -12,7 +13,7 @@ from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.gemini import GeminiSource
 
 SOURCES: dict[str, Source] = {
-    s.kind: s for s in (ClaudeCodeSource(), CodexSource(), GeminiSource())
+    s.kind: s for s in (ClaudeCodeSource(), AiderSource(), CodexSource(), GeminiSource())
 }
 #: The format of a folder named without one (`findsession index PATH`, a bare config root).
 DEFAULT_SOURCE = ClaudeCodeSource.kind

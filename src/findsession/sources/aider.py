@@ -1,0 +1,233 @@
+"""Aider chat histories: where they are, and the `Source` that reads them.
+
+This module, `aider_records` and `aider_replies` are the only code that knows Aider's
+format. Aider writes `.aider.chat.history.md` in the project it runs in (the git root),
+so there is no one folder to look in: the configured roots are walked for that name,
+past the folders no project keeps its history in (`.git`, `node_modules`, virtualenvs,
+caches). The file is append-only and holds one session per run; it is read on from the
+header of its last session, so a run that grew is read again from its start (its
+blocks may have grown), and nothing before it is read twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+from findsession.domain import Message, Problem, SourceKind
+from findsession.sources.aider_records import HistoryParser, is_header, session_key
+from findsession.sources.base import Skip, SourceFile
+from findsession.sources.cursor import HEAD, Cursor, Reading, Record, looks_binary
+from findsession.sources.opening import open_regular
+
+KIND = SourceKind.AIDER
+FILE_NAME = ".aider.chat.history.md"
+#: Lines longer than this are skipped: nothing a person reads is that long.
+MAX_LINE_BYTES = 64 * 1024 * 1024
+_CHUNK = 1024 * 1024
+
+#: Folders no project keeps its chat history in, and too big to walk.
+_HEAVY = frozenset(
+    {
+        ".git", ".hg", ".svn", "node_modules", "bower_components", "__pycache__",
+        ".venv", "venv", ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache",
+        ".cache", ".npm", ".yarn", ".pnpm-store", ".gradle", ".m2", ".cargo", ".rustup",
+        ".terraform", ".next", ".nuxt", "site-packages", "dist-packages", ".Trash",
+    }
+)  # fmt: skip
+#: A folder holding one of these is a virtualenv or a tagged cache (Cargo's `target/`).
+_HEAVY_MARKS = ("pyvenv.cfg", "CACHEDIR.TAG")
+
+
+class AiderSource:
+    """Aider's `.aider.chat.history.md`, found under configured roots."""
+
+    kind = KIND
+
+    def default_roots(self) -> list[Path]:
+        return default_roots()
+
+    def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
+        return discover(root, skip)
+
+    def describe(self, path: Path) -> SourceFile:
+        return SourceFile(path=path, source=KIND, session_id=file_id(path))
+
+    def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
+        return read_history(fh, cursor, str(sf.path.parent))
+
+    def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
+        with open_regular(str(path)) as fh:
+            reading = read_history(fh, None, str(path.parent))
+        texts: dict[tuple[int, int], str] = {}
+        parts: dict[int, int] = {}
+        for rec in reading.records:  # numbered as the indexer numbers a line's records
+            part = parts.get(rec.line, 0)
+            parts[rec.line] = part + 1
+            if isinstance(rec, Message) and rec.line in lines:
+                texts[(rec.line, part)] = rec.text
+        return texts
+
+
+def default_roots() -> list[Path]:
+    """The history file aider is told to use (`AIDER_CHAT_HISTORY_FILE`, or
+    `chat-history-file` in `~/.aider.conf.yml`) when it is an absolute path, and the one
+    in the home folder (aider run outside a git repository). Project folders are not
+    guessed: walking a whole home folder is not cheap; the config adds roots."""
+    home = Path.home()
+    roots = []
+    named = os.environ.get("AIDER_CHAT_HISTORY_FILE") or _configured(home / ".aider.conf.yml")
+    if named and Path(named).expanduser().is_absolute():
+        roots.append(Path(named).expanduser())
+    if home / FILE_NAME not in roots:
+        roots.append(home / FILE_NAME)
+    return roots
+
+
+_CONF_KEY = re.compile(r"""^chat-history-file:\s*["']?([^"'#\n]+?)["']?\s*(?:#.*)?$""", re.M)
+
+
+def _configured(conf: Path) -> str | None:
+    """`chat-history-file` from aider's YAML config, read as the one line it is."""
+    try:
+        found = _CONF_KEY.search(conf.read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return None
+    return found.group(1) if found else None
+
+
+def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:
+    """Every `.aider.chat.history.md` under `root` (a file named as a root is taken
+    whatever its name: aider's `--chat-history-file`).
+
+    Links to folders are not followed (a loop, or a way out of the root); heavy folders
+    are not entered. A folder that cannot be read goes to `skip`.
+    """
+    if root.is_file():
+        yield root
+        return
+
+    def unreadable(exc: OSError) -> None:
+        if skip is not None and exc.filename:
+            skip(Path(exc.filename), f"cannot read the folder: {exc.strerror or exc}")
+
+    for folder, dirs, files in os.walk(root, onerror=unreadable, followlinks=False):
+        if any(mark in files for mark in _HEAVY_MARKS):
+            dirs[:] = []
+            continue
+        dirs[:] = sorted(d for d in dirs if d not in _HEAVY and not d.startswith(".aider.tags"))
+        if FILE_NAME in files:
+            yield Path(folder) / FILE_NAME
+
+
+def file_id(path: Path) -> str:
+    """The id of a history file: `aider-` and a hash of its path. Its sessions are
+    `<file id>:<session key>`, short enough to type and never a path."""
+    return "aider-" + hashlib.blake2b(str(path).encode(), digest_size=4).hexdigest()
+
+
+def session_id(path: Path, header: str) -> str:
+    """The id of the session a header starts in the history at `path`."""
+    return f"{file_id(path)}:{session_key(header)}"
+
+
+def read_history(fh: IO[bytes], cursor: Cursor | None, cwd: str) -> Reading:
+    """Records from the last session's header on when the file only grew; else all.
+
+    The cursor's offset is the start of the last header read (its records are given
+    again, and replace themselves); its digest covers every byte read, so an edit
+    anywhere in them reads the file again from the start.
+    """
+    fh.seek(0)
+    head = fh.read(HEAD)
+    size = os.fstat(fh.fileno()).st_size
+    read_to = _resumable(fh, cursor, size)
+    if cursor is not None and read_to == size:
+        return Reading([], cursor, fresh=False, unchanged=True)
+    fresh = cursor is None or read_to is None
+    offset, line = (0, 0) if fresh or cursor is None else (cursor.offset, cursor.lines)
+    parser = HistoryParser(cwd)
+    records: list[Record] = []
+    problems: list[Problem] = []
+    resume_at, headers = (offset, line), 0
+    end, number, lines_read = offset, line, 0
+    for number, start, text, length in _lines(fh, offset, line, problems):
+        end, lines_read = start + length, lines_read + 1
+        if text is None:
+            continue
+        if is_header(text):
+            resume_at, headers = (start, number - 1), headers + 1
+        records += parser.feed(number, text)
+    records += parser.finish()
+    if fresh and not headers and not records and looks_binary(head):
+        return Reading([], Cursor(), fresh=True, binary="binary: no line of it is Aider's")
+    return Reading(
+        records,
+        Cursor(resume_at[0], resume_at[1], _digest(fh, end)),
+        fresh=fresh,
+        bytes_read=end - offset,
+        lines_read=lines_read,
+        problems=problems,
+    )
+
+
+def _lines(
+    fh: IO[bytes], offset: int, line: int, problems: list[Problem]
+) -> Iterator[tuple[int, int, str | None, int]]:
+    """`(number, start offset, text, length in bytes)` per line after `offset`; `text` is
+    None for a line skipped as a problem. Invalid UTF-8 is replaced, line ends dropped."""
+    fh.seek(offset)
+    while True:
+        raw = fh.readline(MAX_LINE_BYTES + 1)
+        if not raw:
+            return
+        length = len(raw)
+        line += 1
+        if length > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+            while chunk := fh.readline(_CHUNK):
+                length += len(chunk)
+                if chunk.endswith(b"\n"):
+                    break
+            problems.append(Problem(line, "line too long", f"{length} bytes"))
+            yield line, offset, None, length
+        elif b"\x00" in raw:
+            preview = raw[:80].decode("utf-8", "replace").replace("\x00", "\ufffd").strip()
+            problems.append(Problem(line, "NUL byte in line", preview))
+            yield line, offset, None, length
+        else:
+            yield line, offset, raw.decode("utf-8", "replace").rstrip("\r\n"), length
+        offset += length
+
+
+def _resumable(fh: IO[bytes], cursor: Cursor | None, size: int) -> int | None:
+    """How far the last read went, if every byte it read is unchanged; else None."""
+    if cursor is None or not cursor.digest or not cursor.digest.startswith("aider:"):
+        return None
+    try:
+        end = int(cursor.digest.split(":")[1])
+    except (IndexError, ValueError):
+        return None
+    if end > size or cursor.offset > end or _digest(fh, end) != cursor.digest:
+        return None
+    return end
+
+
+def _digest(fh: IO[bytes], end: int) -> str:
+    """`aider:<end>:` and a CRC-32 of the first `end` bytes plus a hash of their last KiB
+    (it guards against edits, not adversaries)."""
+    crc, left = 0, end
+    fh.seek(0)
+    while left > 0:
+        block = fh.read(min(left, _CHUNK))
+        if not block:
+            break
+        crc = zlib.crc32(block, crc)
+        left -= len(block)
+    fh.seek(max(0, end - 1024))
+    tail = hashlib.blake2b(fh.read(min(end, 1024)), digest_size=16).hexdigest()
+    return f"aider:{end}:{crc:08x}:{tail}"

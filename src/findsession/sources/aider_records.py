@@ -1,0 +1,229 @@
+"""What the lines of an Aider chat history mean: sessions, prompts, replies, notes.
+
+Aider appends to `.aider.chat.history.md` as it runs (aider/io.py):
+
+- each run starts with `# aider chat started at YYYY-MM-DD HH:MM:SS` (local time): one
+  session per header;
+- what the person typed is logged as `#### ` lines, one per typed line (a blank line
+  before each input): consecutive `####` lines are one prompt, `/commands` included;
+- aider's own notes, questions and command output are `> ` lines;
+- the model's reply is the plain Markdown after a blank line, until the next `####` or
+  `>` line (see `aider_replies` for the edits inside it).
+
+Every `####` and `>` line aider writes ends with a Markdown line break (two spaces).
+That mark tells aider's lines from the model's own `#### heading` or `> quote`; until a
+session shows a marked line (one written by hand may have none), the mark is not needed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from findsession.domain import Message, MessageKind, MetaEvent, MetaKind
+from findsession.sources.aider_replies import REPLY_CAP, split_reply
+from findsession.sources.cursor import Record
+from findsession.sources.jsonl import cap, cut_point
+
+HEADER = "# aider chat started at"
+PROMPT_CAP = 100_000
+NOTES_CAP = 4_000
+#: Characters of one block held while reading it: past this the rest is counted, not kept.
+_HOLD = REPLY_CAP + 4_096
+
+_STAMP = re.compile(r"^# aider chat started at (\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)")
+_VERSION = re.compile(r"^Aider v(\S+)")
+#: Commands whose argument is a message to the model: it can name the session.
+_ASKING = ("/ask", "/code", "/architect", "/context", "/copy-context")
+_TITLE_HOLD = 500
+
+
+def is_header(text: str) -> bool:
+    return text.startswith(HEADER)
+
+
+def session_key(header: str) -> str:
+    """The part of a session id a header gives: its start time (`20251023-170456`), or a
+    short hash of the header when it holds no time aider writes."""
+    stamp = _STAMP.match(header)
+    if stamp:
+        y, mo, d, h, mi, s = stamp.groups()
+        return f"{y}{mo}{d}-{h}{mi}{s}"
+    return hashlib.blake2b(header.strip().encode(), digest_size=4).hexdigest()
+
+
+def start_time(header: str) -> str | None:
+    """The header's local time as UTC ISO text, read in this machine's time zone (aider
+    writes no zone; the history is almost always read where aider ran)."""
+    stamp = _STAMP.match(header)
+    if not stamp:
+        return None
+    try:
+        local = datetime(*(int(g) for g in stamp.groups()))
+        moment = local.astimezone(UTC)
+    except (ValueError, OverflowError, OSError):
+        return None
+    return moment.replace(tzinfo=None).isoformat(timespec="seconds") + "Z"
+
+
+@dataclass
+class _Block:
+    """Consecutive lines of one kind: `prompt`, `notes` or `reply`."""
+
+    kind: str
+    lines: list[tuple[int, str]] = field(default_factory=list)
+    held: int = 0
+    total: int = 0
+
+    def add(self, number: int, text: str) -> None:
+        self.total += len(text) + 1
+        if self.held < _HOLD:
+            text = text[: _HOLD - self.held]
+            self.lines.append((number, text))
+            self.held += len(text) + 1
+
+
+class HistoryParser:
+    """Fed a history's lines in order, gives its records.
+
+    Sessions after a header carry its key as `Message.session_key`, so a file of several
+    runs gives several sessions; lines before the first header (a file cut at its start)
+    keep the file's own session. Every message of a session carries the header's time:
+    aider logs no other.
+    """
+
+    def __init__(self, cwd: str) -> None:
+        self.cwd = cwd
+        self.key: str | None = None
+        self.ts: str | None = None
+        self.version: str | None = None
+        self.header_line: int | None = None
+        self.marked = False
+        self.named = False
+        self.block: _Block | None = None
+        self.after_blank = True
+
+    def feed(self, number: int, text: str) -> list[Record]:
+        """Records completed by this line (a block ends when the next one begins)."""
+        if is_header(text):
+            out = self.finish()
+            self.key, self.ts = session_key(text), start_time(text)
+            self.header_line, self.version = number, None
+            self.marked = self.named = False
+            self.after_blank = True
+            return out
+        blank = not text.strip()
+        kind = self._structural(text)
+        block, out = self.block, []
+        if block is not None and block.kind == "reply" and kind is None:
+            block.add(number, text)
+        elif kind is not None:
+            if block is None or block.kind != kind or self.after_blank:
+                out = self.finish()
+                self.block = _Block(kind)
+            self.block.add(number, text)
+        elif not blank:
+            # Text right under a note continues it (aider logs a multi-line note with
+            # only its first line quoted); after a blank line it is the model's reply.
+            if block is None or block.kind != "notes" or self.after_blank:
+                out = self.finish()
+                self.block = _Block("reply")
+            self.block.add(number, text)
+        self.after_blank = blank
+        return out
+
+    def finish(self) -> list[Record]:
+        """Records of the block being read: call at the end of the input."""
+        block, self.block = self.block, None
+        if block is None or not block.lines:
+            return []
+        common = self._common()
+        if block.kind == "reply":
+            return list(split_reply(_trimmed(block.lines), common))
+        if block.kind == "prompt":
+            return self._prompt(block, common)
+        return self._notes(block, common)
+
+    def _structural(self, text: str) -> str | None:
+        """`prompt` or `notes` for a line aider wrote as one; None for other text."""
+        if text.startswith("#### ") or text.rstrip() == "####":
+            kind = "prompt"
+        elif text.startswith("> ") or text.rstrip() == ">":
+            kind = "notes"
+        else:
+            return None
+        if text.endswith("  "):
+            self.marked = True
+        elif self.marked:
+            return None  # the model's own heading or quote: aider marks every line it writes
+        return kind
+
+    def _common(self) -> dict[str, Any]:
+        return {
+            "timestamp": self.ts,
+            "cwd": self.cwd,
+            "version": self.version,
+            "session_key": self.key,
+        }
+
+    def _prompt(self, block: _Block, common: dict[str, Any]) -> list[Record]:
+        typed = [t[5:] if t.startswith("#### ") else "" for _, t in block.lines]
+        text = "\n".join(t.rstrip() for t in typed).strip()
+        line = block.lines[0][0]
+        if not text:
+            return []
+        if text == "<blank>":  # Enter on an empty line: nothing was asked
+            return [Message(MessageKind.HARNESS, text, line=line, **common)]
+        out: list[Record] = [
+            Message(MessageKind.PROMPT, _capped(text, block, PROMPT_CAP), line=line, **common)
+        ]
+        name = None if self.named else _asking(text)
+        if name and self.header_line is not None:
+            # The first prompt that asks something names the session better than an
+            # `/add` of files; it takes the title slot that ranks above the first prompt.
+            self.named = True
+            name = name[: cut_point(name, _TITLE_HOLD)]
+            out.append(
+                MetaEvent(MetaKind.LAST_PROMPT, name, self.header_line, session_key=self.key)
+            )
+        return out
+
+    def _notes(self, block: _Block, common: dict[str, Any]) -> list[Record]:
+        texts = [t[2:] if t.startswith("> ") else t.lstrip(">") for _, t in block.lines]
+        for t in texts:
+            if found := _VERSION.match(t):
+                self.version = found.group(1)
+        text = "\n".join(t.rstrip() for t in texts).strip()
+        if not text:
+            return []
+        line = block.lines[0][0]
+        return [
+            Message(MessageKind.TOOL_OUTPUT, _capped(text, block, NOTES_CAP), line=line, **common)
+        ]
+
+
+def _asking(prompt: str) -> str | None:
+    """What a prompt asks, if anything: itself, or the message after an asking command."""
+    if not prompt.startswith(("/", "!")):
+        return prompt
+    command, _, rest = prompt.partition(" ")
+    if command.lower() in _ASKING and rest.strip():
+        return rest.strip()
+    return None
+
+
+def _capped(text: str, block: _Block, limit: int) -> str:
+    """`text` cut near `limit`, counting what the block held back as left out too."""
+    left_out = block.total - block.held
+    if left_out <= 0:
+        return cap(text, limit)
+    end = cut_point(text, limit)
+    return text[:end] + f"\n[… {len(text) - end + left_out:,} more characters not indexed]"
+
+
+def _trimmed(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """Trailing whitespace of each line off (aider's line breaks are not text)."""
+    return [(n, t.rstrip()) for n, t in lines]
