@@ -195,6 +195,15 @@ def test_broken_lines_are_reported_and_the_rest_is_indexed(store: Store, tmp_pat
     ]
 
 
+def test_a_binary_file_named_like_a_history_is_skipped(store: Store, tmp_path: Path) -> None:
+    path = tmp_path / "proj" / FILE_NAME
+    path.parent.mkdir()
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + b"a line of text\n" * 3)
+    report = index(store, tmp_path)
+    assert report.skipped == [(str(path), "binary: no Aider run header in it")]
+    assert store.query("SELECT count(*) FROM sessions") == [(0,)]
+
+
 def test_discovery_skips_heavy_folders_and_links_out_of_the_root(tmp_path: Path) -> None:
     root, outside = tmp_path / "code", tmp_path / "elsewhere"
     for folder in (

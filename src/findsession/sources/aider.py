@@ -164,8 +164,9 @@ def read_history(fh: IO[bytes], cursor: Cursor | None, cwd: str) -> Reading:
             resume_at, headers = (start, number - 1), headers + 1
         records += parser.feed(number, text)
     records += parser.finish()
-    if fresh and not headers and not records and looks_binary(head):
-        return Reading([], Cursor(), fresh=True, binary="binary: no line of it is Aider's")
+    if fresh and not headers and looks_binary(head):
+        # NUL bytes near the start and no run header: not a history, whatever its name.
+        return Reading([], Cursor(), fresh=True, binary="binary: no Aider run header in it")
     return Reading(
         records,
         Cursor(resume_at[0], resume_at[1], _digest(fh, end)),
