@@ -32,6 +32,9 @@ from findsession.sources.opening import open_regular
 MAX_NOTE_BYTES = 8 << 20
 #: Per section, like a typed prompt in a transcript: search needs its start.
 SECTION_CAP = 100_000
+#: Sections past this many are left out (and a problem says so): a generated file, not
+#: a note, and each section costs a unit.
+MAX_SECTIONS = 2_000
 SUFFIXES = (".md", ".markdown")
 #: Folders that hold other people's Markdown, not the user's notes.
 _SKIP_DIRS = frozenset({"node_modules"})
@@ -141,6 +144,11 @@ class NoteSource:
         entries = self.entries(path, note, _modified(mtime))
         if not entries:
             return []
+        if len(entries) > MAX_SECTIONS:
+            problems.append(
+                Problem(entries[MAX_SECTIONS].line, "too many sections", f"{len(entries):,}")
+            )
+            entries = entries[:MAX_SECTIONS]
         title, title_line = self.title(path, note, cwd)
         out: list[Record] = [MetaEvent(MetaKind.CUSTOM_TITLE, title, title_line)]
         # Tags and description stay searchable, with the first entry; the raw front

@@ -28,6 +28,10 @@ from findsession.sources.notes_dates import iso_date
 _FRONT_MAX_LINES = 500
 _FRONT_MAX_CHARS = 64 * 1024
 _HEADING_CAP = 200
+#: Lines past this are not looked at for headings (they stay in the last section): the
+#: parser costs about 50 µs per block, and a file of 8 MB of one-line paragraphs would
+#: take minutes. Real notes are far shorter.
+PARSE_MAX_LINES = 20_000
 _TAGS_CAP = 50
 
 # Block structure only: inline markup is not needed to find headings, and skipping it
@@ -111,7 +115,12 @@ def parse_note(text: str, problems: list[Problem]) -> Note:
     """Front matter and top-level headings; a problem is added for broken front matter."""
     lines = text.split("\n")
     front, body_start = _front_matter(lines, problems)
-    body = "\n".join(lines[body_start:])
+    parsed = lines[body_start : body_start + PARSE_MAX_LINES]
+    if len(lines) - body_start > PARSE_MAX_LINES:
+        problems.append(
+            Problem(body_start + PARSE_MAX_LINES + 1, "note too long", "no sections cut after")
+        )
+    body = "\n".join(parsed)
     headings: list[Heading] = []
     tokens = _MD.parse(body)
     for n, token in enumerate(tokens):
@@ -136,16 +145,15 @@ def spans(note: Note, cuts: list[Heading]) -> list[Span]:
     but headings and blank lines are left out, so a lone `# Title` is not a unit."""
     heading_lines = {i for h in note.headings for i in range(h.start, h.end)}
     starts = [(note.body_start, None), *((h.start, h) for h in cuts)]
+    titles = iter(h for h in note.headings if h.level == 1)
+    upcoming, title = next(titles, None), None
     out = []
     for n, (start, heading) in enumerate(starts):
         end = starts[n + 1][0] if n + 1 < len(starts) else len(note.lines)
-        if not any(note.lines[i].strip() and i not in heading_lines for i in range(start, end)):
-            continue
-        title = next(
-            (h.text for h in reversed(note.headings) if h.level == 1 and h.start <= start),
-            None,
-        )
-        out.append(Span(start, end, heading, title))
+        while upcoming is not None and upcoming.start <= start:
+            upcoming, title = next(titles, None), upcoming.text
+        if any(note.lines[i].strip() and i not in heading_lines for i in range(start, end)):
+            out.append(Span(start, end, heading, title))
     return out
 
 
