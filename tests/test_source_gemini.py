@@ -164,6 +164,33 @@ def test_what_is_appended_later_can_rewind_or_replace_what_was_indexed(
     assert cli.json("read", LIGHTHOUSE)["total_turns"] == 2
 
 
+def test_turns_a_compression_leaves_out_stay_searchable(cli: CLI, gemini: Path) -> None:
+    path = chat(gemini, LIGHTHOUSE_DIR, "session-2026-04-20T14-02-bbbb2222.jsonl")
+    kept = [json.loads(line) for line in path.read_text().splitlines()[12:16]]
+    snapshot = "<state_snapshot>\nThe keeper wants lamp hours logged.\n</state_snapshot>"
+    with path.open("a") as fh:
+        for record in (
+            {"$set": {"messages": [
+                {"id": "c-1", "type": "user", "content": [{"text": snapshot}]},
+                {"id": "c-2", "type": "gemini",
+                 "content": [{"text": "Got it. Thanks for the additional context!"}]},
+                *kept,
+            ]}},
+            {"id": "l-u6", "type": "user", "content": [{"text": "Order spare lamp bulbs"}]},
+            {"id": "l-g6", "type": "gemini", "content": "Two spare bulbs ordered."},
+        ):  # fmt: skip
+            fh.write(json.dumps(record) + "\n")
+    index(cli)
+    assert found(cli, "flyback diode") == [LIGHTHOUSE]  # compressed away, still said
+    turns = cli.json("read", LIGHTHOUSE)["turns"]
+    assert [t["messages"][0]["text"] for t in turns] == [
+        "The lighthouse lamp rotation motor stalls at dusk; check the relay wiring",
+        "Instead, log the lamp hours in the keeper's journal",
+        "Order spare lamp bulbs",
+    ]
+    assert all("Got it" not in m["text"] for t in turns for m in t["messages"])
+
+
 def test_a_resumed_chat_is_indexed_once_from_its_jsonl(cli: CLI, gemini: Path) -> None:
     index(cli)
     hit = hits(cli, "celadon glaze cone")[0]

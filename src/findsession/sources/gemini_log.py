@@ -6,10 +6,10 @@ Gemini CLI has written two forms into `chats/`:
   `lastUpdated`, `summary`, `kind`, `messages`), rewritten whole after every message
   (with a plain write, not a rename: a reader can catch it half written);
 - `*.jsonl`, an append-only log: a metadata line, then message records, `{"$set": {...}}`
-  updates (a `messages` array among them replaces every message) and `{"$rewindTo": id}`
-  (that message and all after it are gone). A message id appended again replaces the
-  earlier record in place: the CLI re-appends a reply each time its tool calls or token
-  counts change.
+  updates (a `messages` array among them is the history from then on, see
+  `_checkpoint`) and `{"$rewindTo": id}` (that message and all after it are gone). A
+  message id appended again replaces the earlier record in place: the CLI re-appends a
+  reply each time its tool calls or token counts change.
 
 Both resolve to the same `Conversation`, whose messages keep the order and the numbers
 that `read --raw` uses to find them again: for the JSON form a message's position in the
@@ -106,8 +106,7 @@ def parse_jsonl(data: bytes, problems: list[Problem]) -> Conversation:
         elif isinstance(obj.get("$set"), dict):
             update = obj["$set"]
             if isinstance(update.get("messages"), list):
-                live.clear()
-                _insert_all(live, update["messages"], number)
+                _checkpoint(live, update["messages"], number)
             conv.take_metadata(update, number)
         elif isinstance(obj.get("sessionId"), str) and isinstance(obj.get("projectHash"), str):
             conv.take_metadata(obj, number)
@@ -149,6 +148,22 @@ def _rewind(live: dict[str, tuple[int, dict[str, Any]]], target: str) -> None:
     ids = list(live)
     for gone in ids[ids.index(target) :]:
         del live[gone]
+
+
+def _checkpoint(live: dict[str, tuple[int, dict[str, Any]]], messages: list[Any], n: int) -> None:
+    """A `$set` of `messages`: the history the CLI keeps from now on, in its order.
+
+    The CLI writes one when it compresses a long chat (older turns become a
+    `<state_snapshot>` summary), masks bulky tool output, or loads another history. A
+    turn it leaves out was still said in this session, and is what a person remembers
+    of it: it stays, before the new history, as it was. Only a `$rewindTo` (the person
+    taking turns back) removes turns.
+    """
+    named = {m["id"] for m in messages if isinstance(m, dict) and isinstance(m.get("id"), str)}
+    kept = [(mid, entry) for mid, entry in live.items() if mid not in named]
+    live.clear()
+    live.update(kept)
+    _insert_all(live, messages, n)
 
 
 def _insert_all(live: dict[str, tuple[int, dict[str, Any]]], messages: list[Any], n: int) -> None:

@@ -1,8 +1,9 @@
 """What Gemini CLI's chat messages mean: each message mapped to format-free records.
 
 A `user` message is a typed prompt, unless the harness wrote it (the automatic
-"Please continue.", `<session_context>`, a tool's response); IDE context that Gemini
-Code Assist appends to what was typed is cut off. A `gemini` message gives its reply,
+"Please continue.", `<session_context>`, a tool's response, the `<state_snapshot>` that
+compression puts in place of older turns); IDE context that Gemini Code Assist appends
+to what was typed is cut off. A `gemini` message gives its reply,
 its thoughts and its tool calls with their results; `info`, `error` and `warning`
 messages are harness text. The session's `summary` is its title.
 """
@@ -29,6 +30,8 @@ TOOL_OUTPUT_CAP = 4_000
 #: "System: Please continue."), the next-speaker check's nudge, injected context.
 _HARNESS_EXACT = ("System: Please continue.", "Please continue.")
 _HARNESS_PREFIXES = ("<session_context>", "<hook_context>")
+#: The model's part of a compressed history, written by the CLI after the snapshot.
+_COMPRESSION_ACK = "Got it. Thanks for the additional context!"
 #: A hint typed while the agent works, wrapped by the CLI before it is sent.
 _STEERING = re.compile(
     r"^User (?:steering update|hints):\s*<user_input>\s*(.*?)\s*</user_input>", re.S
@@ -113,6 +116,8 @@ def classify_user_text(text: str) -> tuple[MessageKind, str]:
     prompt without the context the tool added to it."""
     if text in _HARNESS_EXACT or text.startswith(_HARNESS_PREFIXES):
         return MessageKind.HARNESS, text
+    if "<state_snapshot>" in text and "</state_snapshot>" in text:
+        return MessageKind.COMPACT_SUMMARY, text  # what compression left of older turns
     steering = _STEERING.match(text)
     if steering and steering.group(1).strip():
         return MessageKind.PROMPT, steering.group(1).strip()
@@ -152,7 +157,8 @@ def _gemini(msg: dict[str, Any], base: dict[str, Any]) -> Iterator[Message]:
                 yield Message(MessageKind.THINKING, cap(part["text"].strip(), THINKING_CAP), **base)
     reply = _text(parts).strip()
     if reply:
-        yield Message(MessageKind.REPLY, cap(reply, PROMPT_CAP), **base)
+        kind = MessageKind.HARNESS if reply == _COMPRESSION_ACK else MessageKind.REPLY
+        yield Message(kind, cap(reply, PROMPT_CAP), **base)
     calls = [c for c in msg.get("toolCalls") or [] if isinstance(c, dict)]
     recorded = {c.get("id") for c in calls}
     for call in calls:
