@@ -124,6 +124,21 @@ def test_two_runs_in_one_file_are_two_hits(cli: CLI, code: Path) -> None:
     assert {h["session"]["path"] for h in hits} == {str(history(code))}
 
 
+def test_with_no_folder_named_the_home_history_and_configured_roots_are_read(
+    cli: CLI, code: Path, tmp_path: Path
+) -> None:
+    home = Path(cli.env["HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    (home / FILE_NAME).write_text(f"\n{FIRST}\n\n#### tidy the dotfiles repo  \n")
+    Path(cli.env["FINDSESSION_CONFIG"]).write_text(f'[sources.aider]\nroots = ["{code}"]\n')
+    cli.run("index", "--no-embed")
+    aider = next(s for s in cli.json("sources")["sources"] if s["kind"] == "aider")
+    assert aider["files"] == 2 and aider["sessions"] + aider["subagents"] == 3
+    assert {r["path"] for r in aider["roots"]} >= {str(home / FILE_NAME), str(code)}
+    hits = cli.json("search", "--mode", "keyword", "--source", "aider", "dotfiles")["results"]
+    assert [h["session"]["path"] for h in hits] == [str(home / FILE_NAME)]
+
+
 def test_read_raw_gives_the_recorded_text_the_index_redacted(cli: CLI, code: Path) -> None:
     token = "ghp_R8sT2vW5yZ1aB4cD7eF0gH3iJ6kL9mN2oP5q"
     with history(code).open("a") as fh:
