@@ -140,6 +140,24 @@ def test_a_grown_rollout_is_read_on_from_where_it_stopped(store: Store, home: Pa
     assert hits[0].session.id == MAIN and hits[0].turn == 3
 
 
+@pytest.mark.parametrize("written", [1, 9], ids=["own meta only", "inside the replay"])
+def test_a_replay_is_dropped_when_the_first_read_stopped_before_or_inside_it(
+    store: Store, home: Path, written: int
+) -> None:
+    path = rollout(home, CHILD)
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines[:written]))
+    index(store, home)
+    assert store.get_session(CHILD) is None  # nothing of its own yet
+    with open(path, "ab") as fh:
+        fh.write(b"".join(lines[written:]))
+    index(store, home)
+    assert prompts(store, CHILD) == [
+        "List every valve id wired to the north orchard controller. Do not change files."
+    ]
+    assert store.get_session(CHILD).parent_id == MAIN
+
+
 def test_a_compressed_twin_is_not_indexed_beside_its_live_rollout(store: Store, home: Path) -> None:
     report = index(store, home)
     assert report.errors == [] and report.files_seen == 5  # the twin is not even listed

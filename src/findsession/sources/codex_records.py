@@ -85,7 +85,8 @@ class RolloutParser:
         #: A resumed read found events in a rollout first read as one without them.
         self.mode_changed = False
         self.own_meta_seen = self.resumed
-        self.created_ms: int | None = None
+        #: When the thread was created; a resumed read has only its id to tell.
+        self.created_ms: int | None = uuid7_ms(session_id)
         self.gated = False
         self.cwd: str | None = None
         self.branch: str | None = None
