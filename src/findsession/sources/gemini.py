@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 from pathlib import Path
 from typing import IO
 
@@ -196,13 +197,26 @@ def _first_holder(path: Path, session_id: str) -> Path | None:
     if match is None:
         return None
     try:
-        names = set(os.listdir(path.parent))
+        listed = _main_chats(str(path.parent), os.stat(path.parent).st_mtime_ns)
     except OSError:
         return None
-    for name in sorted(names):
-        other = _MAIN_NAME.match(name.rsplit(".", 1)[0])
-        if other is None or other["short"] != match["short"] or not _is_chat(name, names):
-            continue
+    for name in listed.get(match["short"], ()):
         if name == path.name or head_fields(path.parent / name)[0] == session_id:
             return path.parent / name
     return None
+
+
+@lru_cache(maxsize=64)
+def _main_chats(folder: str, mtime_ns: int) -> dict[str, tuple[str, ...]]:
+    """A folder's main chat files by the short id in their names, each list sorted.
+
+    Listed once per folder and change of it (`mtime_ns` is part of the key): a first
+    run describes every file of a folder that may hold thousands.
+    """
+    names = set(os.listdir(folder))
+    found: dict[str, list[str]] = {}
+    for name in sorted(names):
+        match = _MAIN_NAME.match(name.rsplit(".", 1)[0])
+        if match and _is_chat(name, names):
+            found.setdefault(match["short"], []).append(name)
+    return {short: tuple(chats) for short, chats in found.items()}
