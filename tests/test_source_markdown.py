@@ -173,3 +173,14 @@ def test_an_unreadable_note_is_an_error_not_a_crash(cli: CLI, docs: Path) -> Non
     report = index(cli, docs)
     assert [e["path"] for e in report["errors"]] == [str(secret)]
     assert search(cli, "Printer IPP")
+
+
+def test_a_file_name_that_is_not_utf8_is_skipped_and_named(cli: CLI, docs: Path) -> None:
+    try:
+        (docs / os.fsdecode(b"caf\xe9.md")).write_text("# Menu\n\nzucchini soup\n")
+    except (OSError, UnicodeEncodeError):
+        pytest.skip("this file system takes UTF-8 file names only")
+    report = index(cli, docs)
+    [skipped] = report["skipped"]
+    assert skipped["reason"] == "the file name is not valid UTF-8; not read"
+    assert search(cli, "IPP Everywhere driver")  # the other notes are indexed

@@ -36,6 +36,7 @@ def test_a_memory_note_is_found_with_its_project_and_no_configuration(
 ) -> None:
     memory_note(tmp_path, APP)
     memory_note(tmp_path, "/home/dev/code/other")
+    (tmp_path / "home" / ".claude" / "CLAUDE.md").write_text("Answer in metric units.\n")
     cli.json("index", "--no-embed")  # the standard places: sessions and memory alike
 
     hits = cli.json("search", "make check-quick", "--project", APP)["results"]
@@ -49,6 +50,19 @@ def test_a_memory_note_is_found_with_its_project_and_no_configuration(
     # Its session is still a Claude Code session of the same project.
     [session] = cli.json("search", "refund endpoint", "--project", APP)["results"]
     assert session["session"]["source"] == "claude-code"
+    # Claude Code's own CLAUDE.md applies to every project: a note of none.
+    [everywhere] = cli.json("search", "metric units")["results"]
+    assert everywhere["session"]["source"] == "memory" and everywhere["session"]["cwd"] is None
+    assert cli.json("search", "metric units", "--project", APP)["results"] == []
+
+
+def test_memory_notes_are_read_when_claude_code_is_turned_off(cli: CLI, tmp_path: Path) -> None:
+    memory_note(tmp_path, APP)
+    (tmp_path / "config.toml").write_text("[sources]\nclaude-code = false\n")
+    cli.json("index", "--no-embed")
+    [hit] = cli.json("search", "make check-quick")["results"]
+    assert hit["session"]["source"] == "memory" and hit["session"]["cwd"] == APP
+    assert cli.json("search", "refund endpoint")["results"] == []  # its session is not read
 
 
 def test_the_project_comes_from_the_sessions_index_when_no_session_is_left(

@@ -3,10 +3,10 @@
 Two kinds of files, each read as a document (one unit per `##` section):
 
 - Claude Code's auto-memory notes, `$CLAUDE_CONFIG_DIR` (default `~/.claude`)
-  `/projects/<folder>/memory/*.md`: found with no configuration. `<folder>` encodes the
-  project's path with loss, so it is never decoded: the project is the `originalPath`
-  of the folder's `sessions-index.json`, else the `cwd` the folder's own sessions
-  record.
+  `/projects/<folder>/memory/*.md`, and its `CLAUDE.md` for every project: found with
+  no configuration. `<folder>` encodes the project's path with loss, so it is never
+  decoded: the project is the `originalPath` of the folder's `sessions-index.json`,
+  else the `cwd` the folder's own sessions record.
 - `CLAUDE.md`, `AGENTS.md` and `GEMINI.md` at the top of a project folder given as a
   root of this source; the folder is their project.
 """
@@ -22,7 +22,7 @@ from typing import Any
 
 from findsession.domain import SourceKind
 from findsession.sources.base import Skip
-from findsession.sources.notes import NoteSource, is_note
+from findsession.sources.notes import NoteSource, is_note, storable
 from findsession.sources.notes_parse import Note
 from findsession.sources.opening import open_regular
 
@@ -37,10 +37,10 @@ _SESSION_LINES = 50
 _LINE_BYTES = 1 << 20
 
 
-def claude_projects() -> Path:
-    """`$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`."""
+def claude_home() -> Path:
+    """`$CLAUDE_CONFIG_DIR`, else `~/.claude`."""
     base = os.environ.get("CLAUDE_CONFIG_DIR")
-    return (Path(base).expanduser() if base else Path.home() / ".claude") / "projects"
+    return Path(base).expanduser() if base else Path.home() / ".claude"
 
 
 class MemorySource(NoteSource):
@@ -55,13 +55,17 @@ class MemorySource(NoteSource):
         self._projects: dict[str, str | None] = {}
 
     def default_roots(self) -> list[Path]:
-        return [claude_projects()]
+        # Claude Code's own folder, not its `projects/` (the Claude Code source's root):
+        # each source keeps a place of its own, and its top holds the CLAUDE.md that
+        # applies to every project.
+        return [claude_home()]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """The project files at `root`'s top, and the notes of every `memory/` folder of
-        a Claude Code projects folder (or of the project folder or `memory/` given)."""
+        Claude Code's project folders under `root` or `root/projects` (or of the project
+        folder or `memory/` folder given)."""
         if root.is_file():
-            if is_note(root.name):
+            if is_note(root.name) and storable(root, skip):
                 yield root
             return
         for name in PROJECT_FILES:
@@ -73,12 +77,15 @@ class MemorySource(NoteSource):
         elif _PROJECT_FOLDER.match(root.name):
             folders.append(root / "memory")
         else:
-            try:
-                children = sorted(e.name for e in os.scandir(root) if e.is_dir())
-            except OSError as exc:
-                skip(root, f"cannot read the folder: {exc.strerror or exc}")
-                return
-            folders += [root / c / "memory" for c in children if _PROJECT_FOLDER.match(c)]
+            for base in (root, root / "projects"):
+                try:
+                    children = sorted(e.name for e in os.scandir(base) if e.is_dir())
+                except FileNotFoundError:
+                    continue
+                except OSError as exc:
+                    skip(base, f"cannot read the folder: {exc.strerror or exc}")
+                    continue
+                folders += [base / c / "memory" for c in children if _PROJECT_FOLDER.match(c)]
         for folder in folders:
             try:
                 names = sorted(e.name for e in os.scandir(folder) if is_note(e.name))
@@ -87,9 +94,11 @@ class MemorySource(NoteSource):
             except OSError as exc:
                 skip(folder, f"cannot read the folder: {exc.strerror or exc}")
                 continue
-            yield from (folder / n for n in names)
+            yield from (folder / n for n in names if storable(folder / n, skip))
 
     def project(self, path: Path) -> str | None:
+        if os.path.abspath(path.parent) == os.path.abspath(claude_home()):
+            return None  # Claude Code's own CLAUDE.md: every project's
         if path.parent.name != "memory":  # a project's own file: the folder it is in
             return os.path.abspath(path.parent)
         folder = str(path.parent.parent)

@@ -22,7 +22,7 @@ from typing import IO, cast
 from findsession.domain import Message, MessageKind, MetaEvent, MetaKind, Problem
 from findsession.sources.base import Skip, SourceFile
 from findsession.sources.cursor import Cursor, Reading, Record, read_whole
-from findsession.sources.jsonl import cap
+from findsession.sources.jsonl import cap, clean_text
 from findsession.sources.notes_dates import iso
 from findsession.sources.notes_parse import Note, decode, heading_path, parse_note, span_text, spans
 from findsession.sources.opening import open_regular
@@ -62,11 +62,22 @@ def is_note(name: str) -> bool:
     return not name.startswith(".") and name.lower().endswith(SUFFIXES)
 
 
+def storable(path: Path, skip: Skip) -> bool:
+    """Whether the index can hold the path: a name that is not UTF-8 (from an old system
+    or another machine) cannot be stored, so it is skipped, named printably."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        skip(Path(clean_text(str(path))), "the file name is not valid UTF-8; not read")
+        return False
+    return True
+
+
 def walk_notes(root: Path, skip: Skip) -> Iterator[Path]:
     """Every note under `root` in name order, hidden folders and `node_modules` left out;
     links to folders are not followed (a loop must not hang the walk)."""
     if root.is_file():
-        if is_note(root.name):
+        if is_note(root.name) and storable(root, skip):
             yield root
         return
 
@@ -78,7 +89,7 @@ def walk_notes(root: Path, skip: Skip) -> Iterator[Path]:
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS)
         base = Path(folder)
         for name in sorted(files):
-            if is_note(name):
+            if is_note(name) and storable(base / name, skip):
                 yield base / name
 
 
