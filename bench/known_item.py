@@ -136,6 +136,10 @@ def main() -> int:
     config = home / "config.toml"
     config.write_text(f'[embedding]\nmodel = "{args.model}"\n', encoding="utf-8")
     os.environ["FINDSESSION_CONFIG"] = str(config)
+    # Aider's run headers are local times without a zone: read them as UTC, so a run's
+    # start matches the query set's header on any machine.
+    os.environ["TZ"] = "UTC"
+    time.tzset()
     # Copied again each run (mtimes kept): a source added since reads its files, and an
     # unchanged file costs the index a stat.
     roots, missing = stage(corpus, args.corpus, work)

@@ -256,22 +256,12 @@ def test_default_roots_are_aiders_own_settings_and_the_home_file(
     assert default_roots()[0] == Path("/srv/aider/history.md")
 
 
-@pytest.mark.xfail(
-    reason="needs SourceFile.sibling_sessions in the indexer: sessions of one file are "
-    "stored as subagents of the file's own id until then",
-    strict=False,
-)
 def test_runs_of_one_file_are_not_subagents(store: Store, code: Path) -> None:
     index(store, code)
     first = store.get_session(session_id(history(code), FIRST))
     assert not first.is_subagent and first.parent_id is None
 
 
-@pytest.mark.xfail(
-    reason="needs SourceFile.sibling_sessions in the indexer: a marker now hides every run "
-    "of the file",
-    strict=False,
-)
 def test_the_private_marker_hides_only_its_own_run(store: Store, code: Path) -> None:
     with history(code).open("a") as fh:
         fh.write("\n#### findsession:private the calibration is a secret  \n")

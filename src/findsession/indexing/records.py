@@ -49,7 +49,7 @@ def store_records(
             and PRIVATE_MARKER in rec.text
         ):
             sid = f"{session_id}:{rec.session_key}" if rec.session_key else session_id
-            for marked in {sid, session_id} - private:
+            for marked in ({sid} if sf.sibling_sessions else {sid, session_id}) - private:
                 store.mark_private(marked)
                 private.add(marked)
     uuids = {r.uuid for r in records if isinstance(r, Message) and r.uuid}

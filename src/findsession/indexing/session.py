@@ -37,7 +37,7 @@ def rebuild_session(
     turns = build_turns(messages)
     # Lines the parser routed to a child session (inline subagents) live in the
     # file of their parent.
-    inline_child = sid != file_session_id
+    inline_child = sid != file_session_id and not sf.sibling_sessions
     parent_id = file_session_id if inline_child else sf.parent_id
     if sf.is_subagent and parent_id is None:
         parent_id = store.parent_of(sid)

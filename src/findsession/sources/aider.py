@@ -56,7 +56,7 @@ class AiderSource:
         return discover(root, skip)
 
     def describe(self, path: Path) -> SourceFile:
-        return SourceFile(path=path, source=KIND, session_id=file_id(path))
+        return SourceFile(path=path, source=KIND, session_id=file_id(path), sibling_sessions=True)
 
     def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
         return read_history(fh, cursor, str(sf.path.parent))

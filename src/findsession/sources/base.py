@@ -26,6 +26,9 @@ class SourceFile:
     session_id: str
     is_subagent: bool = False
     parent_id: str | None = None
+    #: The file holds several sessions of its own, one per `Message.session_key` (an
+    #: Aider history holds one per run); none is a subagent of another.
+    sibling_sessions: bool = False
     agent_type: str | None = None
     agent_description: str | None = None
 
