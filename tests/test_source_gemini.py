@@ -201,11 +201,6 @@ def test_a_resumed_chat_is_indexed_once_from_its_jsonl(cli: CLI, gemini: Path) -
     assert found(cli, "celadon")[0] == KILN and found(cli, "celadon").count(KILN) == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the indexer keeps a file its source no longer lists while it exists; a .json"
-    " indexed before the CLI migrated it to .jsonl keeps the session id (see report)",
-)
 def test_a_chat_resumed_after_it_was_indexed_stays_one_session(cli: CLI, gemini: Path) -> None:
     twin = chat(gemini, "kiln", "session-2026-05-01T08-30-cccc3333.jsonl")
     kept = twin.read_bytes()

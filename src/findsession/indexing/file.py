@@ -49,6 +49,8 @@ def index_file(
         return
     with fh, store.transaction():
         st = os.fstat(fh.fileno())
+        if state is None and sf.supersedes is not None:
+            _drop_superseded(store, str(sf.supersedes), path)
         session_id = state.session_id if state and state.session_id else _claim_id(store, sf)
         try:
             reading = SOURCES[sf.source].read(sf, fh, _stored_cursor(state))
@@ -109,6 +111,18 @@ def _stored_cursor(state: FileState | None) -> Cursor | None:
     if state is None or state.status != "ok":
         return None
     return Cursor(state.offset, state.lines, state.tail_hash)
+
+
+def _drop_superseded(store: Storage, old: str, path: str) -> None:
+    """Remove the file `path` replaces, and read again the files that skipped its lines
+    as replays (as pruning a vanished file does), so nothing it held is lost."""
+    if not store.file_sources([old]):
+        return
+    replaying = store.replaying_files(old)
+    store.remove_file(old)
+    for other in replaying:
+        if other != path:
+            store.read_again(other)
 
 
 def _claim_id(store: Storage, sf: SourceFile) -> str:

@@ -29,6 +29,10 @@ class SourceFile:
     #: The file holds several sessions of its own, one per `Message.session_key` (an
     #: Aider history holds one per run); none is a subagent of another.
     sibling_sessions: bool = False
+    #: A file this one replaces (Gemini CLI turns a resumed `.json` chat into a `.jsonl`
+    #: of the same session): the indexer drops it when it first reads this one, so the
+    #: session stays one session under its own id.
+    supersedes: Path | None = None
     agent_type: str | None = None
     agent_description: str | None = None
 

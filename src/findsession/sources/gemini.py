@@ -169,7 +169,14 @@ def describe(path: Path) -> SourceFile:
             parent_id=session_id,
             agent_type="helper",
         )
-    return SourceFile(path=path, source=KIND, session_id=session_id, is_subagent=kind == "subagent")
+    twin = path.with_suffix(".json") if path.suffix == ".jsonl" else None
+    return SourceFile(
+        path=path,
+        source=KIND,
+        session_id=session_id,
+        is_subagent=kind == "subagent",
+        supersedes=twin if twin is not None and twin.exists() else None,
+    )
 
 
 def head_fields(path: Path) -> tuple[str | None, str | None]:
