@@ -113,3 +113,12 @@ def test_an_agent_searches_and_reads_every_source(everywhere: CLI, tmp_path: Pat
             assert not error and CODEX_ID in {s["id"] for s in listed["sessions"]}
 
     asyncio.run(go())
+
+
+def test_naming_the_agent_favours_its_sessions(everywhere: CLI) -> None:
+    """ "The Claude chat where..." and "the Codex chat where..." are how people tell two
+    sessions about the same bug apart; neither filters the other agent out."""
+    for agent, source in (("Claude", "claude-code"), ("Codex", "codex")):
+        hits = everywhere.json("search", f"the {agent} chat where the drip scheduler skipped")
+        assert hits["results"][0]["session"]["source"] == source, (agent, hits["results"][:2])
+        assert len({h["session"]["source"] for h in hits["results"]}) > 1  # a nudge only

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from findsession.storage.base import RRF_K, UnitMatch, VectorMatch
@@ -49,5 +50,12 @@ def fuse(
     for unit_id, reason in pins.items():
         if unit_id in units:
             units[unit_id].pinned = reason
-    order = {"identifier": 0, "keyword-winner": 1, None: 2}
-    return sorted(units.values(), key=lambda u: (order[u.pinned], -u.score))
+    return in_order(units.values())
+
+
+_PIN_ORDER = {"identifier": 0, "keyword-winner": 1, None: 2}
+
+
+def in_order(units: Iterable[FusedUnit]) -> list[FusedUnit]:
+    """Pinned units first (identifiers, then the keyword winner), then by fused score."""
+    return sorted(units, key=lambda u: (_PIN_ORDER[u.pinned], -u.score))

@@ -15,7 +15,24 @@ from findsession.sources.gemini import GeminiSource
 SOURCES: dict[str, Source] = {
     s.kind: s for s in (ClaudeCodeSource(), AiderSource(), CodexSource(), GeminiSource())
 }
+#: What people call each agent when they ask for one of its sessions ("the Codex chat
+#: where..."); search favours the sessions of an agent the query names.
+SPOKEN_NAMES: dict[str, tuple[str, ...]] = {
+    ClaudeCodeSource.kind: ("claude",),
+    CodexSource.kind: ("codex",),
+    GeminiSource.kind: ("gemini",),
+    AiderSource.kind: ("aider",),
+}
 #: The format of a folder named without one (`findsession index PATH`, a bare config root).
 DEFAULT_SOURCE = ClaudeCodeSource.kind
 
-__all__ = ["DEFAULT_SOURCE", "SOURCES", "Cursor", "Reading", "Skip", "Source", "SourceFile"]
+__all__ = [
+    "DEFAULT_SOURCE",
+    "SOURCES",
+    "SPOKEN_NAMES",
+    "Cursor",
+    "Reading",
+    "Skip",
+    "Source",
+    "SourceFile",
+]
