@@ -11,9 +11,21 @@ from findsession.sources.claude_code import ClaudeCodeSource
 from findsession.sources.codex import CodexSource
 from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.gemini import GeminiSource
+from findsession.sources.journal import JournalSource
+from findsession.sources.markdown import MarkdownSource
+from findsession.sources.memory import MemorySource
 
 SOURCES: dict[str, Source] = {
-    s.kind: s for s in (ClaudeCodeSource(), AiderSource(), CodexSource(), GeminiSource())
+    s.kind: s
+    for s in (
+        ClaudeCodeSource(),
+        CodexSource(),
+        AiderSource(),
+        GeminiSource(),
+        MarkdownSource(),
+        JournalSource(),
+        MemorySource(),
+    )
 }
 #: What people call each agent when they ask for one of its sessions ("the Codex chat
 #: where..."); search favours the sessions of an agent the query names.
