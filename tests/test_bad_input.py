@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
-from conftest import index
+from conftest import CLI, index
 from transcripts import Transcript, project_dir
 
 from findsession.search.engine import SearchOptions, search
@@ -166,3 +167,21 @@ def test_a_full_disk_stops_the_run_cleanly_and_keeps_the_index(
     store.db.execute("PRAGMA max_page_count = 1073741823")
     again = index(store, projects)
     assert not again.interrupted and store.get_session("filler-29") is not None
+
+
+def test_a_file_name_that_is_not_utf8_is_skipped_and_named(cli: CLI, tmp_path: Path) -> None:
+    """Such a name (written under another locale) stopped the whole run when the indexer
+    tried to store it; now it is left out, named, and every other file is indexed."""
+    projects = Path(cli.env["CLAUDE_CONFIG_DIR"]) / "projects"
+    folder = project_dir(projects, "/home/dev/cafe")
+    t = Transcript(session_id="good-one", cwd="/home/dev/cafe")
+    t.prompt("the espresso grinder drifts coarse every morning").reply("Recalibrate it.")
+    t.write(folder)
+    odd = os.fsencode(folder) + b"/caf\xe9.jsonl"
+    with open(odd, "wb") as fh:
+        fh.write((folder / "good-one.jsonl").read_bytes().replace(b"good-one", b"odd-one"))
+    proc = cli.run("index", "--no-embed", check=False)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert "not valid UTF-8" in proc.stderr
+    hits = cli.json("search", "espresso grinder")["results"]
+    assert [h["session"]["id"] for h in hits] == ["good-one"]

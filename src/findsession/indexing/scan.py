@@ -32,7 +32,7 @@ def scan(roots: list[Root], report: IndexReport, seen: set[str]) -> list[Found]:
     found: list[Found] = []
 
     def skip(path: Path, reason: str) -> None:
-        report.skipped.append((str(path), reason))
+        report.skipped.append((shown(str(path)), reason))
 
     for root in roots:
         for path in SOURCES[root.source].discover(root.path, skip):
@@ -41,10 +41,27 @@ def scan(roots: list[Root], report: IndexReport, seen: set[str]) -> list[Found]:
                 continue
             seen.add(key)
             report.files_seen += 1
+            if not _utf8(key):
+                # Written under another locale; the index keeps paths as UTF-8 text.
+                skip(path, "its name is not valid UTF-8; rename it to index it")
+                continue
             st = _regular_file(path, inside, skip)
             if st is not None:
                 found.append(Found(path, root.source, str(root.path), st))
     return found
+
+
+def _utf8(path: str) -> bool:
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def shown(path: str) -> str:
+    """A path as text that can be printed and stored: undecodable bytes as `\\xe9`."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 class _Inside:
