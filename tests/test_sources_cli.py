@@ -78,3 +78,25 @@ def test_search_source_filter_keeps_only_that_source(cli: CLI, home_sessions: Pa
     assert wrong.returncode == 1 and "source must be one or more of" in wrong.stderr
     shown = cli.run("search", "espresso").stdout
     assert "claude-code" in shown  # each hit is marked with its source
+
+
+def test_a_projects_own_agent_instructions_are_indexed_with_its_sessions(
+    cli: CLI, tmp_path: Path
+) -> None:
+    """CLAUDE.md and AGENTS.md live in the project, not in any agent's folder: the index
+    reads them for every project its sessions name, as notes of that project."""
+    project = tmp_path / "cafe"
+    project.mkdir()
+    (project / "AGENTS.md").write_text(
+        "# Cafe\n\n## Conventions\n\nNever commit the roaster calibration table by hand.\n",
+        encoding="utf-8",
+    )
+    projects = Path(cli.env["CLAUDE_CONFIG_DIR"]) / "projects"
+    t = Transcript(session_id="cafe-3", cwd=str(project))
+    t.prompt("add a grind size column").reply("Added the column.")
+    t.write(project_dir(projects, str(project)))
+    cli.run("index", "--no-embed")  # the sessions first: they name the project
+    cli.run("index", "--no-embed")  # then its own files are read
+    hits = cli.json("search", "roaster calibration table", "--project", str(project))["results"]
+    assert hits and hits[0]["session"]["source"] == "memory"
+    assert hits[0]["session"]["cwd"] == str(project)

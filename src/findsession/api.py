@@ -51,9 +51,11 @@ from findsession.search.filters import (
     parse_range,
     parse_when,
 )
-from findsession.sources import DEFAULT_SOURCE, SOURCES
+from findsession.sources import DEFAULT_SOURCE, SOURCES, SPOKEN_NAMES
 from findsession.storage import Storage, open_storage
 
+#: The source that reads projects' own instruction files (`CLAUDE.md`, `AGENTS.md`).
+MEMORY = "memory"
 #: Called with a sentence for the person (a note, a warning), as things happen.
 Say = Callable[[str], None]
 
@@ -127,6 +129,7 @@ class Findsession:
             missing = [f"warning: {r.path} does not exist" for r in given if not r.path.exists()]
             return RootChoice(given, missing)
         found = [r for r in config.default_roots(self.settings) if r.path.exists()]
+        found += self._project_memory_roots(found)
         if found:
             return RootChoice(found)
         standard = config.default_roots(self.settings)
@@ -138,17 +141,31 @@ class Findsession:
         )
         return RootChoice([config.sample_root()], [note], sample=True)
 
+    def _project_memory_roots(self, roots: list[Root]) -> list[Root]:
+        """Each indexed project's own folder, read for its `CLAUDE.md`, `AGENTS.md` and
+        `GEMINI.md` (a few stats each), unless the memory source is off."""
+        if MEMORY not in SOURCES or MEMORY in self.settings.disabled:
+            return []
+        have = set(roots)
+        dirs = self.store.project_dirs(tuple(SPOKEN_NAMES))
+        extra = [Root(Path(d), MEMORY) for d in dirs if Path(d).is_absolute()]
+        return [r for r in extra if r not in have and r.path.is_dir()]
+
     def _root_of(self, path: Path, source: str | None) -> Root:
+        """`source`, else the source of the deepest standard place or configured root
+        holding `path` (`~/.claude/projects/x/memory` is memory's, not Claude Code's)."""
         if source:
             return Root(path, source)
+        best: Root | None = None
         for root in config.default_roots(self.settings):
             try:
-                holds = path == root.path.resolve() or root.path.resolve() in path.parents
+                place = root.path.resolve()
             except OSError:
                 continue
-            if holds:
-                return Root(path, root.source)
-        return Root(path, DEFAULT_SOURCE)
+            holds = path == place or place in path.parents
+            if holds and (best is None or len(place.parts) > len(best.path.parts)):
+                best = Root(place, root.source)
+        return Root(path, best.source if best else DEFAULT_SOURCE)
 
     def standard_roots(self) -> list[Root]:
         """Every source's standard place and the config's roots, existing or not yet."""

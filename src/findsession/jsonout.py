@@ -139,6 +139,7 @@ def message_json(m: Message, text: str | None = None) -> dict[str, Any]:
         "timestamp": m.timestamp,
         "tool": m.tool_name,
         "is_error": m.is_error,
+        "heading": m.heading,
     }
 
 

@@ -155,10 +155,15 @@ def print_read(out: Console, view: SessionView) -> None:
     for turn in view.turns:
         out.print()
         when = printable((turn.timestamp or "")[:16].replace("T", " "))
-        out.rule(Text(f"turn {turn.ordinal}  {when}"))
+        section = any(m.kind is MessageKind.SECTION for m in turn.messages)
+        out.rule(Text(f"{'section' if section else 'turn'} {turn.ordinal}  {when}"))
         for msg in turn.messages:
             text = printable(msg.text)
-            if msg.kind is MessageKind.PROMPT:
+            if msg.kind is MessageKind.SECTION:
+                if msg.heading:
+                    out.print(Text(printable(msg.heading), style="dim"), soft_wrap=True)
+                out.print(Text(text), soft_wrap=True)
+            elif msg.kind is MessageKind.PROMPT:
                 out.print(Text("> ", style="bold green") + Text(text), soft_wrap=True)
             elif msg.kind is MessageKind.REPLY:
                 out.print(Text(text), soft_wrap=True)

@@ -45,7 +45,7 @@ def store_records(
     for rec in records:
         if (
             isinstance(rec, Message)
-            and rec.kind is MessageKind.PROMPT
+            and rec.kind in (MessageKind.PROMPT, MessageKind.SECTION)
             and PRIVATE_MARKER in rec.text
         ):
             sid = f"{session_id}:{rec.session_key}" if rec.session_key else session_id
@@ -113,9 +113,13 @@ def _redacted(rec: Message | MetaEvent, found: Counter[str]) -> Message | MetaEv
             if more:
                 files = (*files[:n], clean, *files[n + 1 :])
                 counts.update(more)
+        heading = rec.heading
+        if heading:
+            heading, more = redact(heading)
+            counts.update(more)
         if counts:
             found.update(counts)
-            return replace(rec, text=text, files=files)
+            return replace(rec, text=text, files=files, heading=heading)
         return rec
     value, counts = redact(rec.value)
     if counts:

@@ -130,6 +130,18 @@ class SessionsMixin(Connection):
         escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         return self._sessions_where("id LIKE ? ESCAPE '\\'", (escaped + "%",), "id", limit)
 
+    def project_dirs(self, sources: tuple[str, ...]) -> list[str]:
+        """The distinct project directories of sessions from `sources`."""
+        marks = ", ".join("?" * len(sources))
+        return [
+            r[0]
+            for r in self.db.execute(
+                f"SELECT DISTINCT cwd FROM sessions WHERE cwd IS NOT NULL AND source IN ({marks})"
+                " ORDER BY cwd",
+                sources,
+            )
+        ]
+
     def session_file(self, session_id: str) -> str | None:
         """The transcript file a session's row came from, or None if there is no row."""
         return self.scalar("SELECT file_path FROM sessions WHERE id = ?", (session_id,))
