@@ -17,7 +17,7 @@ from findsession.domain import Root
 from findsession.errors import IndexFull
 from findsession.indexing.file import Abort, index_file
 from findsession.indexing.report import IndexReport, Progress
-from findsession.indexing.scan import handle_vanished, scan
+from findsession.indexing.scan import handle_vanished, os_error, scan
 from findsession.sources import SOURCES, SourceFile
 from findsession.storage.base import Storage
 
@@ -56,7 +56,10 @@ def index_roots(
             ):
                 report.files_unchanged += 1
                 continue
-            work.append((SOURCES[f.source].describe(f.path), f.root))
+            try:
+                work.append((SOURCES[f.source].describe(f.path), f.root))
+            except OSError as exc:  # gone or unreadable between the scan and now
+                report.errors.append((str(f.path), os_error(exc)))
         with _CommitGroups(store) as group:
             for done, (sf, root_key) in enumerate(work, 1):
                 if progress:
