@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from findsession import config
@@ -26,7 +26,6 @@ from findsession.domain import (
     Root,
     SearchResponse,
     Session,
-    SourceCounts,
     SourceReport,
 )
 from findsession.embeddings import (
@@ -40,6 +39,7 @@ from findsession.indexing import IndexReport, Progress, index_roots
 from findsession.indexing.embed import EmbedReport, embed_pending
 from findsession.indexing.model_choice import index_embedder
 from findsession.reader import SessionView, read_session, resolve_session
+from findsession.roots import RootChoice, choose_roots, source_reports
 from findsession.search.engine import search
 from findsession.search.filters import (
     KINDS,
@@ -51,23 +51,10 @@ from findsession.search.filters import (
     parse_range,
     parse_when,
 )
-from findsession.sources import DEFAULT_SOURCE, SOURCES, SPOKEN_NAMES
 from findsession.storage import Storage, open_storage
 
-#: The source that reads projects' own instruction files (`CLAUDE.md`, `AGENTS.md`).
-MEMORY = "memory"
 #: Called with a sentence for the person (a note, a warning), as things happen.
 Say = Callable[[str], None]
-
-
-@dataclass
-class RootChoice:
-    """The roots an index run reads, and what the person should know about the choice."""
-
-    roots: list[Root]
-    notes: list[str] = field(default_factory=list)
-    #: True when no transcripts were found and the shipped sample corpus stands in.
-    sample: bool = False
 
 
 @dataclass
@@ -120,52 +107,9 @@ class Findsession:
     def roots(self, paths: Iterable[str | Path] = (), source: str | None = None) -> RootChoice:
         """The folders to index: `paths` if given (read as `source`, else as the source
         whose standard place or configured root holds them, else the default source),
-        else every source's standard place and the config's roots; with no transcripts
-        anywhere, the shipped sample corpus."""
-        if source is not None and source not in SOURCES:
-            raise BadOption(f"source must be one of {', '.join(SOURCES)}, not {source!r}")
-        given = [self._root_of(Path(p).expanduser().resolve(), source) for p in paths]
-        if given:
-            missing = [f"warning: {r.path} does not exist" for r in given if not r.path.exists()]
-            return RootChoice(given, missing)
-        found = [r for r in config.default_roots(self.settings) if r.path.exists()]
-        found += self._project_memory_roots(found)
-        if found:
-            return RootChoice(found)
-        standard = config.default_roots(self.settings)
-        where = f"at {standard[0].path}" if standard else "(every source is off in the config)"
-        note = (
-            f"no transcripts found {where}; indexing the sample corpus that ships with"
-            " findsession instead (name a folder, or add roots to the config file, to index"
-            " your own)"
-        )
-        return RootChoice([config.sample_root()], [note], sample=True)
-
-    def _project_memory_roots(self, roots: list[Root]) -> list[Root]:
-        """Each indexed project's own folder, read for its `CLAUDE.md`, `AGENTS.md` and
-        `GEMINI.md` (a few stats each), unless the memory source is off."""
-        if MEMORY not in SOURCES or MEMORY in self.settings.disabled:
-            return []
-        have = set(roots)
-        dirs = self.store.project_dirs(tuple(SPOKEN_NAMES))
-        extra = [Root(Path(d), MEMORY) for d in dirs if Path(d).is_absolute()]
-        return [r for r in extra if r not in have and r.path.is_dir()]
-
-    def _root_of(self, path: Path, source: str | None) -> Root:
-        """`source`, else the source of the deepest standard place or configured root
-        holding `path` (`~/.claude/projects/x/memory` is memory's, not Claude Code's)."""
-        if source:
-            return Root(path, source)
-        best: Root | None = None
-        for root in config.default_roots(self.settings):
-            try:
-                place = root.path.resolve()
-            except OSError:
-                continue
-            holds = path == place or place in path.parents
-            if holds and (best is None or len(place.parts) > len(best.path.parts)):
-                best = Root(place, root.source)
-        return Root(path, best.source if best else DEFAULT_SOURCE)
+        else every source's standard place, the config's roots and each indexed
+        project's own folder; with no transcripts anywhere, the shipped sample corpus."""
+        return choose_roots(self.settings, self.store, paths, source)
 
     def standard_roots(self) -> list[Root]:
         """Every source's standard place and the config's roots, existing or not yet."""
@@ -289,22 +233,7 @@ class Findsession:
     def sources(self) -> list[SourceReport]:
         """Every known source: on or off, the places it reads, and its files, sessions
         and skipped lines in the index."""
-        counts = self.store.source_counts()
-        everywhere = config.default_roots(self.settings)
-        reports = []
-        for kind, source in SOURCES.items():
-            places = [r.path for r in everywhere if r.source == kind]
-            if kind in self.settings.disabled:
-                places = list(source.default_roots())
-            reports.append(
-                SourceReport(
-                    kind=kind,
-                    enabled=kind not in self.settings.disabled,
-                    roots=[(str(p), p.exists()) for p in places],
-                    counts=counts.get(kind, SourceCounts()),
-                )
-            )
-        return reports
+        return source_reports(self.settings, self.store)
 
     def status(self) -> IndexStatus:
         return self.store.status()

@@ -26,10 +26,10 @@ from findsession.domain import Hit, SearchResponse
 from findsession.embeddings.base import Embedder, EmbeddingUnavailable
 from findsession.query import Query
 from findsession.search.filters import SearchOptions
-from findsession.search.fusion import FusedUnit, fuse, in_order
+from findsession.search.fusion import FusedUnit, fuse
+from findsession.search.named import SourceOf, favour, named_sources
 from findsession.search.snippets import chunk_snippet, clean_snippet, field_of, find_snippet
-from findsession.sources import SPOKEN_NAMES
-from findsession.storage.base import RRF_K, KeywordQueryError, Storage, UnitMatch, VectorMatch
+from findsession.storage.base import KeywordQueryError, Storage, UnitMatch, VectorMatch
 
 #: Units fetched per list for each session shown: many units of one session can precede
 #: the next session's best unit.
@@ -124,8 +124,8 @@ def retrieve(
         return found
     exact = store.units_with_all(list(query.identifiers), filters, limit) if not query.raw else []
     pins = dict.fromkeys(exact if keyword else [], "identifier")
-    named = set() if opts.source else _named_sources(query)
-    sources = _SourceOf(store)
+    named = set() if opts.source else named_sources(query)
+    sources = SourceOf(store)
     if keyword and vector:
         held, words = _words_held(store, query, keyword[0].unit_id)
         # A query that names another agent gives this one's best match no first place.
@@ -140,42 +140,8 @@ def retrieve(
             keyword = []
     found.units = fuse(keyword, vector, opts.hybrid_weight, pins, floor)
     if named:
-        found.units = _favour(found.units, named, sources)
+        found.units = favour(found.units, named, sources)
     return found
-
-
-#: Added to the fused score of a unit whose session comes from an agent the query names:
-#: as much as a first place in one list at the default hybrid weight. A nudge, not a
-#: filter: a person who says "the Codex chat" may misremember which tool it was.
-NAMED_SOURCE_BONUS = 0.5 / (RRF_K + 1)
-
-
-def _named_sources(query: Query) -> set[str]:
-    """The agents the query names ("in Codex I asked...", "the Gemini chat where")."""
-    words = {w.strip(".,;:!?'\"()[]").lower() for w in query.words}
-    return {kind for kind, names in SPOKEN_NAMES.items() if words & set(names)}
-
-
-class _SourceOf:
-    """Each session's source, looked up once per search."""
-
-    def __init__(self, store: Storage) -> None:
-        self.store = store
-        self.known: dict[str, str | None] = {}
-
-    def __call__(self, session_id: str) -> str | None:
-        if session_id not in self.known:
-            session = self.store.get_session(session_id)
-            self.known[session_id] = session.source if session else None
-        return self.known[session_id]
-
-
-def _favour(units: list[FusedUnit], named: set[str], source_of: _SourceOf) -> list[FusedUnit]:
-    """Fused units with the named agents' sessions nudged up, pins still first."""
-    for unit in units:
-        if source_of(unit.session_id) in named:
-            unit.score += NAMED_SOURCE_BONUS
-    return in_order(units)
 
 
 #: Unit kinds that are a place in a session to read (`read ID --turn N`): a turn, or a

@@ -1,0 +1,106 @@
+"""Which folders an index run reads, and what each source reads and holds.
+
+The core API's choice of roots, apart from the API itself: the folders a person names
+(each read as the source whose standard place holds it), else every enabled source's
+standard place, the config's roots and each indexed project's own folder (for its
+`CLAUDE.md`, `AGENTS.md`, `GEMINI.md`); with nothing anywhere, the shipped sample.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from findsession import config
+from findsession.config import Config
+from findsession.domain import Root, SourceCounts, SourceReport
+from findsession.search.filters import BadOption
+from findsession.sources import DEFAULT_SOURCE, SOURCES, SPOKEN_NAMES
+from findsession.storage import Storage
+
+#: The source that reads projects' own instruction files (`CLAUDE.md`, `AGENTS.md`).
+MEMORY = "memory"
+
+
+@dataclass
+class RootChoice:
+    """The roots an index run reads, and what the person should know about the choice."""
+
+    roots: list[Root]
+    notes: list[str] = field(default_factory=list)
+    #: True when no transcripts were found and the shipped sample corpus stands in.
+    sample: bool = False
+
+
+def choose_roots(
+    settings: Config, store: Storage, paths: Iterable[str | Path], source: str | None
+) -> RootChoice:
+    """See `Findsession.roots`."""
+    if source is not None and source not in SOURCES:
+        raise BadOption(f"source must be one of {', '.join(SOURCES)}, not {source!r}")
+    given = [root_of(settings, Path(p).expanduser().resolve(), source) for p in paths]
+    if given:
+        missing = [f"warning: {r.path} does not exist" for r in given if not r.path.exists()]
+        return RootChoice(given, missing)
+    found = [r for r in config.default_roots(settings) if r.path.exists()]
+    found += project_memory_roots(settings, store, found)
+    if found:
+        return RootChoice(found)
+    standard = config.default_roots(settings)
+    where = f"at {standard[0].path}" if standard else "(every source is off in the config)"
+    note = (
+        f"no transcripts found {where}; indexing the sample corpus that ships with"
+        " findsession instead (name a folder, or add roots to the config file, to index"
+        " your own)"
+    )
+    return RootChoice([config.sample_root()], [note], sample=True)
+
+
+def project_memory_roots(settings: Config, store: Storage, roots: list[Root]) -> list[Root]:
+    """Each indexed project's own folder, read for its `CLAUDE.md`, `AGENTS.md` and
+    `GEMINI.md` (a few stats each), unless the memory source is off. A project is known
+    once its first session is indexed, so its files are read from the run after."""
+    if MEMORY not in SOURCES or MEMORY in settings.disabled:
+        return []
+    have = set(roots)
+    dirs = store.project_dirs(tuple(SPOKEN_NAMES))
+    extra = [Root(Path(d), MEMORY) for d in dirs if Path(d).is_absolute()]
+    return [r for r in extra if r not in have and r.path.is_dir()]
+
+
+def root_of(settings: Config, path: Path, source: str | None) -> Root:
+    """`source`, else the source of the deepest standard place or configured root
+    holding `path` (`~/.claude/projects/x/memory` is memory's, not Claude Code's)."""
+    if source:
+        return Root(path, source)
+    best: Root | None = None
+    for root in config.default_roots(settings):
+        try:
+            place = root.path.resolve()
+        except OSError:
+            continue
+        holds = path == place or place in path.parents
+        if holds and (best is None or len(place.parts) > len(best.path.parts)):
+            best = Root(place, root.source)
+    return Root(path, best.source if best else DEFAULT_SOURCE)
+
+
+def source_reports(settings: Config, store: Storage) -> list[SourceReport]:
+    """Each known source: on or off, the places it reads, what the index holds from it."""
+    counts = store.source_counts()
+    everywhere = config.default_roots(settings)
+    reports = []
+    for kind, source in SOURCES.items():
+        places = [r.path for r in everywhere if r.source == kind]
+        if kind in settings.disabled:
+            places = list(source.default_roots())
+        reports.append(
+            SourceReport(
+                kind=kind,
+                enabled=kind not in settings.disabled,
+                roots=[(str(p), p.exists()) for p in places],
+                counts=counts.get(kind, SourceCounts()),
+            )
+        )
+    return reports
