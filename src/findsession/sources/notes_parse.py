@@ -13,10 +13,8 @@ import codecs
 import re
 import tomllib
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
-
-import yaml
-from markdown_it import MarkdownIt
 
 from findsession.domain import Problem
 from findsession.sources.cursor import HEAD
@@ -36,8 +34,17 @@ _TAGS_CAP = 50
 
 # Block structure only: inline markup is not needed to find headings, and skipping it
 # makes parsing several times faster. `maxNesting` bounds hostile nesting.
-_MD = MarkdownIt("commonmark", {"maxNesting": 20})
-_MD.disable("inline")
+
+
+@cache
+def _markdown() -> Any:
+    """The CommonMark block parser, built on first use: importing it costs every
+    command about 25 ms, and most commands read no note."""
+    from markdown_it import MarkdownIt
+
+    parser = MarkdownIt("commonmark", {"maxNesting": 20})
+    parser.disable("inline")
+    return parser
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +129,7 @@ def parse_note(text: str, problems: list[Problem]) -> Note:
         )
     body = "\n".join(parsed)
     headings: list[Heading] = []
-    tokens = _MD.parse(body)
+    tokens = _markdown().parse(body)
     for n, token in enumerate(tokens):
         if token.type != "heading_open" or token.level != 0 or not token.map:
             continue
@@ -193,6 +200,8 @@ def _front_matter(lines: list[str], problems: list[Problem]) -> tuple[FrontMatte
     block = "\n".join(lines[1:end])
     if len(block) > _FRONT_MAX_CHARS:
         return FrontMatter(), 0
+    import yaml  # on first use: most commands read no front matter
+
     try:
         data = yaml.safe_load(block) if fence == "---" else tomllib.loads(block)
     except (yaml.YAMLError, tomllib.TOMLDecodeError, ValueError, RecursionError) as exc:
