@@ -122,8 +122,10 @@ def retrieve(
             " ([embedding] in the config file) and run `findsession index`"
         )
         return found
-    exact = store.units_with_all(list(query.identifiers), filters, limit) if not query.raw else []
-    pins = dict.fromkeys(exact if keyword else [], "identifier")
+    # Only a keyword list can be pinned: without one the lookup would be thrown away.
+    wanted = keyword and not query.raw
+    exact = store.units_with_all(list(query.identifiers), filters, limit) if wanted else set()
+    pins = dict.fromkeys(exact, "identifier")
     named = set() if opts.source else named_sources(query)
     sources = SourceOf(store)
     if keyword and vector:
@@ -204,6 +206,7 @@ def _vector_list(
     """Units by meaning and the cosine a vector-only unit needs to be shown; or None,
     with a note saying why vector search could not run."""
     stored = store.setting("embedding_model")
+    store.load_vectors()  # while the model loads in its thread, not after it
     try:
         model, vec = pending.result()
     except EmbeddingUnavailable as exc:

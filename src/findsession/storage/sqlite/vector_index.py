@@ -251,5 +251,8 @@ def _batched_ints(cursor: object, columns: int) -> np.ndarray:
 class VectorSearchMixin(Store):
     """The store's vector search (see findsession.storage.base.VectorIndex)."""
 
+    def load_vectors(self) -> None:
+        VectorMatrix.current(self)
+
     def vector_search(self, vector: np.ndarray, filters: Filters, limit: int) -> list[VectorMatch]:
         return VectorMatrix.current(self).search(self, vector, filters, limit)
