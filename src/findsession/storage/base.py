@@ -236,6 +236,15 @@ class KeywordIndex(Protocol):
         """Units holding every token verbatim (not only their words)."""
         ...
 
+    def words_held(self, words: list[str], unit_ids: list[int]) -> set[str]:
+        """The words that at least one of the units matches in any keyword index."""
+        ...
+
+    def word_rarity(self, words: list[str]) -> dict[str, float]:
+        """Each word's inverse document frequency over all units, log((N+1)/(n+1)): how
+        much matching it says; a word most units hold says almost nothing."""
+        ...
+
 
 class VectorIndex(Protocol):
     """Chunks' vectors, stored with their units and searched by cosine."""

@@ -8,6 +8,8 @@ let a long tool output outrank the line a person typed; two lists cannot.
 
 from __future__ import annotations
 
+import math
+
 import apsw
 
 from findsession import cjk
@@ -181,6 +183,62 @@ def unit_holds(store: Store, word: str, unit_id: int) -> bool:
     return False
 
 
+def words_held(store: Store, words: list[str], unit_ids: list[int]) -> set[str]:
+    """One FTS5 lookup per word and index, limited to the given rows."""
+    if not unit_ids:
+        return set()
+    marks = ",".join("?" * len(unit_ids))
+    held = set()
+    for word in words:
+        grams = fts_query.cjk_expression(cjk.runs(word))
+        checks = [("units_fts", fts_query.quote(word)), ("tools_fts", fts_query.quote(word))]
+        if grams:
+            checks.append(("cjk_fts", grams))
+        for table, expression in checks:
+            sql = (
+                f"SELECT EXISTS (SELECT 1 FROM {table} WHERE {table} MATCH ?"
+                f" AND rowid IN ({marks}))"
+            )
+            try:
+                if store.scalar(sql, (expression, *unit_ids)):
+                    held.add(word)
+                    break
+            except apsw.SQLError:  # a token FTS5 cannot parse holds nothing
+                continue
+    return held
+
+
+def word_rarity(store: Store, words: list[str]) -> dict[str, float]:
+    """Document frequencies from the FTS5 vocabulary (porter stems, as the index holds
+    them); a CJK word's from its rarest bigram in the bigram index."""
+    units = store.scalar("SELECT count(*) FROM units") or 0
+    tokenizer = store.db.fts5_tokenizer("porter", ["unicode61"])
+    rarity = {}
+    for word in words:
+        runs = cjk.runs(word)
+        if runs:
+            grams = [g for run in runs for g in cjk.bigrams(run)] or runs
+            counts = [_cjk_count(store, g) for g in grams]
+        else:
+            terms = [t[2] for t in tokenizer(word.encode(), apsw.FTS5_TOKENIZE_QUERY, None)]
+            counts = [
+                store.scalar("SELECT doc FROM units_vocab WHERE term = ?", (term,)) or 0
+                for term in terms
+            ]
+        found = min(counts) if counts else 0
+        rarity[word] = math.log((units + 1) / (found + 1))
+    return rarity
+
+
+def _cjk_count(store: Store, gram: str) -> int:
+    try:
+        return store.scalar(
+            "SELECT count(*) FROM cjk_fts WHERE cjk_fts MATCH ?", (fts_query.quote(gram),)
+        )
+    except apsw.SQLError:
+        return 0
+
+
 class KeywordMixin(UnitsMixin):
     """The store's keyword index (see findsession.storage.base.KeywordIndex)."""
 
@@ -192,6 +250,12 @@ class KeywordMixin(UnitsMixin):
 
     def unit_holds(self, word: str, unit_id: int) -> bool:
         return unit_holds(self, word, unit_id)
+
+    def words_held(self, words: list[str], unit_ids: list[int]) -> set[str]:
+        return words_held(self, words, unit_ids)
+
+    def word_rarity(self, words: list[str]) -> dict[str, float]:
+        return word_rarity(self, words)
 
     def units_with_all(self, tokens: list[str], filters: Filters, limit: int) -> set[int]:
         """FTS5 finds candidates, but it splits `normalize_ledger_rows` into three words
