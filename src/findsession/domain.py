@@ -175,6 +175,26 @@ class Hit:
     files: list[str] = field(default_factory=list)
 
 
+class Level(StrEnum):
+    """How sure a search is that its first session is the one meant."""
+
+    STRONG = "strong"
+    WEAK = "weak"
+    NOTHING = "nothing"  # shown as "nothing close"
+
+
+@dataclass(frozen=True, slots=True)
+class Confidence:
+    """The level, the probability-like score behind it, and the signals it came from
+    (see findsession.search.confidence)."""
+
+    level: Level
+    score: float
+    coverage: float | None = None
+    lift: float | None = None
+    agreement: float | None = None
+
+
 @dataclass(slots=True)
 class SearchResponse:
     """Hits plus how they were found: `strategy` always says which retrieval ran."""
@@ -184,6 +204,9 @@ class SearchResponse:
     hits: list[Hit]
     notes: list[str] = field(default_factory=list)
     index_empty: bool = False
+    #: How sure the search is of its first hit; None inside one session (`--session`),
+    #: where the question is where, not whether.
+    confidence: Confidence | None = None
 
 
 @dataclass(slots=True)

@@ -15,20 +15,21 @@ at least half of the query's words (on LoCoMo this lifted hybrid recall@5 from 5
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from findsession.domain import Hit, SearchResponse
+from findsession.domain import Confidence, SearchResponse
 from findsession.embeddings.base import Embedder, EmbeddingUnavailable
 from findsession.query import Query
+from findsession.search import confidence, sessions
 from findsession.search.filters import SearchOptions
 from findsession.search.fusion import FusedUnit, fuse
+from findsession.search.hits import hits_of
 from findsession.search.named import SourceOf, favour, named_sources
-from findsession.search.snippets import chunk_snippet, clean_snippet, field_of, find_snippet
+from findsession.search.sessions import RankedSession, rank_sessions
 from findsession.storage.base import KeywordQueryError, Storage, UnitMatch, VectorMatch
 
 #: Units fetched per list for each session shown: many units of one session can precede
@@ -47,6 +48,9 @@ class Retrieval:
     units: list[FusedUnit]
     notes: list[str] = field(default_factory=list)
     index_empty: bool = False
+    signals: confidence.Signals = field(default_factory=confidence.Signals)
+    #: What a session's further units need to count as evidence for it.
+    evidence: sessions.Evidence = field(default_factory=sessions.Evidence)
 
 
 def search(
@@ -71,8 +75,23 @@ def search(
         notes=found.notes,
         index_empty=found.index_empty,
     )
-    response.hits = _group_by_session(store, found.units, query, opts)
+    ranked = rank_sessions(found.units, found.evidence)
+    response.hits = hits_of(store, ranked[: opts.top], query, opts)
+    if not opts.session and found.strategy != "none":
+        response.confidence = _confidence(store, ranked, query, found.signals)
     return response
+
+
+def _confidence(
+    store: Storage, sessions: list[RankedSession], query: Query, signals: confidence.Signals
+) -> Confidence:
+    """How sure the search is that its first session is the one the query means."""
+    if not sessions:
+        return confidence.NOTHING
+    first = sessions[0]
+    cosines = [u.vector.cosine for u in first.units if u.vector is not None]
+    share = confidence.coverage(store, query, [u.unit_id for u in first.units])
+    return confidence.assess(share, max(cosines, default=None), signals, first.session_id)
 
 
 def retrieve(
@@ -109,7 +128,8 @@ def retrieve(
     if pending is not None:
         result = _vector_list(store, pending, opts, limit, found.notes)
         if result is not None:
-            vector, floor = result
+            vector, floor, evidence_cosine = result
+            found.evidence = sessions.Evidence(cosine=evidence_cosine)
     if keyword is not None and vector is not None:
         found.strategy = "hybrid"
     elif keyword is not None:
@@ -140,21 +160,44 @@ def retrieve(
                 " ranked by meaning"
             )
             keyword = []
+    if vector is None and keyword:
+        best = min(m.bm25 for m in keyword)
+        found.evidence = sessions.Evidence(bm25=best * sessions.EVIDENCE_BM25_SHARE)
+    found.signals = _signals(keyword, vector)  # after an incidental keyword list is dropped
     found.units = fuse(keyword, vector, opts.hybrid_weight, pins, floor)
     if named:
         found.units = favour(found.units, named, sources)
     return found
 
 
-#: Unit kinds that are a place in a session to read (`read ID --turn N`): a turn, or a
-#: section of a document; a session fingerprint is not.
-PLACES = ("turn", "doc")
 #: Share of the query's words the keyword winner must hold to keep first place.
 WINNER_COVERAGE = 0.5
 #: Below this share, even the best keyword match only shares an incidental word with a
 #: query of three or more words (typical of a question in another language than the
 #: session): fusing it would put that word's units above the meaning's best.
 WEAK_COVERAGE = 1 / 3
+
+
+#: Vector-list ranks whose mean cosine is a query's background (confidence's lift).
+_BACKGROUND = slice(10, 200)
+
+
+def _signals(
+    keyword: list[UnitMatch] | None, vector: list[VectorMatch] | None
+) -> confidence.Signals:
+    """What the confidence needs from the lists before fusion reorders them; a list that
+    ran and found nothing (or was dropped as incidental) is not the same as no list."""
+    signals = confidence.Signals(keyword_ran=keyword is not None, vector_ran=vector is not None)
+    if keyword:
+        signals.keyword_first = keyword[0].session_id
+    if vector:
+        signals.vector_first = vector[0].session_id
+        # A small index (or scope) has no "typical near neighbours": its few units are
+        # all of it, and an unrelated query's best would seem to stand far above them.
+        if len(vector) >= _BACKGROUND.stop:
+            background = [v.cosine for v in vector[_BACKGROUND]]
+            signals.background = sum(background) / len(background)
+    return signals
 
 
 def _words_held(store: Storage, query: Query, unit_id: int) -> tuple[int, int]:
@@ -202,9 +245,10 @@ def _vector_list(
     opts: SearchOptions,
     limit: int,
     notes: list[str],
-) -> tuple[list[VectorMatch], float] | None:
-    """Units by meaning and the cosine a vector-only unit needs to be shown; or None,
-    with a note saying why vector search could not run."""
+) -> tuple[list[VectorMatch], float, float] | None:
+    """Units by meaning, the cosine a vector-only unit needs to be shown and the cosine a
+    session's further unit needs to count as evidence; or None, with a note saying why
+    vector search could not run."""
     stored = store.setting("embedding_model")
     store.load_vectors()  # while the model loads in its thread, not after it
     try:
@@ -219,81 +263,10 @@ def _vector_list(
         )
         return None
     if vec is None:
-        return [], 0.0
+        return [], 0.0, 1.0
     matches = store.vector_search(vec, opts.filters, limit)
-    if opts.session:  # one session: the question is where in it, not whether
-        return matches, -1.0
     best = matches[0].cosine if matches else 0.0
-    return matches, max(model.min_cosine, best - model.cosine_margin)
-
-
-def _group_by_session(
-    store: Storage, fused: list[FusedUnit], query: Query, opts: SearchOptions
-) -> list[Hit]:
-    """The best unit per session, in rank order; a fingerprint hit shows its best turn.
-
-    A session found through its fingerprint is still shown at a turn when one of its
-    turns matched too, because "where in the session" is the next question.
-    """
-    best: dict[str, FusedUnit] = {}
-    best_turn: dict[str, FusedUnit] = {}
-    for unit in fused:
-        if unit.session_id not in best and len(best) < opts.top:
-            best[unit.session_id] = unit
-        if unit.kind in PLACES:
-            best_turn.setdefault(unit.session_id, unit)
-    hits = []
-    for sid, unit in best.items():
-        shown = best_turn[sid] if unit.kind == "session" and sid in best_turn else unit
-        hit = _hit(store, unit, shown, len(hits) + 1, query, opts)
-        if hit is not None:
-            hits.append(hit)
-    return hits
-
-
-def _hit(
-    store: Storage,
-    ranked: FusedUnit,
-    shown: FusedUnit,
-    position: int,
-    query: Query,
-    opts: SearchOptions,
-) -> Hit | None:
-    session = store.get_session(shown.session_id)
-    row = store.unit_fields(shown.unit_id)
-    if session is None or row is None:  # deleted between the queries by a concurrent run
-        return None
-    ts, title, prompt, reply, tools, tool_names, files = row
-    fields = {"title": title, "prompt": prompt, "reply": reply, "tools": tools}
-    marked = store.keyword_snippet(query, opts.filters, shown.keyword) if shown.keyword else ""
-    if marked:
-        snippet, spans = clean_snippet(marked)
-        matched_field = field_of(snippet, fields)
-    elif shown.keyword is not None:  # matched through the CJK bigrams: no FTS5 snippet
-        terms = [*query.words, *query.cjk_bigrams]
-        snippet, spans, matched_field = find_snippet(fields, terms)
-    elif shown.vector is not None:
-        v = shown.vector
-        snippet, spans = chunk_snippet(fields.get(v.field, ""), v.start, v.end), []
-        matched_field = v.field
-    else:  # pragma: no cover - every fused unit came from a list
-        snippet, spans, matched_field = "", [], "prompt"
-    return Hit(
-        rank=position,
-        score=ranked.score,
-        session=session,
-        unit_kind=shown.kind,
-        turn=shown.ordinal if shown.kind in PLACES else None,
-        timestamp=ts,
-        snippet=snippet,
-        highlights=spans,
-        matched_field=matched_field,
-        keyword_rank=ranked.keyword_rank,
-        vector_rank=ranked.vector_rank,
-        bm25=ranked.keyword.bm25 if ranked.keyword else None,
-        cosine=ranked.vector.cosine if ranked.vector else None,
-        matched_terms=sorted({snippet[a:b].lower() for a, b in spans}),
-        pinned=ranked.pinned,
-        tool_names=json.loads(tool_names or "[]"),
-        files=json.loads(files or "[]")[:5],
-    )
+    evidence = best - model.cosine_margin * sessions.EVIDENCE_MARGIN_SHARE
+    if opts.session:  # one session: the question is where in it, not whether
+        return matches, -1.0, evidence
+    return matches, max(model.min_cosine, best - model.cosine_margin), evidence

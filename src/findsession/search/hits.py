@@ -1,0 +1,90 @@
+"""Search results as people read them: a session, the place in it, and a snippet.
+
+Each ranked session is shown at its best place to read (a turn or a document section),
+with the words that matched marked, whichever list found it: FTS5's own snippet for a
+keyword match, the matched CJK bigrams, or the chunk the vector matched best.
+"""
+
+from __future__ import annotations
+
+import json
+
+from findsession.domain import Hit
+from findsession.query import Query
+from findsession.search.filters import SearchOptions
+from findsession.search.fusion import FusedUnit
+from findsession.search.sessions import RankedSession
+from findsession.search.snippets import chunk_snippet, clean_snippet, field_of, find_snippet
+from findsession.storage.base import Storage
+
+#: Unit kinds that are a place in a session to read (`read ID --turn N`): a turn, or a
+#: section of a document; a session fingerprint is not.
+PLACES = ("turn", "doc")
+
+
+def hits_of(
+    store: Storage, sessions: list[RankedSession], query: Query, opts: SearchOptions
+) -> list[Hit]:
+    """One hit per session, in rank order; a fingerprint hit shows its best turn.
+
+    A session found through its fingerprint is still shown at a turn when one of its
+    turns matched too, because "where in the session" is the next question.
+    """
+    hits = []
+    for ranked in sessions:
+        best = ranked.best
+        turns = [u for u in ranked.units if u.kind in PLACES]
+        shown = turns[0] if best.kind == "session" and turns else best
+        hit = hit_of(store, best, shown, len(hits) + 1, query, opts, ranked.score)
+        if hit is not None:
+            hits.append(hit)
+    return hits
+
+
+def hit_of(
+    store: Storage,
+    ranked: FusedUnit,
+    shown: FusedUnit,
+    position: int,
+    query: Query,
+    opts: SearchOptions,
+    score: float,
+) -> Hit | None:
+    session = store.get_session(shown.session_id)
+    row = store.unit_fields(shown.unit_id)
+    if session is None or row is None:  # deleted between the queries by a concurrent run
+        return None
+    ts, title, prompt, reply, tools, tool_names, files = row
+    fields = {"title": title, "prompt": prompt, "reply": reply, "tools": tools}
+    marked = store.keyword_snippet(query, opts.filters, shown.keyword) if shown.keyword else ""
+    if marked:
+        snippet, spans = clean_snippet(marked)
+        matched_field = field_of(snippet, fields)
+    elif shown.keyword is not None:  # matched through the CJK bigrams: no FTS5 snippet
+        terms = [*query.words, *query.cjk_bigrams]
+        snippet, spans, matched_field = find_snippet(fields, terms)
+    elif shown.vector is not None:
+        v = shown.vector
+        snippet, spans = chunk_snippet(fields.get(v.field, ""), v.start, v.end), []
+        matched_field = v.field
+    else:  # pragma: no cover - every fused unit came from a list
+        snippet, spans, matched_field = "", [], "prompt"
+    return Hit(
+        rank=position,
+        score=score,
+        session=session,
+        unit_kind=shown.kind,
+        turn=shown.ordinal if shown.kind in PLACES else None,
+        timestamp=ts,
+        snippet=snippet,
+        highlights=spans,
+        matched_field=matched_field,
+        keyword_rank=ranked.keyword_rank,
+        vector_rank=ranked.vector_rank,
+        bm25=ranked.keyword.bm25 if ranked.keyword else None,
+        cosine=ranked.vector.cosine if ranked.vector else None,
+        matched_terms=sorted({snippet[a:b].lower() for a, b in spans}),
+        pinned=ranked.pinned,
+        tool_names=json.loads(tool_names or "[]"),
+        files=json.loads(files or "[]")[:5],
+    )
