@@ -14,7 +14,16 @@ from collections.abc import Iterable
 from dataclasses import asdict
 from typing import Any
 
-from findsession.domain import Hit, IndexStatus, Message, SearchResponse, Session, SourceReport
+from findsession.domain import (
+    Confidence,
+    Hit,
+    IndexStatus,
+    Level,
+    Message,
+    SearchResponse,
+    Session,
+    SourceReport,
+)
 from findsession.indexing import IndexReport
 from findsession.indexing.embed import EmbedReport
 from findsession.reader import SessionView
@@ -89,12 +98,46 @@ def hit_json(h: Hit) -> dict[str, Any]:
     }
 
 
+#: What each confidence level means, in words a person or an agent can act on.
+CONFIDENCE_SAYS = {
+    Level.STRONG: "strong: the first result is very likely the session meant",
+    Level.WEAK: (
+        "weak: the first result may be it, but it shares few of the query's rarer words or"
+        " stands out little by meaning; read it before relying on it"
+    ),
+    Level.NOTHING: (
+        "nothing close: no indexed session matches this well; the results are only the"
+        " nearest and most likely not it. Say it was not found, or search again with other"
+        " words"
+    ),
+}
+
+
+def confidence_json(c: Confidence | None) -> dict[str, Any] | None:
+    """The level, its meaning in words, the score (0-1) and the signals behind it."""
+    if c is None:
+        return None
+    return {
+        "level": c.level.value,
+        "says": CONFIDENCE_SAYS[c.level],
+        "score": c.score,
+        "coverage": _rounded(c.coverage),
+        "lift": _rounded(c.lift),
+        "agreement": c.agreement,
+    }
+
+
+def _rounded(x: float | None) -> float | None:
+    return None if x is None else round(x, 3)
+
+
 def search_json(r: SearchResponse) -> dict[str, Any]:
-    """`findsession.search/1`: what ran and the hits, best first."""
+    """`findsession.search/1`: what ran, how sure it is, and the hits, best first."""
     return {
         "schema": SEARCH_SCHEMA,
         "query": r.query,
         "strategy": r.strategy,
+        "confidence": confidence_json(r.confidence),
         "index_empty": r.index_empty,
         "notes": r.notes,
         "results": [hit_json(h) for h in r.hits],

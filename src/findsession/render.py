@@ -16,7 +16,15 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
-from findsession.domain import Hit, IndexStatus, MessageKind, SearchResponse, SourceReport
+from findsession.domain import (
+    Confidence,
+    Hit,
+    IndexStatus,
+    Level,
+    MessageKind,
+    SearchResponse,
+    SourceReport,
+)
 from findsession.indexing import IndexReport
 from findsession.indexing.embed import EmbedReport
 from findsession.reader import SessionView
@@ -85,8 +93,31 @@ def day(ts: str | None) -> str:
     return printable(ts[:10]) if ts else "????-??-??"
 
 
+#: Hits shown under "nothing close": enough to see what the index came nearest to, few
+#: enough not to read as an answer.
+NEAREST_SHOWN = 3
+
+
+def shown_hits(response: SearchResponse) -> list[Hit]:
+    """The hits a person is shown: only the nearest few when nothing is close."""
+    if response.confidence and response.confidence.level is Level.NOTHING:
+        return response.hits[:NEAREST_SHOWN]
+    return response.hits
+
+
 def print_search(out: Console, response: SearchResponse, explain: bool = False) -> None:
-    for hit in response.hits:
+    hits = shown_hits(response)
+    nothing = response.confidence is not None and response.confidence.level is Level.NOTHING
+    if nothing and hits:
+        out.print(
+            Text(
+                "Nothing close: no indexed session matches this well."
+                f" The nearest {len(hits)}, most likely not it:",
+                style="bold",
+            ),
+            soft_wrap=True,
+        )
+    for hit in hits:
         s = hit.session
         header = Text(f"[{hit.rank}] ", style="bold")
         header.append(day(hit.timestamp or s.last_ts), style="cyan")
@@ -111,6 +142,14 @@ def print_search(out: Console, response: SearchResponse, explain: bool = False) 
         out.print(Text("    " + where, style="dim"), soft_wrap=True)
         if explain:
             out.print(Text("    why: " + explain_line(hit), style="dim italic"), soft_wrap=True)
+
+
+def confidence_words(c: Confidence | None) -> str:
+    """The footer's note on how sure the search is of its first hit ('' if not judged)."""
+    if c is None:
+        return ""
+    words = {Level.STRONG: "strong match", Level.WEAK: "weak match", Level.NOTHING: "nothing close"}
+    return f" · {words[c.level]}"
 
 
 def explain_line(hit: Hit) -> str:

@@ -53,9 +53,12 @@ def search(args: argparse.Namespace, fs: Findsession, out: Console, err: Console
     for note in response.notes:
         say(err, f"note: {note}")
     if not args.json:
-        found = f"{len(response.hits)} session{'s' if len(response.hits) != 1 else ''}"
+        shown = render.shown_hits(response)
+        found = f"{len(shown)} session{'s' if len(shown) != 1 else ''}"
+        sure = render.confidence_words(response.confidence)
         err.print(
-            f"[dim]{response.strategy} search · {found} · {elapsed:.0f} ms[/]", soft_wrap=True
+            f"[dim]{response.strategy} search · {found}{sure} · {elapsed:.0f} ms[/]",
+            soft_wrap=True,
         )
     return 0 if response.hits or not response.index_empty else 1
 

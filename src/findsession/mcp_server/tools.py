@@ -90,8 +90,10 @@ def build_server(fs: Findsession, scope: Scope) -> MCPServer:
 
         Returns the best-matching sessions, each at the turn that matched best
         (`match`: snippet, tools used, files touched), with the session's project,
-        the score and why it ranked (`explain`); `notes` say why nothing matched or
-        what could not run. Read a hit with
+        the score and why it ranked (`explain`); `confidence.level` says whether the
+        first is very likely it (strong), may be it (weak) or nothing is close (then
+        say it was not found rather than present the nearest as the answer); `notes`
+        say why nothing matched or what could not run. Read a hit with
         read_conversation(sessionId=session.id, turn=match.turn).
         """
         if not query.strip():
@@ -133,7 +135,10 @@ def build_server(fs: Findsession, scope: Scope) -> MCPServer:
             )
         # Ranked again without the session left out, so rank is the place in the list.
         hits = [replace(h, rank=rank) for rank, h in enumerate(kept, 1)]
-        answer = jsonout.search_json(replace(response, hits=hits, notes=notes))
+        sure = response.confidence
+        if response.hits and response.hits[0].session.id == current:
+            sure = None  # it judged the session left out, not the first one returned
+        answer = jsonout.search_json(replace(response, hits=hits, notes=notes, confidence=sure))
         return {**answer, "scope": opts.project, "excluded_current_session": current}
 
     def read_conversation(
