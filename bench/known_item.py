@@ -12,9 +12,9 @@ its transcript file belongs to (`sessions.tsv`: a subagent, a tool result or a h
 counts for its parent), so what is scored is the session, as the query set's README says.
 
 Prints hit@1, hit@5, hit@10 and MRR per query kind, per source and overall; for the
-`none` queries (no answer in the corpus), the share answered with nothing, and the ROC
-AUC of the top hit's cosine between answerable and `none` queries (how well the best
-score tells "found it" from "nothing close"). Exits 0; exits 2 without the shared data.
+`none` queries (no answer in the corpus) and the answerable ones, how many got each
+confidence level (strong, weak, nothing close), and the ROC AUC of the confidence score
+between answerable and `none` queries. Exits 0; exits 2 without the shared data.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from findsession import Findsession, Root, SearchOptions
+from findsession.domain import Confidence, Level
 from findsession.sources import SOURCES
 
 REPO = Path(__file__).resolve().parent.parent
@@ -159,8 +160,7 @@ def main() -> int:
                 sid = corpus.aliases.get(sid or "", sid) or hit.session.id
                 if sid not in ranked:
                     ranked.append(sid)
-            top_cosine = max((h.cosine or 0.0 for h in response.hits[:1]), default=0.0)
-            rows.append((q, ranked, top_cosine, ms))
+            rows.append((q, ranked, response.confidence, ms))
     print(
         f"indexed {report.files_read} files ({report.sessions_changed} sessions) in {indexed:.0f} s"
     )
@@ -170,7 +170,7 @@ def main() -> int:
     return 0
 
 
-def print_table(rows: list[tuple[dict, list[str], float, float]], misses: bool) -> None:
+def print_table(rows: list[tuple[dict, list[str], Confidence, float]], misses: bool) -> None:
     groups: dict[str, list[int | None]] = defaultdict(list)
     for q, ranked, _, _ in rows:
         if q["kind"] == "none":
@@ -191,17 +191,19 @@ def print_table(rows: list[tuple[dict, list[str], float, float]], misses: bool) 
         print(f"| {name} | {len(ranks)} | {cells} | {mrr:.3f} |")
     nones = [r for r in rows if r[0]["kind"] == "none"]
     answerable = [r for r in rows if r[0]["kind"] != "none"]
-    silent = sum(not r[1] for r in nones)
-    false_nothing = sum(not r[1] for r in answerable)
-    area = auc([r[2] for r in answerable], [r[2] for r in nones])
     print()
-    print(
-        f"none queries answered with nothing: {silent}/{len(nones)};"
-        f" answerable queries answered with nothing: {false_nothing}/{len(answerable)};"
-        f" top-hit cosine ROC AUC (answerable vs none): {area:.2f}"
-        if area is not None
-        else "no none queries"
-    )
+    print("| confidence | none queries | answerable | answerable, target first |")
+    print("|---|---:|---:|---:|")
+    for level in Level:
+        n = sum(r[2].level == level for r in nones)
+        a = [r for r in answerable if r[2].level == level]
+        first = sum(bool(r[1]) and r[1][0] == r[0]["session_id"] for r in a)
+        print(
+            f"| {level.value} | {n}/{len(nones)} | {len(a)}/{len(answerable)} | {first}/{len(a)} |"
+        )
+    area = auc([r[2].score for r in answerable], [r[2].score for r in nones])
+    if area is not None:
+        print(f"\nconfidence ROC AUC (answerable vs none): {area:.2f}")
     latencies = sorted(r[3] for r in rows)
     print(f"search p50 {latencies[len(latencies) // 2]:.0f} ms over {len(rows)} queries")
 
