@@ -21,6 +21,7 @@ from findsession.storage.sqlite.schema import (
     v5_private_sessions,
     v6_secure_delete_and_replays,
     v7_message_headings,
+    v8_resume_titles_audit,
 )
 
 MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
@@ -31,6 +32,7 @@ MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     v5_private_sessions,
     v6_secure_delete_and_replays,
     v7_message_headings,
+    v8_resume_titles_audit,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -289,3 +289,40 @@ def v7_message_headings(db: apsw.Connection) -> None:
     no file is read again.
     """
     db.execute("ALTER TABLE messages ADD COLUMN heading TEXT")
+
+
+def v8_resume_titles_audit(db: apsw.Connection) -> None:
+    """Tables for going back to work from a result: the last list a terminal was shown
+    (`open N`), the title lines findsession appended to transcripts (so `titles --undo`
+    removes exactly those bytes), and the audit of agents' searches."""
+    db.execute(
+        """
+        CREATE TABLE last_results (
+            terminal   TEXT NOT NULL,     -- who was shown the list (a tty, a shell)
+            rank       INTEGER NOT NULL,  -- 1-based, as printed
+            session_id TEXT NOT NULL,
+            shown_at   TEXT NOT NULL,     -- ISO time of the search
+            PRIMARY KEY (terminal, rank)
+        ) WITHOUT ROWID;
+        CREATE TABLE title_writes (
+            file_path  TEXT NOT NULL,
+            offset     INTEGER NOT NULL,  -- where the appended line starts
+            line       BLOB NOT NULL,     -- the exact bytes written, newline included
+            session_id TEXT NOT NULL,
+            title      TEXT NOT NULL,
+            written_at TEXT NOT NULL,
+            PRIMARY KEY (file_path, offset)
+        ) WITHOUT ROWID;
+        CREATE TABLE audit (
+            id           INTEGER PRIMARY KEY,
+            at           TEXT NOT NULL,   -- ISO time
+            connection   TEXT NOT NULL,   -- the MCP connection that searched
+            tool         TEXT NOT NULL,
+            query_digest TEXT NOT NULL,   -- keyed digest, never the query's text
+            filters      TEXT NOT NULL,   -- JSON
+            results      TEXT NOT NULL,   -- JSON: sessions, turns, ranking components
+            excluded     TEXT NOT NULL    -- JSON: candidates each filter excluded
+        );
+        CREATE INDEX audit_at ON audit(at);
+        """
+    )
