@@ -24,7 +24,7 @@ import numpy as np
 from findsession.domain import Confidence, SearchResponse
 from findsession.embeddings.base import Embedder, EmbeddingUnavailable
 from findsession.query import Query
-from findsession.search import confidence, sessions
+from findsession.search import confidence, sessions, when
 from findsession.search.filters import SearchOptions
 from findsession.search.fusion import FusedUnit, fuse
 from findsession.search.hits import hits_of
@@ -66,8 +66,10 @@ def search(
     the configured model).
     """
     opts = (opts or SearchOptions()).validated()
-    query = Query.parse(text, raw=opts.raw)
-    found = retrieve(store, query, opts, embedder)
+    # Time words name no topic: matched, "last week" would find every turn saying "week".
+    window = None if opts.raw or opts.after or opts.before else when.time_window(text)
+    query = Query.parse(when.without_time_words(text, window), raw=opts.raw)
+    found = retrieve(store, query, opts, embedder, window=window)
     response = SearchResponse(
         query=text,
         strategy=found.strategy,
@@ -100,8 +102,10 @@ def retrieve(
     opts: SearchOptions,
     embedder: EmbedderSource | None = None,
     limit: int | None = None,
+    window: when.Window | None = None,
 ) -> Retrieval:
-    """Both retrievals, filtered inside, fused by rank: units best first."""
+    """Both retrievals, filtered inside, fused by rank: units best first; the sessions
+    active in `window` (the time words of the query) nudged up."""
     if isinstance(query, str):
         query = Query.parse(query, raw=opts.raw)
     filters = opts.filters
@@ -148,10 +152,14 @@ def retrieve(
     pins = dict.fromkeys(exact, "identifier")
     named = set() if opts.source else named_sources(query)
     sources = SourceOf(store)
+    activity = when.Activity(store)
     if keyword and vector:
         held, words = _words_held(store, query, keyword[0].unit_id)
-        # A query that names another agent gives this one's best match no first place.
-        winner_named = not named or sources(keyword[0].session_id) in named
+        # A query that names another agent, or another time, gives this best match no
+        # first place.
+        winner = keyword[0].session_id
+        winner_named = not named or sources(winner) in named
+        winner_named &= window is None or activity.overlaps(winner, window)
         if held >= WINNER_COVERAGE * words and winner_named:
             pins.setdefault(keyword[0].unit_id, "keyword-winner")
         elif words >= 3 and held < WEAK_COVERAGE * words:
@@ -167,6 +175,11 @@ def retrieve(
     found.units = fuse(keyword, vector, opts.hybrid_weight, pins, floor)
     if named:
         found.units = favour(found.units, named, sources)
+    if window is not None and not opts.session:
+        found.units = when.prefer_window(found.units, window, activity)
+        found.notes.append(
+            f"read {window.words!r} as {window.describe()}: sessions active then rank higher"
+        )
     return found
 
 
