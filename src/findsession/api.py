@@ -1,4 +1,4 @@
-"""findsession's public face: index, embed, search, read, list, forget, status.
+"""findsession's public face: index, embed, search, read, resume, list, forget, status.
 
 Every interface (the CLI, the MCP server, and the service and web page to come) calls
 only this: arguments in, rendering out. What each of them used to do on its own (choose
@@ -23,6 +23,7 @@ from findsession import config
 from findsession.config import Config
 from findsession.domain import (
     IndexStatus,
+    Resume,
     Root,
     SearchResponse,
     Session,
@@ -39,6 +40,7 @@ from findsession.indexing import IndexReport, Progress, index_roots
 from findsession.indexing.embed import EmbedReport, embed_pending
 from findsession.indexing.model_choice import index_embedder
 from findsession.reader import SessionView, read_session, resolve_session
+from findsession.resume import remember_shown, resume_of, shown_session, with_resume
 from findsession.roots import RootChoice, choose_roots, source_reports
 from findsession.search.engine import search
 from findsession.search.filters import (
@@ -166,7 +168,9 @@ class Findsession:
                 "the query is empty: give the words, identifier or error message to look for"
             )
         options = options or SearchOptions(hybrid_weight=self.settings.hybrid_weight)
-        return search(self.store, query, options, self._query_embedder)
+        response = search(self.store, query, options, self._query_embedder)
+        with_resume(self.store, response.hits)
+        return response
 
     def _query_embedder(self) -> Embedder:
         """The configured model; under `model = "auto"`, the one the stored vectors were
@@ -213,6 +217,21 @@ class Findsession:
         those below it (see findsession.projects)."""
         start, end = parse_range(after, before)
         return self.store.recent_sessions(project, start, end, limit)
+
+    # -- going back ----------------------------------------------------------------------
+
+    def resume(self, session: Session) -> Resume:
+        """The command that resumes `session` in its agent (a subagent: its parent's), the
+        directory to run it in and whether that still exists; or why there is none."""
+        return resume_of(self.store, session)
+
+    def remember_shown(self, terminal: str, session_ids: list[str]) -> None:
+        """Remember the sessions a search showed `terminal`, in order, for `shown`."""
+        remember_shown(self.store, terminal, session_ids)
+
+    def shown(self, terminal: str, n: int) -> Session:
+        """Result `n` (from 1) of the last search shown in `terminal`."""
+        return shown_session(self.store, terminal, n)
 
     def first_prompt(self, session_id: str) -> str:
         return self.store.first_prompt(session_id)

@@ -148,6 +148,35 @@ class Session:
     missing: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class Resume:
+    """How to go back into a session with its own agent, or why there is no way.
+
+    `command` is an argv list, never a shell line: an id or a path with spaces, quotes or
+    a leading `-` stays one argument. It is run in `cwd`, the session's working directory:
+    the agents look a session up by the directory it was started in.
+    """
+
+    #: The agent's command; empty when the session cannot be resumed (see `reason`).
+    command: tuple[str, ...] = ()
+    #: Where to run it; None when the index has no working directory for the session.
+    cwd: str | None = None
+    #: Whether `cwd` existed when this was worked out: a moved or deleted project is
+    #: reported, never replaced by a guess.
+    cwd_exists: bool = False
+    #: The session the command resumes: the session itself, or a subagent's parent.
+    session_id: str | None = None
+    #: What to know before running it (a subagent resumes its parent, Aider restores a
+    #: whole history file); None when there is nothing to add.
+    note: str | None = None
+    #: Why there is no command; set only when `command` is empty.
+    reason: str | None = None
+
+    @property
+    def available(self) -> bool:
+        return bool(self.command)
+
+
 @dataclass(slots=True)
 class Hit:
     """One search result: a session and the unit inside it that matched best."""
@@ -173,6 +202,8 @@ class Hit:
     pinned: str | None = None
     tool_names: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
+    #: How to resume the session with its agent; filled in by the core API.
+    resume: Resume | None = None
 
 
 class Level(StrEnum):

@@ -20,6 +20,7 @@ from findsession.domain import (
     IndexStatus,
     Level,
     Message,
+    Resume,
     SearchResponse,
     Session,
     SourceReport,
@@ -35,6 +36,7 @@ INDEX_SCHEMA = "findsession.index/1"
 FORGET_SCHEMA = "findsession.forget/1"
 SESSIONS_SCHEMA = "findsession.sessions/1"
 SOURCES_SCHEMA = "findsession.sources/1"
+OPEN_SCHEMA = "findsession.open/1"
 #: A listed session's first prompt is cut here: enough to recognise it by.
 FIRST_PROMPT_CHARS = 300
 
@@ -95,7 +97,30 @@ def hit_json(h: Hit) -> dict[str, Any]:
             "matched_terms": h.matched_terms,
             "pinned": h.pinned,
         },
+        "resume": resume_json(h.resume),
     }
+
+
+def resume_json(r: Resume | None) -> dict[str, Any] | None:
+    """How to go back into a session: the agent's command as an argv list (never a shell
+    line), the directory to run it in and whether it still exists, the session it
+    resumes (a subagent's parent), a note; or, when `available` is false, the reason."""
+    if r is None:
+        return None
+    return {
+        "available": r.available,
+        "command": list(r.command) if r.available else None,
+        "cwd": r.cwd,
+        "cwd_exists": r.cwd_exists,
+        "session_id": r.session_id,
+        "note": r.note,
+        "reason": r.reason,
+    }
+
+
+def open_json(s: Session, r: Resume) -> dict[str, Any]:
+    """`findsession.open/1`: the session `open` chose and how it is resumed."""
+    return {"schema": OPEN_SCHEMA, "session": session_json(s), "resume": resume_json(r)}
 
 
 #: What each confidence level means, in words a person or an agent can act on.

@@ -17,7 +17,9 @@ from rich.console import Console
 from findsession import jsonout, render
 from findsession.api import Findsession, SearchOptions
 from findsession.cli.console import say
+from findsession.cli.open_session import open_session
 from findsession.cli.progress import progress_bar
+from findsession.cli.terminal import terminal_id
 from findsession.errors import FindsessionError
 
 #: A command: parsed options, the open index, stdout and stderr in; the exit status out.
@@ -54,6 +56,7 @@ def search(args: argparse.Namespace, fs: Findsession, out: Console, err: Console
         say(err, f"note: {note}")
     if not args.json:
         shown = render.shown_hits(response)
+        _remember(fs, err, [hit.session.id for hit in shown])
         found = f"{len(shown)} session{'s' if len(shown) != 1 else ''}"
         sure = render.confidence_words(response.confidence)
         err.print(
@@ -61,6 +64,16 @@ def search(args: argparse.Namespace, fs: Findsession, out: Console, err: Console
             soft_wrap=True,
         )
     return 0 if response.hits or not response.index_empty else 1
+
+
+def _remember(fs: Findsession, err: Console, session_ids: list[str]) -> None:
+    """Keep the list just shown for `open N` in this terminal. Only lists shown to people:
+    a script's `--json` search in the same shell must not renumber what the person saw
+    (a script has the ids and opens by id)."""
+    try:
+        fs.remember_shown(terminal_id(), session_ids)
+    except FindsessionError as exc:
+        say(err, f"note: `findsession open N` will not know this list ({exc})")
 
 
 def index(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
@@ -146,6 +159,7 @@ COMMANDS: dict[str, Command] = {
     "search": search,
     "index": index,
     "read": read,
+    "open": open_session,
     "status": status,
     "sources": sources,
     "serve": serve,

@@ -13,7 +13,7 @@ from typing import NoReturn
 from findsession import render
 from findsession.api import KINDS, MAX_TOP, MODES, SPEAKERS, BadOption, parse_when
 
-COMMANDS = ("search", "index", "read", "status", "sources", "serve", "forget")
+COMMANDS = ("search", "index", "read", "open", "status", "sources", "serve", "forget")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -63,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="findsession",
         description="Find the AI coding-agent session you were working on X in.",
         epilog='Examples:\n  findsession index\n  findsession "the deploy that lied about '
-        'being live"\n  findsession read 5ac30ab5 --turn 3 --context 1',
+        'being live"\n  findsession read 5ac30ab5 --turn 3 --context 1\n  findsession open 2',
         formatter_class=argparse.RawDescriptionHelpFormatter,
         parents=[common],
     )
@@ -154,6 +154,24 @@ def build_parser() -> argparse.ArgumentParser:
         help="show the transcript's own text, secrets included (default: as indexed, redacted)",
     )
     p.add_argument("--json", action="store_true", help="print as JSON")
+
+    p = sub.add_parser(
+        "open",
+        parents=[common],
+        help="resume a session in its own agent and directory (claude --resume, codex resume…)",
+    )
+    p.add_argument(
+        "target",
+        metavar="N|SESSION",
+        help="a result's number in the last search shown in this terminal, or a session id"
+        " or unique prefix (more than four characters if it is all digits)",
+    )
+    p.add_argument(
+        "--print",
+        action="store_true",
+        help="print the command (cd DIR && …) instead of running it",
+    )
+    p.add_argument("--json", action="store_true", help="print the command and session as JSON")
 
     p = sub.add_parser(
         "sources", parents=[common], help="each source: where it looks, files, sessions, problems"

@@ -94,7 +94,9 @@ def build_server(fs: Findsession, scope: Scope) -> MCPServer:
         first is very likely it (strong), may be it (weak) or nothing is close (then
         say it was not found rather than present the nearest as the answer); `notes`
         say why nothing matched or what could not run. Read a hit with
-        read_conversation(sessionId=session.id, turn=match.turn).
+        read_conversation(sessionId=session.id, turn=match.turn). `resume` is the
+        command (and directory) that takes the user back into that session in its
+        own agent, to give them when they want to continue it.
         """
         if not query.strip():
             raise ToolError("query is empty: say what to look for")

@@ -19,11 +19,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from findsession.domain import Message, Problem, SourceKind
+from findsession.domain import Message, Problem, Resume, Session, SourceKind
 from findsession.sources.aider_records import HistoryParser, is_header, session_key
 from findsession.sources.base import Skip, SourceFile
 from findsession.sources.cursor import HEAD, Cursor, Reading, Record, looks_binary
 from findsession.sources.opening import open_regular
+from findsession.sources.resuming import option, resume_in_cwd
 
 KIND = SourceKind.AIDER
 FILE_NAME = ".aider.chat.history.md"
@@ -72,6 +73,22 @@ class AiderSource:
             if isinstance(rec, Message) and rec.line in lines:
                 texts[(rec.line, part)] = rec.text
         return texts
+
+    def resume(self, session: Session) -> Resume:
+        """`aider --restore-chat-history --chat-history-file <file>`, in the project:
+        Aider has no session ids; the nearest it comes is starting with the messages of
+        its history file loaded again (the file named, so a history kept elsewhere than
+        the default place is the one restored)."""
+        history = option("--chat-history-file", session.file_path) if session.file_path else []
+        return resume_in_cwd(
+            session,
+            "aider",
+            "--restore-chat-history",
+            *history,
+            note="Aider keeps no session ids: this restores the messages of the project's"
+            " whole chat history file (every run in it, summarised by Aider when long),"
+            " not this run alone",
+        )
 
 
 def default_roots() -> list[Path]:

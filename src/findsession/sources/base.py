@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Protocol
 
+from findsession.domain import Resume, Session
 from findsession.sources.cursor import Cursor, Reading
 
 #: Called as `skip(path, reason)` for a file or folder left out of the run.
@@ -38,8 +39,9 @@ class SourceFile:
 
 
 class Source(Protocol):
-    """A transcript format: where its files live, how to read them on from a cursor, and
-    how to read one record back. Registered in `findsession.sources.SOURCES`."""
+    """A transcript format: where its files live, how to read them on from a cursor, how
+    to read one record back, and how its agent resumes one of its sessions. Registered
+    in `findsession.sources.SOURCES`."""
 
     kind: str
 
@@ -70,4 +72,12 @@ class Source(Protocol):
     def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
         """The text, as the file holds it now, of the messages at `(line, part)` for the
         wanted `lines` (the numbers `read` gave its records). May raise `OSError`."""
+        ...
+
+    def resume(self, session: Session) -> Resume:
+        """The agent's command that goes back into `session` (a main session: the caller
+        turns a subagent into its parent first) and the directory to run it in, built
+        with `sources.resuming` so every value stays one argument; or, for a format
+        with no such command (a note is a document, not a conversation), `no_resume`
+        with the reason."""
         ...

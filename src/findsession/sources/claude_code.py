@@ -15,12 +15,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from findsession.domain import Message, SourceKind
+from findsession.domain import Message, Resume, Session, SourceKind
 from findsession.sources.base import Skip, SourceFile
 from findsession.sources.claude_code_records import parse_record
 from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.jsonl import objects_at, read_appended
 from findsession.sources.opening import open_regular
+from findsession.sources.resuming import option, resume_in_cwd
 
 KIND = SourceKind.CLAUDE_CODE
 
@@ -51,6 +52,11 @@ class ClaudeCodeSource:
                     if isinstance(rec, Message):
                         texts[(number, part)] = rec.text
         return texts
+
+    def resume(self, session: Session) -> Resume:
+        """`claude --resume <id>`, in the session's directory: Claude Code looks the
+        session up among the transcripts of the project it is started in."""
+        return resume_in_cwd(session, "claude", *option("--resume", session.id))
 
 
 def default_root() -> Path:

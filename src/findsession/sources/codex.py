@@ -26,7 +26,7 @@ from typing import IO, Any
 
 import zstandard
 
-from findsession.domain import Message, MetaEvent, MetaKind, SourceKind
+from findsession.domain import Message, MetaEvent, MetaKind, Resume, Session, SourceKind
 from findsession.sources.base import Skip, SourceFile
 from findsession.sources.codex_records import ParseState, RolloutParser
 from findsession.sources.codex_titles import title_of
@@ -34,6 +34,7 @@ from findsession.sources.codex_zst import decompressed, is_compressed, read_comp
 from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.jsonl import ReadStats, iter_objects, read_appended
 from findsession.sources.opening import open_regular
+from findsession.sources.resuming import positional, resume_in_cwd
 
 KIND = SourceKind.CODEX
 #: Where the parser's state is kept in the cursor's digest (opaque to the indexer).
@@ -95,6 +96,11 @@ class CodexSource:
                         if isinstance(rec, Message):
                             texts[(number, part)] = rec.text
         return texts
+
+    def resume(self, session: Session) -> Resume:
+        """`codex resume <id>`, in the session's directory: Codex runs a resumed
+        session in the directory it is started in."""
+        return resume_in_cwd(session, "codex", "resume", *positional(session.id))
 
 
 def default_root() -> Path:

@@ -27,13 +27,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import IO
 
-from findsession.domain import Message, MetaEvent, Problem, SourceKind
+from findsession.domain import Message, MetaEvent, Problem, Resume, Session, SourceKind
 from findsession.sources.base import Skip, SourceFile
 from findsession.sources.cursor import Cursor, Reading, read_whole
 from findsession.sources.gemini_log import parse_json, parse_jsonl
 from findsession.sources.gemini_projects import project_dir
 from findsession.sources.gemini_records import conversation_records
 from findsession.sources.opening import open_regular
+from findsession.sources.resuming import option, resume_in_cwd
 
 KIND = SourceKind.GEMINI
 
@@ -78,6 +79,13 @@ class GeminiSource:
             if isinstance(rec, Message) and rec.line in lines:
                 texts[(rec.line, part)] = rec.text
         return texts
+
+    def resume(self, session: Session) -> Resume:
+        """`gemini --resume <id>` (the full session id: the command Gemini CLI prints
+        when a session ends), in the project's directory: Gemini CLI keeps each
+        project's chats apart and looks the id up among those of the project it is
+        started in."""
+        return resume_in_cwd(session, "gemini", *option("--resume", session.id))
 
 
 def gemini_home() -> Path:

@@ -22,6 +22,7 @@ class JournalSource(NoteSource):
 
     kind = SourceKind.JOURNAL
     prefix = "jr-"
+    noun = "journal"
 
     def entries(self, path: Path, note: Note, modified: str) -> list[Entry]:
         dated = [h for h in note.headings if h.level == 2 and find_date(h.text)]

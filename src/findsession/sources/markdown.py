@@ -16,3 +16,4 @@ class MarkdownSource(NoteSource):
 
     kind = SourceKind.MARKDOWN
     prefix = "md-"
+    noun = "Markdown document"

@@ -49,6 +49,7 @@ class MemorySource(NoteSource):
 
     kind = SourceKind.MEMORY
     prefix = "mem-"
+    noun = "memory note"
 
     def __init__(self) -> None:
         super().__init__()

@@ -19,13 +19,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, cast
 
-from findsession.domain import Message, MessageKind, MetaEvent, MetaKind, Problem
+from findsession.domain import Message, MessageKind, MetaEvent, MetaKind, Problem, Resume, Session
 from findsession.sources.base import Skip, SourceFile
 from findsession.sources.cursor import Cursor, Reading, Record, read_whole
 from findsession.sources.jsonl import cap, clean_text
 from findsession.sources.notes_dates import iso
 from findsession.sources.notes_parse import Note, decode, heading_path, parse_note, span_text, spans
 from findsession.sources.opening import open_regular
+from findsession.sources.resuming import no_resume
 
 #: Past this a note is indexed in part (and a problem says so): nobody's note is that
 #: long, and a parser in pure Python should not spend a minute on one file.
@@ -102,6 +103,8 @@ class NoteSource:
 
     kind: str = ""
     prefix: str = ""
+    #: What one note is called in a sentence ("a Markdown document").
+    noun: str = "note"
 
     def __init__(self) -> None:
         # The root each note was found under, remembered from `discover` (which always
@@ -127,6 +130,13 @@ class NoteSource:
             cast(IO[bytes], _Head(fh)),
             cursor,
             lambda data, problems: self.records(sf.path, data, problems, mtime, cwd),
+        )
+
+    def resume(self, session: Session) -> Resume:
+        """No command: a note is a document a person edits, not an agent's conversation."""
+        return no_resume(
+            f"a {self.noun} is not an agent's session: there is no conversation to go back"
+            " into; open the file itself"
         )
 
     def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:

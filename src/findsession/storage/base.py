@@ -127,6 +127,16 @@ class UnitRow:
         return hashlib.blake2b(payload.encode("utf-8"), digest_size=16).hexdigest()
 
 
+@dataclass(frozen=True, slots=True)
+class ShownList:
+    """The sessions one terminal was last shown by a search, in the order shown (the
+    first is result 1), and when: what `open N` reads. A session forgotten since leaves
+    an empty id in its place, so the others keep their numbers."""
+
+    shown_at: str
+    session_ids: list[str]
+
+
 class KeywordQueryError(FindsessionError):
     """The keyword index rejected a raw query (free text is always accepted)."""
 
@@ -198,6 +208,19 @@ class ContentStore(Protocol):
     def has_units(self) -> bool: ...
     def unit_fields(self, unit_id: int) -> tuple[Any, ...] | None: ...
     def recent_turn_texts(self, turns: int, chars: int) -> list[tuple[str, str]]: ...
+
+    # the last list of results each terminal was shown
+    def remember_shown(
+        self, terminal: str, session_ids: list[str], shown_at: str, forget_before: str
+    ) -> None:
+        """Replace `terminal`'s list with `session_ids` (numbered from 1 as shown), and
+        drop every terminal's list shown before `forget_before`. Waits only briefly for
+        the write lock (`IndexBusy`): a search must not hang on an index run."""
+        ...
+
+    def shown_list(self, terminal: str) -> ShownList | None:
+        """The list `terminal` was last shown, or None."""
+        ...
 
     # runs
     def start_run(self, roots: list[str]) -> int: ...

@@ -58,6 +58,13 @@ class SessionsMixin(Connection):
             self.db.executemany(
                 "UPDATE problems SET detail = NULL WHERE file_path = ?", [(f,) for f in files]
             )
+            # A list of results shown before keeps no trace of them either; the others in
+            # it keep their numbers.
+            self.db.execute(
+                "UPDATE last_results SET session_id = '' WHERE session_id = ?"
+                " OR session_id IN (SELECT id FROM sessions WHERE parent_id = ?)",
+                (sid, sid),
+            )
             self.mark_private(sid)
             self.delete_session(sid)
 

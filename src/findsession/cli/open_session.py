@@ -1,0 +1,130 @@
+"""`findsession open`: go back into a session in its own agent and directory.
+
+`open N` takes result N of the last search shown in this terminal, `open SESSION` an id
+or unique prefix. The agent then replaces this process (`os.execvp`), in the session's
+working directory, so the terminal is the agent's as if it had been started by hand.
+Nothing is run when the command would go wrong: no command for the source, a working
+directory that is unknown or gone, an agent that is not on PATH; each is said in one
+line, with the command to run by hand on stdout. `--print` prints the command as a shell
+line instead; `--json` prints the plan.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shlex
+import shutil
+import sys
+
+from rich.console import Console
+
+from findsession import jsonout, render
+from findsession.api import Findsession
+from findsession.cli.console import say
+from findsession.cli.terminal import terminal_id
+from findsession.domain import Resume, Session
+from findsession.errors import FindsessionError
+
+#: `open 2` is a result's number; anything else is a session id or prefix. Four digits
+#: covers the longest list a search shows (1000); an id starting with digits is told
+#: apart by giving more of it than that.
+_POSITION = re.compile(r"[0-9]{1,4}")
+#: Characters a terminal would act on or reorder if printed as they are.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def open_session(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
+    target = args.target.strip()
+    if not target:
+        raise FindsessionError("name the session to open: its number in the last search, or id")
+    if _POSITION.fullmatch(target):
+        session = fs.shown(terminal_id(), int(target))
+    else:
+        session = fs.session(target)
+    plan = fs.resume(session)
+    if args.json:
+        print(jsonout.dumps(jsonout.open_json(session, plan)))
+        return 0
+    if not plan.available:
+        raise FindsessionError(f"{_named(session)} cannot be resumed: {plan.reason}")
+    line = shell_line(plan)
+    if plan.note:
+        say(err, f"note: {plan.note}")
+    problem = _directory_problem(plan)
+    if args.print:
+        print(line)
+        if problem:
+            say(err, f"warning: {problem}")
+        return 0
+    if problem:
+        print(line)
+        raise FindsessionError(f"{problem}; nothing was run (the command is above)")
+    agent = plan.command[0]
+    if shutil.which(agent) is None:
+        print(line)
+        raise FindsessionError(
+            f"{agent!r} is not on PATH, so {_named(session)} cannot be resumed here: install"
+            " it, or run the command above where it is"
+        )
+    err.print(f"resuming {_named(session)} in {render.home(plan.cwd)}", soft_wrap=True)
+    _become(fs, plan)
+    return 0  # not reached: the agent has taken this process over
+
+
+def _become(fs: Findsession, plan: Resume) -> None:
+    """Replace this process with the agent, in the session's directory."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    fs.close()
+    try:
+        os.chdir(plan.cwd or ".")
+        os.execvp(plan.command[0], list(plan.command))
+    except (OSError, ValueError) as exc:  # ValueError: a NUL inside an argument
+        raise FindsessionError(f"could not start {plan.command[0]!r}: {exc}") from exc
+
+
+def _directory_problem(plan: Resume) -> str | None:
+    """Why the command cannot run where it must, or None."""
+    if plan.cwd is None:
+        return (
+            "the index has no working directory for this session, and the agent finds it"
+            " only from there: run the command in the session's project folder"
+        )
+    if not plan.cwd_exists:
+        return (
+            f"the session's working directory {render.printable(plan.cwd)} no longer exists"
+            " (moved or deleted?): the agent finds the session only from there"
+        )
+    return None
+
+
+def _named(session: Session) -> str:
+    title = render.printable(session.title or "")
+    return f"session {session.id}" + (f" ({title})" if title else "")
+
+
+def shell_line(plan: Resume) -> str:
+    """The command as one line to paste into a POSIX shell: `cd DIR && COMMAND`."""
+    command = " ".join(shell_word(arg) for arg in plan.command)
+    if plan.cwd is None:
+        return command
+    cd = "cd -- " if plan.cwd.startswith("-") else "cd "
+    return f"{cd}{shell_word(plan.cwd)} && {command}"
+
+
+def shell_word(text: str) -> str:
+    """One shell word that means exactly `text`; characters a terminal would act on are
+    written as `$'…'` escapes (bash, zsh, ksh), so printing the line is safe too."""
+    if not _UNPRINTABLE.search(text):
+        return shlex.quote(text)
+    parts = []
+    for ch in text:
+        if ch in "\\'":
+            parts.append("\\" + ch)
+        elif _UNPRINTABLE.match(ch):
+            parts.append(f"\\x{ord(ch):02x}" if ord(ch) < 0x80 else f"\\u{ord(ch):04x}")
+        else:
+            parts.append(ch)
+    return "$'" + "".join(parts) + "'"
