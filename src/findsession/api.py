@@ -20,8 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from findsession import config
+from findsession.audit import Auditor, digest, key_path, load_key
 from findsession.config import Config
 from findsession.domain import (
+    AuditRecord,
     IndexStatus,
     Resume,
     Root,
@@ -257,6 +259,21 @@ class Findsession:
     def status(self) -> IndexStatus:
         return self.store.status()
 
+    # -- the audit of agents' searches ---------------------------------------------------
+
+    def auditor(self, connection: str) -> Auditor:
+        """What records one MCP connection's answers, under the key beside the index."""
+        return Auditor(self.store, key_path(self.path), connection)
+
+    def audit_log(
+        self, *, since: str | None = None, limit: int = 50, query: str | None = None
+    ) -> list[AuditRecord]:
+        """Audit records, newest first; `query` keeps the searches for exactly that text
+        (its digest under the index's key: whoever holds the key can check)."""
+        start = parse_when(since, name="since") if since else None
+        wanted = digest(load_key(key_path(self.path), create=False), query) if query else None
+        return self.store.audit_records(start, limit, wanted)
+
     # -- forgetting ----------------------------------------------------------------------
 
     def forget(self, sessions: Iterable[str] = (), project: str | None = None) -> ForgetReport:
@@ -286,6 +303,8 @@ class Findsession:
 
 __all__ = [
     "KINDS",
+    "AuditRecord",
+    "Auditor",
     "MAX_TOP",
     "MODES",
     "SPEAKERS",

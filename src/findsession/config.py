@@ -43,6 +43,8 @@ class Config:
     hybrid_weight: float = 0.5
     #: `[mcp] all_projects`: the MCP server searches every project, not only its own.
     mcp_all_projects: bool = False
+    #: `[mcp] evidence_budget`: distinct turns one MCP connection may be shown.
+    mcp_evidence_budget: int = 400
     #: `[privacy] exclude`: globs of project directories never to index.
     exclude: list[str] = field(default_factory=list)
     #: `[sources] <kind> = false` (or `enabled = false` in `[sources.<kind>]`): sources
@@ -105,7 +107,12 @@ def load_config() -> Config:
     if not isinstance(weight, int | float) or not 0 <= weight <= 1:
         raise ConfigError(f"{path}: [search] hybrid_weight must be a number from 0 to 1")
     config.hybrid_weight = float(weight)
-    config.mcp_all_projects = bool(data.get("mcp", {}).get("all_projects", False))
+    mcp = data.get("mcp", {})
+    config.mcp_all_projects = bool(mcp.get("all_projects", False))
+    budget = mcp.get("evidence_budget", 400)
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+        raise ConfigError(f"{path}: [mcp] evidence_budget must be a whole number, 1 or more")
+    config.mcp_evidence_budget = budget
     exclude = data.get("privacy", {}).get("exclude", [])
     if not isinstance(exclude, list) or not all(isinstance(g, str) for g in exclude):
         raise ConfigError(f"{path}: [privacy] exclude must be a list of path globs")

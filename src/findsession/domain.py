@@ -238,6 +238,40 @@ class SearchResponse:
     #: How sure the search is of its first hit; None inside one session (`--session`),
     #: where the question is where, not whether.
     confidence: Confidence | None = None
+    #: Candidates each filter kept out, counted only when asked (the audited MCP path).
+    excluded: Exclusions | None = None
+
+
+@dataclass(slots=True)
+class Exclusions:
+    """What each filter kept out of a search (see findsession.search.exclusions)."""
+
+    #: How deep each unfiltered list was read.
+    depth: int
+    #: List (`keyword`, `vector`) -> units it held with no filter, at most `depth`.
+    candidates: dict[str, int] = field(default_factory=dict)
+    #: Filter -> list -> of those candidates, how many the list with that filter alone lacks.
+    by_filter: dict[str, dict[str, int]] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class AuditRecord:
+    """One answered MCP tool call as the audit keeps it: what was returned and why, with
+    the query only as a keyed digest, never as text."""
+
+    at: str
+    connection: str
+    tool: str
+    query_digest: str | None
+    filters: dict[str, Any]
+    #: Each returned session (and turn), with the ranking components of a search hit.
+    results: list[dict[str, Any]]
+    excluded: Exclusions | None = None
+    strategy: str | None = None
+    confidence: str | None = None
+    #: Results (hits, turns) the evidence budget kept out of the answer.
+    held_back: int = 0
+    id: int | None = None
 
 
 @dataclass(slots=True)

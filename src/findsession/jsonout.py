@@ -15,6 +15,7 @@ from dataclasses import asdict
 from typing import Any
 
 from findsession.domain import (
+    AuditRecord,
     Confidence,
     Hit,
     IndexStatus,
@@ -37,6 +38,7 @@ FORGET_SCHEMA = "findsession.forget/1"
 SESSIONS_SCHEMA = "findsession.sessions/1"
 SOURCES_SCHEMA = "findsession.sources/1"
 OPEN_SCHEMA = "findsession.open/1"
+AUDIT_SCHEMA = "findsession.audit/1"
 #: A listed session's first prompt is cut here: enough to recognise it by.
 FIRST_PROMPT_CHARS = 300
 
@@ -271,6 +273,11 @@ def sources_json(reports: list[SourceReport]) -> dict[str, Any]:
             for r in reports
         ],
     }
+
+
+def audit_json(records: list[AuditRecord]) -> dict[str, Any]:
+    """`findsession.audit/1`: answered MCP calls, newest first; a query only as its digest."""
+    return {"schema": AUDIT_SCHEMA, "records": [{"id": r.id, **asdict(r)} for r in records]}
 
 
 def status_json(st: IndexStatus) -> dict[str, Any]:

@@ -35,6 +35,8 @@ class SessionView:
 def resolve_session(store: Storage, ref: str) -> Session:
     """An exact session id, or a prefix of exactly one; otherwise a clear error."""
     ref = ref.strip()
+    if not ref:  # a prefix of every id: never "the one session" by accident
+        raise SessionNotFound("a blank session id matches nothing: give the id or a prefix of it")
     session = store.get_session(ref)
     if session:
         return session

@@ -144,6 +144,16 @@ def forget(args: argparse.Namespace, fs: Findsession, out: Console, err: Console
     return 0
 
 
+def audit(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
+    """The audit of agents' searches: what each MCP call returned, never the query."""
+    records = fs.audit_log(since=args.since, limit=args.limit, query=args.query)
+    if args.json:
+        print(jsonout.dumps(jsonout.audit_json(records)))
+    else:
+        render.print_audit(out, records)
+    return 0
+
+
 def serve(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
     """Hand the index's path to the MCP server, which opens its own for its lifetime."""
     # Imported here: the MCP SDK is slow to import and no other command needs it.
@@ -164,4 +174,5 @@ COMMANDS: dict[str, Command] = {
     "sources": sources,
     "serve": serve,
     "forget": forget,
+    "audit": audit,
 }

@@ -13,7 +13,7 @@ from typing import NoReturn
 from findsession import render
 from findsession.api import KINDS, MAX_TOP, MODES, SPEAKERS, BadOption, parse_when
 
-COMMANDS = ("search", "index", "read", "open", "status", "sources", "serve", "forget")
+COMMANDS = ("search", "index", "read", "open", "status", "sources", "serve", "forget", "audit")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -185,6 +185,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("sessions", nargs="*", metavar="SESSION", help="session ids or prefixes")
     p.add_argument("--project", metavar="PATH", help="every session started in PATH or below")
     p.add_argument("--json", action="store_true", help="print what was forgotten as JSON")
+
+    p = sub.add_parser("audit", parents=[common], help="what agents searched and were shown (MCP)")
+    p.add_argument(
+        "--limit",
+        type=_whole_number(1, 10**9, "give a whole number of records, 1 or more"),
+        default=50,
+        metavar="N",
+        help="records to list (50)",
+    )
+    p.add_argument("--since", type=_when, metavar="WHEN", help="only from this date, time or age")
+    p.add_argument(
+        "--query",
+        metavar="TEXT",
+        help="only searches for exactly this text (its digest under the index's audit key)",
+    )
+    p.add_argument("--json", action="store_true", help="print as JSON (docs/json.md)")
 
     p = sub.add_parser("serve", parents=[common], help="run the MCP server over stdio (for agents)")
     p.add_argument(

@@ -9,6 +9,8 @@ scope searched and the session left out. Notes for the agent go in `notes`.
 from __future__ import annotations
 
 import inspect
+import secrets
+import threading
 from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -19,6 +21,7 @@ from pydantic import Field
 
 from findsession import jsonout
 from findsession.api import Findsession, SearchOptions
+from findsession.mcp_server.budget import EvidenceBudget
 from findsession.mcp_server.scope import Scope, current_session, indexer_note
 from findsession.mcp_server.tool_errors import tool_errors
 
@@ -31,13 +34,25 @@ INSTRUCTIONS = (
     " project: what was asked, answered and decided, and in which session and turn. Use"
     " search_conversation before re-deriving something that may have been settled before,"
     " read_conversation to read the turns a hit points to, and list_sessions for what"
-    " happened recently."
+    " happened recently. Every answer is recorded in an audit (the question only as a"
+    " keyed digest), and one session may be shown a limited number of distinct turns:"
+    " `evidence_budget` in each answer says how many were used."
 )
 
 
 def build_server(fs: Findsession, scope: Scope) -> MCPServer:
-    """The MCP server with its three tools, answering from `fs` (kept open)."""
+    """The MCP server with its three tools, answering from `fs` (kept open).
+
+    The server process is one connection: over stdio it serves one client session, so
+    the audit names each process's records by an id of its own and the evidence budget
+    is spent once per process.
+    """
     server = MCPServer("findsession", instructions=INSTRUCTIONS)
+    auditor = fs.auditor(connection=secrets.token_hex(8))
+    budget = EvidenceBudget(fs.settings.mcp_evidence_budget)
+    # The SDK runs tools in worker threads: one answer at a time is fitted to the budget,
+    # recorded and counted, so two calls cannot both take the last turns.
+    answering = threading.Lock()
 
     @server.tool()
     @tool_errors
@@ -113,13 +128,15 @@ def build_server(fs: Findsession, scope: Scope) -> MCPServer:
         opts = SearchOptions(
             top=top,
             project=str(Path(project).expanduser()) if project else None,
-            session=sessionId,
+            # An id or a unique prefix, as read_conversation takes it; else a clear error.
+            session=fs.session(sessionId).id if sessionId is not None else None,
             speaker=speaker,
             after=after,
             before=before,
             kind=kind,
             source=source,
             hybrid_weight=scope.hybrid_weight,
+            count_excluded=True,  # for the audit record
         )
         current = None if sessionId else current_session(fs, scope, project)
         if current:
@@ -140,8 +157,34 @@ def build_server(fs: Findsession, scope: Scope) -> MCPServer:
         sure = response.confidence
         if response.hits and response.hits[0].session.id == current:
             sure = None  # it judged the session left out, not the first one returned
-        answer = jsonout.search_json(replace(response, hits=hits, notes=notes, confidence=sure))
-        return {**answer, "scope": opts.project, "excluded_current_session": current}
+        evidence = [(h.session.id, h.turn) for h in hits]
+        with answering:
+            fit = budget.fitting(evidence)
+            held_back = len(hits) - fit
+            if held_back:
+                notes.append(
+                    f"{held_back} more results were held back: this session has nearly used"
+                    " its evidence budget (see evidence_budget); read what was returned first"
+                )
+            shown = replace(response, hits=hits[:fit], notes=notes, confidence=sure)
+            auditor.searched(  # before answering: an unrecorded answer is never given
+                "search_conversation",
+                query,
+                opts,
+                shown,
+                extra={"top": top, "excluded_current_session": current},
+                held_back=held_back,
+            )
+            if evidence and not fit:
+                raise budget.exhausted()
+            budget.spend(evidence[:fit])
+            spent = budget.state(held_back)
+        return {
+            **jsonout.search_json(shown),
+            "scope": opts.project,
+            "excluded_current_session": current,
+            "evidence_budget": spent,
+        }
 
     def read_conversation(
         sessionId: Annotated[  # noqa: N803 - the tool's public parameter name
@@ -179,7 +222,19 @@ def build_server(fs: Findsession, scope: Scope) -> MCPServer:
         view = fs.read(
             sessionId, turn=turn, context=context, tools=includeToolOutput, first=from_, last=to
         )
-        return jsonout.read_json(view, max_chars=maxChars)
+        answer = jsonout.read_json(view, max_chars=maxChars)
+        evidence = [(view.session.id, t["turn"]) for t in answer["turns"]]
+        asked = {"session": view.session.id, "turn": turn, "from": from_, "to": to}
+        asked |= {"context": context, "include_tool_output": includeToolOutput}
+        with answering:
+            fit = budget.fitting(evidence)
+            answer["turns"] = answer["turns"][:fit]
+            held_back = len(evidence) - fit
+            auditor.shown("read_conversation", asked, evidence[:fit], held_back=held_back)
+            if evidence and not fit:
+                raise budget.exhausted()
+            budget.spend(evidence[:fit])
+            return {**answer, "evidence_budget": budget.state(held_back)}
 
     @tool_errors
     def read_conversation_tool(**arguments: Any) -> dict[str, Any]:
@@ -216,6 +271,9 @@ def build_server(fs: Findsession, scope: Scope) -> MCPServer:
         project = directory or scope.directory
         sessions = fs.sessions(project=project, after=after, before=before, limit=limit)
         answer = jsonout.sessions_json((s, fs.first_prompt(s.id)) for s in sessions)
+        asked = {"project": project, "after": after, "before": before, "limit": limit}
+        with answering:
+            auditor.shown("list_sessions", asked, [(s.id, None) for s in sessions])
         return {**answer, "scope": project}
 
     server.findsession = fs  # type: ignore[attr-defined]  # kept open for the server's life

@@ -25,6 +25,7 @@ from findsession.domain import Confidence, SearchResponse
 from findsession.embeddings.base import Embedder, EmbeddingUnavailable
 from findsession.query import Query
 from findsession.search import confidence, sessions, when
+from findsession.search.exclusions import count_excluded
 from findsession.search.filters import SearchOptions
 from findsession.search.fusion import FusedUnit, fuse
 from findsession.search.hits import hits_of
@@ -51,6 +52,8 @@ class Retrieval:
     signals: confidence.Signals = field(default_factory=confidence.Signals)
     #: What a session's further units need to count as evidence for it.
     evidence: sessions.Evidence = field(default_factory=sessions.Evidence)
+    #: The query's vector, when the vector list ran.
+    query_vector: np.ndarray | None = None
 
 
 def search(
@@ -81,6 +84,9 @@ def search(
     response.hits = hits_of(store, ranked[: opts.top], query, opts)
     if not opts.session and found.strategy != "none":
         response.confidence = _confidence(store, ranked, query, found.signals)
+    if opts.count_excluded and found.strategy != "none":
+        keyword = found.signals.keyword_ran
+        response.excluded = count_excluded(store, query, opts.filters, found.query_vector, keyword)
     return response
 
 
@@ -132,7 +138,7 @@ def retrieve(
     if pending is not None:
         result = _vector_list(store, pending, opts, limit, found.notes)
         if result is not None:
-            vector, floor, evidence_cosine = result
+            vector, floor, evidence_cosine, found.query_vector = result
             found.evidence = sessions.Evidence(cosine=evidence_cosine)
     if keyword is not None and vector is not None:
         found.strategy = "hybrid"
@@ -258,10 +264,10 @@ def _vector_list(
     opts: SearchOptions,
     limit: int,
     notes: list[str],
-) -> tuple[list[VectorMatch], float, float] | None:
-    """Units by meaning, the cosine a vector-only unit needs to be shown and the cosine a
-    session's further unit needs to count as evidence; or None, with a note saying why
-    vector search could not run."""
+) -> tuple[list[VectorMatch], float, float, np.ndarray | None] | None:
+    """Units by meaning, the cosine a vector-only unit needs to be shown, the cosine a
+    session's further unit needs to count as evidence and the query's vector; or None,
+    with a note saying why vector search could not run."""
     stored = store.setting("embedding_model")
     store.load_vectors()  # while the model loads in its thread, not after it
     try:
@@ -276,10 +282,10 @@ def _vector_list(
         )
         return None
     if vec is None:
-        return [], 0.0, 1.0
+        return [], 0.0, 1.0, None
     matches = store.vector_search(vec, opts.filters, limit)
     best = matches[0].cosine if matches else 0.0
     evidence = best - model.cosine_margin * sessions.EVIDENCE_MARGIN_SHARE
     if opts.session:  # one session: the question is where in it, not whether
-        return matches, -1.0, evidence
-    return matches, max(model.min_cosine, best - model.cosine_margin), evidence
+        return matches, -1.0, evidence, vec
+    return matches, max(model.min_cosine, best - model.cosine_margin), evidence, vec

@@ -45,6 +45,9 @@ class SearchOptions:
     source: str | None = None
     #: Weight of the vector list in fusion; the keyword list gets the rest.
     hybrid_weight: float = 0.5
+    #: Also count the candidates each filter kept out (`SearchResponse.excluded`): a few
+    #: more retrievals, made for the audit of agents' searches.
+    count_excluded: bool = False
 
     def validated(self) -> SearchOptions:
         """Check values and normalise dates; raise `BadOption` with a usable message.

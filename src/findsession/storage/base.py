@@ -21,7 +21,15 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from findsession.domain import IndexStatus, Message, MetaEvent, Problem, Session, SourceCounts
+from findsession.domain import (
+    AuditRecord,
+    IndexStatus,
+    Message,
+    MetaEvent,
+    Problem,
+    Session,
+    SourceCounts,
+)
 from findsession.errors import FindsessionError
 from findsession.query import Query
 
@@ -208,6 +216,9 @@ class ContentStore(Protocol):
     def has_units(self) -> bool: ...
     def unit_fields(self, unit_id: int) -> tuple[Any, ...] | None: ...
     def recent_turn_texts(self, turns: int, chars: int) -> list[tuple[str, str]]: ...
+    def units_kept(self, unit_ids: list[int], filters: Filters) -> set[int]:
+        """Those of `unit_ids` that `filters` keep, all but `speaker` (what may match)."""
+        ...
 
     # the last list of results each terminal was shown
     def remember_shown(
@@ -237,6 +248,15 @@ class ContentStore(Protocol):
         interrupted: bool,
     ) -> None: ...
     def totals(self) -> tuple[int, int]: ...
+
+    # the audit of agents' searches
+    def add_audit_record(self, record: AuditRecord) -> int:
+        """Store one record, committed on return (nothing is shown before); its id."""
+        ...
+
+    def audit_records(self, since: str | None, limit: int, digest: str | None) -> list[AuditRecord]:
+        """Records from `since` (UTC ISO), newest first; with `digest`, that query's only."""
+        ...
 
 
 class KeywordIndex(Protocol):

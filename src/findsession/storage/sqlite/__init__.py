@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from findsession.storage.base import protocol_methods
+from findsession.storage.sqlite.audit import AuditMixin
 from findsession.storage.sqlite.boundary import map_errors
 from findsession.storage.sqlite.chunks import VectorsMixin
 from findsession.storage.sqlite.files import FilesMixin
@@ -34,6 +35,7 @@ class Store(
     VectorSearchMixin,
     RunsMixin,
     StatusMixin,
+    AuditMixin,
     ShownMixin,
 ):
     """A findsession index database (`findsession.storage.base.Storage`); use

@@ -315,13 +315,16 @@ def v8_resume_titles_audit(db: apsw.Connection) -> None:
         ) WITHOUT ROWID;
         CREATE TABLE audit (
             id           INTEGER PRIMARY KEY,
-            at           TEXT NOT NULL,   -- ISO time
-            connection   TEXT NOT NULL,   -- the MCP connection that searched
-            tool         TEXT NOT NULL,
-            query_digest TEXT NOT NULL,   -- keyed digest, never the query's text
+            at           TEXT NOT NULL,   -- ISO time (UTC)
+            connection   TEXT NOT NULL,   -- the MCP connection (one server process) that asked
+            tool         TEXT NOT NULL,   -- search_conversation, read_conversation, list_sessions
+            query_digest TEXT,            -- keyed digest, never the query's text; NULL: no query
             filters      TEXT NOT NULL,   -- JSON
+            strategy     TEXT,            -- the retrieval that ran (searches only)
+            confidence   TEXT,            -- strong, weak or nothing (searches only)
             results      TEXT NOT NULL,   -- JSON: sessions, turns, ranking components
-            excluded     TEXT NOT NULL    -- JSON: candidates each filter excluded
+            excluded     TEXT NOT NULL,   -- JSON: candidates each filter excluded
+            held_back    INTEGER NOT NULL DEFAULT 0  -- results the evidence budget withheld
         );
         CREATE INDEX audit_at ON audit(at);
         """

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from findsession.storage.base import Filters
 from findsession.storage.sqlite.cjk_index import write_cjk
 from findsession.storage.sqlite.connection import Connection
+from findsession.storage.sqlite.filters import unit_filter_sql
 from findsession.storage.sqlite.rows import UnitRow
 
 
@@ -116,6 +118,19 @@ class UnitsMixin(Connection):
         rows = self.query(
             f"SELECT id FROM units WHERE id IN ({marks}) AND {checks}",
             [*unit_ids, *(t.lower() for t in tokens)],
+        )
+        return {r[0] for r in rows}
+
+    def units_kept(self, unit_ids: list[int], filters: Filters) -> set[int]:
+        """Those of `unit_ids` the filters keep, by the SQL both retrievals filter with."""
+        if not unit_ids:
+            return set()
+        where, params = unit_filter_sql(filters)
+        marks = ",".join("?" * len(unit_ids))
+        rows = self.query(
+            "SELECT u.id FROM units u JOIN sessions s ON s.id = u.session_id"
+            f" WHERE u.id IN ({marks}) AND {where}",
+            [*unit_ids, *params],
         )
         return {r[0] for r in rows}
 
