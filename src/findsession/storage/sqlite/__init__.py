@@ -21,6 +21,7 @@ from findsession.storage.sqlite.rows import FileState, UnitRow
 from findsession.storage.sqlite.runs import RunsMixin
 from findsession.storage.sqlite.sessions import SessionsMixin
 from findsession.storage.sqlite.status import StatusMixin
+from findsession.storage.sqlite.titles import TitlesMixin
 from findsession.storage.sqlite.vector_index import VectorSearchMixin
 
 
@@ -33,6 +34,7 @@ class Store(
     VectorSearchMixin,
     RunsMixin,
     StatusMixin,
+    TitlesMixin,
 ):
     """A findsession index database (`findsession.storage.base.Storage`); use
     `Store.open`, and close it when done."""
