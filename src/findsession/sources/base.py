@@ -71,3 +71,9 @@ class Source(Protocol):
         """The text, as the file holds it now, of the messages at `(line, part)` for the
         wanted `lines` (the numbers `read` gave its records). May raise `OSError`."""
         ...
+
+    def title_line(self, sf: SourceFile, title: str) -> bytes | None:
+        """The line that gives the file's session `title`, as the agent itself writes
+        it, to append at the file's end; None where the format has no documented place
+        for a title (findsession then keeps the title in its index only)."""
+        ...
