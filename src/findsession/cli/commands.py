@@ -18,6 +18,7 @@ from findsession import jsonout, render
 from findsession.api import Findsession, SearchOptions
 from findsession.cli.console import say
 from findsession.cli.progress import progress_bar
+from findsession.cli.titles import titles
 from findsession.errors import FindsessionError
 
 #: A command: parsed options, the open index, stdout and stderr in; the exit status out.
@@ -150,4 +151,5 @@ COMMANDS: dict[str, Command] = {
     "sources": sources,
     "serve": serve,
     "forget": forget,
+    "titles": titles,
 }

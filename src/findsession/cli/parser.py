@@ -13,7 +13,7 @@ from typing import NoReturn
 from findsession import render
 from findsession.api import KINDS, MAX_TOP, MODES, SPEAKERS, BadOption, parse_when
 
-COMMANDS = ("search", "index", "read", "status", "sources", "serve", "forget")
+COMMANDS = ("search", "index", "read", "status", "sources", "serve", "forget", "titles")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -167,6 +167,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("sessions", nargs="*", metavar="SESSION", help="session ids or prefixes")
     p.add_argument("--project", metavar="PATH", help="every session started in PATH or below")
     p.add_argument("--json", action="store_true", help="print what was forgotten as JSON")
+
+    p = sub.add_parser(
+        "titles",
+        parents=[common],
+        help="propose a short title for each session without one; --write gives it",
+    )
+    action = p.add_mutually_exclusive_group()
+    action.add_argument(
+        "--write",
+        action="store_true",
+        help="give the titles: a line appended to Claude Code transcripts where safe"
+        " (config [titles] writer, quiet_minutes), the index only for other agents",
+    )
+    action.add_argument(
+        "--undo", action="store_true", help="take out exactly the titles findsession wrote"
+    )
+    p.add_argument("--session", metavar="ID", help="only this session (id or prefix)")
+    p.add_argument("--json", action="store_true", help="print as JSON")
 
     p = sub.add_parser("serve", parents=[common], help="run the MCP server over stdio (for agents)")
     p.add_argument(

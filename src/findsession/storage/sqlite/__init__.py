@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from findsession.storage.base import protocol_methods
+from findsession.storage.base import TitleWrite, protocol_methods
 from findsession.storage.sqlite.boundary import map_errors
 from findsession.storage.sqlite.chunks import VectorsMixin
 from findsession.storage.sqlite.files import FilesMixin
@@ -49,6 +49,7 @@ def open_index(path: Path, *, rebuild: bool = False) -> tuple[Store, list[str]]:
     (under a name of its own) and starts a new one that keeps its forgotten sessions."""
     notes: list[str] = []
     forgotten: list[str] | None = []
+    titles: list[TitleWrite] | None = []
     if rebuild:
         aside = Store.set_aside(path)
         if aside:
@@ -59,9 +60,19 @@ def open_index(path: Path, *, rebuild: bool = False) -> tuple[Store, list[str]]:
                     "warning: the old index is too damaged to tell which sessions were"
                     " forgotten: forget them again after this run"
                 )
+            titles = Store.title_writes_in(aside)
+            if titles is None:
+                notes.append(
+                    "warning: the old index is too damaged to tell which titles findsession"
+                    " wrote: they can no longer be taken back by findsession"
+                )
     store = Store.open(path)
     if forgotten:
         store.keep_forgotten(forgotten)
+    if titles:
+        with store.transaction():
+            for write in titles:
+                store.record_title_write(write)
     return store, notes
 
 

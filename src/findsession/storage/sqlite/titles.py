@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import Any
+
+import apsw
 
 from findsession.storage.base import TitleWrite
 from findsession.storage.sqlite.connection import Connection
@@ -14,6 +18,23 @@ _COLUMNS = "session_id, file_path, title, offset, line, written_at"
 
 class TitlesMixin(Connection):
     """The title log (see findsession.storage.base.TitleLog)."""
+
+    @staticmethod
+    def title_writes_in(path: Path) -> list[TitleWrite] | None:
+        """The title log of another index file (one set aside by a rebuild), so the
+        lines we wrote stay ours, and undoable, in the new one; None when unreadable."""
+        try:
+            db = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+            try:
+                found = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'title_writes'")
+                if found.fetchone() is None:
+                    return []  # an index from before titles could be written
+                rows = list(db.execute(f"SELECT {_COLUMNS} FROM title_writes"))
+            finally:
+                db.close()
+        except apsw.Error:
+            return None
+        return [_write(r) for r in rows]
 
     def record_title_write(self, write: TitleWrite) -> None:
         """Remember a title we gave; an index-only title replaces the session's earlier one."""
@@ -44,10 +65,7 @@ class TitlesMixin(Connection):
             " ORDER BY file_path, offset IS NULL, offset DESC",
             params,
         )
-        return [
-            TitleWrite(sid, path, title, offset, bytes(line) if line is not None else None, at)
-            for sid, path, title, offset, line, at in rows
-        ]
+        return [_write(r) for r in rows]
 
     def drop_title_write(self, write: TitleWrite) -> None:
         if write.offset is None:
@@ -90,3 +108,8 @@ class TitlesMixin(Connection):
                 continue
             files.update((n, None) for n in names if isinstance(n, str))
         return prompts, list(files)
+
+
+def _write(row: tuple[Any, ...]) -> TitleWrite:
+    sid, path, title, offset, line, at = row
+    return TitleWrite(sid, path, title, offset, bytes(line) if line is not None else None, at)
