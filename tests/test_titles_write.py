@@ -236,6 +236,13 @@ def test_a_transcript_changed_since_indexed_is_refused(cli: CLI, corpus: dict[st
     assert path.read_bytes() == before
 
 
+def test_a_transcript_gone_since_indexed_is_refused(cli: CLI, corpus: dict[str, Path]) -> None:
+    corpus["deploy"].unlink()
+    result = results(cli.json("titles", "--write"))[DEPLOY]
+    assert (result["status"], result["reason"]["code"]) == ("refused", "transcript_missing")
+    assert not corpus["deploy"].exists()  # never created
+
+
 def test_a_transcript_without_a_final_newline_is_refused(cli: CLI, corpus: dict[str, Path]) -> None:
     path = corpus["deploy"]
     half = b'{"type":"user","message":{"role":"user","content":"half'
