@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from findsession.storage.base import ContentStore, KeywordIndex, VectorIndex
+from findsession.storage.base import ContentStore, KeywordIndex, TitleLog, VectorIndex
 from findsession.storage.sqlite import Store
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "findsession"
@@ -130,7 +130,7 @@ def test_storage_imports_nothing_from_the_layers_above() -> None:
         assert not bad, (str(path.relative_to(PACKAGE)), sorted(bad))
 
 
-@pytest.mark.parametrize("protocol", [ContentStore, KeywordIndex, VectorIndex])
+@pytest.mark.parametrize("protocol", [ContentStore, KeywordIndex, VectorIndex, TitleLog])
 def test_the_sqlite_store_answers_every_storage_method(protocol: type, tmp_path: Path) -> None:
     """What a second backend must provide is written down once, in the protocols; the
     SQLite store must provide all of it, under the same parameter names."""

@@ -1,4 +1,5 @@
-"""findsession's public face: index, embed, search, read, resume, list, forget, status.
+"""findsession's public face: index, embed, search, read, resume, list, title, forget,
+status.
 
 Every interface (the CLI, the MCP server, and the service and web page to come) calls
 only this: arguments in, rendering out. What each of them used to do on its own (choose
@@ -56,6 +57,9 @@ from findsession.search.filters import (
     parse_when,
 )
 from findsession.storage import Storage, open_storage
+from findsession.titles.plan import title_sessions
+from findsession.titles.report import TitlesReport, UndoReport
+from findsession.titles.undo import undo_titles
 
 #: Called with a sentence for the person (a note, a warning), as things happen.
 Say = Callable[[str], None]
@@ -274,6 +278,19 @@ class Findsession:
         wanted = digest(load_key(key_path(self.path), create=False), query) if query else None
         return self.store.audit_records(start, limit, wanted)
 
+    # -- titles --------------------------------------------------------------------------
+
+    def titles(self, session: str | None = None, *, write: bool = False) -> TitlesReport:
+        """Propose a title for every session without one of its own (or for `session`);
+        with `write`, give it where every safety check passes (see findsession.titles)."""
+        chosen = resolve_session(self.store, session) if session is not None else None
+        return title_sessions(self.store, self.settings, chosen, write)
+
+    def undo_titles(self, session: str | None = None) -> UndoReport:
+        """Take out exactly the titles `titles` gave (all, or one session's)."""
+        chosen = resolve_session(self.store, session).id if session is not None else None
+        return undo_titles(self.store, self.settings, chosen)
+
     # -- forgetting ----------------------------------------------------------------------
 
     def forget(self, sessions: Iterable[str] = (), project: str | None = None) -> ForgetReport:
@@ -315,5 +332,7 @@ __all__ = [
     "RootChoice",
     "SearchOptions",
     "SourceReport",
+    "TitlesReport",
+    "UndoReport",
     "parse_when",
 ]

@@ -20,6 +20,7 @@ from findsession.embeddings.settings import BadEmbeddingSettings, EmbeddingSetti
 from findsession.errors import FindsessionError
 from findsession.sources import DEFAULT_SOURCE, SOURCES
 from findsession.storage import BACKENDS
+from findsession.titles.settings import BadTitleSettings, TitleSettings
 
 APP = "findsession"
 
@@ -50,6 +51,11 @@ class Config:
     #: `[sources] <kind> = false` (or `enabled = false` in `[sources.<kind>]`): sources
     #: whose standard places and configured roots are left alone.
     disabled: set[str] = field(default_factory=set)
+    #: The `[titles]` table: how titles are proposed and where they may be written.
+    titles: TitleSettings = field(default_factory=TitleSettings)
+    #: This machine's name, for `[titles] writer`: `FINDSESSION_MACHINE`, else
+    #: `[machine] name`. Hostnames can be equal on two machines, so it is never guessed.
+    machine: str | None = None
 
 
 def config_path() -> Path:
@@ -73,6 +79,7 @@ def load_config() -> Config:
     """
     path = config_path()
     config = Config(path=path)
+    config.machine = _machine_name(os.environ.get("FINDSESSION_MACHINE") or None, path)
     if not path.exists():
         return config
     try:
@@ -118,7 +125,29 @@ def load_config() -> Config:
         raise ConfigError(f"{path}: [privacy] exclude must be a list of path globs")
     config.exclude = exclude
     _read_sources(data.get("sources", {}), config)
+    titles = data.get("titles", {})
+    if not isinstance(titles, dict):
+        raise ConfigError(f"{path}: [titles] must be a table")
+    try:
+        config.titles = TitleSettings.from_table(titles)
+    except BadTitleSettings as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    machine = data.get("machine", {})
+    if not isinstance(machine, dict):
+        raise ConfigError(f"{path}: [machine] must be a table")
+    config.machine = config.machine or _machine_name(machine.get("name"), path)
     return config
+
+
+def _machine_name(value: Any, path: Path) -> str | None:
+    """A machine name as given, or None; anything but a non-blank string is refused."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(
+            f"{path}: [machine] name (or FINDSESSION_MACHINE) must be a non-blank string"
+        )
+    return value.strip()
 
 
 def _read_sources(table: Any, config: Config) -> None:

@@ -29,6 +29,7 @@ from findsession.domain import (
 from findsession.indexing import IndexReport
 from findsession.indexing.embed import EmbedReport
 from findsession.reader import SessionView
+from findsession.titles.report import Reason, TitlesReport, UndoReport
 
 SEARCH_SCHEMA = "findsession.search/1"
 READ_SCHEMA = "findsession.read/1"
@@ -39,6 +40,8 @@ SESSIONS_SCHEMA = "findsession.sessions/1"
 SOURCES_SCHEMA = "findsession.sources/1"
 OPEN_SCHEMA = "findsession.open/1"
 AUDIT_SCHEMA = "findsession.audit/1"
+TITLES_SCHEMA = "findsession.titles/1"
+UNDO_SCHEMA = "findsession.titles-undo/1"
 #: A listed session's first prompt is cut here: enough to recognise it by.
 FIRST_PROMPT_CHARS = 300
 
@@ -302,3 +305,52 @@ def index_json(r: IndexReport, embedded: EmbedReport | None = None) -> dict[str,
             "texts_per_second": round(embedded.texts_per_second, 1),
         }
     return {"schema": INDEX_SCHEMA, **data}
+
+
+def _reason(r: Reason | None) -> dict[str, str] | None:
+    return {"code": r.code, "says": r.says} if r else None
+
+
+def titles_json(report: TitlesReport) -> dict[str, Any]:
+    """`findsession.titles/1`: each session's proposal and what became of it."""
+    return {
+        "schema": TITLES_SCHEMA,
+        "write": report.write,
+        "by": report.by,
+        "titled": report.titled,
+        "notes": report.notes,
+        "sessions": [
+            {
+                "session": session_json(r.session),
+                "title_kind": r.title_kind,
+                "title": r.title,
+                "summary": r.summary,
+                "by": r.by,
+                "terms": r.terms,
+                "place": r.place,
+                "status": r.status,
+                "reason": _reason(r.reason),
+            }
+            for r in report.results
+        ],
+    }
+
+
+def undo_json(report: UndoReport) -> dict[str, Any]:
+    """`findsession.titles-undo/1`: each title taken back, or why it stays."""
+    return {
+        "schema": UNDO_SCHEMA,
+        "notes": report.notes,
+        "undone": [
+            {
+                "session_id": r.session_id,
+                "path": r.path,
+                "title": r.title,
+                "offset": r.offset,
+                "status": r.status,
+                "reason": _reason(r.reason),
+                "note": r.note,
+            }
+            for r in report.results
+        ],
+    }

@@ -29,6 +29,7 @@ from findsession.domain import (
 from findsession.indexing import IndexReport
 from findsession.indexing.embed import EmbedReport
 from findsession.reader import SessionView
+from findsession.titles.report import TitlesReport, UndoReport
 from findsession.turns import one_line
 
 # Whole sequences, dropped: CSI (colours, cursor moves, screen clears), OSC (window
@@ -360,3 +361,35 @@ def _size(n: int) -> str:
             return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
         value /= 1024
     return f"{n} B"
+
+
+def print_titles(out: Console, report: TitlesReport) -> None:
+    """One line per session: what became of its title, the title, and what it replaces;
+    under it the model's summary and the reason a title was not written."""
+    for r in report.results:
+        s = r.session
+        title = escape(printable(r.title or "(none)"))
+        if r.title and r.place == "index":
+            title += "[/][dim] (index only)"
+        was = escape(one_line(printable(s.title or ""), 60))
+        out.print(
+            f"{r.status:<8}  [bold]{title}[/]  {s.id[:8]}  {day(s.last_ts)}"
+            f"  {escape(home(s.cwd))}" + (f"  [dim]was: {was}[/]" if was else ""),
+            soft_wrap=True,
+        )
+        for extra in (r.summary, r.reason.says if r.reason else None):
+            if extra:
+                out.print(f"          [dim]{escape(printable(extra))}[/]", soft_wrap=True)
+
+
+def print_undo(out: Console, report: UndoReport) -> None:
+    for r in report.results:
+        where = "index only" if r.offset is None else f"{home(r.path)} @ {r.offset}"
+        out.print(
+            f"{r.status:<8}  [bold]{escape(printable(r.title))}[/]  {r.session_id[:8]}"
+            f"  {escape(where)}",
+            soft_wrap=True,
+        )
+        for extra in (r.reason.says if r.reason else None, r.note):
+            if extra:
+                out.print(f"          [dim]{escape(printable(extra))}[/]", soft_wrap=True)

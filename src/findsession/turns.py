@@ -122,14 +122,18 @@ def choose_title(
     trusted_summary: str | None,
     turns: Sequence[Turn],
     agent_label: str | None = None,
+    index_title: str | None = None,
 ) -> str | None:
     """Claude Code's `/resume` order: custom title, AI title, last prompt, first prompt.
 
     A trusted summary (Claude Code 1.0's title) comes after the AI title, and a
-    subagent without any of these is named by its agent type and task.
+    subagent without any of these is named by its agent type and task. A title
+    `findsession titles` kept in the index (for a format with no place for one) stands
+    where a custom title would: after the person's own, before the agent's.
     """
     for candidate in (
         meta.get(MetaKind.CUSTOM_TITLE),
+        index_title,
         meta.get(MetaKind.AI_TITLE),
         trusted_summary,
         agent_label,

@@ -20,6 +20,7 @@ from findsession.cli.console import say
 from findsession.cli.open_session import open_session
 from findsession.cli.progress import progress_bar
 from findsession.cli.terminal import terminal_id
+from findsession.cli.titles import titles
 from findsession.errors import FindsessionError
 
 #: A command: parsed options, the open index, stdout and stderr in; the exit status out.
@@ -175,4 +176,5 @@ COMMANDS: dict[str, Command] = {
     "serve": serve,
     "forget": forget,
     "audit": audit,
+    "titles": titles,
 }

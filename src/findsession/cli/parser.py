@@ -13,7 +13,18 @@ from typing import NoReturn
 from findsession import render
 from findsession.api import KINDS, MAX_TOP, MODES, SPEAKERS, BadOption, parse_when
 
-COMMANDS = ("search", "index", "read", "open", "status", "sources", "serve", "forget", "audit")
+COMMANDS = (
+    "search",
+    "index",
+    "read",
+    "open",
+    "status",
+    "sources",
+    "serve",
+    "forget",
+    "audit",
+    "titles",
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -201,6 +212,24 @@ def build_parser() -> argparse.ArgumentParser:
         help="only searches for exactly this text (its digest under the index's audit key)",
     )
     p.add_argument("--json", action="store_true", help="print as JSON (docs/json.md)")
+
+    p = sub.add_parser(
+        "titles",
+        parents=[common],
+        help="propose a short title for each session without one; --write gives it",
+    )
+    action = p.add_mutually_exclusive_group()
+    action.add_argument(
+        "--write",
+        action="store_true",
+        help="give the titles: a line appended to Claude Code transcripts where safe"
+        " (config [titles] writer, quiet_minutes), the index only for other agents",
+    )
+    action.add_argument(
+        "--undo", action="store_true", help="take out exactly the titles findsession wrote"
+    )
+    p.add_argument("--session", metavar="ID", help="only this session (id or prefix)")
+    p.add_argument("--json", action="store_true", help="print as JSON")
 
     p = sub.add_parser("serve", parents=[common], help="run the MCP server over stdio (for agents)")
     p.add_argument(

@@ -7,15 +7,13 @@ server's tokenizer, so long texts are cut by characters with a margin for the wi
 
 from __future__ import annotations
 
-import json
 import os
-import urllib.error
-import urllib.request
 from typing import Any
 
 import numpy as np
 
 from findsession.embeddings.base import EmbeddingUnavailable, Role, char_spans, normalize
+from findsession.remote_json import post_json
 
 #: Characters per chunk for each token of the model's window: English averages about 4
 #: per token; 3 leaves room for code and other languages.
@@ -67,20 +65,9 @@ class _HttpEmbedder:
         raise NotImplementedError
 
     def _post(self, endpoint: str, body: dict[str, Any]) -> Any:
-        headers = {"Content-Type": "application/json"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        request = urllib.request.Request(
-            endpoint, data=json.dumps(body).encode(), headers=headers, method="POST"
+        return post_json(
+            endpoint, body, api_key=self.api_key, timeout=TIMEOUT_S, error=EmbeddingUnavailable
         )
-        try:
-            with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:
-                return json.loads(response.read())
-        except urllib.error.HTTPError as exc:
-            detail = exc.read()[:300].decode("utf-8", "replace")
-            raise EmbeddingUnavailable(f"{endpoint} answered {exc.code}: {detail}") from exc
-        except (urllib.error.URLError, OSError, ValueError) as exc:
-            raise EmbeddingUnavailable(f"cannot reach {endpoint}: {exc}") from exc
 
 
 class OllamaEmbedder(_HttpEmbedder):

@@ -51,7 +51,7 @@ def rebuild_session(
         source=sf.source,
         file_path=path,
         cwd=next((m.cwd for m in messages if m.cwd), None),
-        title=choose_title(meta, trusted_summary, turns, agent_label),
+        title=choose_title(meta, trusted_summary, turns, agent_label, store.index_title(sid)),
         first_ts=timestamps[0] if timestamps else None,
         last_ts=timestamps[-1] if timestamps else None,
         git_branch=next((m.git_branch for m in reversed(messages) if m.git_branch), None),

@@ -62,6 +62,10 @@ class AiderSource:
     def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
         return read_history(fh, cursor, str(sf.path.parent))
 
+    def title_line(self, sf: SourceFile, title: str) -> bytes | None:
+        """None: an Aider history is Markdown with no place for a title."""
+        return None
+
     def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
         with open_regular(str(path)) as fh:
             reading = read_history(fh, None, str(path.parent))

@@ -81,3 +81,9 @@ class Source(Protocol):
         with no such command (a note is a document, not a conversation), `no_resume`
         with the reason."""
         ...
+
+    def title_line(self, sf: SourceFile, title: str) -> bytes | None:
+        """The line that gives the file's session `title`, as the agent itself writes
+        it, to append at the file's end; None where the format has no documented place
+        for a title (findsession then keeps the title in its index only)."""
+        ...

@@ -43,6 +43,15 @@ class ClaudeCodeSource:
     def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
         return read_appended(fh, cursor, lambda line, obj: parse_record(obj, line, sf.is_subagent))
 
+    def title_line(self, sf: SourceFile, title: str) -> bytes | None:
+        """The record `/rename` appends, byte for byte as Claude Code writes it (compact
+        JSON, text unescaped); the last one in a file is the title its picker shows.
+        Subagents have no place in the picker and get none."""
+        if sf.is_subagent:
+            return None
+        record = {"type": "custom-title", "customTitle": title, "sessionId": sf.session_id}
+        return (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+
     def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
         in_subagent = describe(path).is_subagent
         texts: dict[tuple[int, int], str] = {}

@@ -85,6 +85,11 @@ class CodexSource:
             reading.records.append(MetaEvent(MetaKind.AI_TITLE, title, 0))
         return reading
 
+    def title_line(self, sf: SourceFile, title: str) -> bytes | None:
+        """None: current Codex builds keep thread names in their own database, which is
+        Codex's to write, and `session_index.jsonl` is no longer read by them."""
+        return None
+
     def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
         parser = RolloutParser(describe(path).session_id)
         texts: dict[tuple[int, int], str] = {}

@@ -66,6 +66,11 @@ class GeminiSource:
     def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
         return read_whole(fh, cursor, lambda data, problems: file_records(sf.path, data, problems))
 
+    def title_line(self, sf: SourceFile, title: str) -> bytes | None:
+        """None: a Gemini CLI chat has no record for a title the person gives (its
+        `summary` is the CLI's own)."""
+        return None
+
     def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
         """Each wanted message as the file resolves it now (the latest record of its id),
         numbered the way `read` numbered it."""

@@ -139,6 +139,10 @@ class NoteSource:
             " into; open the file itself"
         )
 
+    def title_line(self, sf: SourceFile, title: str) -> bytes | None:
+        """None: a note's title is its own heading or front matter, the person's to edit."""
+        return None
+
     def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
         with open_regular(str(path)) as fh:
             data = fh.read(MAX_NOTE_BYTES + 1)

@@ -1,12 +1,12 @@
 """The storage seam: what the indexer, search and the core API may ask of an index.
 
-Three small protocols, one per job: the content store (files, records, sessions,
-units, runs and settings), the keyword index and the vector index. A backend is one
-package that satisfies all three (`Storage`); today that is `storage/sqlite`, and a
-shared PostgreSQL index will be another. Nothing above this seam writes a query in a
-backend's language: filters travel as `Filters`, queries as a parsed `Query`, results as
-the dataclasses below. `tests/test_layering.py` checks that the SQLite store answers
-every method here with the same parameters.
+Small protocols, one per job: the content store (files, records, sessions, units,
+runs and settings), the keyword index, the vector index and the log of the titles
+findsession wrote. A backend is one package that satisfies them all (`Storage`); today
+that is `storage/sqlite`, and a shared PostgreSQL index will be another. Nothing above
+this seam writes a query in a backend's language: filters travel as `Filters`, queries
+as a parsed `Query`, results as the dataclasses below. `tests/test_layering.py` checks
+that the SQLite store answers every method here with the same parameters.
 """
 
 from __future__ import annotations
@@ -312,15 +312,43 @@ class VectorIndex(Protocol):
         ...
 
 
-class Storage(ContentStore, KeywordIndex, VectorIndex, Protocol):
+@dataclass(frozen=True, slots=True)
+class TitleWrite:
+    """A title findsession gave a session: the exact line it appended to the transcript
+    (so `titles --undo` removes exactly those bytes), or, for a format with no place for
+    one, a title kept in the index only (`offset` and `line` None)."""
+
+    session_id: str
+    file_path: str
+    title: str
+    offset: int | None = None
+    line: bytes | None = None
+    written_at: str = ""
+
+
+class TitleLog(Protocol):
+    """The titles findsession wrote, and what a proposal is made from."""
+
+    def record_title_write(self, write: TitleWrite) -> None: ...
+    def title_writes(self, session_id: str | None = None) -> list[TitleWrite]: ...
+    def drop_title_write(self, write: TitleWrite) -> None: ...
+    def index_title(self, session_id: str) -> str | None: ...
+
+    def title_material(self, session_id: str, turns: int) -> tuple[list[str], list[str]]:
+        """The prompts of a session's first `turns` turns, in order (as indexed: redacted),
+        and every file its turns touched."""
+        ...
+
+
+class Storage(ContentStore, KeywordIndex, VectorIndex, TitleLog, Protocol):
     """A whole index: what one backend package provides."""
 
 
 def protocol_methods() -> list[str]:
-    """The names of every method the three protocols ask a backend for."""
+    """The names of every method the protocols ask a backend for."""
     return [
         name
-        for protocol in (ContentStore, KeywordIndex, VectorIndex)
+        for protocol in (ContentStore, KeywordIndex, VectorIndex, TitleLog)
         for name, member in vars(protocol).items()
         if callable(member) and not name.startswith("_")
     ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from findsession.storage.base import protocol_methods
+from findsession.storage.base import TitleWrite, protocol_methods
 from findsession.storage.sqlite.audit import AuditMixin
 from findsession.storage.sqlite.boundary import map_errors
 from findsession.storage.sqlite.chunks import VectorsMixin
@@ -23,6 +23,7 @@ from findsession.storage.sqlite.runs import RunsMixin
 from findsession.storage.sqlite.sessions import SessionsMixin
 from findsession.storage.sqlite.shown import ShownMixin
 from findsession.storage.sqlite.status import StatusMixin
+from findsession.storage.sqlite.titles import TitlesMixin
 from findsession.storage.sqlite.vector_index import VectorSearchMixin
 
 
@@ -37,6 +38,7 @@ class Store(
     StatusMixin,
     AuditMixin,
     ShownMixin,
+    TitlesMixin,
 ):
     """A findsession index database (`findsession.storage.base.Storage`); use
     `Store.open`, and close it when done."""
@@ -51,6 +53,7 @@ def open_index(path: Path, *, rebuild: bool = False) -> tuple[Store, list[str]]:
     (under a name of its own) and starts a new one that keeps its forgotten sessions."""
     notes: list[str] = []
     forgotten: list[str] | None = []
+    titles: list[TitleWrite] | None = []
     if rebuild:
         aside = Store.set_aside(path)
         if aside:
@@ -61,9 +64,19 @@ def open_index(path: Path, *, rebuild: bool = False) -> tuple[Store, list[str]]:
                     "warning: the old index is too damaged to tell which sessions were"
                     " forgotten: forget them again after this run"
                 )
+            titles = Store.title_writes_in(aside)
+            if titles is None:
+                notes.append(
+                    "warning: the old index is too damaged to tell which titles findsession"
+                    " wrote: they can no longer be taken back by findsession"
+                )
     store = Store.open(path)
     if forgotten:
         store.keep_forgotten(forgotten)
+    if titles:
+        with store.transaction():
+            for write in titles:
+                store.record_title_write(write)
     return store, notes
 
 

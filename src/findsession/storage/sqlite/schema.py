@@ -304,15 +304,19 @@ def v8_resume_titles_audit(db: apsw.Connection) -> None:
             shown_at   TEXT NOT NULL,     -- ISO time of the search
             PRIMARY KEY (terminal, rank)
         ) WITHOUT ROWID;
+        -- A title line findsession appended, or (offset and line NULL) a title kept in
+        -- the index only, for a format with no documented place for one.
         CREATE TABLE title_writes (
-            file_path  TEXT NOT NULL,
-            offset     INTEGER NOT NULL,  -- where the appended line starts
-            line       BLOB NOT NULL,     -- the exact bytes written, newline included
+            id         INTEGER PRIMARY KEY,
             session_id TEXT NOT NULL,
+            file_path  TEXT NOT NULL,
+            offset     INTEGER,           -- where the appended line starts
+            line       BLOB,              -- the exact bytes written, newline included
             title      TEXT NOT NULL,
             written_at TEXT NOT NULL,
-            PRIMARY KEY (file_path, offset)
-        ) WITHOUT ROWID;
+            UNIQUE (file_path, offset)
+        );
+        CREATE INDEX title_writes_session ON title_writes(session_id);
         CREATE TABLE audit (
             id           INTEGER PRIMARY KEY,
             at           TEXT NOT NULL,   -- ISO time (UTC)
