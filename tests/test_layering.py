@@ -85,7 +85,13 @@ def test_every_interface_is_checked() -> None:
 
 
 def test_sources_import_nothing_from_storage_or_above() -> None:
-    above = ("findsession.storage", "findsession.indexing", "findsession.search", "findsession.api")
+    above = (
+        "findsession.storage",
+        "findsession.indexing",
+        "findsession.search",
+        "findsession.api",
+        "findsession.core",
+    )
     for path in sorted((PACKAGE / "sources").rglob("*.py")):
         bad = {m for m in _imports(path) if m.startswith(above)} | ({"apsw"} & _imports(path))
         assert not bad, (path.name, sorted(bad))
@@ -124,7 +130,13 @@ def test_only_the_backend_names_its_backend() -> None:
 
 
 def test_storage_imports_nothing_from_the_layers_above() -> None:
-    above = ("findsession.indexing", "findsession.search", "findsession.api", "findsession.cli")
+    above = (
+        "findsession.indexing",
+        "findsession.search",
+        "findsession.api",
+        "findsession.core",
+        "findsession.cli",
+    )
     for path in sorted((PACKAGE / "storage").rglob("*.py")):
         bad = {m for m in _imports(path) if m.startswith(above)}
         assert not bad, (str(path.relative_to(PACKAGE)), sorted(bad))

@@ -5,17 +5,15 @@ runs and settings), the keyword index, the vector index and the log of the title
 findsession wrote. A backend is one package that satisfies them all (`Storage`); today
 that is `storage/sqlite`, and a shared PostgreSQL index will be another. Nothing above
 this seam writes a query in a backend's language: filters travel as `Filters`, queries
-as a parsed `Query`, results as the dataclasses below. `tests/test_layering.py` checks
-that the SQLite store answers every method here with the same parameters.
+as a parsed `Query`, results as the dataclasses of `storage/types.py` (re-exported
+here, so callers import the whole seam from this one module). `tests/test_layering.py`
+checks that the SQLite store answers every method here with the same parameters.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Iterable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -30,123 +28,20 @@ from findsession.domain import (
     Session,
     SourceCounts,
 )
-from findsession.errors import FindsessionError
 from findsession.query import Query
-
-#: Marks around each matched word in a keyword snippet; search turns them into spans.
-MARK_START, MARK_END = "\x02", "\x03"
-#: The k of reciprocal-rank fusion, 1/(k + rank): the keyword index fuses its own lists
-#: with it, and search fuses the keyword and vector lists with the same k.
-RRF_K = 60
-
-
-@dataclass(frozen=True, slots=True)
-class Filters:
-    """What a search keeps, applied inside each retrieval (never after a top-k:
-    filtering a global top-k afterwards loses the hits of the chosen session)."""
-
-    #: A project directory: sessions whose working directory is it or below it.
-    project: str | None = None
-    #: A session id or unique prefix: that session and its subagents.
-    session: str | None = None
-    #: `user` (what people typed) or `assistant` (the replies).
-    speaker: str | None = None
-    #: UTC ISO times (`YYYY-MM-DDTHH:MM:SSZ`): units at or after, and before.
-    after: str | None = None
-    before: str | None = None
-    #: `turn`, `session` (fingerprint) or `doc`.
-    kind: str | None = None
-    #: Source kinds (`claude-code`, `codex`, `markdown`, ...): sessions from any of them.
-    sources: tuple[str, ...] = ()
-
-    @property
-    def project_path(self) -> str | None:
-        """The project without trailing separators; None for none or the filesystem root
-        (which, like no project, means every project)."""
-        project = (self.project or "").rstrip("/\\")
-        return project or None
-
-
-@dataclass(frozen=True, slots=True)
-class UnitMatch:
-    """One unit the keyword index matched, in rank order."""
-
-    unit_id: int
-    session_id: str
-    kind: str
-    ordinal: int
-    bm25: float
-    #: The index whose list found it first (its snippet is cut from that index).
-    table: str
-    score: float = 0.0
-
-
-@dataclass(frozen=True, slots=True)
-class VectorMatch:
-    """One unit found by meaning, with the chunk that matched it best."""
-
-    unit_id: int
-    session_id: str
-    kind: str
-    ordinal: int
-    cosine: float
-    field: str
-    start: int
-    end: int
-
-
-@dataclass(slots=True)
-class FileState:
-    """What the index remembers of one transcript file, to read only what changed."""
-
-    path: str
-    source: str
-    root: str | None
-    session_id: str | None
-    size: int
-    mtime_ns: int
-    offset: int
-    lines: int
-    tail_hash: str | None
-    status: str = "ok"
-    error: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class UnitRow:
-    """A searchable unit as the store keeps it."""
-
-    kind: str
-    ordinal: int
-    source: str
-    ts: str | None
-    title: str
-    prompt: str
-    reply: str
-    tools: str
-    tool_names: list[str]
-    files: list[str]
-
-    def digest(self) -> str:
-        payload = json.dumps(
-            [self.ts, self.title, self.prompt, self.reply, self.tools, self.tool_names, self.files],
-            ensure_ascii=False,
-        )
-        return hashlib.blake2b(payload.encode("utf-8"), digest_size=16).hexdigest()
-
-
-@dataclass(frozen=True, slots=True)
-class ShownList:
-    """The sessions one terminal was last shown by a search, in the order shown (the
-    first is result 1), and when: what `open N` reads. A session forgotten since leaves
-    an empty id in its place, so the others keep their numbers."""
-
-    shown_at: str
-    session_ids: list[str]
-
-
-class KeywordQueryError(FindsessionError):
-    """The keyword index rejected a raw query (free text is always accepted)."""
+from findsession.storage.types import (
+    MARK_END,
+    MARK_START,
+    RRF_K,
+    FileState,
+    Filters,
+    KeywordQueryError,
+    ShownList,
+    TitleWrite,
+    UnitMatch,
+    UnitRow,
+    VectorMatch,
+)
 
 
 class ContentStore(Protocol):
@@ -312,20 +207,6 @@ class VectorIndex(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
-class TitleWrite:
-    """A title findsession gave a session: the exact line it appended to the transcript
-    (so `titles --undo` removes exactly those bytes), or, for a format with no place for
-    one, a title kept in the index only (`offset` and `line` None)."""
-
-    session_id: str
-    file_path: str
-    title: str
-    offset: int | None = None
-    line: bytes | None = None
-    written_at: str = ""
-
-
 class TitleLog(Protocol):
     """The titles findsession wrote, and what a proposal is made from."""
 
@@ -352,3 +233,24 @@ def protocol_methods() -> list[str]:
         for name, member in vars(protocol).items()
         if callable(member) and not name.startswith("_")
     ]
+
+
+__all__ = [
+    "MARK_END",
+    "MARK_START",
+    "RRF_K",
+    "ContentStore",
+    "FileState",
+    "Filters",
+    "KeywordIndex",
+    "KeywordQueryError",
+    "ShownList",
+    "Storage",
+    "TitleLog",
+    "TitleWrite",
+    "UnitMatch",
+    "UnitRow",
+    "VectorIndex",
+    "VectorMatch",
+    "protocol_methods",
+]

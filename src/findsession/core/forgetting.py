@@ -1,0 +1,51 @@
+"""Forgetting sessions for good, and what that did to the index file's size.
+
+The one destructive call of `Findsession`, with the report it returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from findsession.core.base import Core
+from findsession.errors import FindsessionError
+from findsession.reader import resolve_session
+
+
+@dataclass
+class ForgetReport:
+    """What `forget` removed and what it did to the file's size."""
+
+    forgotten: list[str]
+    bytes_before: int
+    bytes_after: int
+
+
+class ForgettingMixin(Core):
+    """`Findsession`'s forget."""
+
+    def forget(self, sessions: Iterable[str] = (), project: str | None = None) -> ForgetReport:
+        """Delete sessions (ids or unique prefixes) and their subagents for good, or every
+        session of `project`; later runs skip them, and the file is compacted."""
+        refs = list(sessions)
+        if not refs and project is None:
+            raise FindsessionError("name the sessions to forget, or a project")
+        if any(not ref.strip() for ref in refs) or (project is not None and not project.strip()):
+            raise FindsessionError("a blank session id or project matches nothing: name one")
+        ids = [resolve_session(self.store, ref).id for ref in refs]
+        if project is not None:
+            root = str(Path(project).expanduser().resolve())
+            matched = [s.id for s in self.store.recent_sessions(root, None, None, -1)]
+            if not matched:
+                raise FindsessionError(
+                    f"no indexed session has its project at or below {root}; nothing forgotten"
+                )
+            ids += matched
+        ids = list(dict.fromkeys(ids))
+        before = self.store.path.stat().st_size
+        with self.store.transaction():
+            self.store.forget(ids)
+        self.store.reclaim_space()
+        return ForgetReport(ids, before, self.store.path.stat().st_size)

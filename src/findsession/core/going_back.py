@@ -1,0 +1,44 @@
+"""Going back into a session: its resume command, `open N`'s list, the live session.
+
+What `Findsession` tells an interface that takes the person (or an agent) back to
+where a session happened, apart from reading the session itself.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from findsession.core.base import Core
+from findsession.domain import Resume, Session
+from findsession.resume import remember_shown, resume_of, shown_session
+
+
+class GoingBackMixin(Core):
+    """`Findsession`'s going back: resume, the lists shown, the live session."""
+
+    def resume(self, session: Session) -> Resume:
+        """The command that resumes `session` in its agent (a subagent: its parent's), the
+        directory to run it in and whether that still exists; or why there is none."""
+        return resume_of(self.store, session)
+
+    def remember_shown(self, terminal: str, session_ids: list[str]) -> None:
+        """Remember the sessions a search showed `terminal`, in order, for `shown`."""
+        remember_shown(self.store, terminal, session_ids)
+
+    def shown(self, terminal: str, n: int) -> Session:
+        """Result `n` (from 1) of the last search shown in `terminal`."""
+        return shown_session(self.store, terminal, n)
+
+    def live_session(self, project: str, since: float, window_s: float) -> str | None:
+        """The project's session whose transcript was written after `since` and within
+        the last `window_s` seconds: the one an agent working there is in."""
+        now = time.time()
+        for session in self.store.recent_sessions(project, None, None, 3):
+            try:
+                mtime = os.stat(session.file_path or "").st_mtime
+            except OSError:
+                continue
+            if mtime >= since and now - mtime <= window_s:
+                return session.id
+        return None

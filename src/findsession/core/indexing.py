@@ -1,0 +1,79 @@
+"""Bringing the index up to date: which folders to read, indexing them, embedding.
+
+Apart from reading: these build what the searches read, and bring the indexer's
+imports, which a query never needs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from findsession import config
+from findsession.core.base import Core
+from findsession.domain import Root
+from findsession.embeddings import EmbeddingUnavailable
+from findsession.indexing import IndexReport, Progress, index_roots
+from findsession.indexing.embed import EmbedReport, embed_pending
+from findsession.indexing.model_choice import index_embedder
+from findsession.roots import RootChoice, choose_roots
+
+#: Called with a sentence for the person (a note, a warning), as things happen.
+Say = Callable[[str], None]
+
+
+class IndexingMixin(Core):
+    """`Findsession`'s indexing: roots, index, embed."""
+
+    def roots(self, paths: Iterable[str | Path] = (), source: str | None = None) -> RootChoice:
+        """The folders to index: `paths` if given (read as `source`, else as the source
+        whose standard place or configured root holds them, else the default source),
+        else every source's standard place, the config's roots and each indexed
+        project's own folder; with no transcripts anywhere, the shipped sample corpus."""
+        return choose_roots(self.settings, self.store, paths, source)
+
+    def standard_roots(self) -> list[Root]:
+        """Every source's standard place and the config's roots, existing or not yet."""
+        return config.default_roots(self.settings)
+
+    def index(
+        self,
+        roots: RootChoice | list[Root],
+        *,
+        prune: bool = False,
+        progress: Progress | None = None,
+    ) -> IndexReport:
+        """Bring the keyword index up to date with the transcripts under `roots`."""
+        chosen = roots.roots if isinstance(roots, RootChoice) else roots
+        return index_roots(
+            self.store, chosen, prune=prune, progress=progress, exclude=self.settings.exclude
+        )
+
+    def embed(
+        self, *, progress: Progress | None = None, say: Say | None = None
+    ) -> EmbedReport | None:
+        """Vectors for every unit without them, newest first; None (having said why
+        through `say`) when no model can run. Resumable: Ctrl-C keeps finished batches."""
+        say = say or (lambda _line: None)
+        try:
+            embedder, choice = index_embedder(self.store, self.settings.embedding)
+        except EmbeddingUnavailable as exc:
+            say(f"note: no vectors built ({exc}); keyword search works")
+            return None
+        if choice.advice:
+            say(f"note: {choice.advice}")
+        stored = self.store.setting("embedding_model")
+        if stored is not None and stored != embedder.identity:
+            say(
+                f"the embedding model changed ({stored} -> {embedder.identity}):"
+                " dropping the old vectors and embedding everything again"
+            )
+        try:
+            report = embed_pending(self.store, embedder, progress=progress)
+        except EmbeddingUnavailable as exc:
+            say(f"note: vectors not built ({exc}); keyword search works")
+            return None
+        if choice.scripts is not None:
+            report.non_latin_share = round(choice.scripts.share, 3)
+        report.advice = choice.advice
+        return report

@@ -1,0 +1,88 @@
+"""Reading the index: search, a session read back, sessions listed, the sources, status.
+
+Everything `Findsession` answers from what is indexed, without changing it.
+"""
+
+from __future__ import annotations
+
+from findsession.core.base import Core
+from findsession.domain import IndexStatus, SearchResponse, Session, SourceReport
+from findsession.embeddings import Embedder, configured_embedder, model_of_identity
+from findsession.errors import FindsessionError
+from findsession.reader import SessionView, read_session, resolve_session
+from findsession.resume import with_resume
+from findsession.roots import source_reports
+from findsession.search.engine import search
+from findsession.search.filters import SearchOptions, parse_range
+
+
+class ReadingMixin(Core):
+    """`Findsession`'s reading: search, read, sessions, sources, status."""
+
+    def search(self, query: str, options: SearchOptions | None = None) -> SearchResponse:
+        """Hybrid search with the filters inside both retrievals; see `SearchOptions`."""
+        if not query.strip():
+            raise FindsessionError(
+                "the query is empty: give the words, identifier or error message to look for"
+            )
+        options = options or SearchOptions(hybrid_weight=self.settings.hybrid_weight)
+        response = search(self.store, query, options, self._query_embedder)
+        with_resume(self.store, response.hits)
+        return response
+
+    def _query_embedder(self) -> Embedder:
+        """The configured model; under `model = "auto"`, the one the stored vectors were
+        made by, so a query and the index it searches share a model."""
+        made_by = model_of_identity(self.store.setting("embedding_model"))
+        return configured_embedder(self.settings.embedding, made_by)
+
+    def read(
+        self,
+        session: str,
+        *,
+        turn: int | None = None,
+        first: int | None = None,
+        last: int | None = None,
+        context: int = 0,
+        tools: bool = False,
+        raw: bool = False,
+    ) -> SessionView:
+        """A session's turns (all, one, or a range, with `context` around them)."""
+        return read_session(
+            self.store,
+            session,
+            turn=turn,
+            context=context,
+            tools=tools,
+            first=first,
+            last=last,
+            raw=raw,
+        )
+
+    def session(self, ref: str) -> Session:
+        """The session with this id, or the one session whose id starts with it."""
+        return resolve_session(self.store, ref)
+
+    def sessions(
+        self,
+        *,
+        project: str | None = None,
+        after: str | None = None,
+        before: str | None = None,
+        limit: int = 20,
+    ) -> list[Session]:
+        """Main sessions, most recently active first; `project` takes that directory and
+        those below it (see findsession.projects)."""
+        start, end = parse_range(after, before)
+        return self.store.recent_sessions(project, start, end, limit)
+
+    def first_prompt(self, session_id: str) -> str:
+        return self.store.first_prompt(session_id)
+
+    def sources(self) -> list[SourceReport]:
+        """Every known source: on or off, the places it reads, and its files, sessions
+        and skipped lines in the index."""
+        return source_reports(self.settings, self.store)
+
+    def status(self) -> IndexStatus:
+        return self.store.status()
