@@ -31,6 +31,8 @@ INTERFACE_MAY_IMPORT = {
     "findsession.domain",
     "findsession",
 }
+#: Rendering is a package each (one module per command family): any of their modules too.
+RENDERING = ("findsession.render", "findsession.jsonout")
 #: The interfaces, as modules or packages of the package; every file of a package is checked.
 INTERFACES = ("cli", "mcp_server")
 
@@ -47,7 +49,8 @@ def _may_import(module: str) -> bool:
     interface = any(
         module == f"findsession.{n}" or module.startswith(f"findsession.{n}.") for n in INTERFACES
     )
-    return interface or module in INTERFACE_MAY_IMPORT
+    rendering = module.startswith(tuple(f"{r}." for r in RENDERING))
+    return interface or rendering or module in INTERFACE_MAY_IMPORT
 
 
 def _imports(path: Path) -> set[str]:
@@ -73,6 +76,11 @@ def test_interfaces_reach_the_index_only_through_the_core_api(path: Path) -> Non
     ours = {m for m in _imports(path) if m.split(".")[0] == "findsession"}
     assert all(_may_import(m) for m in ours), sorted(m for m in ours if not _may_import(m))
     assert "apsw" not in _imports(path)
+
+
+def test_rendering_modules_count_as_rendering_and_nothing_else_does() -> None:
+    assert _may_import("findsession.render.text") and _may_import("findsession.jsonout.search")
+    assert not _may_import("findsession.renderer") and not _may_import("findsession.search")
 
 
 def test_every_interface_is_checked() -> None:

@@ -1,0 +1,139 @@
+"""The index's reports for people: what an index run and its embedding stage did (on
+stderr), what the index holds (`status`) and where each source looks (`sources`).
+
+Separate from the results renderers: these describe the index, not what is in it.
+"""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.markup import escape
+from rich.text import Text
+
+from findsession.domain import IndexStatus, SourceReport
+from findsession.indexing import IndexReport
+from findsession.indexing.embed import EmbedReport
+from findsession.render.text import home, printable
+
+
+def print_embed_report(err: Console, r: EmbedReport) -> None:
+    if r.replaced_model:
+        err.print(Text(f"dropped the vectors of {printable(r.replaced_model)}"), soft_wrap=True)
+    state = "embedding interrupted" if r.interrupted else "embedded"
+    line = f"{state}: {r.units} of {r.pending_before} units"
+    if r.chunks:
+        line += f" ({r.chunks} chunks, {r.texts_per_second:.1f} texts/s)"
+    err.print(line + f" in {r.seconds:.2f}s", soft_wrap=True, highlight=False)
+    if r.interrupted:
+        err.print("finished units keep their vectors; run `findsession index` again to go on")
+
+
+def print_sources(out: Console, reports: list[SourceReport]) -> None:
+    """One block per source: on or off, where it looks, what the index holds from it."""
+    for r in reports:
+        c = r.counts
+        state = "" if r.enabled else "  (off in the config)"
+        out.print(Text(f"{r.kind}{state}", style="bold" if r.enabled else "dim"))
+        for path, exists in r.roots or [("(no standard place: add roots in the config)", True)]:
+            out.print(f"  {home(path)}{'' if exists else '  (not found)'}", soft_wrap=True)
+        held = f"  {c.files} files, {c.sessions} sessions"
+        if c.subagents:
+            held += f" (+{c.subagents} subagents)"
+        if c.unusable_files:
+            held += f", {c.unusable_files} files unusable"
+        if c.problems:
+            held += f", {c.problems} lines skipped"
+        out.print(held, style="dim")
+
+
+def print_status(out: Console, st: IndexStatus) -> None:
+    rows = [
+        ("database", f"{home(st.db_path)}  ({_size(st.db_bytes)}, schema {st.schema_version})"),
+        ("roots", "\n".join(home(r) for r in st.roots) or "none indexed yet"),
+        ("files", ", ".join(f"{n} {k}" for k, n in sorted(st.files.items())) or "0"),
+        (
+            "sessions",
+            f"{st.sessions} ({st.subagent_sessions} subagent, "
+            f"{st.missing_sessions} whose file is gone)",
+        ),
+        ("turns", str(st.turns)),
+        ("units", str(st.units)),
+        (
+            "vectors",
+            f"{st.embedded_units} of {st.units} units embedded ({st.vector_chunks} chunks)"
+            + (f" by {st.embedding_model}" if st.embedding_model else ""),
+        ),
+    ]
+    if st.last_run:
+        r = st.last_run
+        state = "interrupted" if r["interrupted"] else "finished"
+        rows.append(
+            (
+                "last run",
+                f"{r['started_at']} ({state}): read {r['files_read']} of "
+                f"{r['files_seen']} files, {_size(r['bytes_read'] or 0)}",
+            )
+        )
+    else:
+        rows.append(("last run", "never: run `findsession index`"))
+    kinds = ", ".join(f"{n} {kind}" for kind, n in st.redacted.items())
+    rows.append(
+        ("redacted", f"{sum(st.redacted.values())} secrets" + (f" ({kinds})" if kinds else ""))
+    )
+    reasons = ", ".join(f"{n} {reason}" for reason, n in st.skipped_by_reason.items())
+    rows.append(("lines skipped", f"{st.skipped_lines}" + (f" ({reasons})" if reasons else "")))
+    for key, value in rows:
+        out.print(f"[bold]{key:>13}[/]  {escape(printable(value))}", soft_wrap=True)
+    if st.recent_problems:
+        out.print()
+        for p in st.recent_problems:
+            line = f"  {home(p['path'])}:{p['line']}  {printable(p['reason'])}"
+            out.print(Text(line, style="dim"), soft_wrap=True)
+
+
+def print_index_report(err: Console, r: IndexReport, verbose: bool) -> None:
+    if verbose:
+        for path, p in r.problems:
+            err.print(
+                Text(
+                    f"skipped {home(path)}:{p.line}: {printable(p.reason)}"
+                    f"  {printable(p.detail[:60])}",
+                    style="dim",
+                ),
+                soft_wrap=True,
+            )
+    for path, message in r.errors:
+        line = f"could not read {home(path)}: {printable(message)}"
+        err.print(Text(line, style="yellow"), soft_wrap=True)
+    for path, reason in r.skipped:
+        err.print(
+            Text(f"skipped {home(path)}: {printable(reason)}", style="yellow"), soft_wrap=True
+        )
+    skipped = r.skipped_by_reason()
+    reasons = ", ".join(f"{n} {reason}" for reason, n in skipped.items())
+    line = (
+        f"{'interrupted' if r.interrupted else 'indexed'}: {r.files_read} of {r.files_seen} files "
+        f"read ({_size(r.bytes_read)}, {r.files_unchanged} unchanged), "
+        f"{r.sessions_changed} sessions updated; index holds {r.sessions_total} sessions, "
+        f"{r.turns_total} turns"
+    )
+    if r.files_missing:
+        line += f"; {r.files_missing} files gone (kept, marked missing; --prune removes)"
+    if r.files_pruned:
+        line += f"; {r.files_pruned} vanished files pruned"
+    line += f"; {sum(skipped.values())} lines skipped" + (f" ({reasons})" if reasons else "")
+    if r.redacted:
+        line += f"; {sum(r.redacted.values())} secrets redacted"
+    line += f" in {r.seconds:.2f}s"
+    err.print(line, soft_wrap=True, highlight=False)
+    if r.interrupted:
+        err.print("the index is consistent; run `findsession index` again to finish")
+
+
+def _size(n: int) -> str:
+    value = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{n} B"
