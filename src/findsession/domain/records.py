@@ -1,8 +1,8 @@
-"""The domain, as plain dataclasses shared by every layer.
+"""What a transcript becomes: messages, turns and sessions, format-free.
 
 Parsers turn an agent's on-disk format into `Message` and `MetaEvent` records; nothing
 after the parser knows which agent wrote them. The indexer groups messages into `Turn`s,
-the store keeps them as searchable units, and search answers with `Hit`s.
+and the store keeps them as searchable units of a `Session`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
 
 
 class MessageKind(StrEnum):
@@ -175,149 +174,3 @@ class Resume:
     @property
     def available(self) -> bool:
         return bool(self.command)
-
-
-@dataclass(slots=True)
-class Hit:
-    """One search result: a session and the unit inside it that matched best."""
-
-    rank: int
-    score: float
-    session: Session
-    unit_kind: str
-    turn: int | None
-    timestamp: str | None
-    snippet: str
-    highlights: list[tuple[int, int]]
-    matched_field: str
-    keyword_rank: int | None = None
-    vector_rank: int | None = None
-    bm25: float | None = None
-    cosine: float | None = None
-    #: Query words the keyword index matched in this unit.
-    matched_terms: list[str] = field(default_factory=list)
-    #: Why it was ranked ahead of fusion order: "identifier" (holds an identifier-like
-    #: query token verbatim) or "keyword-winner" (the best keyword match, holding most of
-    #: the query's words); None when fusion alone placed it.
-    pinned: str | None = None
-    tool_names: list[str] = field(default_factory=list)
-    files: list[str] = field(default_factory=list)
-    #: How to resume the session with its agent; filled in by the core API.
-    resume: Resume | None = None
-
-
-class Level(StrEnum):
-    """How sure a search is that its first session is the one meant."""
-
-    STRONG = "strong"
-    WEAK = "weak"
-    NOTHING = "nothing"  # shown as "nothing close"
-
-
-@dataclass(frozen=True, slots=True)
-class Confidence:
-    """The level, the probability-like score behind it, and the signals it came from
-    (see findsession.search.confidence)."""
-
-    level: Level
-    score: float
-    coverage: float | None = None
-    lift: float | None = None
-    agreement: float | None = None
-
-
-@dataclass(slots=True)
-class SearchResponse:
-    """Hits plus how they were found: `strategy` always says which retrieval ran."""
-
-    query: str
-    strategy: str
-    hits: list[Hit]
-    notes: list[str] = field(default_factory=list)
-    index_empty: bool = False
-    #: How sure the search is of its first hit; None inside one session (`--session`),
-    #: where the question is where, not whether.
-    confidence: Confidence | None = None
-    #: Candidates each filter kept out, counted only when asked (the audited MCP path).
-    excluded: Exclusions | None = None
-
-
-@dataclass(slots=True)
-class Exclusions:
-    """What each filter kept out of a search (see findsession.search.exclusions)."""
-
-    #: How deep each unfiltered list was read.
-    depth: int
-    #: List (`keyword`, `vector`) -> units it held with no filter, at most `depth`.
-    candidates: dict[str, int] = field(default_factory=dict)
-    #: Filter -> list -> of those candidates, how many the list with that filter alone lacks.
-    by_filter: dict[str, dict[str, int]] = field(default_factory=dict)
-
-
-@dataclass(slots=True)
-class AuditRecord:
-    """One answered MCP tool call as the audit keeps it: what was returned and why, with
-    the query only as a keyed digest, never as text."""
-
-    at: str
-    connection: str
-    tool: str
-    query_digest: str | None
-    filters: dict[str, Any]
-    #: Each returned session (and turn), with the ranking components of a search hit.
-    results: list[dict[str, Any]]
-    excluded: Exclusions | None = None
-    strategy: str | None = None
-    confidence: str | None = None
-    #: Results (hits, turns) the evidence budget kept out of the answer.
-    held_back: int = 0
-    id: int | None = None
-
-
-@dataclass(slots=True)
-class SourceCounts:
-    """What the index holds from one source."""
-
-    files: int = 0
-    #: Files that could not be used (binary, unreadable, gone).
-    unusable_files: int = 0
-    sessions: int = 0
-    subagents: int = 0
-    #: Lines skipped as malformed.
-    problems: int = 0
-
-
-@dataclass(slots=True)
-class SourceReport:
-    """One source: whether it is on, where it looks, and what the index holds from it."""
-
-    kind: str
-    enabled: bool
-    #: The folders it reads (standard places and configured roots), and whether each exists.
-    roots: list[tuple[str, bool]]
-    counts: SourceCounts
-
-
-@dataclass
-class IndexStatus:
-    """What is in the index, counted straight from the database."""
-
-    db_path: str
-    db_bytes: int
-    schema_version: int
-    files: dict[str, int]
-    sessions: int
-    subagent_sessions: int
-    missing_sessions: int
-    turns: int
-    units: int
-    roots: list[str]
-    last_run: dict[str, Any] | None
-    skipped_lines: int
-    skipped_by_reason: dict[str, int]
-    recent_problems: list[dict[str, Any]] = field(default_factory=list)
-    #: Secrets replaced by `[REDACTED:kind]` in everything indexed, by kind.
-    redacted: dict[str, int] = field(default_factory=dict)
-    embedding_model: str | None = None
-    embedded_units: int = 0
-    vector_chunks: int = 0
