@@ -5,12 +5,12 @@ Each part matches a different turn, so a session ranked by its best turn loses t
 that matched one part well. A session's score here is its best unit's fused score plus a
 geometric share of its next best: best + 0.3 x second + 0.09 x third.
 
-Measured (docs/benchmarks.md, "Sessions ranked on all their evidence"): on the visible
-which-session set, MRR 0.89 -> 0.92 (course queries' hit@1 0.67 -> 0.73, vague 0.73 ->
-0.80); on 1,651 LoCoMo which-session questions, hit@1 0.726 -> 0.731 and the questions
-with two or more evidence turns 0.65 -> 0.67. A larger share (0.5 and up) or more units
-(4, 5) let a long session's many middling turns outrank the right one, and outcome
-queries fell.
+Measured (docs/benchmarks.md, "Sessions ranked on all their evidence", with
+`bench/session_ranking.py`): on the visible which-session set, MRR 0.893 -> 0.911; on
+1,651 LoCoMo which-session questions, those with two or more evidence turns hit@1
+0.65 -> 0.68 and MRR 0.759 -> 0.777, the others unchanged. A larger share (0.5 and up) or
+more units (4, 5) let a long session's many middling turns outrank the right one, and
+outcome queries fell.
 
 Pinned units (an identifier held verbatim, the keyword winner) still put their session
 first, in pin order; the unit shown for a session is still its best place to read.
