@@ -21,20 +21,22 @@ from findsession.storage.sqlite import Store
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "findsession"
 #: What an interface may import from the package: the core API, rendering, the JSON
-#: schemas, the error tree, the domain's dataclasses, and the other interfaces (the CLI's
-#: `serve` starts the MCP server; an interface's modules import one another).
+#: schemas, the error tree, the domain's dataclasses, where the index is (`paths`: the
+#: CLI asks it before deciding whether the service answers), and the other interfaces
+#: (the CLI's `serve` starts the MCP server, its searches go to the service).
 INTERFACE_MAY_IMPORT = {
     "findsession.api",
     "findsession.render",
     "findsession.jsonout",
     "findsession.errors",
     "findsession.domain",
+    "findsession.paths",
     "findsession",
 }
 #: Rendering is a package each (one module per command family): any of their modules too.
 RENDERING = ("findsession.render", "findsession.jsonout")
 #: The interfaces, as modules or packages of the package; every file of a package is checked.
-INTERFACES = ("cli", "mcp_server")
+INTERFACES = ("cli", "mcp_server", "service")
 
 
 def _interface_files() -> list[Path]:

@@ -13,16 +13,15 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import platformdirs
-
 from findsession.domain import Root
 from findsession.embeddings.settings import BadEmbeddingSettings, EmbeddingSettings
 from findsession.errors import FindsessionError
+from findsession.paths import APP as APP  # re-exported: callers name them config.*
+from findsession.paths import config_path as config_path
+from findsession.paths import db_path as db_path
 from findsession.sources import DEFAULT_SOURCE, SOURCES
 from findsession.storage import BACKENDS
 from findsession.titles.settings import BadTitleSettings, TitleSettings
-
-APP = "findsession"
 
 
 class ConfigError(FindsessionError):
@@ -56,20 +55,6 @@ class Config:
     #: This machine's name, for `[titles] writer`: `FINDSESSION_MACHINE`, else
     #: `[machine] name`. Hostnames can be equal on two machines, so it is never guessed.
     machine: str | None = None
-
-
-def config_path() -> Path:
-    env = os.environ.get("FINDSESSION_CONFIG")
-    return Path(env).expanduser() if env else platformdirs.user_config_path(APP) / "config.toml"
-
-
-def db_path(cli_value: str | None = None) -> Path:
-    if cli_value:
-        return Path(cli_value).expanduser()
-    env = os.environ.get("FINDSESSION_DB")
-    if env:
-        return Path(env).expanduser()
-    return platformdirs.user_data_path(APP) / "index.db"
 
 
 def load_config() -> Config:

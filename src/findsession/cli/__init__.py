@@ -8,16 +8,17 @@ and owns the exit status.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
 
-from rich.console import Console
+from findsession.cli.remote import forward
 
-from findsession.api import Findsession
-from findsession.cli.commands import COMMANDS
-from findsession.cli.console import print_error, say
-from findsession.cli.parser import build_parser, normalise_argv
-from findsession.errors import FindsessionError
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from findsession.api import Findsession
 
 __all__ = ["main"]
 
@@ -26,6 +27,16 @@ def main(argv: list[str] | None = None) -> int:
     """Run one command; the exit status: 0 done, 1 an error (said in one line), 2 a bad
     command line, 130 interrupted."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    served = forward(argv)  # before importing anything heavy: the service may answer
+    if served is not None:
+        return served
+    from rich.console import Console
+
+    from findsession.api import Findsession
+    from findsession.cli.console import print_error, say
+    from findsession.cli.parser import build_parser, normalise_argv
+    from findsession.errors import FindsessionError
+
     if argv == ["--version"]:
         from findsession import __version__
 
@@ -42,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         with fs:
             for note in fs.notes:
                 say(err, note)
-            return COMMANDS[args.command](args, fs, out, err)
+            return run_command(args, fs, out, err)
     except FindsessionError as exc:
         print_error(err, exc)
         return 1
@@ -52,3 +63,17 @@ def main(argv: list[str] | None = None) -> int:
         # `findsession ... | head`: the reader left; say nothing.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+
+
+def run_command(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
+    """One parsed command on an open index, its error said in one line: the same for a
+    command run here and one the service runs for a client."""
+    from findsession.cli.commands import COMMANDS
+    from findsession.cli.console import print_error
+    from findsession.errors import FindsessionError
+
+    try:
+        return COMMANDS[args.command](args, fs, out, err)
+    except FindsessionError as exc:
+        print_error(err, exc)
+        return 1

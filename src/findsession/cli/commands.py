@@ -19,6 +19,7 @@ from findsession.api import Findsession, SearchOptions
 from findsession.cli.console import say
 from findsession.cli.open_session import open_session
 from findsession.cli.progress import progress_bar
+from findsession.cli.service import control
 from findsession.cli.terminal import terminal_id
 from findsession.cli.titles import titles
 from findsession.errors import FindsessionError
@@ -30,13 +31,15 @@ Command = Callable[[argparse.Namespace, Findsession, Console, Console], int]
 def search(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
     """Exit 1 only when the index is empty, so a script can tell "run index first"
     from "nothing matched"."""
-    project = str(Path.cwd()) if args.here else args.project
+    # The directory the command was typed in: the service answers for many of them.
+    cwd = Path(getattr(args, "cwd", None) or Path.cwd())
+    project = str(cwd) if args.here else args.project
     weight = fs.settings.hybrid_weight if args.hybrid_weight is None else args.hybrid_weight
     opts = SearchOptions(
         hybrid_weight=weight,
         top=args.top,
         mode=args.mode,
-        project=str(Path(project).expanduser().resolve()) if project else None,
+        project=str((cwd / Path(project).expanduser()).resolve()) if project else None,
         session=args.session,
         speaker=args.speaker,
         after=args.after,
@@ -57,7 +60,7 @@ def search(args: argparse.Namespace, fs: Findsession, out: Console, err: Console
         say(err, f"note: {note}")
     if not args.json:
         shown = render.shown_hits(response)
-        _remember(fs, err, [hit.session.id for hit in shown])
+        _remember(fs, err, getattr(args, "terminal", None), [hit.session.id for hit in shown])
         found = f"{len(shown)} session{'s' if len(shown) != 1 else ''}"
         sure = render.confidence_words(response.confidence)
         err.print(
@@ -67,12 +70,12 @@ def search(args: argparse.Namespace, fs: Findsession, out: Console, err: Console
     return 0 if response.hits or not response.index_empty else 1
 
 
-def _remember(fs: Findsession, err: Console, session_ids: list[str]) -> None:
+def _remember(fs: Findsession, err: Console, terminal: str | None, session_ids: list[str]) -> None:
     """Keep the list just shown for `open N` in this terminal. Only lists shown to people:
     a script's `--json` search in the same shell must not renumber what the person saw
     (a script has the ids and opens by id)."""
     try:
-        fs.remember_shown(terminal_id(), session_ids)
+        fs.remember_shown(terminal or terminal_id(), session_ids)
     except FindsessionError as exc:
         say(err, f"note: `findsession open N` will not know this list ({exc})")
 
@@ -177,4 +180,5 @@ COMMANDS: dict[str, Command] = {
     "forget": forget,
     "audit": audit,
     "titles": titles,
+    "service": control,
 }

@@ -24,6 +24,7 @@ COMMANDS = (
     "forget",
     "audit",
     "titles",
+    "service",
 )
 
 
@@ -238,6 +239,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="project to search by default (default: the current directory)",
     )
     p.add_argument("--all-projects", action="store_true", help="search every project by default")
+
+    p = sub.add_parser(
+        "service",
+        parents=[common],
+        help="the resident service: every search warm, the index fresh from file events",
+    )
+    p.add_argument(
+        "action",
+        choices=("start", "stop", "status", "run"),
+        help="start it in the background, stop it, ask how it is, or run it here",
+    )
+    p.add_argument("--json", action="store_true", help="status as JSON")
     return parser
 
 

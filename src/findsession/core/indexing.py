@@ -6,7 +6,7 @@ imports, which a query never needs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 
 from findsession import config
@@ -32,6 +32,14 @@ class IndexingMixin(Core):
         project's own folder; with no transcripts anywhere, the shipped sample corpus."""
         return choose_roots(self.settings, self.store, paths, source)
 
+    def watched_roots(self) -> list[Root]:
+        """What the service keeps fresh: the roots `index` reads without arguments and
+        every root the index holds files from (a folder once indexed by name)."""
+        roots = {(str(r.path), r.source): r for r in self.roots().roots}
+        for path, source in self.store.indexed_roots():
+            roots.setdefault((path, source), Root(Path(path), source))
+        return list(roots.values())
+
     def standard_roots(self) -> list[Root]:
         """Every source's standard place and the config's roots, existing or not yet."""
         return config.default_roots(self.settings)
@@ -42,11 +50,18 @@ class IndexingMixin(Core):
         *,
         prune: bool = False,
         progress: Progress | None = None,
+        only: Collection[str] | None = None,
     ) -> IndexReport:
-        """Bring the keyword index up to date with the transcripts under `roots`."""
+        """Bring the keyword index up to date with the transcripts under `roots`; `only`:
+        just these changed files, when the index already knows every one of them."""
         chosen = roots.roots if isinstance(roots, RootChoice) else roots
         return index_roots(
-            self.store, chosen, prune=prune, progress=progress, exclude=self.settings.exclude
+            self.store,
+            chosen,
+            prune=prune,
+            progress=progress,
+            exclude=self.settings.exclude,
+            only=only,
         )
 
     def embed(

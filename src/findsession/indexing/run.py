@@ -9,7 +9,7 @@ Transcripts are only ever opened for reading.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from contextlib import suppress
 from pathlib import Path
 
@@ -17,7 +17,7 @@ from findsession.domain import Root
 from findsession.errors import IndexFull
 from findsession.indexing.file import Abort, index_file
 from findsession.indexing.report import IndexReport, Progress
-from findsession.indexing.scan import handle_vanished, os_error, scan
+from findsession.indexing.scan import handle_vanished, known_changes, os_error, scan
 from findsession.sources import SOURCES, SourceFile
 from findsession.storage.base import Storage
 
@@ -29,22 +29,31 @@ def index_roots(
     prune: bool = False,
     progress: Progress | None = None,
     exclude: Iterable[str] = (),
+    only: Collection[str] | None = None,
 ) -> IndexReport:
     """Index every transcript under `roots` into `store` and report what changed.
 
-    `exclude` holds globs of project directories whose sessions are not indexed.
+    `exclude` holds globs of project directories whose sessions are not indexed. `only`
+    names the files a watcher saw change: when the index already reads every one of
+    them, only they are looked at (an appended turn costs milliseconds, not a walk of
+    every root); a new or vanished file among them means a full scan.
     """
     excluded = tuple(str(Path(g).expanduser()) for g in exclude)
     started = time.perf_counter()
     roots = list(roots)
     report = IndexReport(roots=[str(r.path) for r in roots])
     run_id = _start_run(store, report)
-    known = store.file_states()
     seen: set[str] = set()
     try:
-        found = scan(roots, report, seen)
-        if handle_vanished(store, roots, known, seen, prune, report):
+        changed = known_changes(store, roots, only) if only is not None else None
+        if changed is not None:
+            found, known = changed
+            report.files_seen = len(found)
+        else:
             known = store.file_states()
+            found = scan(roots, report, seen)
+            if handle_vanished(store, roots, known, seen, prune, report):
+                known = store.file_states()
         work: list[tuple[SourceFile, str]] = []
         for f in found:
             state = known.get(str(f.path))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -138,3 +139,26 @@ def handle_vanished(
                 store.set_file_status(path, "missing")
                 report.files_missing += 1
     return reread
+
+
+def known_changes(
+    store: Storage, roots: list[Root], paths: Collection[str]
+) -> tuple[list[Found], dict[str, FileState]] | None:
+    """`paths` as scan results with their stored states, when each is a regular file the
+    index already reads under one of `roots`; None when any is new, gone or no longer a
+    regular file, so only a full scan can say what it is."""
+    root_keys = {str(r.path) for r in roots}
+    known = store.file_states(paths)
+    found: list[Found] = []
+    for path in dict.fromkeys(paths):
+        state = known.get(path)
+        if state is None or state.root not in root_keys or state.source not in SOURCES:
+            return None
+        try:
+            st = os.stat(path, follow_symlinks=False)
+        except OSError:
+            return None
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        found.append(Found(Path(path), state.source, state.root, st))
+    return found, known

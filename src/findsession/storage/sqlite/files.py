@@ -12,12 +12,26 @@ from findsession.storage.sqlite.rows import FileState
 class FilesMixin(Connection):
     """Transcript files."""
 
-    def file_states(self) -> dict[str, FileState]:
-        rows = self.db.execute(
+    def file_states(self, paths: Iterable[str] | None = None) -> dict[str, FileState]:
+        columns = (
             "SELECT path, source, root, session_id, size, mtime_ns, offset, lines, tail_hash,"
             " status, error FROM files"
         )
-        return {row[0]: FileState(*row) for row in rows}
+        if paths is None:
+            return {row[0]: FileState(*row) for row in self.db.execute(columns)}
+        wanted = list(dict.fromkeys(paths))
+        states: dict[str, FileState] = {}
+        for at in range(0, len(wanted), 500):
+            batch = wanted[at : at + 500]
+            rows = self.db.execute(f"{columns} WHERE path IN ({','.join('?' * len(batch))})", batch)
+            states.update((row[0], FileState(*row)) for row in rows)
+        return states
+
+    def indexed_roots(self) -> list[tuple[str, str]]:
+        rows = self.db.execute(
+            "SELECT DISTINCT root, source FROM files WHERE root IS NOT NULL ORDER BY root"
+        )
+        return [(row[0], row[1]) for row in rows]
 
     def save_file(self, state: FileState) -> None:
         self.db.execute(

@@ -1,0 +1,158 @@
+"""Keeping the index fresh from the operating system's file events, never by polling.
+
+Three threads, each asleep until there is something to do:
+- the watcher blocks in the OS's notification API (inotify, FSEvents) through
+  watchfiles and hands each debounced batch of changed paths to the indexer;
+- the indexer reads just those files when the index already knows them all (an
+  appended turn is searchable in milliseconds), else scans the roots in full (a new
+  session file, a deleted one); it starts with one full run to catch up on whatever
+  changed while no service ran;
+- the embedder runs at a lower CPU priority behind it: keyword search has the new turn
+  at once, vectors follow without slowing a search down.
+Each writes through its own connection; WAL lets the searcher read meanwhile.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+
+from findsession.api import Findsession, Root
+
+log = logging.getLogger("findsession.service")
+
+#: Milliseconds the watcher waits for a burst of writes (an agent's turn) to end.
+STEP_MS = 50
+#: The embedder's niceness: below searches and indexing, above nothing.
+EMBED_NICENESS = 10
+
+
+class Freshness:
+    """The watcher, the indexer and the embedder for one index."""
+
+    def __init__(self, db: Path, roots: list[Root]) -> None:
+        self.db, self.roots = db, roots
+        self.watched = [r for r in roots if r.path.exists()]
+        self.stopping = threading.Event()
+        self._wake = threading.Condition()
+        self._changed: set[str] = set()
+        self._full = True  # the catch-up run
+        self._embed = threading.Event()
+        self.index_runs = 0
+        self.last_run: dict | None = None
+        self.last_error: str | None = None
+        self.embedding = False
+        self._threads = [
+            threading.Thread(target=self._watch, name="findsession-watcher", daemon=True),
+            threading.Thread(target=self._index, name="findsession-indexer", daemon=True),
+            threading.Thread(target=self._embed_loop, name="findsession-embedder", daemon=True),
+        ]
+
+    def start(self) -> None:
+        for thread in self._threads:
+            thread.start()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self._embed.set()
+        with self._wake:
+            self._wake.notify_all()
+
+    def caught_up(self) -> bool:
+        """Whether the catch-up run is done and nothing is waiting to be indexed."""
+        with self._wake:
+            return self.index_runs > 0 and not self._full and not self._changed
+
+    def _watch(self) -> None:
+        if not self.watched:
+            log.info("no root exists yet; nothing to watch")
+            return
+        import watchfiles
+
+        paths = [str(r.path) for r in self.watched]
+        log.info("watching %s", ", ".join(paths))
+        try:
+            for changes in watchfiles.watch(
+                *paths,
+                debounce=1000,
+                step=STEP_MS,
+                stop_event=self.stopping,
+                raise_interrupt=False,
+                ignore_permission_denied=True,
+            ):
+                with self._wake:
+                    self._changed.update(path for _, path in changes)
+                    self._wake.notify_all()
+        except Exception as exc:  # noqa: BLE001 - say why; searches go on without it
+            self.last_error = f"watching stopped: {exc}"
+            log.error("%s", self.last_error)
+
+    def _index(self) -> None:
+        fs: Findsession | None = None
+        while not self.stopping.is_set():
+            with self._wake:
+                while not (self._full or self._changed or self.stopping.is_set()):
+                    self._wake.wait()
+                full, changed = self._full, sorted(self._changed)
+                self._full, self._changed = False, set()
+            if self.stopping.is_set():
+                break
+            try:
+                fs = fs or Findsession.open(self.db)
+                started = time.perf_counter()
+                report = fs.index(self.roots, only=None if full else changed)
+                self.last_run = {
+                    "at": time.time(),
+                    "full": full,
+                    "files_read": report.files_read,
+                    "sessions_changed": report.sessions_changed,
+                    "seconds": round(time.perf_counter() - started, 3),
+                }
+                self.last_error = None
+                if report.sessions_changed or full:
+                    self._embed.set()
+            except Exception as exc:  # noqa: BLE001 - a broken file or busy index must not end it
+                self.last_error = f"indexing failed: {exc}"
+                log.error("%s", self.last_error)
+                if fs is not None:
+                    fs.close()
+                fs = None
+                with self._wake:
+                    self._full = True  # try again in full on the next event
+            finally:
+                with self._wake:
+                    self.index_runs += 1
+                    self._wake.notify_all()
+        if fs is not None:
+            fs.close()
+
+    def _embed_loop(self) -> None:
+        if sys.platform.startswith("linux"):
+            # Linux niceness is per thread: this lowers the embedder alone.
+            with contextlib.suppress(OSError):
+                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), EMBED_NICENESS)
+        fs: Findsession | None = None
+        while True:
+            self._embed.wait()
+            self._embed.clear()
+            if self.stopping.is_set():
+                break
+            self.embedding = True
+            try:
+                fs = fs or Findsession.open(self.db)
+                fs.embed(say=lambda line: log.info("%s", line))
+            except Exception as exc:  # noqa: BLE001
+                self.last_error = f"embedding failed: {exc}"
+                log.error("%s", self.last_error)
+                if fs is not None:
+                    fs.close()
+                fs = None
+            finally:
+                self.embedding = False
+        if fs is not None:
+            fs.close()
