@@ -21,6 +21,7 @@ from findsession.cli.open_session import open_session
 from findsession.cli.progress import progress_bar
 from findsession.cli.terminal import terminal_id
 from findsession.cli.titles import titles
+from findsession.cli.units import schedule, service
 from findsession.errors import FindsessionError
 
 #: A command: parsed options, the open index, stdout and stderr in; the exit status out.
@@ -177,4 +178,6 @@ COMMANDS: dict[str, Command] = {
     "forget": forget,
     "audit": audit,
     "titles": titles,
+    "service": service,
+    "schedule": schedule,
 }

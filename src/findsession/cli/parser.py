@@ -24,7 +24,12 @@ COMMANDS = (
     "forget",
     "audit",
     "titles",
+    "service",
+    "schedule",
 )
+#: What `findsession service` does: run and control the resident search service, or
+#: install the unit that starts it at login.
+SERVICE_ACTIONS = ("start", "stop", "status", "run", "install", "uninstall")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -238,6 +243,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="project to search by default (default: the current directory)",
     )
     p.add_argument("--all-projects", action="store_true", help="search every project by default")
+
+    p = sub.add_parser(
+        "service",
+        parents=[common],
+        help="the resident search service: start, stop, status, run in the foreground,"
+        " install or uninstall the unit that starts it at login",
+    )
+    p.add_argument("action", choices=SERVICE_ACTIONS, help="what to do")
+    p.add_argument("--json", action="store_true", help="with status: print as JSON")
+
+    p = sub.add_parser(
+        "schedule",
+        parents=[common],
+        help="index every 15 minutes without a resident process (systemd timer, launchd agent)",
+    )
+    p.add_argument("action", choices=("install", "remove"), help="what to do")
     return parser
 
 

@@ -1,0 +1,1 @@
+"""findsession without a terminal: the resident search service and the units that start it."""
