@@ -19,9 +19,9 @@ from findsession.api import Findsession, SearchOptions
 from findsession.cli.console import say
 from findsession.cli.open_session import open_session
 from findsession.cli.progress import progress_bar
-from findsession.cli.service import control
 from findsession.cli.terminal import terminal_id
 from findsession.cli.titles import titles
+from findsession.cli.units import schedule, service
 from findsession.errors import FindsessionError
 
 #: A command: parsed options, the open index, stdout and stderr in; the exit status out.
@@ -180,5 +180,6 @@ COMMANDS: dict[str, Command] = {
     "forget": forget,
     "audit": audit,
     "titles": titles,
-    "service": control,
+    "service": service,
+    "schedule": schedule,
 }

@@ -25,7 +25,11 @@ COMMANDS = (
     "audit",
     "titles",
     "service",
+    "schedule",
 )
+#: What `findsession service` does: run and control the resident search service, or
+#: install the unit that starts it at login.
+SERVICE_ACTIONS = ("start", "stop", "status", "run", "install", "uninstall")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -243,14 +247,19 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "service",
         parents=[common],
-        help="the resident service: every search warm, the index fresh from file events",
+        help="the resident service (every search warm, the index fresh from file events):"
+        " start, stop, status, run in the foreground, install or uninstall the unit that"
+        " starts it at login",
     )
-    p.add_argument(
-        "action",
-        choices=("start", "stop", "status", "run"),
-        help="start it in the background, stop it, ask how it is, or run it here",
+    p.add_argument("action", choices=SERVICE_ACTIONS, help="what to do")
+    p.add_argument("--json", action="store_true", help="with status: print as JSON")
+
+    p = sub.add_parser(
+        "schedule",
+        parents=[common],
+        help="index every 15 minutes without a resident process (systemd timer, launchd agent)",
     )
-    p.add_argument("--json", action="store_true", help="status as JSON")
+    p.add_argument("action", choices=("install", "remove"), help="what to do")
     return parser
 
 

@@ -1,1 +1,2 @@
-"""The resident service: one process per index that keeps search warm and the index fresh."""
+"""findsession without a terminal: the resident search service, its client, and the units
+that start it."""
