@@ -37,6 +37,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpus  # noqa: E402  (bench/corpus.py, a sibling script)
+import service_bench  # noqa: E402  (bench/service_bench.py)
 
 from findsession.domain import Session  # noqa: E402
 from findsession.quantize import quantize  # noqa: E402
@@ -177,7 +178,7 @@ def append_live(root: Path, token: str) -> Path:
     return newest
 
 
-def bench_size(sessions: int, work: Path, embed_up_to: int) -> dict:
+def bench_size(sessions: int, work: Path, embed_up_to: int, service: float | None) -> dict:
     root = work / f"corpus-{sessions}"
     if not root.exists():
         corpus.generate(root, sessions, seed=sessions)
@@ -224,6 +225,8 @@ def bench_size(sessions: int, work: Path, embed_up_to: int) -> dict:
     r["search_rss_mb"] = search_rss(db, env)
     rg = rg_times(root)
     r["rg_p50"] = statistics.median(rg) if rg else None
+    if service is not None:
+        r.update(service_bench.measure(db, root, env, QUERIES[:8], run, append_live, service))
     return r
 
 
@@ -244,7 +247,7 @@ def search_rss(db: Path, env: dict[str, str]) -> float:
     return int(out.split()[-1]) / 1024
 
 
-def million(work: Path, units: int = 1_000_000) -> dict:
+def million(work: Path, service: float | None, units: int = 1_000_000) -> dict:
     """A synthetic index of `units` turn units with random vectors, for the 1M targets."""
     db = work / "index-1m.db"
     env = {**os.environ, "FINDSESSION_DB": str(db)}  # FINDSESSION_CONFIG: set by main()
@@ -299,6 +302,8 @@ def million(work: Path, units: int = 1_000_000) -> dict:
     r["cold_p50"] = statistics.median([run([q], env)[0] for q in QUERIES[:5]])
     r["search_rss_mb"] = search_rss(db, env)
     r["db_mb"] = os.path.getsize(db) / 1e6
+    if service is not None:
+        r.update(service_bench.measure(db, None, env, QUERIES[:8], run, append_live, service))
     return r
 
 
@@ -330,6 +335,27 @@ def print_tables(rows: list[dict], big: dict | None) -> None:
             f" {r['hybrid_p50']:.1f} / {r['hybrid_p95']:.1f} | {r['cold_p50']:.2f} |"
             f" {r['search_rss_mb']:.0f} | {rg} |"
         )
+    served = [r for r in [*rows, *([big] if big else [])] if "warm_cli_p50" in r]
+    if not served:
+        return
+    print()
+    print(
+        "| sessions | units | warm CLI p50 s (service) | cold CLI p50 s | rg p50 s |"
+        " append searchable (service) | service RSS MB | idle CPU (share of a core) |"
+    )
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in served:
+        rg = f"{r['rg_p50']:.2f}" if r.get("rg_p50") is not None else "n/a"
+        append = f"{r['service_append_s']:.2f} s" if "service_append_s" in r else "n/a"
+        idle = (
+            f"{r['idle_cpu_pct']:.3f}% over {r['idle_seconds']:.0f} s"
+            if "idle_cpu_pct" in r
+            else "n/a"
+        )
+        print(
+            f"| {r.get('sessions', 'synthetic')} | {r['units']} | {r['warm_cli_p50']:.3f} |"
+            f" {r['cold_p50']:.2f} | {rg} | {append} | {r['service_rss_mb']:.0f} | {idle} |"
+        )
 
 
 def main() -> int:
@@ -344,6 +370,18 @@ def main() -> int:
     )
     parser.add_argument("--million", action="store_true", help="add the 1M-unit index")
     parser.add_argument(
+        "--service",
+        action="store_true",
+        help="also measure each index through a resident service (warm CLI, live append,"
+        " memory, idle CPU)",
+    )
+    parser.add_argument(
+        "--idle-seconds",
+        type=float,
+        default=600,
+        help="with --service: how long to watch an idle service's CPU (default %(default)s)",
+    )
+    parser.add_argument(
         "--model", default="multilingual-e5-small", help="bundled model (default: %(default)s)"
     )
     args = parser.parse_args()
@@ -351,12 +389,15 @@ def main() -> int:
     config = args.work / f"config-{args.model}.toml"
     config.write_text(f'[embedding]\nmodel = "{args.model}"\n')
     os.environ["FINDSESSION_CONFIG"] = str(config)  # this process and every `findsession` run
+    os.environ["XDG_RUNTIME_DIR"] = str(args.work / "run")  # the benchmark's own services
+    (args.work / "run").mkdir(mode=0o700, exist_ok=True)
+    service = args.idle_seconds if args.service else None
     print(f"model: {args.model}", file=sys.stderr)
     rows = []
     for size in (int(s) for s in args.sizes.split(",")):
-        rows.append(bench_size(size, args.work, args.embed_up_to))
+        rows.append(bench_size(size, args.work, args.embed_up_to, service))
         print(json.dumps(rows[-1]), file=sys.stderr)
-    big = million(args.work) if args.million else None
+    big = million(args.work, service) if args.million else None
     if big:
         print(json.dumps(big), file=sys.stderr)
     print_tables(rows, big)
