@@ -21,6 +21,17 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("FINDSESSION_SHARED", REPO.parent / "shared"))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One cache of mapped model copies (findsession.embeddings.onnx_cache) for the whole
+    run, in-process and in every CLI subprocess: written once, not once per test's home
+    (82 MB each), and never into the user's own cache."""
+    path = tmp_path_factory.mktemp("model-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("FINDSESSION_CACHE", str(path))
+        yield path
+
+
 @pytest.fixture
 def db_path(tmp_path: Path) -> Path:
     return tmp_path / "index" / "findsession.db"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import apsw
@@ -233,3 +235,25 @@ def test_damage_found_while_searching_is_one_line_not_a_traceback(
             assert "findsession index --rebuild" in proc.stderr, proc.stderr
             damaged_seen += 1
     assert damaged_seen, "no damaged page was ever read: the test damaged nothing it uses"
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["search", "--help"]])
+def test_help_and_version_answer_without_loading_the_search_machinery(argv: list[str]) -> None:
+    """`findsession --help` is what people type first and scripts call to probe: it must
+    answer from the grammar alone, not after importing numpy, onnxruntime, SQLite or the
+    MCP server (which once made `--version` take 0.3 s of a 0.02 s answer)."""
+    heavy = ["numpy", "onnxruntime", "sentencepiece", "tokenizers", "apsw", "mcp", "rich"]
+    probe = (
+        "import sys\n"
+        "from findsession.cli import main\n"
+        "try:\n"
+        f"    main({argv!r})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        f"print(sorted(m for m in {heavy!r} if m in sys.modules), file=sys.stderr)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert "findsession" in proc.stdout
+    assert proc.stderr.strip().splitlines()[-1] == "[]"

@@ -10,12 +10,13 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import CLI
 from embedding_server import DIMS, EmbeddingServer
 from transcripts import Transcript, project_dir
 
-from findsession.embeddings.onnx_local import bundled_model_dir
+from findsession.embeddings.onnx_local import OnnxEmbedder, bundled_model_dir
 
 
 @pytest.fixture
@@ -134,3 +135,27 @@ def test_a_user_onnx_model_folder(cli: CLI, tmp_path: Path, corpus: Path) -> Non
     out = cli.run("invoice rounding")
     assert "embedding model unavailable" in out.stderr and "not an ONNX model folder" in out.stderr
     assert "keyword search" in out.stderr and "invoice" in out.stdout
+
+
+def test_the_bundled_model_loads_from_its_mapped_copy_with_the_same_vectors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold search maps the model's weights from a copy in the user cache instead of
+    copying 82 MB out of model.onnx; the copy must give exactly the vectors the model
+    file gives, or a search would rank against an index built by another model."""
+    texts = ["query: flaky test fixture timing out", "passage: 为什么迁移会死锁", "x " * 400]
+    blocked = tmp_path / "a-file-not-a-folder"
+    blocked.write_text("")
+    monkeypatch.setenv("FINDSESSION_CACHE", str(blocked))  # no cache can be written
+    folder = bundled_model_dir("multilingual-e5-small")
+    plain = OnnxEmbedder(folder).embed(texts, "document")
+    monkeypatch.setenv("FINDSESSION_CACHE", str(tmp_path / "cache"))
+    first = OnnxEmbedder(folder).embed(texts, "document")  # loads the file, leaves the copy
+    copies = list((tmp_path / "cache" / "models").glob("*/model.onnx.data"))
+    assert len(copies) == 1 and not list((tmp_path / "cache" / "models").glob("*.tmp"))
+    mapped = OnnxEmbedder(folder)
+    second = mapped.embed(texts, "document")
+    assert np.array_equal(plain, first) and np.array_equal(plain, second)
+    maps = Path("/proc/self/maps")
+    if maps.exists():  # the weights come from the copy, mapped, not read into memory
+        assert str(copies[0]) in maps.read_text()

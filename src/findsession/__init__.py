@@ -10,11 +10,38 @@ the CLI and the MCP server use nothing else, so anything they can do a script ca
         fs.embed()
         for hit in fs.search("the deploy that lied about being live").hits:
             print(hit.session.id, hit.snippet)
+
+The names are imported when first asked for (PEP 562), not when the package is: every
+submodule import runs this file first, and `findsession --help` or a keyword search
+must not pay for the whole API (numpy, the storage layer, every source) up front.
 """
 
-from findsession.api import BadOption, Findsession, ForgetReport, RootChoice, SearchOptions
-from findsession.domain import Hit, IndexStatus, Message, Root, SearchResponse, Session, Turn
-from findsession.errors import FindsessionError
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from findsession.api import BadOption, Findsession, ForgetReport, RootChoice, SearchOptions
+    from findsession.domain import Hit, IndexStatus, Message, Root, SearchResponse, Session, Turn
+    from findsession.errors import FindsessionError
+
+#: Each public name and the module that defines it.
+_HOMES = {
+    "BadOption": "findsession.api",
+    "Findsession": "findsession.api",
+    "ForgetReport": "findsession.api",
+    "RootChoice": "findsession.api",
+    "SearchOptions": "findsession.api",
+    "Hit": "findsession.domain",
+    "IndexStatus": "findsession.domain",
+    "Message": "findsession.domain",
+    "Root": "findsession.domain",
+    "SearchResponse": "findsession.domain",
+    "Session": "findsession.domain",
+    "Turn": "findsession.domain",
+    "FindsessionError": "findsession.errors",
+}
 
 __all__ = [
     "BadOption",
@@ -33,3 +60,16 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'findsession' has no attribute {name!r}")
+    value = getattr(import_module(home), name)
+    globals()[name] = value  # asked once, then an ordinary attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_HOMES])

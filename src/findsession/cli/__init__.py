@@ -4,6 +4,9 @@
 `--db PATH` (or `FINDSESSION_DB`) and most take `--json` for a stable machine schema.
 The grammar is in `parser`, what each command does in `commands`; this module runs one
 and owns the exit status.
+
+`--version` and `--help` answer from the grammar alone: the commands, their output
+(rich) and what they call (SQLite, numpy) are imported once a command is to run.
 """
 
 from __future__ import annotations
@@ -30,24 +33,25 @@ def main(argv: list[str] | None = None) -> int:
     served = forward(argv)  # before importing anything heavy: the service may answer
     if served is not None:
         return served
-    from rich.console import Console
-
-    from findsession.api import Findsession
-    from findsession.cli.console import print_error, say
-    from findsession.cli.parser import build_parser, normalise_argv
-    from findsession.errors import FindsessionError
-
     if argv == ["--version"]:
         from findsession import __version__
 
         print(f"findsession {__version__}")
         return 0
+    from findsession.cli.parser import build_parser, normalise_argv
+
     args = build_parser().parse_args(normalise_argv(argv))
-    out = Console(highlight=False)
-    err = Console(stderr=True, highlight=False)
     if args.command is None:
         build_parser().print_help()
         return 2
+    from rich.console import Console
+
+    from findsession.api import Findsession
+    from findsession.cli.console import print_error, say
+    from findsession.errors import FindsessionError
+
+    out = Console(highlight=False)
+    err = Console(stderr=True, highlight=False)
     try:
         fs = Findsession.open(getattr(args, "db", None), rebuild=getattr(args, "rebuild", False))
         with fs:

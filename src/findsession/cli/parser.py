@@ -10,8 +10,8 @@ import argparse
 from collections.abc import Callable
 from typing import NoReturn
 
-from findsession import render
 from findsession.api import KINDS, MAX_TOP, MODES, SPEAKERS, BadOption, parse_when
+from findsession.render.text import printable
 
 COMMANDS = (
     "search",
@@ -37,7 +37,7 @@ class _Parser(argparse.ArgumentParser):
     where the help is, without the usage block."""
 
     def error(self, message: str) -> NoReturn:
-        line = " ".join(render.printable(message).split())
+        line = " ".join(printable(message).split())
         self.exit(2, f"{self.prog}: error: {line} (see `{self.prog} --help`)\n")
 
 

@@ -1,22 +1,24 @@
 """Bringing the index up to date: which folders to read, indexing them, embedding.
 
-Apart from reading: these build what the searches read, and bring the indexer's
-imports, which a query never needs.
+Apart from reading: these build what the searches read. The indexer's modules (every
+source's parser, the redaction rules, the embedding pass) are imported by the methods
+that run them, so opening the API for a query never pays for them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from findsession import config
 from findsession.core.base import Core
 from findsession.domain import Root
-from findsession.embeddings import EmbeddingUnavailable
-from findsession.indexing import IndexReport, Progress, index_roots
-from findsession.indexing.embed import EmbedReport, embed_pending
-from findsession.indexing.model_choice import index_embedder
 from findsession.roots import RootChoice, choose_roots
+
+if TYPE_CHECKING:
+    from findsession.indexing import IndexReport, Progress
+    from findsession.indexing.embed import EmbedReport
 
 #: Called with a sentence for the person (a note, a warning), as things happen.
 Say = Callable[[str], None]
@@ -54,6 +56,8 @@ class IndexingMixin(Core):
     ) -> IndexReport:
         """Bring the keyword index up to date with the transcripts under `roots`; `only`:
         just these changed files, when the index already knows every one of them."""
+        from findsession.indexing import index_roots
+
         chosen = roots.roots if isinstance(roots, RootChoice) else roots
         return index_roots(
             self.store,
@@ -69,6 +73,10 @@ class IndexingMixin(Core):
     ) -> EmbedReport | None:
         """Vectors for every unit without them, newest first; None (having said why
         through `say`) when no model can run. Resumable: Ctrl-C keeps finished batches."""
+        from findsession.embeddings import EmbeddingUnavailable
+        from findsession.indexing.embed import embed_pending
+        from findsession.indexing.model_choice import index_embedder
+
         say = say or (lambda _line: None)
         try:
             embedder, choice = index_embedder(self.store, self.settings.embedding)

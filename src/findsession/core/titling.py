@@ -7,9 +7,7 @@ from __future__ import annotations
 
 from findsession.core.base import Core
 from findsession.reader import resolve_session
-from findsession.titles.plan import title_sessions
 from findsession.titles.report import TitlesReport, UndoReport
-from findsession.titles.undo import undo_titles
 
 
 class TitlingMixin(Core):
@@ -18,10 +16,16 @@ class TitlingMixin(Core):
     def titles(self, session: str | None = None, *, write: bool = False) -> TitlesReport:
         """Propose a title for every session without one of its own (or for `session`);
         with `write`, give it where every safety check passes (see findsession.titles)."""
+        # Imported here: the title models' HTTP client and the planner are this
+        # command's alone, and every other command opens the API without them.
+        from findsession.titles.plan import title_sessions
+
         chosen = resolve_session(self.store, session) if session is not None else None
         return title_sessions(self.store, self.settings, chosen, write)
 
     def undo_titles(self, session: str | None = None) -> UndoReport:
         """Take out exactly the titles `titles` gave (all, or one session's)."""
+        from findsession.titles.undo import undo_titles
+
         chosen = resolve_session(self.store, session).id if session is not None else None
         return undo_titles(self.store, self.settings, chosen)

@@ -7,11 +7,12 @@ the start of anything longer, so long units are chunked, never truncated.
 
 from __future__ import annotations
 
-from typing import Literal, Protocol
-
-import numpy as np
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from findsession.errors import FindsessionError
+
+if TYPE_CHECKING:  # numpy only where vectors are computed, not to choose a model
+    import numpy as np
 
 Role = Literal["query", "document"]
 
@@ -46,6 +47,8 @@ class Embedder(Protocol):
 
 def normalize(vectors: np.ndarray) -> np.ndarray:
     """Scale rows to length 1 (zero rows stay zero) so a dot product is the cosine."""
+    import numpy as np
+
     vectors = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     return vectors / np.maximum(norms, 1e-12)

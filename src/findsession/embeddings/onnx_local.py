@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from findsession.embeddings.base import MAX_CHUNKS, EmbeddingUnavailable, Role, normalize
+from findsession.embeddings.onnx_cache import load_session
 from findsession.embeddings.tokenize import Tokenizer, load_tokenizer, tokenizer_path
 from findsession.writing_systems import cjk_fraction
 
@@ -106,9 +107,7 @@ class OnnxEmbedder:
                 # The shipped graphs are fused already; the "all" level only adds layout
                 # passes that cost 0.2 s per load and no speed for these models.
                 options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
-                self._loaded = ort.InferenceSession(
-                    str(self._model_file), options, providers=["CPUExecutionProvider"]
-                )
+                self._loaded = load_session(ort, self._model_file, options)
             except Exception as exc:  # noqa: BLE001 - onnxruntime raises untyped errors
                 self._loaded = exc
 

@@ -7,12 +7,14 @@ Separate from the results' shapes: these describe the index, not what is in it.
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from findsession.domain import IndexStatus, SourceReport
-from findsession.indexing import IndexReport
-from findsession.indexing.embed import EmbedReport
 from findsession.jsonout.common import FORGET_SCHEMA, INDEX_SCHEMA, SOURCES_SCHEMA, STATUS_SCHEMA
+
+if TYPE_CHECKING:  # the reports' types only: importing the indexer would bring numpy
+    from findsession.indexing import IndexReport
+    from findsession.indexing.embed import EmbedReport
 
 
 def forget_json(ids: list[str], before: int, after: int) -> dict[str, Any]:

@@ -7,25 +7,55 @@ One module per command family, every public name re-exported here so the interfa
 write `render.print_search(...)`: `text` (`printable`, `home`, `day`: shared by all),
 `search` (results and the confidence footer), `sessions` (`read`), `status` (index and
 embedding runs, `status`, `sources`), `audit`, `titles` (`titles` and its undo).
+
+Each name is imported when first used (PEP 562): `printable` alone (the command line's
+own errors, before any command runs) must not import rich and every renderer.
 """
 
-from findsession.render.audit import print_audit
-from findsession.render.search import (
-    NEAREST_SHOWN,
-    confidence_words,
-    explain_line,
-    print_search,
-    shown_hits,
-)
-from findsession.render.sessions import print_read
-from findsession.render.status import (
-    print_embed_report,
-    print_index_report,
-    print_sources,
-    print_status,
-)
-from findsession.render.text import day, home, printable, printable_spans
-from findsession.render.titles import print_titles, print_undo
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from findsession.render.audit import print_audit
+    from findsession.render.search import (
+        NEAREST_SHOWN,
+        confidence_words,
+        explain_line,
+        print_search,
+        shown_hits,
+    )
+    from findsession.render.sessions import print_read
+    from findsession.render.status import (
+        print_embed_report,
+        print_index_report,
+        print_sources,
+        print_status,
+    )
+    from findsession.render.text import day, home, printable, printable_spans
+    from findsession.render.titles import print_titles, print_undo
+
+#: Each public name and the module of this package that defines it.
+_HOMES = {
+    "print_audit": "audit",
+    "NEAREST_SHOWN": "search",
+    "confidence_words": "search",
+    "explain_line": "search",
+    "print_search": "search",
+    "shown_hits": "search",
+    "print_read": "sessions",
+    "print_embed_report": "status",
+    "print_index_report": "status",
+    "print_sources": "status",
+    "print_status": "status",
+    "day": "text",
+    "home": "text",
+    "printable": "text",
+    "printable_spans": "text",
+    "print_titles": "titles",
+    "print_undo": "titles",
+}
 
 __all__ = [
     "NEAREST_SHOWN",
@@ -46,3 +76,12 @@ __all__ = [
     "printable_spans",
     "shown_hits",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'findsession.render' has no attribute {name!r}")
+    value = getattr(import_module(f"findsession.render.{home}"), name)
+    globals()[name] = value  # asked once, then an ordinary attribute
+    return value

@@ -6,14 +6,18 @@ Separate from the results renderers: these describe the index, not what is in it
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
 from findsession.domain import IndexStatus, SourceReport
-from findsession.indexing import IndexReport
-from findsession.indexing.embed import EmbedReport
 from findsession.render.text import home, printable
+
+if TYPE_CHECKING:  # the reports' types only: importing the indexer would bring numpy
+    from findsession.indexing import IndexReport
+    from findsession.indexing.embed import EmbedReport
 
 
 def print_embed_report(err: Console, r: EmbedReport) -> None:

@@ -18,8 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from findsession.domain import Confidence, SearchResponse
 from findsession.embeddings.base import Embedder, EmbeddingUnavailable
@@ -32,6 +31,9 @@ from findsession.search.hits import hits_of
 from findsession.search.named import SourceOf, favour, named_sources
 from findsession.search.sessions import RankedSession, rank_sessions
 from findsession.storage.base import KeywordQueryError, Storage, UnitMatch, VectorMatch
+
+if TYPE_CHECKING:  # numpy only where vectors are computed: `--help` must not load it
+    import numpy as np
 
 #: Units fetched per list for each session shown: many units of one session can precede
 #: the next session's best unit.

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import fields, replace
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from findsession.domain import Exclusions
 from findsession.query import Query
 from findsession.storage.base import Filters, KeywordQueryError, Storage
+
+if TYPE_CHECKING:  # numpy only where vectors are computed: `--help` must not load it
+    import numpy as np
 
 #: How deep each unfiltered list is read: the candidates a filter can be said to exclude.
 DEPTH = 100

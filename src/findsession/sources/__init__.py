@@ -1,42 +1,68 @@
 """Transcript sources, one module per agent format, behind the `Source` protocol.
 
 A new format is a module with a `Source` class and one line here.
+
+The registry names each source's module rather than importing it: a search reads one
+or two formats' resume commands, `--help` none, and importing every parser (YAML,
+Markdown, zstandard among them) cost a cold command a third of its imports. A source
+is imported, and made, the first time its kind is looked up.
 """
 
 from __future__ import annotations
 
-from findsession.sources.aider import AiderSource
-from findsession.sources.base import Skip, Source, SourceFile
-from findsession.sources.claude_code import ClaudeCodeSource
-from findsession.sources.codex import CodexSource
-from findsession.sources.cursor import Cursor, Reading
-from findsession.sources.gemini import GeminiSource
-from findsession.sources.journal import JournalSource
-from findsession.sources.markdown import MarkdownSource
-from findsession.sources.memory import MemorySource
+from collections.abc import Iterator, Mapping
+from importlib import import_module
 
-SOURCES: dict[str, Source] = {
-    s.kind: s
-    for s in (
-        ClaudeCodeSource(),
-        CodexSource(),
-        AiderSource(),
-        GeminiSource(),
-        MarkdownSource(),
-        JournalSource(),
-        MemorySource(),
-    )
-}
+from findsession.domain import SourceKind
+from findsession.sources.base import Skip, Source, SourceFile
+from findsession.sources.cursor import Cursor, Reading
+
+
+class _Registry(Mapping[str, Source]):
+    """Every source by kind, in a fixed order; each made on first use, then kept."""
+
+    def __init__(self, homes: dict[str, str]) -> None:
+        self._homes = homes  # kind -> "module:Class"
+        self._made: dict[str, Source] = {}
+
+    def __getitem__(self, kind: str) -> Source:
+        source = self._made.get(kind)
+        if source is None:
+            module, name = self._homes[kind].split(":")
+            source = self._made[kind] = getattr(import_module(module), name)()
+        return source
+
+    def __contains__(self, kind: object) -> bool:  # a name check imports nothing
+        return kind in self._homes
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._homes)
+
+    def __len__(self) -> int:
+        return len(self._homes)
+
+
+SOURCES: Mapping[str, Source] = _Registry(
+    {
+        SourceKind.CLAUDE_CODE: "findsession.sources.claude_code:ClaudeCodeSource",
+        SourceKind.CODEX: "findsession.sources.codex:CodexSource",
+        SourceKind.AIDER: "findsession.sources.aider:AiderSource",
+        SourceKind.GEMINI: "findsession.sources.gemini:GeminiSource",
+        SourceKind.MARKDOWN: "findsession.sources.markdown:MarkdownSource",
+        SourceKind.JOURNAL: "findsession.sources.journal:JournalSource",
+        SourceKind.MEMORY: "findsession.sources.memory:MemorySource",
+    }
+)
 #: What people call each agent when they ask for one of its sessions ("the Codex chat
 #: where..."); search favours the sessions of an agent the query names.
 SPOKEN_NAMES: dict[str, tuple[str, ...]] = {
-    ClaudeCodeSource.kind: ("claude",),
-    CodexSource.kind: ("codex",),
-    GeminiSource.kind: ("gemini",),
-    AiderSource.kind: ("aider",),
+    SourceKind.CLAUDE_CODE: ("claude",),
+    SourceKind.CODEX: ("codex",),
+    SourceKind.GEMINI: ("gemini",),
+    SourceKind.AIDER: ("aider",),
 }
 #: The format of a folder named without one (`findsession index PATH`, a bare config root).
-DEFAULT_SOURCE = ClaudeCodeSource.kind
+DEFAULT_SOURCE = SourceKind.CLAUDE_CODE
 
 __all__ = [
     "DEFAULT_SOURCE",

@@ -15,9 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any, Protocol
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Protocol
 
 from findsession.domain import (
     AuditRecord,
@@ -42,6 +40,9 @@ from findsession.storage.types import (
     UnitRow,
     VectorMatch,
 )
+
+if TYPE_CHECKING:  # numpy only where vectors are computed: `--help` must not load it
+    import numpy as np
 
 
 class ContentStore(Protocol):
