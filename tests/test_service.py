@@ -262,3 +262,20 @@ def test_an_idle_service_uses_no_cpu(service_cli: CLI) -> None:
     time.sleep(5)
     used = cpu_seconds() - before
     assert used <= 0.05, f"an idle service used {used:.2f} s of CPU in 5 s"
+
+
+def test_a_changed_config_file_is_read_again(service_cli: CLI) -> None:
+    cli = service_cli
+    cli.run("service", "start")
+    config = Path(cli.env["FINDSESSION_CONFIG"])
+    config.write_text("[search\nbroken = \n")
+    served = cli.run(QUERY, check=False)
+    cli.env["FINDSESSION_NO_SERVICE"] = "1"
+    local = cli.run(QUERY, check=False)
+    del cli.env["FINDSESSION_NO_SERVICE"]
+    assert served.returncode == local.returncode == 1
+    assert "cannot read the config file" in served.stderr and served.stderr == local.stderr
+
+    config.write_text("[search]\nhybrid_weight = 0.5\n")
+    assert cli.run(QUERY).stdout.startswith("[1] 2026-06-11")
+    assert status(cli)["answered"] >= 2

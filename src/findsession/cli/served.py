@@ -14,8 +14,10 @@ from contextlib import redirect_stderr, redirect_stdout
 
 from rich.console import Console
 
+from findsession.cli.console import print_error
 from findsession.cli.parser import build_parser, normalise_argv
 from findsession.cli.remote import SERVED
+from findsession.errors import FindsessionError
 from findsession.service.resident import Resident
 
 
@@ -41,7 +43,12 @@ def answer(resident: Resident, request: dict) -> dict:
         err = _console(stderr, ttys[1], width, env)
         from findsession.cli import run_command
 
-        status = run_command(args, resident.fs, out, err)
+        try:
+            fs = resident.current()
+        except FindsessionError as exc:
+            print_error(err, exc)
+            return {"stdout": stdout.getvalue(), "stderr": stderr.getvalue(), "status": 1}
+        status = run_command(args, fs, out, err)
     return {"stdout": stdout.getvalue(), "stderr": stderr.getvalue(), "status": status}
 
 

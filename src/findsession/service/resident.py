@@ -24,9 +24,22 @@ class Resident:
     """The warm index, its freshness, and the lock searches take turns on."""
 
     def __init__(self, db: Path) -> None:
+        self.db = db
         self.fs = Findsession.open(db)
+        self._config_seen = _stamp(self.fs.settings.path)
         self.lock = threading.Lock()
         self.freshness = Freshness(db, self.fs.watched_roots())
+
+    def current(self) -> Findsession:
+        """The open index, opened again when the config file changed since: a served
+        search must use the settings an in-process one would read. Call under `lock`."""
+        stamp = _stamp(self.fs.settings.path)
+        if stamp != self._config_seen:
+            log.info("the config file changed; reading it again")
+            fresh = Findsession.open(self.db)  # a broken config raises here, said to the client
+            self.fs.close()
+            self.fs, self._config_seen = fresh, stamp
+        return self.fs
 
     def warm(self) -> float:
         """Load the model, the vectors and the keyword index's pages with one search, so
@@ -73,3 +86,11 @@ def _rss_mb() -> float | None:
     import os
 
     return pages * os.sysconf("SC_PAGE_SIZE") / (1 << 20)
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size
