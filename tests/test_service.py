@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -47,9 +48,13 @@ def service_cli(tmp_path: Path, db_path: Path) -> Iterator[CLI]:
     cli.run("index")
     yield cli
     cli.run("service", "stop", check=False)
+    for folder in (runtime, runtime / "findsession"):  # a test may have opened them
+        if folder.exists():
+            folder.chmod(0o700)
     pid = _lock_pid(place_of(cli))
     if pid:
         _kill(pid)
+    shutil.rmtree(runtime, ignore_errors=True)
 
 
 def place_of(cli: CLI) -> Place:
