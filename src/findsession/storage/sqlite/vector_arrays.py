@@ -1,54 +1,48 @@
-"""The arrays the vector scan reads, one entry per chunk, and the ways they are built.
+"""The arrays the vector scan reads, one entry per chunk, and how changes enter them.
 
 A chunk's sign bits and the values the filters test (its unit, its field, its unit's
-kind, time and session) sit in numpy arrays in chunk id order. They are built from every
-row (`scan_all`: seconds at a quarter of a million units), from the pack (`decode`: one
-blob), or from older arrays plus the chunks of the units changed since (`with_changes`:
-what an index run of a few seconds leaves behind costs milliseconds).
+kind, time and session) sit in numpy arrays in chunk id order, built from the rows
+(`vector_rows`) or the pack (`vector_pack`). After an index run, `with_changes` drops the
+chunks of the units that changed and adds their chunks now. New units only (what a live
+session's appended turns bring) are written into spare room after the last entry, so a
+search still reading the arrays before keeps seeing exactly them and nothing is copied;
+a dropped chunk or an id out of order builds the arrays anew.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
-from itertools import islice
 from typing import Any
 
 import numpy as np
 
-from findsession.storage.sqlite.connection import Connection as Store
-
-KIND_CODES = {"turn": 0, "session": 1, "doc": 2}
-#: The chunk's field as the speaker filter sees it: prompt 1 (user), reply 2, title 0.
-SPEAKER_CODES = {"user": 1, "assistant": 2}
-#: Stands for a unit without a time: never inside an --after/--before range.
-NO_TIME = -(2**62)
-_BATCH = 100_000
-_KIND_SQL = "CASE u.kind WHEN 'turn' THEN 0 WHEN 'session' THEN 1 ELSE 2 END"
-_TS_SQL = f"coalesce(CAST(strftime('%s', u.ts) AS INTEGER), {NO_TIME})"
-_FIELD_SQL = "CASE c.field WHEN 'prompt' THEN 1 WHEN 'reply' THEN 2 ELSE 0 END"
-#: The per-chunk columns, in the pack's order (the sign bits and sessions follow).
+#: The per-chunk columns (the chunk axis first), then the sign bits (the chunk axis second).
 COLUMNS = ("chunk_ids", "unit_ids", "speaker", "kind", "ts", "session")
-_MAGIC = b"FSVPACK1"
+_OPTIONAL = ("vectors", "scales")
+#: Spare room made when the arrays are built anew: a share of their length, at least this.
+_SPARE_SHARE = 0.125
+_SPARE_MIN = 4096
 
 
 @dataclass(frozen=True, eq=False)
 class ChunkArrays:
-    """Every chunk's scan columns, ascending by chunk id; never changed once built (a
-    search in another thread may be reading them), only replaced."""
+    """Every chunk's scan columns, ascending by chunk id. Never changed once built (a
+    search in another thread may be reading them): changes make new ones."""
 
     chunk_ids: np.ndarray  # int64
     unit_ids: np.ndarray  # int64
-    speaker: np.ndarray  # int8, SPEAKER_CODES
-    kind: np.ndarray  # int8, KIND_CODES
-    ts: np.ndarray  # int64 seconds, NO_TIME for none
+    speaker: np.ndarray  # int8: 0 title, 1 prompt (user), 2 reply (assistant)
+    kind: np.ndarray  # int8: turn 0, session 1, doc 2
+    ts: np.ndarray  # int64 seconds; NO_TIME for none
     session: np.ndarray  # int32: a position in `sessions`
-    codes: np.ndarray  # uint64 (words, chunks): column-major, one word column at a time
+    codes: np.ndarray  # uint64 (words, chunks): one word column at a time for the scan
     sessions: tuple[str, ...]  # session ids by position (stable: a session's rowid is not)
     #: Every chunk's int8 vector and scale, for a long-lived searcher; None: read from SQLite.
     vectors: np.ndarray | None = None
     scales: np.ndarray | None = None
+    #: The storage these arrays are the first `len` entries of, with room after them.
+    room: _Room | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.chunk_ids)
@@ -57,174 +51,137 @@ class ChunkArrays:
     def session_positions(self) -> dict[str, int]:
         return {s: i for i, s in enumerate(self.sessions)}
 
+    def parts(self) -> dict[str, np.ndarray]:
+        """The arrays by name, the held vectors included."""
+        names = [*COLUMNS, "codes", *_OPTIONAL]
+        return {n: getattr(self, n) for n in names if getattr(self, n) is not None}
+
     @classmethod
     def empty(cls, dims: int) -> ChunkArrays:
         none = np.zeros(0, np.int64)
-        words = (dims + 63) // 64
-        return cls(
-            none,
-            none,
-            none.astype(np.int8),
-            none.astype(np.int8),
-            none,
-            none.astype(np.int32),
-            np.zeros((words, 0), np.uint64),
-            (),
-        )
+        small = np.zeros(0, np.int8)
+        codes = np.zeros(((dims + 63) // 64, 0), np.uint64)
+        return cls(none, none, small, small, none, np.zeros(0, np.int32), codes, ())
 
 
-def scan_all(store: Store, dims: int) -> ChunkArrays:
-    """Every chunk from its row; call inside one snapshot so both reads agree."""
-    words = (dims + 63) // 64
-    sessions = store.query("SELECT rowid, id FROM sessions ORDER BY rowid")
-    session_rowids = np.array([r[0] for r in sessions], dtype=np.int64)
-    # Integer columns computed by SQLite, read in batches straight into numpy: Python
-    # tuples for two million rows at once cost a gigabyte.
-    units = _batched_ints(
-        store.db.execute(
-            f"SELECT u.id, {_KIND_SQL}, {_TS_SQL}, s.rowid"
-            " FROM units u JOIN sessions s ON s.id = u.session_id ORDER BY u.id"
-        ),
-        4,
-    )
-    id_parts, code_parts = [], []
-    cursor = store.db.execute(f"SELECT c.id, c.unit_id, {_FIELD_SQL}, c.code FROM chunks c")
-    while batch := list(islice(cursor, _BATCH)):
-        id_parts.append(np.array([r[:3] for r in batch], dtype=np.int64))
-        code_parts.append(_codes([r[3] for r in batch], words))
-    if not id_parts:
-        return ChunkArrays.empty(dims)
-    columns = np.concatenate(id_parts)
-    del id_parts
-    codes = np.ascontiguousarray(np.concatenate(code_parts, axis=1))
-    del code_parts
-    unit_ids = columns[:, 1].copy()
-    # Each chunk takes its unit's kind, time and session.
-    at = np.clip(np.searchsorted(units[:, 0], unit_ids), 0, max(len(units) - 1, 0))
-    if len(units):
-        kind, ts = units[at, 1].astype(np.int8), units[at, 2]
-        session = np.searchsorted(session_rowids, units[at, 3]).astype(np.int32)
-    else:
-        kind, ts = np.zeros(len(unit_ids), np.int8), np.full(len(unit_ids), NO_TIME)
-        session = np.zeros(len(unit_ids), np.int32)
-    names = tuple(r[1] for r in sessions)
-    speaker = columns[:, 2].astype(np.int8)
-    return ChunkArrays(columns[:, 0].copy(), unit_ids, speaker, kind, ts, session, codes, names)
+class _Room:
+    """Arrays longer than the entries in use. The first `used` entries belong to the
+    newest ChunkArrays made from it; only one of that length may write after them."""
+
+    def __init__(self, parts: dict[str, np.ndarray]) -> None:
+        length = len(parts["chunk_ids"])
+        self.capacity = length + max(_SPARE_MIN, int(length * _SPARE_SHARE))
+        self.buffers = {}
+        for name, a in parts.items():
+            shape = list(a.shape)
+            shape[_axis(name)] = self.capacity
+            self.buffers[name] = np.empty(shape, a.dtype)
+        self.used = 0
+        self.write(parts)
+
+    def write(self, parts: dict[str, np.ndarray]) -> None:
+        start, end = self.used, self.used + len(parts["chunk_ids"])
+        for name, part in parts.items():
+            if _axis(name):
+                self.buffers[name][:, start:end] = part
+            else:
+                self.buffers[name][start:end] = part
+        self.used = end
+
+    def views(self, sessions: tuple[str, ...], positions: dict[str, int]) -> ChunkArrays:
+        n = self.used
+        views = {k: (b[:, :n] if _axis(k) else b[:n]) for k, b in self.buffers.items()}
+        arrays = ChunkArrays(**views, sessions=sessions, room=self)
+        arrays.__dict__["session_positions"] = positions  # known already: not built again
+        return arrays
 
 
-def read_changes(store: Store, since: int) -> tuple[np.ndarray, list[tuple[Any, ...]]]:
-    """The units logged as changed after `since`, and the chunks they have now (with
-    their vectors), in chunk id order; call inside one snapshot."""
-    changed = store.query("SELECT DISTINCT unit_id FROM vector_log WHERE seq > ?", (since,))
-    rows = store.query(
-        f"SELECT c.id, c.unit_id, {_FIELD_SQL}, {_KIND_SQL}, {_TS_SQL}, u.session_id, c.code,"
-        " c.scale, c.vec FROM chunks c JOIN units u ON u.id = c.unit_id WHERE c.unit_id IN"
-        " (SELECT unit_id FROM vector_log WHERE seq > ?) ORDER BY c.id",
-        (since,),
-    )
-    return np.array([r[0] for r in changed], dtype=np.int64), rows
+def in_room(arrays: ChunkArrays) -> ChunkArrays:
+    """`arrays` copied into storage with spare room for what comes after."""
+    return _Room(arrays.parts()).views(arrays.sessions, arrays.session_positions)
 
 
 def with_changes(
     old: ChunkArrays, changed_units: np.ndarray, rows: list[tuple[Any, ...]]
 ) -> ChunkArrays:
-    """`old` without the chunks of `changed_units`, plus `rows` (their chunks now)."""
-    keep = ~np.isin(old.unit_ids, changed_units) if len(changed_units) else None
-
-    def kept(a: np.ndarray) -> np.ndarray:
-        return a if keep is None else a[keep]
-
+    """`old` without the chunks of `changed_units`, plus `rows`: their chunks now, in id
+    order, as (id, unit, speaker, kind, ts, session id, code, scale, vec)."""
+    drop = np.isin(old.unit_ids, changed_units) if len(changed_units) else None
+    if drop is not None and not drop.any():
+        drop = None
     positions = old.session_positions
     added = [s for s in dict.fromkeys(r[5] for r in rows) if s not in positions]
     if added:
         positions = {**positions, **{s: len(old.sessions) + i for i, s in enumerate(added)}}
-    width = old.codes.shape[0]
-    kept_codes = old.codes if keep is None else old.codes[:, keep]
-    new = ChunkArrays(
-        np.concatenate([kept(old.chunk_ids), np.array([r[0] for r in rows], np.int64)]),
-        np.concatenate([kept(old.unit_ids), np.array([r[1] for r in rows], np.int64)]),
-        np.concatenate([kept(old.speaker), np.array([r[2] for r in rows], np.int8)]),
-        np.concatenate([kept(old.kind), np.array([r[3] for r in rows], np.int8)]),
-        np.concatenate([kept(old.ts), np.array([r[4] for r in rows], np.int64)]),
-        np.concatenate([kept(old.session), np.array([positions[r[5]] for r in rows], np.int32)]),
-        np.concatenate([kept_codes, _codes([r[6] for r in rows], width)], axis=1),
-        old.sessions + tuple(added),
-    )
-    if old.vectors is not None and old.scales is not None:
-        vecs = np.frombuffer(b"".join(r[8] for r in rows), np.int8).reshape(len(rows), -1)
-        new = replace(
-            new,
-            vectors=np.concatenate([kept(old.vectors), vecs]),
-            scales=np.concatenate([kept(old.scales), np.array([r[7] for r in rows], np.float32)]),
-        )
-    return _in_id_order(new)
+    sessions = old.sessions + tuple(added)
+    new = _rows_as_parts(rows, positions, old)
+    n = len(old)
+    room = old.room
+    in_order = not rows or not n or rows[0][0] > old.chunk_ids[-1]
+    if (
+        drop is None
+        and in_order
+        and room is not None
+        and room.used == n  # nothing was written after these arrays yet
+        and n + len(rows) <= room.capacity
+        and room.buffers.keys() == new.keys()
+    ):
+        room.write(new)
+        return room.views(sessions, positions)
+    kept = old.parts() if drop is None else _without(old.parts(), ~drop)
+    joined = {k: np.concatenate([kept[k], new[k]], axis=_axis(k)) for k in kept}
+    if not in_order:
+        joined = _in_id_order(joined)
+    return _Room(joined).views(sessions, positions)
 
 
-def _in_id_order(arrays: ChunkArrays) -> ChunkArrays:
-    """Sorted by chunk id again: SQLite gives a new row the highest id plus one, so an id
-    freed at the top is reused, and a reused id lands among the old ones. The order
-    decides which of two equal cosines ranks first, so it must not depend on history."""
-    ids = arrays.chunk_ids
-    if len(ids) < 2 or bool(np.all(ids[1:] > ids[:-1])):
-        return arrays
-    order = np.argsort(ids, kind="stable")
-    return replace(
-        arrays,
-        **{name: getattr(arrays, name)[order] for name in COLUMNS},
-        codes=np.ascontiguousarray(arrays.codes[:, order]),
-        vectors=None if arrays.vectors is None else arrays.vectors[order],
-        scales=None if arrays.scales is None else arrays.scales[order],
-    )
+def holding_vectors(arrays: ChunkArrays, vectors: np.ndarray, scales: np.ndarray) -> ChunkArrays:
+    """`arrays` with every chunk's int8 vector and scale (in its order)."""
+    with_vectors = replace(arrays, vectors=vectors, scales=scales, room=None)
+    with_vectors.__dict__["session_positions"] = arrays.session_positions
+    return with_vectors
 
 
-def encode(arrays: ChunkArrays) -> bytes:
-    """The columns, sign bits and session ids as one blob (a header, then raw arrays)."""
-    parts = {name: getattr(arrays, name) for name in COLUMNS}
-    parts["codes"] = arrays.codes
-    parts["sessions"] = np.frombuffer(json.dumps(arrays.sessions).encode(), np.uint8)
-    header: dict[str, list[Any]] = {}
-    offset = 0
-    for name, a in parts.items():
-        header[name] = [a.dtype.str, list(a.shape), offset]
-        offset += _padded(a.nbytes)
-    head = json.dumps(header).encode()
-    head += b" " * (_padded(len(head)) - len(head))
-    out = [_MAGIC, len(head).to_bytes(8, "little"), head]
-    for a in parts.values():
-        raw = np.ascontiguousarray(a).tobytes()
-        out.append(raw + b"\0" * (_padded(len(raw)) - len(raw)))
-    return b"".join(out)
+def _rows_as_parts(
+    rows: list[tuple[Any, ...]], positions: dict[str, int], like: ChunkArrays
+) -> dict[str, np.ndarray]:
+    words = like.codes.shape[0]
+    parts = {
+        "chunk_ids": np.array([r[0] for r in rows], np.int64),
+        "unit_ids": np.array([r[1] for r in rows], np.int64),
+        "speaker": np.array([r[2] for r in rows], np.int8),
+        "kind": np.array([r[3] for r in rows], np.int8),
+        "ts": np.array([r[4] for r in rows], np.int64),
+        "session": np.array([positions[r[5]] for r in rows], np.int32),
+        "codes": codes_of([r[6] for r in rows], words),
+    }
+    if like.vectors is not None:
+        dims = like.vectors.shape[1]
+        vecs = np.frombuffer(b"".join(r[8] for r in rows), np.int8)
+        parts["vectors"] = vecs.reshape(len(rows), dims)
+        parts["scales"] = np.array([r[7] for r in rows], np.float32)
+    return parts
 
 
-def decode(blob: bytes) -> ChunkArrays:
-    """The arrays of `encode`, as read-only views of `blob` (no copy)."""
-    if blob[:8] != _MAGIC:
-        raise ValueError("not a vector pack")
-    size = int.from_bytes(blob[8:16], "little")
-    header = json.loads(blob[16 : 16 + size])
-    start = 16 + size
-    parts = {}
-    for name, (dtype, shape, offset) in header.items():
-        count = int(np.prod(shape)) if shape else 1
-        parts[name] = np.frombuffer(blob, dtype, count, start + offset).reshape(shape)
-    sessions = tuple(json.loads(parts.pop("sessions").tobytes()))
-    return ChunkArrays(**parts, sessions=sessions)
-
-
-def _padded(n: int) -> int:
-    return (n + 7) // 8 * 8
-
-
-def _codes(blobs: list[bytes], words: int) -> np.ndarray:
+def codes_of(blobs: list[bytes], words: int) -> np.ndarray:
     """Sign-bit blobs as a (words, n) uint64 matrix (a short or long blob is fitted)."""
     width = words * 8
     joined = b"".join(b if len(b) == width else b.ljust(width, b"\0")[:width] for b in blobs)
     return np.frombuffer(joined, dtype=np.uint64).reshape(-1, words).T
 
 
-def _batched_ints(cursor: Any, columns: int) -> np.ndarray:
-    """All rows of an integer-only query as one int64 matrix, built batch by batch."""
-    parts = []
-    while batch := list(islice(cursor, _BATCH)):
-        parts.append(np.array(batch, dtype=np.int64).reshape(-1, columns))
-    return np.concatenate(parts) if parts else np.zeros((0, columns), np.int64)
+def _without(parts: dict[str, np.ndarray], keep: np.ndarray) -> dict[str, np.ndarray]:
+    return {k: (a[:, keep] if _axis(k) else a[keep]) for k, a in parts.items()}
+
+
+def _in_id_order(parts: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Sorted by chunk id again: SQLite gives a new row the highest id plus one, so an id
+    freed at the top is reused, and a reused id lands among the old ones. The order
+    decides which of two equal cosines ranks first, so it must not depend on history."""
+    order = np.argsort(parts["chunk_ids"], kind="stable")
+    return {k: (a[:, order] if _axis(k) else a[order]) for k, a in parts.items()}
+
+
+def _axis(name: str) -> int:
+    """The chunk axis of an array: the sign bits are stored one word column per row."""
+    return 1 if name == "codes" else 0

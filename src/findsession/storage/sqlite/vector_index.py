@@ -13,6 +13,7 @@ to a global top-k.
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from dataclasses import replace
 from datetime import datetime
@@ -25,12 +26,8 @@ from findsession.storage.base import Filters, VectorMatch
 from findsession.storage.sqlite import vector_pack
 from findsession.storage.sqlite.connection import Connection as Store
 from findsession.storage.sqlite.filters import session_filter_sql
-from findsession.storage.sqlite.vector_arrays import (
-    KIND_CODES,
-    NO_TIME,
-    SPEAKER_CODES,
-    ChunkArrays,
-)
+from findsession.storage.sqlite.vector_arrays import ChunkArrays, holding_vectors, in_room
+from findsession.storage.sqlite.vector_rows import KIND_CODES, NO_TIME, SPEAKER_CODES
 
 #: Candidates reranked exactly, at least; sign bits alone order near neighbours roughly.
 CANDIDATES = 1000
@@ -52,6 +49,8 @@ class VectorMatrix:
     #: How this process's matrices were built, by `Loaded.origin`: what a test of the
     #: live path and the benchmark read.
     builds: ClassVar[Counter[str]] = Counter()
+    #: One refresh at a time: new chunks are written into the room after the arrays.
+    _refreshing: ClassVar[threading.Lock] = threading.Lock()
 
     def __init__(self, loaded: vector_pack.Loaded, searches: int = 0) -> None:
         self.loaded = loaded
@@ -65,13 +64,14 @@ class VectorMatrix:
     def current(cls, store: Store) -> VectorMatrix:
         """The matrix for `store`, with the chunks changed since its last use applied."""
         key = str(store.path)
-        matrix = cls._cache.get(key)
-        loaded = vector_pack.current(store, matrix.loaded if matrix else None)
-        if matrix is not None and loaded is matrix.loaded:
+        with cls._refreshing:
+            matrix = cls._cache.get(key)
+            loaded = vector_pack.current(store, matrix.loaded if matrix else None)
+            if matrix is not None and loaded is matrix.loaded:
+                return matrix
+            cls.builds[loaded.origin] += 1
+            matrix = cls._cache[key] = cls(loaded, matrix.searches if matrix else 0)
             return matrix
-        cls.builds[loaded.origin] += 1
-        matrix = cls._cache[key] = cls(loaded, matrix.searches if matrix else 0)
-        return matrix
 
     def _cosines(
         self, store: Store, arrays: ChunkArrays, query: np.ndarray, candidates: np.ndarray
@@ -116,7 +116,7 @@ class VectorMatrix:
             return arrays
         vectors = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.int8)
         scales = np.fromiter((r[1] for r in rows), dtype=np.float32, count=len(rows))
-        arrays = replace(arrays, vectors=vectors.reshape(len(rows), -1), scales=scales)
+        arrays = in_room(holding_vectors(arrays, vectors.reshape(len(rows), -1), scales))
         self.loaded = replace(loaded, arrays=arrays)
         return arrays
 

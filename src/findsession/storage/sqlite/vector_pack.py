@@ -13,17 +13,15 @@ vectors cleared for another model start a new one, and nothing carries across it
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
 
 from findsession.storage.sqlite.connection import Connection as Store
-from findsession.storage.sqlite.vector_arrays import (
-    ChunkArrays,
-    decode,
-    encode,
-    read_changes,
-    scan_all,
-    with_changes,
-)
+from findsession.storage.sqlite.vector_arrays import COLUMNS, ChunkArrays, in_room, with_changes
+from findsession.storage.sqlite.vector_rows import read_changes, scan_all
 
 #: A searcher loads the changes since its arrays while they are fewer than this share
 #: of its chunks (or this many); past that, a newer pack is cheaper to load.
@@ -90,9 +88,11 @@ def current(store: Store, have: Loaded | None) -> Loaded:
                 return _changed(store, have, state, "changes")
         pack = store.query("SELECT log_seq, dims, data FROM vector_pack")
         if pack and pack[0][1] == state.dims and pack[0][0] >= state.floor:
-            packed = Loaded(decode(pack[0][2]), pack[0][0], state.epoch, state.dims, "pack")
+            arrays = in_room(decode(pack[0][2]))  # a copy with room: the blob can go
+            packed = Loaded(arrays, pack[0][0], state.epoch, state.dims, "pack")
             return packed if packed.seq == state.seq else _changed(store, packed, state, "pack")
-        return Loaded(scan_all(store, state.dims), state.seq, state.epoch, state.dims, "scan")
+        arrays = in_room(scan_all(store, state.dims))
+        return Loaded(arrays, state.seq, state.epoch, state.dims, "scan")
 
 
 def _changed(store: Store, have: Loaded, state: LogState, origin: str) -> Loaded:
@@ -138,3 +138,44 @@ def new_epoch(store: Store) -> None:
         "INSERT OR REPLACE INTO settings (key, value)"
         " VALUES ('vector_epoch', lower(hex(randomblob(8))))"
     )
+
+
+_MAGIC = b"FSVPACK1"
+
+
+def encode(arrays: ChunkArrays) -> bytes:
+    """The columns, sign bits and session ids as one blob: a JSON header that says where
+    each array lies, then the raw arrays, each 8-byte aligned."""
+    parts = {name: getattr(arrays, name) for name in (*COLUMNS, "codes")}
+    parts["sessions"] = np.frombuffer(json.dumps(arrays.sessions).encode(), np.uint8)
+    header: dict[str, list[Any]] = {}
+    offset = 0
+    for name, a in parts.items():
+        header[name] = [a.dtype.str, list(a.shape), offset]
+        offset += _padded(a.nbytes)
+    head = json.dumps(header).encode()
+    head += b" " * (_padded(len(head)) - len(head))
+    out = [_MAGIC, len(head).to_bytes(8, "little"), head]
+    for a in parts.values():
+        raw = np.ascontiguousarray(a).tobytes()
+        out.append(raw + b"\0" * (_padded(len(raw)) - len(raw)))
+    return b"".join(out)
+
+
+def decode(blob: bytes) -> ChunkArrays:
+    """The arrays of `encode`, as read-only views of `blob`."""
+    if blob[:8] != _MAGIC:
+        raise ValueError("not a vector pack")
+    size = int.from_bytes(blob[8:16], "little")
+    header = json.loads(blob[16 : 16 + size])
+    start = 16 + size
+    parts = {}
+    for name, (dtype, shape, offset) in header.items():
+        count = int(np.prod(shape))
+        parts[name] = np.frombuffer(blob, dtype, count, start + offset).reshape(shape)
+    sessions = tuple(json.loads(parts.pop("sessions").tobytes()))
+    return ChunkArrays(**parts, sessions=sessions)
+
+
+def _padded(n: int) -> int:
+    return (n + 7) // 8 * 8
