@@ -14,15 +14,18 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import index
 from transcripts import Transcript, project_dir
 
 from findsession.embeddings.base import Embedder
 from findsession.indexing.embed import embed_pending
+from findsession.quantize import quantize
 from findsession.search.engine import search
 from findsession.search.filters import SearchOptions
-from findsession.storage.sqlite import Store
+from findsession.storage.base import Filters
+from findsession.storage.sqlite import Store, UnitRow
 from findsession.storage.sqlite.vector_index import VectorMatrix
 
 TOPICS = [
@@ -39,8 +42,10 @@ import json, sys
 from pathlib import Path
 from findsession.embeddings.onnx_local import OnnxEmbedder, bundled_model_dir
 from findsession.search.engine import search
+from findsession.quantize import quantize
 from findsession.search.filters import SearchOptions
-from findsession.storage.sqlite import Store
+from findsession.storage.base import Filters
+from findsession.storage.sqlite import Store, UnitRow
 from findsession.storage.sqlite.vector_index import VectorMatrix
 model = OnnxEmbedder(bundled_model_dir())
 out = {"answers": []}
@@ -167,3 +172,52 @@ def every_row(store: Store, tmp_path: Path, queries: list[tuple[str, str | None]
     answer = cold(copy, queries)
     assert answer["origin"] == "scan"
     return answer["answers"]
+
+
+def add_units(store: Store, session: str, count: int, rng: np.random.Generator) -> None:
+    """`count` turns with random vectors (two chunks each), as an embedding run leaves them."""
+    with store.transaction():
+        rows = [unit_row(i, f"{session} step {i}") for i in range(count)]
+        store.sync_units(session, rows)
+        for unit_id, unit_hash in store.query(
+            "SELECT id, hash FROM units WHERE session_id = ?", (session,)
+        ):
+            vecs = rng.standard_normal((2, 384)).astype(np.float32)
+            packed = quantize(vecs / np.linalg.norm(vecs, axis=1, keepdims=True))
+            store.save_vectors(unit_id, unit_hash, [("prompt", 0, 4, *packed[0]),
+                                                    ("reply", 0, 4, *packed[1])])  # fmt: skip
+        store.set_setting("embedding_dims", "384")
+        store.pack_vectors()
+
+
+def unit_row(ordinal: int, text: str) -> UnitRow:
+    return UnitRow("turn", ordinal + 1, "claude-code", None, "", text, "", "", [], [])
+
+
+def test_searchers_behind_a_repack_or_keeping_up_both_answer_as_the_rows_say(
+    db_path: Path, tmp_path: Path
+) -> None:
+    """The log is pruned when the pack is written again: a searcher that kept up still
+    finds its changes in the log, one that fell further behind loads the new pack."""
+    rng = np.random.default_rng(5)
+    queries = rng.standard_normal((5, 384)).astype(np.float32)
+    with Store.open(db_path) as behind, Store.open(db_path) as writer:
+        add_units(writer, "a", 3000, rng)  # the first pack
+        behind.vector_search(queries[0], Filters(), 50)
+        for session in ("b", "c"):  # 6,000 changes each: the pack is written again twice
+            add_units(writer, session, 3000, rng)
+        assert writer.scalar("SELECT min(seq) FROM vector_log") > 6000  # pruned
+        before = VectorMatrix.builds.copy()
+        answers = [behind.vector_search(q, Filters(), 50) for q in queries]
+        assert VectorMatrix.builds - before == {"pack": 1}
+        add_units(writer, "d", 10, rng)  # a live run: the searcher kept up
+        before = VectorMatrix.builds.copy()
+        answers = [behind.vector_search(q, Filters(), 50) for q in queries]
+        assert VectorMatrix.builds - before == {"changes": 1}
+        copy = tmp_path / "copy.db"
+        writer.db.execute("VACUUM INTO ?", (str(copy),))
+    with Store.open(copy) as fresh:
+        with fresh.transaction():
+            fresh.db.execute("DELETE FROM vector_pack")
+        assert answers == [fresh.vector_search(q, Filters(), 50) for q in queries]
+        assert VectorMatrix.current(fresh).loaded.origin == "scan"

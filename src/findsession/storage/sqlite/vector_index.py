@@ -67,6 +67,8 @@ class VectorMatrix:
     def current(cls, store: Store) -> VectorMatrix:
         """The matrix for `store`, with the chunks changed since its last use applied."""
         key = str(store.path)
+        if store.db.in_transaction:  # may roll back: what it reads is not for keeping
+            return cls(vector_pack.current(store, None))
         with cls._refreshing:
             matrix = cls._cache.get(key)
             loaded = vector_pack.current(store, matrix.loaded if matrix else None)
@@ -236,8 +238,7 @@ class VectorSearchMixin(Store):
     def pack_vectors(self) -> bool:
         """Write the packed arrays a cold searcher loads with one read, when the vectors
         changed enough since the last pack; inside a write transaction."""
-        matrix = VectorMatrix._cache.get(str(self.path))
-        return vector_pack.write_pack(self, matrix.loaded if matrix else None)
+        return vector_pack.write_pack(self)
 
     def vector_search(self, vector: np.ndarray, filters: Filters, limit: int) -> list[VectorMatch]:
         return VectorMatrix.current(self).search(self, vector, filters, limit)

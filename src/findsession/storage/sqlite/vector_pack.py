@@ -101,11 +101,13 @@ def _changed(store: Store, have: Loaded, state: LogState, origin: str) -> Loaded
     return Loaded(arrays, state.seq, state.epoch, state.dims, origin)
 
 
-def write_pack(store: Store, have: Loaded | None = None) -> bool:
+def write_pack(store: Store) -> bool:
     """Write the pack when there is none (and there are vectors) or the changes since it
     grew large; prune the log up to the pack before. Call inside a write transaction.
 
-    Returns whether it wrote. `have` (a searcher's arrays in this process) saves a read.
+    Returns whether it wrote. A searcher's arrays in this process are not used: they may
+    be written after (their room) by its own refresh, and what this transaction reads
+    would be wrong for them if it rolled back.
     """
     old = store.query("SELECT log_seq, chunks FROM vector_pack")
     if old:
@@ -114,7 +116,7 @@ def write_pack(store: Store, have: Loaded | None = None) -> bool:
             return False
     elif not store.scalar("SELECT EXISTS (SELECT 1 FROM chunks)"):
         return False
-    loaded = current(store, have)
+    loaded = current(store, None)
     store.db.execute(
         "INSERT OR REPLACE INTO vector_pack (id, log_seq, dims, chunks, data)"
         " VALUES (1, ?, ?, ?, ?)",
