@@ -42,7 +42,7 @@ class ChunkArrays:
     vectors: np.ndarray | None = None
     scales: np.ndarray | None = None
     #: The storage these arrays are the first `len` entries of, with room after them.
-    room: _Room | None = field(default=None, repr=False)
+    room: Room | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.chunk_ids)
@@ -64,20 +64,26 @@ class ChunkArrays:
         return cls(none, none, small, small, none, np.zeros(0, np.int32), codes, ())
 
 
-class _Room:
+class Room:
     """Arrays longer than the entries in use. The first `used` entries belong to the
     newest ChunkArrays made from it; only one of that length may write after them."""
 
-    def __init__(self, parts: dict[str, np.ndarray]) -> None:
-        length = len(parts["chunk_ids"])
+    def __init__(self, specs: dict[str, tuple[Any, tuple[int, ...]]], length: int) -> None:
+        """Empty storage for `length` entries of arrays of these dtypes and shapes (the
+        chunk axis as given), and room after them; the caller fills it, or `write`s."""
         self.capacity = length + max(_SPARE_MIN, int(length * _SPARE_SHARE))
         self.buffers = {}
-        for name, a in parts.items():
-            shape = list(a.shape)
-            shape[_axis(name)] = self.capacity
-            self.buffers[name] = np.empty(shape, a.dtype)
+        for name, (dtype, shape) in specs.items():
+            sized = list(shape)
+            sized[_axis(name)] = self.capacity
+            self.buffers[name] = np.empty(sized, dtype)
         self.used = 0
-        self.write(parts)
+
+    @classmethod
+    def holding(cls, parts: dict[str, np.ndarray]) -> Room:
+        room = cls({n: (a.dtype, a.shape) for n, a in parts.items()}, len(parts["chunk_ids"]))
+        room.write(parts)
+        return room
 
     def write(self, parts: dict[str, np.ndarray]) -> None:
         start, end = self.used, self.used + len(parts["chunk_ids"])
@@ -98,7 +104,7 @@ class _Room:
 
 def in_room(arrays: ChunkArrays) -> ChunkArrays:
     """`arrays` copied into storage with spare room for what comes after."""
-    return _Room(arrays.parts()).views(arrays.sessions, arrays.session_positions)
+    return Room.holding(arrays.parts()).views(arrays.sessions, arrays.session_positions)
 
 
 def with_changes(
@@ -132,7 +138,7 @@ def with_changes(
     joined = {k: np.concatenate([kept[k], new[k]], axis=_axis(k)) for k in kept}
     if not in_order:
         joined = _in_id_order(joined)
-    return _Room(joined).views(sessions, positions)
+    return Room.holding(joined).views(sessions, positions)
 
 
 def holding_vectors(arrays: ChunkArrays, vectors: np.ndarray, scales: np.ndarray) -> ChunkArrays:

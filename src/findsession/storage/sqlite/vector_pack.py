@@ -20,7 +20,13 @@ from typing import Any
 import numpy as np
 
 from findsession.storage.sqlite.connection import Connection as Store
-from findsession.storage.sqlite.vector_arrays import COLUMNS, ChunkArrays, in_room, with_changes
+from findsession.storage.sqlite.vector_arrays import (
+    COLUMNS,
+    ChunkArrays,
+    Room,
+    in_room,
+    with_changes,
+)
 from findsession.storage.sqlite.vector_rows import read_changes, scan_all
 
 #: A searcher loads the changes since its arrays while they are fewer than this share
@@ -86,10 +92,9 @@ def current(store: Store, have: Loaded | None) -> Loaded:
                 or pack_seq <= have.seq
             ):
                 return _changed(store, have, state, "changes")
-        pack = store.query("SELECT log_seq, dims, data FROM vector_pack")
+        pack = store.query("SELECT log_seq, dims FROM vector_pack")
         if pack and pack[0][1] == state.dims and pack[0][0] >= state.floor:
-            arrays = in_room(decode(pack[0][2]))  # a copy with room: the blob can go
-            packed = Loaded(arrays, pack[0][0], state.epoch, state.dims, "pack")
+            packed = Loaded(read_pack(store), pack[0][0], state.epoch, state.dims, "pack")
             return packed if packed.seq == state.seq else _changed(store, packed, state, "pack")
         arrays = in_room(scan_all(store, state.dims))
         return Loaded(arrays, state.seq, state.epoch, state.dims, "scan")
@@ -164,19 +169,38 @@ def encode(arrays: ChunkArrays) -> bytes:
     return b"".join(out)
 
 
-def decode(blob: bytes) -> ChunkArrays:
-    """The arrays of `encode`, as read-only views of `blob`."""
-    if blob[:8] != _MAGIC:
-        raise ValueError("not a vector pack")
-    size = int.from_bytes(blob[8:16], "little")
-    header = json.loads(blob[16 : 16 + size])
-    start = 16 + size
-    parts = {}
-    for name, (dtype, shape, offset) in header.items():
-        count = int(np.prod(shape))
-        parts[name] = np.frombuffer(blob, dtype, count, start + offset).reshape(shape)
-    sessions = tuple(json.loads(parts.pop("sessions").tobytes()))
-    return ChunkArrays(**parts, sessions=sessions)
+def read_pack(store: Store) -> ChunkArrays:
+    """The pack's arrays read straight into storage with room after them: no copy of the
+    blob is made (158 MB at 2M chunks), each array's bytes go where they will stay."""
+    blob = store.db.blob_open("main", "vector_pack", "data", 1, False)
+    try:
+        if blob.read(8) != _MAGIC:
+            raise ValueError("not a vector pack")
+        size = int.from_bytes(blob.read(8), "little")
+        header = json.loads(blob.read(size))
+        start = 16 + size
+        dtype, shape, offset = header.pop("sessions")
+        blob.seek(start + offset)
+        sessions = tuple(json.loads(blob.read(int(np.prod(shape)))))
+        length = header["chunk_ids"][1][0]
+        room = Room({n: (np.dtype(d), tuple(sh)) for n, (d, sh, _) in header.items()}, length)
+        for name, (_, shape, offset) in header.items():
+            target = room.buffers[name]
+            rows = (
+                [target[w, :length] for w in range(shape[0])]
+                if name == "codes"
+                else [target[:length]]
+            )
+            for row in rows:  # the sign bits: one word column after the other
+                if not row.nbytes:
+                    continue
+                blob.seek(start + offset)
+                blob.read_into(memoryview(row.view(np.uint8)).cast("B"))
+                offset += row.nbytes
+        room.used = length
+    finally:
+        blob.close()
+    return room.views(sessions, {s: i for i, s in enumerate(sessions)})
 
 
 def _padded(n: int) -> int:
