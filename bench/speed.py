@@ -107,6 +107,8 @@ def synthetic_vectors(db: Path, seed: int = 1) -> int:
                     store.save_vectors(unit_id, unit_hash, chunks)
                     written += len(chunks)
                 store.bump_vector_generation()
+        with store.transaction():  # as an embedding run ends: searchers load the pack
+            store.pack_vectors()
     return written
 
 

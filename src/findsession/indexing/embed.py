@@ -82,6 +82,9 @@ def embed_pending(
         report.interrupted = True
     finally:
         report.seconds = time.perf_counter() - started
+    if not report.interrupted:  # searchers load the pack at once, and what changed after
+        with store.transaction():
+            store.pack_vectors()
     return report
 
 

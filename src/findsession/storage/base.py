@@ -205,6 +205,12 @@ class VectorIndex(Protocol):
     ) -> bool: ...
     def bump_vector_generation(self) -> None: ...
 
+    def pack_vectors(self) -> bool:
+        """Store what a cold searcher needs in a form it loads at once (a backend that
+        keeps vectors in memory packs its arrays), when the vectors changed enough since
+        the last time; True when it wrote. Inside a transaction."""
+        ...
+
     def load_vectors(self) -> None:
         """Get ready to search (a backend that keeps vectors in memory loads them), so
         the work overlaps with loading the model; searching without it works too."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from findsession.storage.sqlite import vector_pack
 from findsession.storage.sqlite.connection import Connection
 
 
@@ -13,6 +14,7 @@ class VectorsMixin(Connection):
         self.db.execute("DELETE FROM chunks")
         self.db.execute("DELETE FROM embedded")
         self.db.execute("DELETE FROM settings WHERE key LIKE 'embedding_%'")
+        vector_pack.drop_pack(self)
         self.bump_vector_generation()
 
     def save_vectors(

@@ -35,6 +35,8 @@ class Connection:
         self.path = path
         #: Opened read-only: the file, its folder or its mount cannot be written.
         self.read_only = False
+        #: The number of units and the database state it was counted at (`unit_count`).
+        self.unit_count_at: tuple[tuple[int, int], int] | None = None
 
     @classmethod
     def open(cls, path: Path) -> Self:

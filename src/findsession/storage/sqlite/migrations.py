@@ -2,7 +2,7 @@
 
 `PRAGMA user_version` records how many have run. An older database is upgraded in place
 inside one transaction; a newer one (written by a later findsession) is refused rather
-than damaged. Add a migration by writing a step in `schema.py` and appending it to
+than damaged. Add a migration by writing a step in `schema_v10.py` and appending it to
 `MIGRATIONS`: never edit one that has shipped.
 """
 
@@ -23,6 +23,7 @@ from findsession.storage.sqlite.schema import (
     v7_message_headings,
     v8_resume_titles_audit,
 )
+from findsession.storage.sqlite.schema_v10 import v9_placeholder, v10_vector_pack
 
 MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     v1_base,
@@ -33,6 +34,8 @@ MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     v6_secure_delete_and_replays,
     v7_message_headings,
     v8_resume_titles_audit,
+    v9_placeholder,
+    v10_vector_pack,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
