@@ -23,10 +23,11 @@ from findsession.embeddings.base import MAX_CHUNKS, EmbeddingUnavailable, Role, 
 from findsession.embeddings.tokenize import Tokenizer, load_tokenizer, tokenizer_path
 from findsession.writing_systems import cjk_fraction
 
-#: Tokens per run of the model at most (batch x length): onnxruntime's arena keeps the
-#: peak memory of the largest batches for the life of the process. Two runs side by side
-#: of 4,096 hold what one of 8,192 did.
-TOKENS_PER_RUN = 4096
+#: Tokens per run of the model at most (batch x length). Small runs keep each layer's
+#: activations in the core's cache: 512 embeds about 1.2x faster than 8,192 on one
+#: core (docs/benchmarks.md), and onnxruntime's arena, which keeps the peak memory of
+#: the largest runs for the life of the process, stays small.
+TOKENS_PER_RUN = 512
 #: Runs of the model at once at most, each on its own core (more cores: more threads each).
 MAX_PARALLEL_RUNS = 4
 #: Tokens two neighbouring chunks share, so a sentence cut in two is whole in one of them.
