@@ -24,10 +24,10 @@ from findsession.embeddings.tokenize import Tokenizer, load_tokenizer, tokenizer
 from findsession.writing_systems import cjk_fraction
 
 #: Tokens per run of the model at most (batch x length). Small runs keep each layer's
-#: activations in the core's cache: 512 embeds about 1.2x faster than 8,192 on one
-#: core (docs/benchmarks.md), and onnxruntime's arena, which keeps the peak memory of
-#: the largest runs for the life of the process, stays small.
-TOKENS_PER_RUN = 512
+#: activations in the core's cache: on one core 1,024 embeds 1.5-2x the texts/s of 8,192
+#: (bench/embed_runs.py), and onnxruntime's arena, which keeps the peak memory of the
+#: largest runs for the life of the process, stays small.
+TOKENS_PER_RUN = 1024
 #: Runs of the model at once at most, each on its own core (more cores: more threads each).
 MAX_PARALLEL_RUNS = 4
 #: Tokens two neighbouring chunks share, so a sentence cut in two is whole in one of them.

@@ -22,10 +22,8 @@ from findsession.embeddings.base import Embedder
 from findsession.quantize import quantize
 from findsession.storage.base import Storage
 
-#: Units embedded per committed batch: small enough that Ctrl-C loses little work (a
-#: few seconds), large enough that the model's runs sort into similar lengths (little
-#: padding) and keep every core busy until the batch's last run.
-BATCH_UNITS = 64
+#: Units embedded per committed batch: small enough that Ctrl-C loses little work.
+BATCH_UNITS = 32
 
 #: Characters of context embedded around a short prompt: the end of what came before it
 #: and the start of what answered it.
