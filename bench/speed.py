@@ -103,7 +103,7 @@ def synthetic_vectors(db: Path, seed: int = 1) -> int:
                     vecs = rng.standard_normal((max(1, len(fields)), DIMS)).astype(np.float32)
                     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
                     packed = quantize(vecs)
-                    chunks = [(n, 0, len(t), *packed[i]) for i, (n, t) in enumerate(fields)]
+                    chunks = [(n, 0, len(t), *packed[i], None) for i, (n, t) in enumerate(fields)]
                     store.save_vectors(unit_id, unit_hash, chunks)
                     written += len(chunks)
                 store.bump_vector_generation()

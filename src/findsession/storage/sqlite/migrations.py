@@ -2,8 +2,8 @@
 
 `PRAGMA user_version` records how many have run. An older database is upgraded in place
 inside one transaction; a newer one (written by a later findsession) is refused rather
-than damaged. Add a migration by writing a step in `schema_v10.py` and appending it to
-`MIGRATIONS`: never edit one that has shipped.
+than damaged. Add a migration by writing a step in `schema.py` (or, from step 9 on, a module
+`schema_vN.py` of its own) and appending it to `MIGRATIONS`: never edit one that has shipped.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from findsession.storage.sqlite.schema import (
     v7_message_headings,
     v8_resume_titles_audit,
 )
-from findsession.storage.sqlite.schema_v10 import v9_placeholder, v10_vector_pack
+from findsession.storage.sqlite.schema_v9 import v9_chunk_text_hash
+from findsession.storage.sqlite.schema_v10 import v10_vector_pack
 
 MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     v1_base,
@@ -34,7 +35,7 @@ MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     v6_secure_delete_and_replays,
     v7_message_headings,
     v8_resume_titles_audit,
-    v9_placeholder,
+    v9_chunk_text_hash,
     v10_vector_pack,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)

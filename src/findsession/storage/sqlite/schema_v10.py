@@ -1,4 +1,4 @@
-"""Schema steps from version 9 on (`schema.py` holds versions 1 to 8).
+"""Schema step 10 (`schema.py` holds steps 1 to 8, `schema_v9.py` step 9).
 
 `migrations.MIGRATIONS` lists these steps in order. A step that has shipped is never
 edited; a change to the schema is a new step at the end.
@@ -7,10 +7,6 @@ edited; a change to the schema is a new step at the end.
 from __future__ import annotations
 
 import apsw
-
-
-def v9_placeholder(db: apsw.Connection) -> None:
-    """Reserved for the step numbered 9 on another line of work; changes nothing."""
 
 
 def v10_vector_pack(db: apsw.Connection) -> None:
