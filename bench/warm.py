@@ -95,7 +95,9 @@ def child(db: Path) -> dict:
                 ):
                     vecs = rng.standard_normal((2, 384)).astype(np.float32)
                     packed = quantize(vecs / np.linalg.norm(vecs, axis=1, keepdims=True))
-                    chunks = [(f, 0, 10, *packed[i]) for i, f in enumerate(("prompt", "reply"))]
+                    chunks = [
+                        (f, 0, 10, *packed[i], None) for i, f in enumerate(("prompt", "reply"))
+                    ]
                     store.save_vectors(unit_id, unit_hash, chunks)
                 store.bump_vector_generation()
             began = time.perf_counter()

@@ -184,8 +184,8 @@ def add_units(store: Store, session: str, count: int, rng: np.random.Generator) 
         ):
             vecs = rng.standard_normal((2, 384)).astype(np.float32)
             packed = quantize(vecs / np.linalg.norm(vecs, axis=1, keepdims=True))
-            store.save_vectors(unit_id, unit_hash, [("prompt", 0, 4, *packed[0]),
-                                                    ("reply", 0, 4, *packed[1])])  # fmt: skip
+            store.save_vectors(unit_id, unit_hash, [("prompt", 0, 4, *packed[0], None),
+                                                    ("reply", 0, 4, *packed[1], None)])  # fmt: skip
         store.set_setting("embedding_dims", "384")
         store.pack_vectors()
 
