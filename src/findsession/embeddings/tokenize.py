@@ -8,6 +8,7 @@ format is read by its own library rather than converted to one.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -42,21 +43,28 @@ class HuggingFaceTokenizer:
         # MiniLM, half the model's window); the caller decides both.
         self._tok.no_padding()
         self._tok.no_truncation()
+        # Truncation is a setting of the shared tokenizer, switched on for `ids` alone: a
+        # resident service tokenises a query and new turns on two threads at once, and
+        # one thread's setting must not cut the other's text.
+        self._lock = threading.Lock()
 
     def ids(self, texts: list[str], max_tokens: int) -> list[list[int]]:
-        self._tok.enable_truncation(max_length=max_tokens)
-        try:
-            return [e.ids for e in self._tok.encode_batch(texts)]
-        finally:
-            self._tok.no_truncation()
+        with self._lock:
+            self._tok.enable_truncation(max_length=max_tokens)
+            try:
+                return [e.ids for e in self._tok.encode_batch(texts)]
+            finally:
+                self._tok.no_truncation()
 
     def offsets(self, text: str) -> list[tuple[int, int]]:
-        encoding = self._tok.encode(text)
+        with self._lock:
+            encoding = self._tok.encode(text)
         pairs = zip(encoding.offsets, encoding.special_tokens_mask, strict=True)
         return [offset for offset, special in pairs if not special]
 
     def count(self, text: str) -> int:
-        return len(self._tok.encode(text, add_special_tokens=False).ids)
+        with self._lock:
+            return len(self._tok.encode(text, add_special_tokens=False).ids)
 
 
 class SentencePieceTokenizer:
