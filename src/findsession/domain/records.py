@@ -41,6 +41,7 @@ class SourceKind(StrEnum):
     AIDER = "aider"
     CODEX = "codex"
     GEMINI = "gemini"
+    QWEN = "qwen"
     MARKDOWN = "markdown"
     JOURNAL = "journal"
     MEMORY = "memory"
