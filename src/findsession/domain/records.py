@@ -42,6 +42,7 @@ class SourceKind(StrEnum):
     CODEX = "codex"
     GEMINI = "gemini"
     QWEN = "qwen"
+    DROID = "droid"
     MARKDOWN = "markdown"
     JOURNAL = "journal"
     MEMORY = "memory"

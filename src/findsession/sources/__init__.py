@@ -49,6 +49,7 @@ SOURCES: Mapping[str, Source] = _Registry(
         SourceKind.AIDER: "findsession.sources.aider:AiderSource",
         SourceKind.GEMINI: "findsession.sources.gemini:GeminiSource",
         SourceKind.QWEN: "findsession.sources.qwen:QwenSource",
+        SourceKind.DROID: "findsession.sources.droid:DroidSource",
         SourceKind.MARKDOWN: "findsession.sources.markdown:MarkdownSource",
         SourceKind.JOURNAL: "findsession.sources.journal:JournalSource",
         SourceKind.MEMORY: "findsession.sources.memory:MemorySource",
@@ -62,6 +63,7 @@ SPOKEN_NAMES: dict[str, tuple[str, ...]] = {
     SourceKind.GEMINI: ("gemini",),
     SourceKind.AIDER: ("aider",),
     SourceKind.QWEN: ("qwen",),
+    SourceKind.DROID: ("droid",),
 }
 #: The format of a folder named without one (`findsession index PATH`, a bare config root).
 DEFAULT_SOURCE = SourceKind.CLAUDE_CODE
