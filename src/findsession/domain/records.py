@@ -43,6 +43,7 @@ class SourceKind(StrEnum):
     GEMINI = "gemini"
     QWEN = "qwen"
     DROID = "droid"
+    PI = "pi"
     MARKDOWN = "markdown"
     JOURNAL = "journal"
     MEMORY = "memory"

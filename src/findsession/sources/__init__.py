@@ -50,6 +50,7 @@ SOURCES: Mapping[str, Source] = _Registry(
         SourceKind.GEMINI: "findsession.sources.gemini:GeminiSource",
         SourceKind.QWEN: "findsession.sources.qwen:QwenSource",
         SourceKind.DROID: "findsession.sources.droid:DroidSource",
+        SourceKind.PI: "findsession.sources.pi:PiSource",
         SourceKind.MARKDOWN: "findsession.sources.markdown:MarkdownSource",
         SourceKind.JOURNAL: "findsession.sources.journal:JournalSource",
         SourceKind.MEMORY: "findsession.sources.memory:MemorySource",
@@ -64,6 +65,8 @@ SPOKEN_NAMES: dict[str, tuple[str, ...]] = {
     SourceKind.AIDER: ("aider",),
     SourceKind.QWEN: ("qwen",),
     SourceKind.DROID: ("droid",),
+    # "pi" is the number far more often than the agent: no query is taken to name it.
+    SourceKind.PI: (),
 }
 #: The format of a folder named without one (`findsession index PATH`, a bare config root).
 DEFAULT_SOURCE = SourceKind.CLAUDE_CODE
