@@ -52,6 +52,8 @@ CARRIED_ENV = (
     "GEMINI_CLI_HOME",
     "GEMINI_CLI_TRUSTED_FOLDERS_PATH",
     "AIDER_CHAT_HISTORY_FILE",
+    "QWEN_HOME",
+    "PI_CODING_AGENT_DIR",
 )
 
 System = Literal["systemd", "launchd"]

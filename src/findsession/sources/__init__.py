@@ -48,6 +48,9 @@ SOURCES: Mapping[str, Source] = _Registry(
         SourceKind.CODEX: "findsession.sources.codex:CodexSource",
         SourceKind.AIDER: "findsession.sources.aider:AiderSource",
         SourceKind.GEMINI: "findsession.sources.gemini:GeminiSource",
+        SourceKind.QWEN: "findsession.sources.qwen:QwenSource",
+        SourceKind.DROID: "findsession.sources.droid:DroidSource",
+        SourceKind.PI: "findsession.sources.pi:PiSource",
         SourceKind.MARKDOWN: "findsession.sources.markdown:MarkdownSource",
         SourceKind.JOURNAL: "findsession.sources.journal:JournalSource",
         SourceKind.MEMORY: "findsession.sources.memory:MemorySource",
@@ -60,6 +63,10 @@ SPOKEN_NAMES: dict[str, tuple[str, ...]] = {
     SourceKind.CODEX: ("codex",),
     SourceKind.GEMINI: ("gemini",),
     SourceKind.AIDER: ("aider",),
+    SourceKind.QWEN: ("qwen",),
+    SourceKind.DROID: ("droid",),
+    # "pi" is the number far more often than the agent: no query is taken to name it.
+    SourceKind.PI: (),
 }
 #: The format of a folder named without one (`findsession index PATH`, a bare config root).
 DEFAULT_SOURCE = SourceKind.CLAUDE_CODE

@@ -95,12 +95,14 @@ def _read_line(fh: IO[bytes]) -> tuple[bytes | None, int, bool]:
 
 
 def iter_objects(
-    fh: IO[bytes], start_offset: int, start_line: int, stats: ReadStats
+    fh: IO[bytes], start_offset: int, start_line: int, stats: ReadStats, glued: bool = False
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield `(line_number, object)` for each usable line after `start_offset`.
 
     Line numbers are 1-based and count every line of the file, so a problem reported
-    for line N is line N in an editor. `stats` is updated as reading goes.
+    for line N is line N in an editor. `stats` is updated as reading goes. With `glued`,
+    a line that holds several objects with nothing between them (`}{`: a writer that
+    lost a newline) gives each of them, under the line's number.
     """
     fh.seek(start_offset)
     offset, line_no = start_offset, start_line
@@ -132,7 +134,10 @@ def iter_objects(
             stats.problems.append(Problem(number, "NUL byte in line", _preview(raw)))
             continue
         obj = _decode(raw)
-        if isinstance(obj, dict):
+        if obj is _MALFORMED and glued and (objects := _glued_objects(raw)):
+            for each in objects:
+                yield number, each
+        elif isinstance(obj, dict):
             yield number, obj
         elif obj is _MALFORMED:
             stats.problems.append(Problem(number, "malformed JSON", _preview(raw)))
@@ -144,7 +149,9 @@ def iter_objects(
 ParseLine = Callable[[int, dict[str, Any]], Iterable[Record]]
 
 
-def read_appended(fh: IO[bytes], cursor: Cursor | None, parse: ParseLine) -> Reading:
+def read_appended(
+    fh: IO[bytes], cursor: Cursor | None, parse: ParseLine, glued: bool = False
+) -> Reading:
     """Records after `cursor` when the file only grew since; else every record, fresh.
 
     The cursor is the append-only kind: bytes and lines consumed, and a digest of every
@@ -159,7 +166,7 @@ def read_appended(fh: IO[bytes], cursor: Cursor | None, parse: ParseLine) -> Rea
     stats = ReadStats(end_offset=start.offset, end_line=start.lines)
     records = [
         rec
-        for line, obj in iter_objects(fh, start.offset, start.lines, stats)
+        for line, obj in iter_objects(fh, start.offset, start.lines, stats, glued)
         for rec in parse(line, obj)
     ]
     # Nothing of a binary file is a transcript line: it is left out, with no cursor.
@@ -236,6 +243,26 @@ def _decode(raw: bytes) -> Any:
         return json.loads(raw.decode("utf-8", "replace"))
     except (ValueError, RecursionError):
         return _MALFORMED
+
+
+def _glued_objects(raw: bytes) -> list[dict[str, Any]]:
+    """The JSON objects of a line that holds several back to back; none unless every
+    byte of it belongs to one of them (a line cut short stays a malformed line)."""
+    text = raw.decode("utf-8", "replace").strip()
+    decoder = json.JSONDecoder()
+    objects: list[dict[str, Any]] = []
+    pos = 0
+    try:
+        while pos < len(text):
+            obj, pos = decoder.raw_decode(text, pos)
+            if not isinstance(obj, dict):
+                return []
+            objects.append(obj)
+            while pos < len(text) and text[pos].isspace():
+                pos += 1
+    except (ValueError, RecursionError):
+        return []
+    return objects if len(objects) > 1 else []
 
 
 def _preview(raw: bytes) -> str:

@@ -1,0 +1,131 @@
+"""Pi sessions: where they are, what a file is, and the `Source` that reads them.
+
+This module and `pi_records` are the only code that knows Pi's format. A session is
+`<agent dir>/sessions/--<project>--/<time>_<session id>.jsonl` (`<agent dir>` is
+`$PI_CODING_AGENT_DIR`, else `~/.pi/agent`; `<project>` is the working directory with
+`/` made `-`, a lossy name the header's `cwd` replaces). Line 1 is the `session` header
+(`id`, `cwd`); the entries after it form a tree through `id`/`parentId`.
+
+A file only grows: it is read on from the JSON-lines cursor. Every branch of the tree
+is indexed, not only the one the last entry ends: Pi keeps each branch in the file as a
+place to go back to (`/tree` moves between them), so a turn on another branch is still
+part of the session, unlike a Qwen Code rewind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+from findsession.domain import Message, Resume, Session, SourceKind
+from findsession.sources.base import Skip, SourceFile
+from findsession.sources.cursor import Cursor, Reading
+from findsession.sources.jsonl import ReadStats, clean_text, iter_objects, read_appended
+from findsession.sources.opening import open_regular
+from findsession.sources.pi_records import PiParser
+from findsession.sources.resuming import no_resume, option, resume_in_cwd
+
+KIND = SourceKind.PI
+#: Bytes of line 1 read for the header (it holds a few ids and a path).
+_HEADER_BYTES = 64 * 1024
+
+
+class PiSource:
+    """Pi's `~/.pi/agent/sessions/*/*.jsonl`."""
+
+    kind = KIND
+
+    def default_roots(self) -> list[Path]:
+        return [pi_agent_dir() / "sessions"]
+
+    def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
+        return discover(root, skip)
+
+    def describe(self, path: Path) -> SourceFile:
+        """The session id from the header, else from the name after the time."""
+        header = _header(path)
+        sid = header.get("id")
+        if not isinstance(sid, str) or not sid:
+            stem = path.name[: -len(".jsonl")]
+            sid = stem.split("_", 1)[1] if "_" in stem else stem
+        return SourceFile(path=path, source=KIND, session_id=clean_text(sid))
+
+    def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
+        # A read from the cursor starts after the header: its `cwd` is read again.
+        cwd = _header_cwd(fh) if cursor is not None else None
+        return read_appended(fh, cursor, PiParser(cwd).parse)
+
+    def title_line(self, sf: SourceFile, title: str) -> bytes | None:
+        """None: Pi's name entry is a node of the session tree (`id`, `parentId`), and
+        appending one would move the branch Pi resumes on."""
+        return None
+
+    def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
+        parser = PiParser()
+        texts: dict[tuple[int, int], str] = {}
+        with open_regular(str(path)) as fh:
+            for number, obj in iter_objects(fh, 0, 0, ReadStats(0, 0)):
+                records = parser.parse(number, obj)
+                if number in lines:
+                    for part, rec in enumerate(records):
+                        if isinstance(rec, Message):
+                            texts[(number, part)] = rec.text
+        return texts
+
+    def resume(self, session: Session) -> Resume:
+        """`pi --session <file>`, in the session's directory: Pi opens a session by
+        its file."""
+        if not session.file_path:
+            return no_resume("the index does not know which file holds this Pi session")
+        return resume_in_cwd(session, "pi", *option("--session", session.file_path))
+
+
+def pi_agent_dir() -> Path:
+    """`$PI_CODING_AGENT_DIR`, else `~/.pi/agent`."""
+    base = os.environ.get("PI_CODING_AGENT_DIR")
+    return Path(base).expanduser() if base else Path.home() / ".pi" / "agent"
+
+
+def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:
+    """Every session file under `root`. A file named as a root is read whatever its
+    name. Symlinked folders are not followed."""
+    if root.is_file():
+        if root.name.endswith(".jsonl"):
+            yield root
+        return
+
+    def unreadable(exc: OSError) -> None:
+        if skip is not None and exc.filename:
+            skip(Path(exc.filename), f"cannot read the folder: {exc.strerror or exc}")
+
+    for folder, dirs, files in os.walk(root, onerror=unreadable, followlinks=False):
+        dirs.sort()
+        for name in sorted(files):
+            if name.endswith(".jsonl"):
+                yield Path(folder) / name
+
+
+def _header(path: Path) -> dict[str, object]:
+    try:
+        with open_regular(str(path)) as fh:
+            return _first_object(fh)
+    except OSError:
+        return {}
+
+
+def _header_cwd(fh: IO[bytes]) -> str | None:
+    cwd = _first_object(fh).get("cwd")
+    return clean_text(cwd) if isinstance(cwd, str) and cwd else None
+
+
+def _first_object(fh: IO[bytes]) -> dict[str, object]:
+    """Line 1 when it is the `session` header; else nothing."""
+    fh.seek(0)
+    try:
+        obj = json.loads(fh.readline(_HEADER_BYTES).decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        return {}
+    return obj if isinstance(obj, dict) and obj.get("type") == "session" else {}
