@@ -41,6 +41,7 @@ class SourceKind(StrEnum):
     AIDER = "aider"
     CODEX = "codex"
     GEMINI = "gemini"
+    COPILOT_CLI = "copilot-cli"
     MARKDOWN = "markdown"
     JOURNAL = "journal"
     MEMORY = "memory"

@@ -52,6 +52,7 @@ CARRIED_ENV = (
     "GEMINI_CLI_HOME",
     "GEMINI_CLI_TRUSTED_FOLDERS_PATH",
     "AIDER_CHAT_HISTORY_FILE",
+    "COPILOT_HOME",
 )
 
 System = Literal["systemd", "launchd"]

@@ -48,6 +48,7 @@ SOURCES: Mapping[str, Source] = _Registry(
         SourceKind.CODEX: "findsession.sources.codex:CodexSource",
         SourceKind.AIDER: "findsession.sources.aider:AiderSource",
         SourceKind.GEMINI: "findsession.sources.gemini:GeminiSource",
+        SourceKind.COPILOT_CLI: "findsession.sources.copilot_cli:CopilotCliSource",
         SourceKind.MARKDOWN: "findsession.sources.markdown:MarkdownSource",
         SourceKind.JOURNAL: "findsession.sources.journal:JournalSource",
         SourceKind.MEMORY: "findsession.sources.memory:MemorySource",
@@ -60,6 +61,7 @@ SPOKEN_NAMES: dict[str, tuple[str, ...]] = {
     SourceKind.CODEX: ("codex",),
     SourceKind.GEMINI: ("gemini",),
     SourceKind.AIDER: ("aider",),
+    SourceKind.COPILOT_CLI: ("copilot",),
 }
 #: The format of a folder named without one (`findsession index PATH`, a bare config root).
 DEFAULT_SOURCE = SourceKind.CLAUDE_CODE
