@@ -42,6 +42,7 @@ class SourceKind(StrEnum):
     CODEX = "codex"
     GEMINI = "gemini"
     COPILOT_CLI = "copilot-cli"
+    CURSOR_AGENT = "cursor-agent"
     MARKDOWN = "markdown"
     JOURNAL = "journal"
     MEMORY = "memory"
