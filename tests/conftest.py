@@ -74,8 +74,9 @@ class CLI:
             "COLUMNS": "200",
             "NO_COLOR": "1",
         }
-        # Variables that point an agent's standard place outside the test's home.
-        for name in ("COPILOT_HOME",):
+        # Variables that point an agent's standard place outside the test's home: VS
+        # Code's `User` folder follows XDG_CONFIG_HOME, Copilot CLI's COPILOT_HOME.
+        for name in ("XDG_CONFIG_HOME", "COPILOT_HOME"):
             self.env.pop(name, None)
 
     def run(self, *args: str, check: bool = True, **kwargs: Any) -> subprocess.CompletedProcess:

@@ -43,6 +43,7 @@ class SourceKind(StrEnum):
     GEMINI = "gemini"
     COPILOT_CLI = "copilot-cli"
     CURSOR_AGENT = "cursor-agent"
+    VSCODE_COPILOT = "vscode-copilot"
     MARKDOWN = "markdown"
     JOURNAL = "journal"
     MEMORY = "memory"

@@ -50,6 +50,7 @@ SOURCES: Mapping[str, Source] = _Registry(
         SourceKind.GEMINI: "findsession.sources.gemini:GeminiSource",
         SourceKind.COPILOT_CLI: "findsession.sources.copilot_cli:CopilotCliSource",
         SourceKind.CURSOR_AGENT: "findsession.sources.cursor_agent:CursorAgentSource",
+        SourceKind.VSCODE_COPILOT: "findsession.sources.vscode_copilot:VSCodeCopilotSource",
         SourceKind.MARKDOWN: "findsession.sources.markdown:MarkdownSource",
         SourceKind.JOURNAL: "findsession.sources.journal:JournalSource",
         SourceKind.MEMORY: "findsession.sources.memory:MemorySource",
@@ -64,6 +65,7 @@ SPOKEN_NAMES: dict[str, tuple[str, ...]] = {
     SourceKind.AIDER: ("aider",),
     SourceKind.COPILOT_CLI: ("copilot",),
     SourceKind.CURSOR_AGENT: ("cursor-agent",),  # "cursor" alone is a word of code talk
+    SourceKind.VSCODE_COPILOT: ("vscode", "copilot"),
 }
 #: The format of a folder named without one (`findsession index PATH`, a bare config root).
 DEFAULT_SOURCE = SourceKind.CLAUDE_CODE
