@@ -74,6 +74,10 @@ class CLI:
             "COLUMNS": "200",
             "NO_COLOR": "1",
         }
+        # Variables that point an agent's standard place outside the test's home: VS
+        # Code's `User` folder follows XDG_CONFIG_HOME, Copilot CLI's COPILOT_HOME.
+        for name in ("XDG_CONFIG_HOME", "COPILOT_HOME"):
+            self.env.pop(name, None)
 
     def run(self, *args: str, check: bool = True, **kwargs: Any) -> subprocess.CompletedProcess:
         proc = subprocess.run(

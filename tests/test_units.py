@@ -273,6 +273,8 @@ def test_the_scheduled_command_line_indexes_the_corpus(login: Login, tmp_path: P
     find the index built from the places the unit names."""
     codex_home = tmp_path / "codex home"
     shutil.copytree(FIXTURES / "codex" / "home", codex_home)
+    copilot_home = tmp_path / "copilot home"
+    shutil.copytree(FIXTURES / "copilot-cli" / "home" / ".copilot", copilot_home)
     config = tmp_path / "my config" / "config.toml"
     config.parent.mkdir()
     docs = FIXTURES / "notes" / "docs"
@@ -285,11 +287,16 @@ def test_the_scheduled_command_line_indexes_the_corpus(login: Login, tmp_path: P
         str(db),
         FINDSESSION_CONFIG=str(config),
         CODEX_HOME=str(codex_home),
+        COPILOT_HOME=str(copilot_home),
     )
     assert proc.returncode == 0, proc.stderr
     argv, env = unit_command(login.units / "findsession-index.service")
     assert argv[1:] == ["-m", "findsession", "index", "--db", str(db)]
-    assert env == {"FINDSESSION_CONFIG": str(config), "CODEX_HOME": str(codex_home)}
+    assert env == {
+        "FINDSESSION_CONFIG": str(config),
+        "CODEX_HOME": str(codex_home),
+        "COPILOT_HOME": str(copilot_home),
+    }
 
     run = subprocess.run(
         argv,
@@ -302,6 +309,7 @@ def test_the_scheduled_command_line_indexes_the_corpus(login: Login, tmp_path: P
     sources = login.run("sources", "--json", "--db", str(db), FINDSESSION_CONFIG=str(config))
     by_kind = {s["kind"]: s for s in json.loads(sources.stdout)["sources"]}
     assert by_kind["codex"]["sessions"] > 0, by_kind["codex"]
+    assert by_kind["copilot-cli"]["sessions"] > 0, by_kind["copilot-cli"]
     assert by_kind["markdown"]["sessions"] > 0, by_kind["markdown"]
 
 

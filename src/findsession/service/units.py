@@ -54,6 +54,7 @@ CARRIED_ENV = (
     "AIDER_CHAT_HISTORY_FILE",
     "QWEN_HOME",
     "PI_CODING_AGENT_DIR",
+    "COPILOT_HOME",
 )
 
 System = Literal["systemd", "launchd"]

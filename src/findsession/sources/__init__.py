@@ -51,6 +51,9 @@ SOURCES: Mapping[str, Source] = _Registry(
         SourceKind.QWEN: "findsession.sources.qwen:QwenSource",
         SourceKind.DROID: "findsession.sources.droid:DroidSource",
         SourceKind.PI: "findsession.sources.pi:PiSource",
+        SourceKind.COPILOT_CLI: "findsession.sources.copilot_cli:CopilotCliSource",
+        SourceKind.CURSOR_AGENT: "findsession.sources.cursor_agent:CursorAgentSource",
+        SourceKind.VSCODE_COPILOT: "findsession.sources.vscode_copilot:VSCodeCopilotSource",
         SourceKind.MARKDOWN: "findsession.sources.markdown:MarkdownSource",
         SourceKind.JOURNAL: "findsession.sources.journal:JournalSource",
         SourceKind.MEMORY: "findsession.sources.memory:MemorySource",
@@ -67,6 +70,9 @@ SPOKEN_NAMES: dict[str, tuple[str, ...]] = {
     SourceKind.DROID: ("droid",),
     # "pi" is the number far more often than the agent: no query is taken to name it.
     SourceKind.PI: (),
+    SourceKind.COPILOT_CLI: ("copilot",),
+    SourceKind.CURSOR_AGENT: ("cursor-agent",),  # "cursor" alone is a word of code talk
+    SourceKind.VSCODE_COPILOT: ("vscode", "copilot"),
 }
 #: The format of a folder named without one (`findsession index PATH`, a bare config root).
 DEFAULT_SOURCE = SourceKind.CLAUDE_CODE

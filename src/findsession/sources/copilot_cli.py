@@ -1,0 +1,155 @@
+"""GitHub Copilot CLI sessions: where they are, what a file is, and the `Source` that
+reads them.
+
+This module and `copilot_cli_records` are the only code that knows Copilot CLI's format.
+The CLI keeps one folder per session in `$COPILOT_HOME/session-state/` (default
+`~/.copilot`): `<session id>/events.jsonl`, an append-only log of typed events, beside
+`workspace.yaml` (the session's `name` and `cwd`, among other scalars). Older builds
+wrote the log flat, `session-state/<session id>.jsonl`; where both exist the folder's
+log is the live one. The Copilot desktop app shares the folder (`client_name` in
+`workspace.yaml` tells them apart): its sessions are read the same way.
+
+`session-store.db` beside it is an index the CLI derives from these logs, so it is not
+read: it holds nothing the logs do not.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+from findsession.domain import Message, MetaEvent, MetaKind, Resume, Session, SourceKind
+from findsession.sources.base import Skip, SourceFile
+from findsession.sources.copilot_cli_records import EventParser
+from findsession.sources.cursor import Cursor, Reading
+from findsession.sources.jsonl import ReadStats, clean_text, iter_objects, read_appended
+from findsession.sources.opening import open_regular
+from findsession.sources.resuming import option, resume_in_cwd
+
+KIND = SourceKind.COPILOT_CLI
+EVENTS = "events.jsonl"
+WORKSPACE = "workspace.yaml"
+STATE = "session-state"
+#: `workspace.yaml` is a few hundred bytes; more than this is not one the CLI wrote.
+_WORKSPACE_MAX = 64 * 1024
+
+
+class CopilotCliSource:
+    """GitHub Copilot CLI's `~/.copilot/session-state/`."""
+
+    kind = KIND
+
+    def default_roots(self) -> list[Path]:
+        return [copilot_home() / STATE]
+
+    def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
+        return discover(root, skip)
+
+    def describe(self, path: Path) -> SourceFile:
+        return describe(path)
+
+    def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
+        workspace = read_workspace(sf.path)
+        parser = EventParser(workspace.get("cwd"))
+        reading = read_appended(fh, cursor, parser.parse)
+        name = workspace.get("name")
+        if name and not reading.binary:
+            # Line 0: not a line of the log. `/rename` sets it, so it is the person's.
+            reading.records.append(MetaEvent(MetaKind.CUSTOM_TITLE, name, 0))
+        return reading
+
+    def title_line(self, sf: SourceFile, title: str) -> bytes | None:
+        """None: the name lives in `workspace.yaml`, which the CLI rewrites; findsession
+        appends to no file but a transcript, and this log has no title event."""
+        return None
+
+    def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
+        """Each wanted message as the log holds it now. The log is parsed from its start,
+        so a subagent's prompt names the task its parent gave, as it was indexed."""
+        parser = EventParser(read_workspace(path).get("cwd"))
+        texts: dict[tuple[int, int], str] = {}
+        last = max(lines, default=0)
+        with open_regular(str(path)) as fh:
+            for number, obj in iter_objects(fh, 0, 0, ReadStats(0, 0)):
+                records = parser.parse(number, obj)
+                if number in lines:
+                    for part, rec in enumerate(records):
+                        if isinstance(rec, Message):
+                            texts[(number, part)] = rec.text
+                if number >= last:
+                    break
+        return texts
+
+    def resume(self, session: Session) -> Resume:
+        """`copilot --resume <id>`, in the session's directory: the CLI's own way back
+        into a session, which then works in the directory it is started in."""
+        return resume_in_cwd(session, "copilot", *option("--resume", session.id))
+
+
+def copilot_home() -> Path:
+    """`$COPILOT_HOME`, else `~/.copilot`."""
+    base = os.environ.get("COPILOT_HOME")
+    return Path(base).expanduser() if base else Path.home() / ".copilot"
+
+
+def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:
+    """Every session log under `root`: each folder's `events.jsonl` (its other files and
+    folders, checkpoints and plans, are not walked), and a flat `<id>.jsonl` in a
+    `session-state` folder (or in the root) where no `<id>/events.jsonl` sits beside it.
+    A Copilot home named as a root is read through its `session-state`. Symlinked
+    folders are not followed."""
+    if root.is_file():
+        if root.name.endswith(".jsonl"):
+            yield root
+        return
+    if (root / STATE).is_dir():
+        root = root / STATE
+
+    def unreadable(exc: OSError) -> None:
+        if skip is not None and exc.filename:
+            skip(Path(exc.filename), f"cannot read the folder: {exc.strerror or exc}")
+
+    for folder, dirs, files in os.walk(root, onerror=unreadable, followlinks=False):
+        base = Path(folder)
+        if EVENTS in files:
+            dirs[:] = []  # a session's folder: the rest is checkpoints and files
+            yield base / EVENTS
+            continue
+        dirs.sort()
+        if base == root or base.name == STATE:
+            for name in sorted(files):
+                stem = name[: -len(".jsonl")]
+                if name.endswith(".jsonl") and not (base / stem / EVENTS).is_file():
+                    yield base / name
+
+
+def describe(path: Path) -> SourceFile:
+    """The session a log holds: its folder's name (the CLI names it by the session id),
+    or, for a flat log, its file name."""
+    sid = path.parent.name if path.name == EVENTS else path.name.removesuffix(".jsonl")
+    return SourceFile(path=path, source=KIND, session_id=sid)
+
+
+def read_workspace(log: Path) -> dict[str, str]:
+    """The scalars of the `workspace.yaml` beside a log (`name`, `cwd`, …); empty when
+    there is none or it cannot be read. It is flat `key: value` lines, read without a
+    YAML parser: nothing nested in it is used."""
+    if log.name != EVENTS:
+        return {}
+    try:
+        with open_regular(str(log.with_name(WORKSPACE))) as fh:
+            text = fh.read(_WORKSPACE_MAX).decode("utf-8", "replace")
+    except OSError:
+        return {}
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        if line[:1].isspace() or line.startswith("#") or ":" not in line:
+            continue
+        key, value = (s.strip() for s in line.split(":", 1))
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        if key and value:
+            found[key] = clean_text(value)
+    return found

@@ -1,0 +1,221 @@
+"""What GitHub Copilot CLI's session events mean: each `{type, data, id, timestamp}` line
+of `events.jsonl` mapped to format-free records.
+
+- `user.message`: `content` is what the person typed (`transformedContent` is what was
+  sent, with the CLI's context wrapped around it, and is not read); a message a skill
+  injected (`source: skill-…`) is harness text. Attached files become the prompt's files.
+- `assistant.message`: `content` is the reply, `reasoningText` thinking, each of
+  `toolRequests` a tool call; `tool.execution_complete` gives a call's output.
+- `session.start` / `session.resume` name the working directory, branch and version.
+- A subagent's events are written inline, each carrying the `parentToolCallId` of the
+  tool call that started it: they go to a child session keyed by that id, whose prompt
+  is the task the parent gave (`subagent.started`).
+
+Every other event (`hook.*`, `abort`, `session.truncation`, `session.shutdown`, …) gives
+nothing: it is bookkeeping, not conversation.
+"""
+
+from __future__ import annotations
+
+import json
+from contextlib import suppress
+from typing import Any
+
+from findsession.domain import Message, MessageKind
+from findsession.sources.claude_code_records import (
+    PROMPT_CAP,
+    THINKING_CAP,
+    TOOL_INPUT_CAP,
+    TOOL_OUTPUT_CAP,
+)
+from findsession.sources.cursor import Record
+from findsession.sources.jsonl import cap, clean_text, cut_point
+
+#: Where a skill's injected message says it came from.
+_SKILL_SOURCE = "skill-"
+_FILE_KEYS = ("path", "file_path", "filePath")
+#: Arguments of the tool call that starts a subagent which hold the task it was given.
+_TASK_KEYS = ("prompt", "task", "description")
+
+
+class EventParser:
+    """Turns one file's events into records, in order; one parser per read.
+
+    `cwd` is the session's directory as `workspace.yaml` records it: a read that goes on
+    from a cursor does not see the `session.start` line again.
+    """
+
+    def __init__(self, cwd: str | None = None) -> None:
+        self.cwd = cwd
+        self.branch: str | None = None
+        self.version: str | None = None
+        #: Task arguments of the tool calls seen in this read, for a subagent's prompt.
+        self.tasks: dict[str, str] = {}
+
+    def parse(self, line: int, obj: dict[str, Any]) -> list[Record]:
+        """Records of one event; an unknown or malformed one gives none."""
+        kind, data = obj.get("type"), obj.get("data")
+        if not isinstance(data, dict):
+            return []
+        if kind in ("session.start", "session.resume"):
+            self._context(data)
+            return []
+        common: dict[str, Any] = {
+            "line": line,
+            "uuid": _str(obj.get("id")),
+            "timestamp": _str(obj.get("timestamp")),
+            "cwd": self.cwd,
+            "git_branch": self.branch,
+            "version": self.version,
+            "session_key": _str(data.get("parentToolCallId")),
+        }
+        if kind == "user.message":
+            return _user(data, common)
+        if kind == "assistant.message":
+            return self._assistant(data, common)
+        if kind == "tool.execution_complete":
+            return _tool_output(data, common)
+        if kind == "subagent.started":
+            return self._subagent(data, common)
+        return []
+
+    def _context(self, data: dict[str, Any]) -> None:
+        context = data.get("context")
+        context = context if isinstance(context, dict) else {}
+        self.cwd = _str(context.get("cwd")) or _str(data.get("cwd")) or self.cwd
+        self.branch = _str(context.get("branch")) or self.branch
+        self.version = _str(data.get("copilotVersion")) or self.version
+
+    def _assistant(self, data: dict[str, Any], common: dict[str, Any]) -> list[Record]:
+        out: list[Record] = []
+        thought = _str(data.get("reasoningText"))
+        if thought and thought.strip():
+            out.append(Message(MessageKind.THINKING, cap(thought.strip(), THINKING_CAP), **common))
+        said = _str(data.get("content"))
+        if said and said.strip():
+            out.append(Message(MessageKind.REPLY, cap(said.strip(), PROMPT_CAP), **common))
+        requests = data.get("toolRequests")
+        for req in requests if isinstance(requests, list) else []:
+            if not isinstance(req, dict):
+                continue
+            args = _arguments(req.get("arguments"))
+            call_id = _str(req.get("toolCallId"))
+            task = _task(args)
+            if call_id and task:
+                self.tasks[call_id] = task
+            out.append(
+                Message(
+                    MessageKind.TOOL_CALL,
+                    cap(_input_text(args), TOOL_INPUT_CAP),
+                    tool_name=_str(req.get("name")) or "tool",
+                    tool_id=call_id,
+                    files=_files(args),
+                    **common,
+                )
+            )
+        return out
+
+    def _subagent(self, data: dict[str, Any], common: dict[str, Any]) -> list[Record]:
+        """The child session's first prompt: the task its parent gave it, else what the
+        event says the agent is for."""
+        call_id = _str(data.get("toolCallId"))
+        if not call_id:
+            return []
+        text = (
+            self.tasks.get(call_id)
+            or _str(data.get("agentDescription"))
+            or _str(data.get("agentDisplayName") or data.get("agentName"))
+        )
+        if not text or not text.strip():
+            return []
+        child = {**common, "session_key": call_id}
+        return [Message(MessageKind.PROMPT, cap(text.strip(), PROMPT_CAP), **child)]
+
+
+def _user(data: dict[str, Any], common: dict[str, Any]) -> list[Record]:
+    text = _str(data.get("content"))
+    if not text or not text.strip():
+        return []
+    source = data.get("source")
+    injected = isinstance(source, str) and source.startswith(_SKILL_SOURCE)
+    kind = MessageKind.HARNESS if injected else MessageKind.PROMPT
+    attached = data.get("attachments")
+    files = tuple(
+        clean_text(a["path"])
+        for a in (attached if isinstance(attached, list) else [])
+        if isinstance(a, dict) and isinstance(a.get("path"), str) and 0 < len(a["path"]) < 1024
+    )
+    return [Message(kind, cap(text.strip(), PROMPT_CAP), files=files[:50], **common)]
+
+
+def _tool_output(data: dict[str, Any], common: dict[str, Any]) -> list[Record]:
+    result, error = data.get("result"), data.get("error")
+    text = ""
+    if isinstance(result, dict):
+        text = _text(result.get("content")) or _text(result.get("detailedContent"))
+    elif isinstance(result, str):
+        text = result
+    if not text and error is not None:
+        text = _text(error.get("message") if isinstance(error, dict) else error)
+    if not text.strip():
+        return []
+    return [
+        Message(
+            MessageKind.TOOL_OUTPUT,
+            cap(clean_text(text), TOOL_OUTPUT_CAP),
+            tool_id=_str(data.get("toolCallId")),
+            tool_name=_str(data.get("toolName")),
+            is_error=data.get("success") is False,
+            **common,
+        )
+    ]
+
+
+def _task(args: Any) -> str | None:
+    """The task a call gives, if it is one that can start a subagent."""
+    if not isinstance(args, dict):
+        return None
+    return next((t for k in _TASK_KEYS if (t := _str(args.get(k))) and t.strip()), None)
+
+
+def _arguments(value: Any) -> Any:
+    """A tool call's arguments: an object, or a JSON string of one."""
+    if isinstance(value, str) and value.lstrip().startswith("{"):
+        with suppress(ValueError, RecursionError):
+            return json.loads(value)
+    return value
+
+
+def _input_text(args: Any) -> str:
+    """A tool's arguments for reading and keyword search: the values, not JSON noise."""
+    if not isinstance(args, dict):
+        return clean_text(args) if isinstance(args, str) else ""
+    parts = []
+    for key, value in args.items():
+        if isinstance(value, str | int | float | bool):
+            parts.append(f"{key}: {value}")
+        elif value is not None:
+            rendered = json.dumps(value, ensure_ascii=False)
+            parts.append(f"{key}: {rendered[: cut_point(rendered, TOOL_INPUT_CAP)]}")
+    return clean_text("\n".join(parts))
+
+
+def _files(args: Any) -> tuple[str, ...]:
+    if not isinstance(args, dict):
+        return ()
+    found = (args.get(k) for k in _FILE_KEYS)
+    return tuple(clean_text(v) for v in found if isinstance(v, str) and 0 < len(v) < 1024)
+
+
+def _text(value: Any) -> str:
+    """Text of a string or of a list of content items (`{type: text, text}`)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        parts = [b.get("text") for b in value if isinstance(b, dict)]
+        return "\n".join(p for p in parts if isinstance(p, str) and p.strip())
+    return ""
+
+
+def _str(value: Any) -> str | None:
+    return clean_text(value) if isinstance(value, str) and value else None

@@ -1,0 +1,161 @@
+"""VS Code's Copilot Chat sessions: where they are, what a file is, and the `Source` that
+reads them.
+
+This module, `vscode_copilot_log` (the operation log replayed) and
+`vscode_copilot_records` (the state → records) are the only code that knows the
+format. VS Code keeps a chat of a window with a folder open in
+`<User>/workspaceStorage/<hash>/chatSessions/<session id>.jsonl` (`.json` before VS
+Code 1.109; where both exist the `.jsonl` is the live one), and a chat of an empty
+window in `<User>/globalStorage/emptyWindowChatSessions/`. `<User>` is
+`~/.config/Code/User` on Linux (`$XDG_CONFIG_HOME` if set), `~/Library/Application
+Support/Code/User` on macOS and `%APPDATA%\\Code\\User` on Windows, and the same with
+`Code - Insiders`. The project directory is the folder `<hash>/workspace.json` names.
+
+Every change of a session file reads it whole (`cursor.read_whole`): a log line can
+change any earlier request, and VS Code compacts the log into one snapshot now and then.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+from findsession.domain import Message, MetaEvent, Problem, Resume, Session, SourceKind
+from findsession.sources.base import Skip, SourceFile
+from findsession.sources.cursor import Cursor, Reading, read_whole
+from findsession.sources.opening import open_regular
+from findsession.sources.resuming import no_resume
+from findsession.sources.vscode_copilot_log import load_json, replay
+from findsession.sources.vscode_copilot_records import session_records, uri_path
+
+KIND = SourceKind.VSCODE_COPILOT
+SESSIONS = "chatSessions"
+EMPTY_WINDOW = "emptyWindowChatSessions"
+_APPS = ("Code", "Code - Insiders")
+
+
+class VSCodeCopilotSource:
+    """VS Code's `workspaceStorage/*/chatSessions/` and `emptyWindowChatSessions/`."""
+
+    kind = KIND
+
+    def default_roots(self) -> list[Path]:
+        return [
+            place
+            for user in user_folders()
+            for place in (user / "workspaceStorage", user / "globalStorage" / EMPTY_WINDOW)
+        ]
+
+    def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
+        return discover(root, skip)
+
+    def describe(self, path: Path) -> SourceFile:
+        return SourceFile(path=path, source=KIND, session_id=path.stem)
+
+    def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
+        cwd = project_dir(sf.path)
+        return read_whole(
+            fh, cursor, lambda data, problems: file_records(sf.path, data, problems, cwd)
+        )
+
+    def title_line(self, sf: SourceFile, title: str) -> bytes | None:
+        """None: VS Code writes its session files, findsession never does."""
+        return None
+
+    def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
+        """Each wanted message as the session resolves it now, numbered as `read` did."""
+        with open_regular(str(path)) as fh:
+            data = fh.read()
+        texts: dict[tuple[int, int], str] = {}
+        parts: dict[int, int] = {}
+        for rec in file_records(path, data, [], None):
+            part = parts.get(rec.line, 0)
+            parts[rec.line] = part + 1
+            if isinstance(rec, Message) and rec.line in lines:
+                texts[(rec.line, part)] = rec.text
+        return texts
+
+    def resume(self, session: Session) -> Resume:
+        """None: VS Code has no command that opens a chat session by its id (its `code
+        chat` starts a new one); the session is in the chat view's history."""
+        return no_resume(
+            "VS Code has no command that opens a chat session by its id: open the folder"
+            " in VS Code and pick the session from the chat view's history"
+        )
+
+
+def user_folders() -> list[Path]:
+    """VS Code's and VS Code Insiders' `User` folders on this system."""
+    if sys.platform == "darwin":
+        base = Path.home() / "Library" / "Application Support"
+    elif sys.platform == "win32":
+        base = Path(os.environ.get("APPDATA") or Path.home() / "AppData" / "Roaming")
+    else:
+        xdg = os.environ.get("XDG_CONFIG_HOME")
+        base = Path(xdg).expanduser() if xdg else Path.home() / ".config"
+    return [base / app / "User" for app in _APPS]
+
+
+def file_records(
+    path: Path, data: bytes, problems: list[Problem], cwd: str | None
+) -> list[Message | MetaEvent]:
+    """The records of a whole session file; `HalfWritten` when it holds no state yet."""
+    state = replay(data, problems) if path.suffix == ".jsonl" else load_json(data)
+    return session_records(state, cwd)
+
+
+def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:
+    """Every session file under `root`: in `chatSessions/` and `emptyWindowChatSessions/`
+    folders, a `.json` only where no `.jsonl` twin sits beside it. A `User` folder named
+    as a root is read through its two places; symlinked folders are not followed."""
+    if root.is_file():
+        if root.suffix in (".json", ".jsonl"):
+            yield root
+        return
+    if root.name == "User" and (root / "workspaceStorage").is_dir():
+        tops = [root / "workspaceStorage", root / "globalStorage" / EMPTY_WINDOW]
+    else:
+        tops = [root]
+
+    def unreadable(exc: OSError) -> None:
+        if skip is not None and exc.filename:
+            skip(Path(exc.filename), f"cannot read the folder: {exc.strerror or exc}")
+
+    for top in tops:
+        for folder, dirs, files in os.walk(top, onerror=unreadable, followlinks=False):
+            base = Path(folder)
+            if base.name in (SESSIONS, EMPTY_WINDOW):
+                dirs[:] = []
+                names = set(files)
+                for name in sorted(files):
+                    if name.endswith(".jsonl") or (
+                        name.endswith(".json") and name + "l" not in names
+                    ):
+                        yield base / name
+                continue
+            # A storage folder holds many other folders: walk only towards chat sessions.
+            dirs[:] = sorted(d for d in dirs if d in (SESSIONS, EMPTY_WINDOW) or base == top)
+
+
+def project_dir(path: Path) -> str | None:
+    """The folder the session's workspace opened (`workspace.json` beside its
+    `chatSessions`): `folder`, else the folder holding the `workspace` file; None for an
+    empty window or a folder that is not on this machine's disk."""
+    if path.parent.name != SESSIONS:
+        return None
+    try:
+        with open_regular(str(path.parent.parent / "workspace.json")) as fh:
+            manifest = json.loads(fh.read(1 << 20).decode("utf-8", "replace"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(manifest, dict):
+        return None
+    folder = uri_path(manifest.get("folder"))
+    if folder:
+        return folder
+    workspace = uri_path(manifest.get("workspace"))
+    return str(Path(workspace).parent) if workspace else None

@@ -1,0 +1,190 @@
+"""cursor-agent transcripts: found under `~/.cursor/projects`, searched, read back, kept
+up to date, through the real CLI.
+
+The fixture (`fixtures/cursor-agent/home/.cursor`), written from the documented format,
+holds one project folder with a JSONL session in its own folder (injected `<user_info>`
+around the typed `<user_query>`, thinking, a tool call and its result, a redacted
+block, a malformed line), that session's subagent, an older `.txt` session, a stale
+`.txt` twin of the JSONL session, a terminal log outside `agent-transcripts`, and the
+session's title in `chats/<hash>/<id>/meta.json`.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import CLI
+
+FIXTURE = Path(__file__).parent / "fixtures" / "cursor-agent" / "home" / ".cursor"
+TENSION = "5b0e7c3d-2f41-4a9e-8c16-9d3e0a7b1f52"
+CALLERS = "e8a4c2f0-6d13-4b7a-9f25-1c0b3d8e7a64"
+VALVE = "9c2f4e1a-7b35-4d8c-a061-3e5f2b9d0c18"
+
+
+@pytest.fixture
+def cursor_home(cli: CLI) -> Path:
+    """A copy of the fixture in the CLI's home folder, the agent's standard place."""
+    home = Path(cli.env["HOME"]) / ".cursor"
+    shutil.copytree(FIXTURE, home)
+    return home
+
+
+def transcripts(cursor_home: Path) -> Path:
+    return cursor_home / "projects" / "home-dev-trellis" / "agent-transcripts"
+
+
+def line(role: str, text: str) -> str:
+    return json.dumps({"role": role, "message": {"content": [{"type": "text", "text": text}]}})
+
+
+def hits(cli: CLI, query: str) -> list[dict[str, Any]]:
+    return cli.json("search", "--mode", "keyword", "--source", "cursor-agent", query)["results"]
+
+
+def found(cli: CLI, query: str) -> list[str]:
+    return [h["session"]["id"] for h in hits(cli, query)]
+
+
+def test_the_standard_place_is_indexed_and_a_prompt_found(cli: CLI, cursor_home: Path) -> None:
+    report = cli.json("index", "--no-embed")
+    assert str(cursor_home / "projects") in report["roots"]
+    # The JSONL session, its subagent and the `.txt` session; not the `.txt` twin of the
+    # JSONL session, not the terminal log.
+    assert report["files_read"] == 3 and report["errors"] == []
+    listed = {s["kind"]: s for s in cli.json("sources")["sources"]}["cursor-agent"]
+    assert (listed["files"], listed["sessions"], listed["subagents"]) == (3, 2, 1)
+    assert found(cli, "compost") == [] and found(cli, "sprinkler") == []
+
+    hit = hits(cli, "trellis wire tension load cell")[0]
+    session = hit["session"]
+    assert session["id"] == TENSION and session["turns"] == 2
+    assert session["title"] == "Trellis tension sensor calibration"  # chats/…/meta.json
+    assert session["cwd"] == "/home/dev/trellis"  # the injected workspace path
+    assert session["started"]  # the file's time: the transcript records none
+    assert hit["resume"]["command"] == ["cursor-agent", "--resume", TENSION]
+    assert cli.json("index", "--no-embed")["files_read"] == 0  # unchanged: a stat each
+
+
+def test_read_shows_the_typed_query_not_what_was_injected(cli: CLI, cursor_home: Path) -> None:
+    report = cli.json("index", "--no-embed")
+    path = transcripts(cursor_home) / TENSION / f"{TENSION}.jsonl"
+    assert [(p["path"], p["line"], p["reason"]) for p in report["problems"]] == [
+        (str(path), 4, "malformed JSON")
+    ]
+    turns = cli.json("read", TENSION, "--tools")["turns"]
+    first = [(m["kind"], m["tool"], m["text"]) for m in turns[0]["messages"]]
+    assert first[0] == (
+        "prompt",
+        None,
+        "Calibrate the trellis wire tension sensor against the load cell",
+    )
+    assert [k for k, _, _ in first] == [
+        "prompt",
+        "thinking",
+        "reply",
+        "tool_call",
+        "tool_output",
+        "reply",
+    ]
+    assert first[3] == ("tool_call", "read_file", "path: /home/dev/trellis/src/calibrate.py")
+    everything = " ".join(m["text"] for t in turns for m in t["messages"])
+    assert "REDACTED" not in everything and "user_info" not in everything
+    assert found(cli, "linux Shell bash") == []  # the injected context is not searchable
+    raw = cli.run("read", TENSION, "--raw").stdout
+    assert "Calibrate the trellis wire tension sensor against the load cell" in raw
+
+
+def test_a_subagent_is_linked_to_the_session_that_started_it(cli: CLI, cursor_home: Path) -> None:
+    cli.run("index", "--no-embed")
+    hit = hits(cli, "nightly tensioner greenhouse dashboard")[0]
+    child = hit["session"]
+    assert child["id"] == CALLERS and child["subagent"] and child["parent_id"] == TENSION
+    assert child["cwd"] == "/home/dev/trellis"  # the workspace its parent's transcript names
+    assert hit["resume"]["command"] == ["cursor-agent", "--resume", TENSION]
+
+
+def test_an_older_txt_transcript_is_read_with_its_thinking_and_tools(
+    cli: CLI, cursor_home: Path
+) -> None:
+    cli.run("index", "--no-embed")
+    hit = hits(cli, "irrigation valve chatter pressure")[0]
+    assert hit["session"]["id"] == VALVE and hit["session"]["turns"] == 2
+    assert hit["session"]["cwd"] is None  # its project folder names no folder here
+    turns = cli.json("read", VALVE, "--tools")["turns"]
+    first = [(m["kind"], m["tool"], m["text"]) for m in turns[0]["messages"]]
+    thought = "The solenoid may lack a flyback diode.\nCheck the driver board revision too."
+    said = (
+        "Let me look at the valve driver.\n"
+        "The driver toggles on every PWM edge, so low pressure makes the valve chatter."
+    )
+    assert first == [
+        ("prompt", None, "Why does the irrigation valve chatter when the pressure drops?"),
+        ("thinking", None, thought),
+        ("reply", None, said),
+        ("tool_call", "read_file", "path: firmware/valve_driver.c\nlimit: 40"),
+        ("tool_output", None, "31: gpio_write(VALVE, duty > 0);"),
+    ]
+    raw = cli.json("read", VALVE, "--raw")["turns"][1]["messages"]
+    assert raw[0]["text"] == "Add hysteresis to the valve driver"
+
+    # Rewritten in place: read whole again, nothing doubled.
+    path = transcripts(cursor_home) / f"{VALVE}.txt"
+    path.write_text(
+        path.read_text() + "\nuser:\n<user_query>Log each valve cycle</user_query>\n\n"
+        "assistant:\nEvery cycle now goes to valve.log.\n"
+    )
+    assert cli.json("index", "--no-embed")["files_read"] == 1
+    assert found(cli, "valve cycle log")[0] == VALVE
+    assert cli.json("read", VALVE)["total_turns"] == 3
+
+
+def test_a_grown_transcript_is_read_on_from_where_it_stopped(cli: CLI, cursor_home: Path) -> None:
+    cli.run("index", "--no-embed")
+    path = transcripts(cursor_home) / TENSION / f"{TENSION}.jsonl"
+    added = (
+        line("user", "<user_query>Also clamp the tension to the rated range</user_query>")
+        + "\n"
+        + line("assistant", "Clamped between 20 and 180 newtons.")
+        + "\n"
+    ).encode()
+    with path.open("ab") as fh:
+        fh.write(added)
+    report = cli.json("index", "--no-embed")
+    assert report["files_read"] == 1 and report["bytes_read"] == len(added)
+    assert report["problems"] == []  # the malformed line is behind the cursor
+    hit = hits(cli, "clamp tension rated range")[0]
+    assert hit["session"]["id"] == TENSION and hit["match"]["turn"] == 3
+    assert hit["session"]["title"] == "Trellis tension sensor calibration"
+
+
+def test_the_project_folder_name_is_settled_by_the_folders_that_exist(
+    cli: CLI, cursor_home: Path, tmp_path: Path
+) -> None:
+    """`my-app.v2` and `my/app-v2` encode alike; only the folder that exists is taken,
+    after a wrong turn into `my/`."""
+    project = tmp_path / "src" / "my-app.v2"
+    project.mkdir(parents=True)
+    (tmp_path / "src" / "my").mkdir()
+    encoded = str(project).lstrip("/").replace("/", "-").replace(".", "-")
+    folder = cursor_home / "projects" / encoded / "agent-transcripts"
+    folder.mkdir(parents=True)
+    (folder / "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0.jsonl").write_text(
+        line("user", "<user_query>Bump the greenhouse firmware version</user_query>") + "\n"
+    )
+    cli.run("index", "--no-embed")
+    hit = hits(cli, "bump greenhouse firmware")[0]
+    assert hit["session"]["cwd"] == str(project)
+
+
+def test_a_machine_without_cursor_agent_hears_nothing_of_it(cli: CLI) -> None:
+    proc = cli.run("index", "--no-embed")
+    said = proc.stdout + proc.stderr
+    assert "cursor-agent" not in said and ".cursor" not in said
+    listed = {s["kind"]: s for s in cli.json("sources")["sources"]}["cursor-agent"]
+    assert listed["enabled"] and listed["sessions"] == 0
+    where = str(Path(cli.env["HOME"]) / ".cursor" / "projects")
+    assert listed["roots"] == [{"path": where, "exists": False}]
