@@ -41,6 +41,8 @@ class SourceKind(StrEnum):
     AIDER = "aider"
     CODEX = "codex"
     GEMINI = "gemini"
+    CLINE = "cline"
+    ROO_CODE = "roo-code"
     MARKDOWN = "markdown"
     JOURNAL = "journal"
     MEMORY = "memory"

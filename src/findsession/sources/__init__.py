@@ -48,6 +48,8 @@ SOURCES: Mapping[str, Source] = _Registry(
         SourceKind.CODEX: "findsession.sources.codex:CodexSource",
         SourceKind.AIDER: "findsession.sources.aider:AiderSource",
         SourceKind.GEMINI: "findsession.sources.gemini:GeminiSource",
+        SourceKind.CLINE: "findsession.sources.extension_tasks:ClineSource",
+        SourceKind.ROO_CODE: "findsession.sources.extension_tasks:RooCodeSource",
         SourceKind.MARKDOWN: "findsession.sources.markdown:MarkdownSource",
         SourceKind.JOURNAL: "findsession.sources.journal:JournalSource",
         SourceKind.MEMORY: "findsession.sources.memory:MemorySource",
@@ -60,6 +62,8 @@ SPOKEN_NAMES: dict[str, tuple[str, ...]] = {
     SourceKind.CODEX: ("codex",),
     SourceKind.GEMINI: ("gemini",),
     SourceKind.AIDER: ("aider",),
+    SourceKind.CLINE: ("cline",),
+    SourceKind.ROO_CODE: ("roo",),
 }
 #: The format of a folder named without one (`findsession index PATH`, a bare config root).
 DEFAULT_SOURCE = SourceKind.CLAUDE_CODE
