@@ -43,6 +43,7 @@ class SourceKind(StrEnum):
     GEMINI = "gemini"
     CLINE = "cline"
     ROO_CODE = "roo-code"
+    AMP = "amp"
     MARKDOWN = "markdown"
     JOURNAL = "journal"
     MEMORY = "memory"

@@ -50,6 +50,7 @@ SOURCES: Mapping[str, Source] = _Registry(
         SourceKind.GEMINI: "findsession.sources.gemini:GeminiSource",
         SourceKind.CLINE: "findsession.sources.extension_tasks:ClineSource",
         SourceKind.ROO_CODE: "findsession.sources.extension_tasks:RooCodeSource",
+        SourceKind.AMP: "findsession.sources.amp:AmpSource",
         SourceKind.MARKDOWN: "findsession.sources.markdown:MarkdownSource",
         SourceKind.JOURNAL: "findsession.sources.journal:JournalSource",
         SourceKind.MEMORY: "findsession.sources.memory:MemorySource",
@@ -64,6 +65,7 @@ SPOKEN_NAMES: dict[str, tuple[str, ...]] = {
     SourceKind.AIDER: ("aider",),
     SourceKind.CLINE: ("cline",),
     SourceKind.ROO_CODE: ("roo",),
+    SourceKind.AMP: ("amp",),
 }
 #: The format of a folder named without one (`findsession index PATH`, a bare config root).
 DEFAULT_SOURCE = SourceKind.CLAUDE_CODE
