@@ -54,6 +54,9 @@ SOURCES: Mapping[str, Source] = _Registry(
         SourceKind.COPILOT_CLI: "findsession.sources.copilot_cli:CopilotCliSource",
         SourceKind.CURSOR_AGENT: "findsession.sources.cursor_agent:CursorAgentSource",
         SourceKind.VSCODE_COPILOT: "findsession.sources.vscode_copilot:VSCodeCopilotSource",
+        SourceKind.CLINE: "findsession.sources.extension_tasks:ClineSource",
+        SourceKind.ROO_CODE: "findsession.sources.extension_tasks:RooCodeSource",
+        SourceKind.AMP: "findsession.sources.amp:AmpSource",
         SourceKind.MARKDOWN: "findsession.sources.markdown:MarkdownSource",
         SourceKind.JOURNAL: "findsession.sources.journal:JournalSource",
         SourceKind.MEMORY: "findsession.sources.memory:MemorySource",
@@ -73,6 +76,9 @@ SPOKEN_NAMES: dict[str, tuple[str, ...]] = {
     SourceKind.COPILOT_CLI: ("copilot",),
     SourceKind.CURSOR_AGENT: ("cursor-agent",),  # "cursor" alone is a word of code talk
     SourceKind.VSCODE_COPILOT: ("vscode", "copilot"),
+    SourceKind.CLINE: ("cline",),
+    SourceKind.ROO_CODE: ("roo",),
+    SourceKind.AMP: ("amp",),
 }
 #: The format of a folder named without one (`findsession index PATH`, a bare config root).
 DEFAULT_SOURCE = SourceKind.CLAUDE_CODE

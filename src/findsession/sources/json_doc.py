@@ -1,0 +1,66 @@
+"""A JSON document its agent rewrites in place: parsed whole, or not at all.
+
+Cline, Roo Code and Amp keep a session as one JSON document (a task's `ui_messages.json`,
+an Amp thread) and write it again, whole, after every message, with a plain write: a
+reader can catch it half written. Unlike a Gemini CLI chat, whose messages stand on their
+own, these documents are read as a whole (a tool call finds its result, a task its
+sidecar), so a file that does not parse gives nothing: the reading keeps the cursor the
+index already holds, the records read from the last whole version stay, and the next run
+reads the file again once its content changed (the finished write). Nothing from the
+broken bytes is indexed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from typing import IO, Any
+
+from findsession.domain import Problem
+from findsession.sources.cursor import HEAD, Cursor, Reading, Record, looks_binary
+
+#: Turns a whole parsed document into records; problems found on the way go to the list.
+ParseDocument = Callable[[Any, list[Problem]], list[Record]]
+
+_PREVIEW = 80
+
+
+def read_document(fh: IO[bytes], cursor: Cursor | None, parse: ParseDocument) -> Reading:
+    """The records of the document, unless its content hash is the cursor's, or it does
+    not parse (then nothing changes in the index, and a problem says why)."""
+    fh.seek(0)
+    data = fh.read()
+    digest = "blake2b:" + hashlib.blake2b(data, digest_size=16).hexdigest()
+    now = Cursor(offset=len(data), lines=0, digest=digest)
+    if cursor is not None and cursor.digest == digest:
+        return Reading([], now, fresh=False, unchanged=True)
+    doc, problem = load(data)
+    if problem is not None:
+        if looks_binary(data[:HEAD]):
+            return Reading([], now, fresh=True, binary="binary: not a JSON document")
+        # The old cursor (or none): its digest no longer matches, so the next run that
+        # sees the file changed reads it again from the start.
+        return Reading([], cursor or Cursor(), fresh=False, problems=[problem])
+    problems: list[Problem] = []
+    records = parse(doc, problems)
+    return Reading(records, now, fresh=True, bytes_read=len(data), problems=problems)
+
+
+def load(data: bytes) -> tuple[Any, Problem | None]:
+    """The parsed document, or None and the problem: `truncated JSON` when it stops
+    before its closing bracket (the agent is still writing it), else `malformed JSON`."""
+    text = data.decode("utf-8", "replace")
+    try:
+        return json.loads(text), None
+    except (ValueError, RecursionError) as exc:
+        pos = getattr(exc, "pos", 0) or 0
+        closed = text.rstrip().endswith(("}", "]"))
+        reason = "malformed JSON" if closed else "truncated JSON"
+        detail = f"{reason}: read again when it changes: " + text[pos : pos + _PREVIEW]
+        return None, Problem(getattr(exc, "lineno", 1), reason, detail.strip())
+
+
+def load_or_none(data: bytes) -> Any:
+    """The parsed document, or None when it does not parse (for `read --raw`)."""
+    return load(data)[0]
