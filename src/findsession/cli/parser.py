@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import NoReturn
 
 from findsession.api import KINDS, MAX_TOP, MODES, SPEAKERS, BadOption, parse_when
+from findsession.domain import SourceKind
 from findsession.render.text import printable
 
 COMMANDS = (
@@ -108,8 +109,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--source",
         metavar="KINDS",
-        help="only these sources, comma-separated (claude-code, codex, gemini, aider, markdown,"
-        " journal, memory; `findsession sources` lists them)",
+        help=f"only these sources, comma-separated ({', '.join(k.value for k in SourceKind)};"
+        " `findsession sources` lists them)",
     )
     p.add_argument("--mode", choices=MODES, default="hybrid", help="retrieval (best available)")
     p.add_argument("--explain", action="store_true", help="show why each hit ranked where it did")

@@ -21,6 +21,7 @@ from pydantic import Field
 
 from findsession import jsonout
 from findsession.api import Findsession, SearchOptions
+from findsession.domain import SourceKind
 from findsession.mcp_server.budget import EvidenceBudget
 from findsession.mcp_server.scope import Scope, current_session, indexer_note
 from findsession.mcp_server.tool_errors import tool_errors
@@ -95,8 +96,9 @@ def build_server(fs: Findsession, scope: Scope) -> MCPServer:
         source: Annotated[
             str | None,
             Field(
-                description="Only sessions from these sources, comma-separated: claude-code,"
-                " codex, gemini, aider, markdown, journal, memory."
+                description="Only sessions from these sources, comma-separated: "
+                + ", ".join(k.value for k in SourceKind)
+                + "."
             ),
         ] = None,
         top: Annotated[int, Field(description="How many sessions to return, 1-20.")] = 5,
