@@ -243,7 +243,8 @@ def test_an_appended_turn_is_found_through_the_watcher(service_cli: CLI, tmp_pat
         return bool(out["results"])
 
     wait_for(found, seconds=20)
-    assert status(cli)["last_index"]["full"] is False  # just that file was read
+    last = status(cli)["last_index"]
+    assert last["full"] is False and last["files_seen"] == 1  # just that file, of two
 
     new = Transcript(session_id="77777777-0000-4000-8000-000000000002", cwd="/home/dev/new")
     new.prompt("a brand new session about the quasarpelican exporter").reply("Sure.")

@@ -108,7 +108,9 @@ class Freshness:
                 report = fs.index(self.roots, only=None if full else changed)
                 self.last_run = {
                     "at": time.time(),
-                    "full": full,
+                    # A full scan: the catch-up run, or changes the index did not know all of.
+                    "full": full or report.files_seen != len(changed),
+                    "files_seen": report.files_seen,
                     "files_read": report.files_read,
                     "sessions_changed": report.sessions_changed,
                     "seconds": round(time.perf_counter() - started, 3),
