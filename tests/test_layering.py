@@ -108,8 +108,20 @@ def test_sources_import_nothing_from_storage_or_above() -> None:
 
 
 #: Modules outside the store that may hold SQL text: reading another tool's own database,
-#: read-only, is not our storage (Codex keeps its thread names in `state_<n>.sqlite`).
-FOREIGN_DATABASE_READERS = {"sources/codex_titles.py"}
+#: read-only, is not our storage (Codex keeps its thread names in `state_<n>.sqlite`;
+#: OpenCode, Goose, Crush, Kiro and Cursor keep whole sessions in one). Each such source
+#: module is named `*_db.py` and opens the database through `sources/foreign_db.py`.
+FOREIGN_DATABASE_READERS = {"sources/codex_titles.py", "sources/foreign_db.py"}
+#: What a reader of another tool's database must never say.
+WRITES = re.compile(
+    r"\b(INSERT|UPDATE \w+ SET|DELETE FROM|CREATE|DROP|ALTER|REPLACE INTO|VACUUM)\b"
+)
+
+
+def _reads_a_foreign_database(name: str) -> bool:
+    return name in FOREIGN_DATABASE_READERS or (
+        name.startswith("sources/") and name.endswith("_db.py")
+    )
 
 
 def test_sql_and_the_driver_live_in_the_store_package_alone() -> None:
@@ -120,12 +132,30 @@ def test_sql_and_the_driver_live_in_the_store_package_alone() -> None:
     for path in sorted(PACKAGE.rglob("*.py")):
         if (PACKAGE / "storage" / "sqlite") in path.parents:
             continue
-        name = str(path.relative_to(PACKAGE))
+        name = path.relative_to(PACKAGE).as_posix()
         assert "apsw" not in _imports(path), name
         text = path.read_text(encoding="utf-8")
-        if path.relative_to(PACKAGE).as_posix() not in FOREIGN_DATABASE_READERS:
+        if not _reads_a_foreign_database(name):
             assert not sql.search(text), (name, sql.search(text))
+            assert "sqlite3" not in _imports(path), name
         assert not reach.search(text), (name, reach.search(text))
+
+
+def test_another_tools_database_is_only_read() -> None:
+    """An agent's own database is its to write: a source reads it through the read-only
+    opener (query_only, `mode=ro`) and holds no statement that could change it."""
+    readers = [
+        p
+        for p in sorted((PACKAGE / "sources").glob("*.py"))
+        if _reads_a_foreign_database(p.relative_to(PACKAGE).as_posix())
+    ]
+    assert len(readers) >= 2
+    for path in readers:
+        text = path.read_text(encoding="utf-8")
+        name = path.relative_to(PACKAGE).as_posix()
+        assert not WRITES.search(text), (name, WRITES.search(text))
+        if name not in FOREIGN_DATABASE_READERS:
+            assert "sqlite3.connect" not in text, name
 
 
 def test_only_the_backend_names_its_backend() -> None:

@@ -32,6 +32,9 @@ class MetaKind(StrEnum):
     AI_TITLE = "ai_title"
     LAST_PROMPT = "last_prompt"
     SUMMARY = "summary"  # trusted only if its leaf_uuid is a message of the session
+    #: The session_key of the session that started this one, in a file of sibling
+    #: sessions (a database store keeps subagents as sessions with a parent column).
+    PARENT = "parent"
 
 
 class SourceKind(StrEnum):

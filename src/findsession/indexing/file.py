@@ -13,7 +13,7 @@ from findsession.indexing.records import redacted_problem, store_records
 from findsession.indexing.report import IndexReport
 from findsession.indexing.scan import os_error
 from findsession.indexing.session import rebuild_session
-from findsession.sources import SOURCES, Cursor, SourceFile
+from findsession.sources import SOURCES, Cursor, SourceFile, file_stamp
 from findsession.sources.opening import NotRegular, open_regular
 from findsession.storage.base import FileState, Storage
 
@@ -48,7 +48,7 @@ def index_file(
                 store.set_file_status(path, "error", os_error(exc))
         return
     with fh, store.transaction():
-        st = os.fstat(fh.fileno())
+        size, mtime_ns = file_stamp(sf.source, sf.path, os.fstat(fh.fileno()))
         if state is None and sf.supersedes is not None:
             _drop_superseded(store, str(sf.supersedes), path)
         session_id = state.session_id if state and state.session_id else _claim_id(store, sf)
@@ -62,8 +62,8 @@ def index_file(
             sf.source,
             root,
             session_id,
-            st.st_size,
-            st.st_mtime_ns,
+            size,
+            mtime_ns,
             reading.cursor.offset,
             reading.cursor.lines,
             reading.cursor.digest,
@@ -74,6 +74,10 @@ def index_file(
             return
         # Sessions that lose records are rebuilt below, with those that gain them.
         forgotten = set(store.forget_file_content(path)) if reading.fresh else set()
+        for key in sorted(reading.replaced):
+            replaced = f"{session_id}:{key}"
+            store.drop_session_content(replaced)
+            forgotten.add(replaced)
         if reading.binary:
             report.skipped.append((path, reading.binary))
             new_state.status = "binary"

@@ -18,7 +18,7 @@ from findsession.errors import IndexFull
 from findsession.indexing.file import Abort, index_file
 from findsession.indexing.report import IndexReport, Progress
 from findsession.indexing.scan import handle_vanished, known_changes, os_error, scan
-from findsession.sources import SOURCES, SourceFile
+from findsession.sources import SOURCES, SourceFile, file_stamp
 from findsession.storage.base import Storage
 
 
@@ -60,8 +60,7 @@ def index_roots(
             if (
                 state is not None
                 and state.status in ("ok", "binary")
-                and state.size == f.stat.st_size
-                and state.mtime_ns == f.stat.st_mtime_ns
+                and (state.size, state.mtime_ns) == file_stamp(f.source, f.path, f.stat)
             ):
                 report.files_unchanged += 1
                 continue

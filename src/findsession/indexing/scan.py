@@ -11,7 +11,7 @@ from pathlib import Path
 
 from findsession.domain import Root
 from findsession.indexing.report import IndexReport
-from findsession.sources import SOURCES, Skip
+from findsession.sources import SOURCES, Skip, main_file
 from findsession.sources.opening import file_type
 from findsession.storage.base import FileState, Storage
 
@@ -148,9 +148,19 @@ def known_changes(
     index already reads under one of `roots`; None when any is new, gone or no longer a
     regular file, so only a full scan can say what it is."""
     root_keys = {str(r.path) for r in roots}
-    known = store.file_states(paths)
+    mains = {p: main_file(p) for p in paths}
+    known = store.file_states([*paths, *(m for m in mains.values() if m)])
+    wanted: list[str] = []
+    for path in paths:
+        main = mains[path]
+        # An agent writing its database changes the files beside it, not the database.
+        owner = known[main].source if main in known and path not in known else None
+        if owner in SOURCES and getattr(SOURCES[owner], "companions", ()):
+            wanted.append(main)
+        else:
+            wanted.append(path)
     found: list[Found] = []
-    for path in dict.fromkeys(paths):
+    for path in dict.fromkeys(wanted):
         state = known.get(path)
         if state is None or state.root not in root_keys or state.source not in SOURCES:
             return None

@@ -39,6 +39,9 @@ def rebuild_session(
     # file of their parent.
     inline_child = sid != file_session_id and not sf.sibling_sessions
     parent_id = file_session_id if inline_child else sf.parent_id
+    sibling_parent = meta.get(MetaKind.PARENT) if sf.sibling_sessions else None
+    if sibling_parent:
+        parent_id = f"{file_session_id}:{sibling_parent}"
     if sf.is_subagent and parent_id is None:
         parent_id = store.parent_of(sid)
     agent_label = None
@@ -57,7 +60,7 @@ def rebuild_session(
         git_branch=next((m.git_branch for m in reversed(messages) if m.git_branch), None),
         version=next((m.version for m in reversed(messages) if m.version), None),
         parent_id=parent_id,
-        is_subagent=sf.is_subagent or inline_child,
+        is_subagent=sf.is_subagent or inline_child or bool(sibling_parent),
         agent_type=sf.agent_type if not inline_child else None,
         n_turns=len(turns),
         n_messages=len(messages),

@@ -10,8 +10,10 @@ is imported, and made, the first time its kind is looked up.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Mapping
 from importlib import import_module
+from pathlib import Path
 
 from findsession.domain import SourceKind
 from findsession.sources.base import Skip, Source, SourceFile
@@ -80,6 +82,34 @@ SPOKEN_NAMES: dict[str, tuple[str, ...]] = {
     SourceKind.ROO_CODE: ("roo",),
     SourceKind.AMP: ("amp",),
 }
+#: Files a database keeps beside itself while its agent writes (`-wal`: commits waiting
+#: for a checkpoint; `-shm`, `-journal`): a change to one is a change of the database.
+SIDE_FILES = ("-wal", "-shm", "-journal")
+
+
+def file_stamp(kind: str, path: Path, st: os.stat_result) -> tuple[int, int]:
+    """The size and time that say whether a file changed since it was read: its own,
+    folded with those of the `companions` its source names (a database's write-ahead
+    log, where an agent's commits wait while the database file itself stays as it was)."""
+    size, mtime = st.st_size, st.st_mtime_ns
+    for suffix in getattr(SOURCES[kind], "companions", ()):
+        try:
+            other = os.stat(f"{path}{suffix}")
+        except OSError:
+            continue
+        size += other.st_size
+        mtime = max(mtime, other.st_mtime_ns)
+    return size, mtime
+
+
+def main_file(path: str) -> str | None:
+    """The database a side file (`x.db-wal`) belongs to, or None for any other path."""
+    for suffix in SIDE_FILES:
+        if path.endswith(suffix):
+            return path[: -len(suffix)]
+    return None
+
+
 #: The format of a folder named without one (`findsession index PATH`, a bare config root).
 DEFAULT_SOURCE = SourceKind.CLAUDE_CODE
 
@@ -89,7 +119,10 @@ __all__ = [
     "SPOKEN_NAMES",
     "Cursor",
     "Reading",
+    "SIDE_FILES",
     "Skip",
     "Source",
     "SourceFile",
+    "file_stamp",
+    "main_file",
 ]

@@ -40,7 +40,10 @@ class Reading:
     `fresh` means it was read from the start, so whatever it gave before is to be
     forgotten; `unchanged` means there was nothing new to read (a new mtime over the same
     content); `binary` says why the file was taken for a binary one (no part of it was a
-    record and it does not look like text), or is None.
+    record and it does not look like text), or is None. `replaced` names the sessions
+    (`Message.session_key`s of a file of sibling sessions) this reading gives whole
+    again: what they gave before is forgotten first, the file's other sessions stay (a
+    database store reads again only the sessions that changed).
     """
 
     records: list[Record]
@@ -51,6 +54,7 @@ class Reading:
     bytes_read: int = 0
     lines_read: int = 0
     problems: list[Problem] = field(default_factory=list)
+    replaced: frozenset[str] = frozenset()
 
 
 def looks_binary(head: bytes) -> bool:

@@ -1,0 +1,144 @@
+"""Another tool's own SQLite database, read the one way findsession may: read-only.
+
+OpenCode, Goose, Crush, Kiro and the Cursor IDE keep every session in one SQLite file
+that their agent holds open and writes while it runs. This module is the only way a
+source opens one:
+
+- read-only through a `mode=ro` URI, with a busy timeout, in one short read transaction
+  (a consistent snapshot; in WAL mode a reader never blocks the agent's writer, and in
+  rollback-journal mode the shared lock is held for milliseconds). When even that cannot
+  open (a read-only folder beside a WAL file), `immutable=1`: no lock and no journal is
+  touched. Nothing here ever writes: `query_only` is set on every connection.
+- a database that is locked past the timeout, corrupt or not a database at all becomes
+  an `OSError` with one line that says so: the indexer reports it, keeps the file's old
+  cursor, and reads it on the next run.
+- changes are found by session, not by file: a store's source computes a change token
+  per session with one aggregate query (`tokens`), and only the sessions whose token
+  moved are read again, each as a whole (`Reading.replaced`). The tokens ride in the
+  file's cursor (`encode`/`decode`), so the indexer keeps them without knowing them.
+- in WAL mode the agent's commits land in `<db>-wal` until a checkpoint, leaving the
+  database file's size and time unchanged; a source that reads a store sets
+  `companions = COMPANIONS`, so a change there counts as the database's
+  (`sources.file_stamp`), and the watcher's event on it as one on the database.
+
+Message line numbers must be unique in the file and ordered within a session:
+`line_of(rank, position)` packs a session's stable rank (its row id) and the message's
+position in it; `position_of` takes them apart again for `read --raw`.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+#: Files beside a database whose changes are the database's (WAL mode).
+COMPANIONS = ("-wal",)
+#: How long a read waits for the agent's writer to let go.
+BUSY_SECONDS = 2.0
+#: Messages a session may hold before its line numbers would run into the next one's.
+_POSITIONS = 1 << 24
+_PREFIX = "rows:"
+
+
+@contextmanager
+def reading(path: Path) -> Iterator[sqlite3.Connection]:
+    """A read-only connection inside one read transaction, closed on leaving.
+
+    Raises `OSError` with the reason when the database cannot be read now.
+    """
+    conn = _connect(path)
+    try:
+        conn.execute("BEGIN")
+        yield conn
+    except sqlite3.Error as exc:
+        raise OSError(_reason(exc)) from exc
+    finally:
+        try:
+            conn.rollback()
+        finally:
+            conn.close()
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    uri = path.resolve().as_uri()
+    last: sqlite3.Error | None = None
+    for options in ("?mode=ro", "?mode=ro&immutable=1"):
+        conn = None
+        try:
+            conn = sqlite3.connect(
+                uri + options, uri=True, timeout=BUSY_SECONDS, isolation_level=None
+            )
+            conn.execute("PRAGMA query_only = 1")
+            conn.execute("PRAGMA schema_version").fetchone()  # opens the file for real
+            return conn
+        except sqlite3.Error as exc:
+            last = exc
+            if conn is not None:
+                conn.close()
+            if "locked" in str(exc) or "busy" in str(exc):
+                break  # immutable would read past the agent's lock: wait for the next run
+    raise OSError(_reason(last))
+
+
+def _reason(exc: BaseException | None) -> str:
+    text = str(exc) if exc else "cannot be opened"
+    if "locked" in text or "busy" in text:
+        return "the database is locked by its agent; read again on the next run"
+    if "not a database" in text or "malformed" in text:
+        return f"not a readable SQLite database ({text})"
+    return f"cannot read the database: {text}"
+
+
+def columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    """The columns `table` has (empty when there is no such table): a store's schema
+    changes between its agent's versions, and a source reads what is there."""
+    try:
+        return {row[1] for row in conn.execute(f"PRAGMA table_info({_quoted(table)})")}
+    except sqlite3.Error:
+        return set()
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def encode(tokens: dict[str, str]) -> str:
+    """Each session's change token, as a cursor digest the indexer stores as it is."""
+    return _PREFIX + json.dumps(tokens, separators=(",", ":"), sort_keys=True)
+
+
+def decode(digest: str | None) -> dict[str, str]:
+    """The tokens `encode` wrote; empty for no cursor or one of another kind (the
+    store is then read whole)."""
+    if not digest or not digest.startswith(_PREFIX):
+        return {}
+    try:
+        tokens = json.loads(digest[len(_PREFIX) :])
+    except ValueError:
+        return {}
+    return {str(k): str(v) for k, v in tokens.items()} if isinstance(tokens, dict) else {}
+
+
+def changed(old: dict[str, str], new: dict[str, str]) -> list[str]:
+    """The sessions to read again: new ones and those whose token moved. A session
+    that went from the store stays in the index, as a transcript whose file went does."""
+    return [key for key, token in new.items() if old.get(key) != token]
+
+
+def line_of(rank: int, position: int) -> int:
+    """A message's line number: its session's rank, then its position in the session."""
+    return rank * _POSITIONS + min(position, _POSITIONS - 1)
+
+
+def position_of(line: int) -> tuple[int, int]:
+    """The session rank and position `line_of` packed into `line`."""
+    return divmod(line, _POSITIONS)
+
+
+def agent_id(session_id: str) -> str:
+    """The agent's own id of an indexed session: a store's sessions are indexed as
+    `<file id>:<agent's id>` (one file holds many), and its agent resumes by its own."""
+    return session_id.split(":", 1)[1] if ":" in session_id else session_id
