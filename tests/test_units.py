@@ -153,7 +153,7 @@ def test_install_without_systemctl_writes_the_unit_and_says_how_to_start_it(
     unit = login.units / "findsession.service"
     argv, env = unit_command(unit)
     assert argv == [sys.executable, "-m", "findsession", "service", "run", "--db", str(db)]
-    assert env == {"FINDSESSION_CONFIG": str(config)}
+    assert env == {"FINDSESSION_CONFIG": str(config), "XDG_CONFIG_HOME": str(login.config_home)}
     lines = unit_lines(unit)
     assert lines["Restart"] == ["on-failure"] and lines["MemoryMax"] == ["600M"]
     assert "CPUWeight" not in lines and "Nice" not in lines
@@ -173,7 +173,9 @@ def test_the_default_index_is_left_to_be_found_again(login: Login) -> None:
     """No --db, no FINDSESSION_DB: the unit names no index, so it follows the default."""
     assert login.run("service", "install").returncode == 0
     argv, env = unit_command(login.units / "findsession.service")
-    assert argv == [sys.executable, "-m", "findsession", "service", "run"] and env == {}
+    assert argv == [sys.executable, "-m", "findsession", "service", "run"] and env == {
+        "XDG_CONFIG_HOME": str(login.config_home)
+    }
 
 
 @linux_only
@@ -275,6 +277,11 @@ def test_the_scheduled_command_line_indexes_the_corpus(login: Login, tmp_path: P
     shutil.copytree(FIXTURES / "codex" / "home", codex_home)
     copilot_home = tmp_path / "copilot home"
     shutil.copytree(FIXTURES / "copilot-cli" / "home" / ".copilot", copilot_home)
+    # The login's own config folder (not ~/.config): VS Code's chats are found there, by
+    # the unit as by the shell.
+    shutil.copytree(
+        FIXTURES / "vscode-copilot" / "home" / ".config", login.config_home, dirs_exist_ok=True
+    )
     config = tmp_path / "my config" / "config.toml"
     config.parent.mkdir()
     docs = FIXTURES / "notes" / "docs"
@@ -296,6 +303,7 @@ def test_the_scheduled_command_line_indexes_the_corpus(login: Login, tmp_path: P
         "FINDSESSION_CONFIG": str(config),
         "CODEX_HOME": str(codex_home),
         "COPILOT_HOME": str(copilot_home),
+        "XDG_CONFIG_HOME": str(login.config_home),
     }
 
     run = subprocess.run(
@@ -310,6 +318,7 @@ def test_the_scheduled_command_line_indexes_the_corpus(login: Login, tmp_path: P
     by_kind = {s["kind"]: s for s in json.loads(sources.stdout)["sources"]}
     assert by_kind["codex"]["sessions"] > 0, by_kind["codex"]
     assert by_kind["copilot-cli"]["sessions"] > 0, by_kind["copilot-cli"]
+    assert by_kind["vscode-copilot"]["sessions"] > 0, by_kind["vscode-copilot"]
     assert by_kind["markdown"]["sessions"] > 0, by_kind["markdown"]
 
 

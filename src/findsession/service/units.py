@@ -55,6 +55,9 @@ CARRIED_ENV = (
     "QWEN_HOME",
     "PI_CODING_AGENT_DIR",
     "COPILOT_HOME",
+    # VS Code's and its extensions' `User` folders on Linux; Amp's and OpenCode's data.
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
 )
 
 System = Literal["systemd", "launchd"]
