@@ -54,7 +54,7 @@ def indexed(cli: CLI, tmp_path: Path, project: Path) -> CLI:
 @asynccontextmanager
 async def connect(cli: CLI, cwd: Path, **env: str) -> AsyncIterator[Client]:
     keys = ("FINDSESSION_DB", "FINDSESSION_CONFIG", "HOME", "CLAUDE_CONFIG_DIR")
-    server_env = {k: cli.env[k] for k in keys} | {"FINDSESSION_REFRESH_SECONDS": "0"} | env
+    server_env = {k: cli.env[k] for k in keys} | {"FINDSESSION_WATCH": "0"} | env
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "findsession", "serve"], env=server_env, cwd=cwd
     )
@@ -248,7 +248,7 @@ def test_background_indexing_finds_new_sessions_and_searches_never_fail(
         t.write(project_dir(bulk, str(project)))
 
     async def go() -> None:
-        async with connect(indexed, project, FINDSESSION_REFRESH_SECONDS="1") as client:
+        async with connect(indexed, project, FINDSESSION_WATCH="1") as client:
             writer = subprocess.Popen(
                 [sys.executable, "-m", "findsession", "index", str(bulk), "--no-embed"],
                 env=indexed.env,
@@ -276,6 +276,6 @@ def test_background_indexing_finds_new_sessions_and_searches_never_fail(
             _, err = writer.communicate(timeout=120)
             assert writer.returncode == 0, err
             assert errors == [] and searches > 3
-            assert found, "the background indexer did not pick up the new session"
+            assert found, "the watcher did not pick up the new session"
 
     asyncio.run(go())

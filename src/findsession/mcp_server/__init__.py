@@ -2,9 +2,9 @@
 
 The tools (`tools`) answer with the same JSON objects as the CLI's `--json`
 (docs/json.md), from the project the server was started in, without the agent's own
-session (`scope`), and say plainly when the index is empty or nothing matched. A
-background thread (`indexer`) keeps the index fresh. The server only ever reads
-transcripts.
+session (`scope`), and say plainly when the index is empty or nothing matched. The
+service's watcher (`service.freshness`) keeps the index fresh from the operating system's
+file events: an idle agent costs no polling. The server only ever reads transcripts.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import time
 from pathlib import Path
 
 from findsession.api import Findsession
-from findsession.mcp_server.indexer import REFRESH_SECONDS, BackgroundIndexer
 from findsession.mcp_server.scope import Scope
 from findsession.mcp_server.tools import build_server
+from findsession.service.freshness import Freshness
 
 __all__ = ["build_server", "serve"]
 
@@ -38,10 +38,13 @@ def serve(db_path: Path, directory: str | None, all_projects: bool) -> None:
         or os.environ.get("CLAUDE_SESSION_ID"),
         hybrid_weight=cfg.hybrid_weight,
     )
-    interval = float(os.environ.get("FINDSESSION_REFRESH_SECONDS", REFRESH_SECONDS))
-    roots = fs.standard_roots()
-    if interval > 0:
-        indexer = BackgroundIndexer(db_path, roots, interval)
-        scope.indexer_error = lambda: indexer.last_error
-        indexer.start()
-    build_server(fs, scope).run("stdio")
+    fresh = None
+    if os.environ.get("FINDSESSION_WATCH", "1") != "0":
+        fresh = Freshness(db_path, fs.watched_roots())
+        scope.indexer_error = lambda: fresh.last_error
+        fresh.start()
+    try:
+        build_server(fs, scope).run("stdio")
+    finally:
+        if fresh is not None:
+            fresh.stop()
