@@ -25,6 +25,7 @@ from findsession.sources.base import Skip, SourceFile
 from findsession.sources.cursor import HEAD, Cursor, Reading, Record, looks_binary
 from findsession.sources.opening import open_regular
 from findsession.sources.resuming import option, resume_in_cwd
+from findsession.sources.walking import walk
 
 KIND = SourceKind.AIDER
 FILE_NAME = ".aider.chat.history.md"
@@ -133,17 +134,13 @@ def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:
         yield root
         return
 
-    def unreadable(exc: OSError) -> None:
-        if skip is not None and exc.filename:
-            skip(Path(exc.filename), f"cannot read the folder: {exc.strerror or exc}")
-
-    for folder, dirs, files in os.walk(root, onerror=unreadable, followlinks=False):
+    for folder, dirs, files in walk(root, skip):
         if any(mark in files for mark in _HEAVY_MARKS):
             dirs[:] = []
             continue
-        dirs[:] = sorted(d for d in dirs if d not in _HEAVY and not d.startswith(".aider.tags"))
+        dirs[:] = [d for d in dirs if d not in _HEAVY and not d.startswith(".aider.tags")]
         if FILE_NAME in files:
-            yield Path(folder) / FILE_NAME
+            yield folder / FILE_NAME
 
 
 def file_id(path: Path) -> str:

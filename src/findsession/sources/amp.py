@@ -13,7 +13,6 @@ thread of their own, so there is none to link.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -36,6 +35,7 @@ from findsession.sources.json_doc import load_or_none, read_document
 from findsession.sources.jsonl import cap, clean_text, cut_point
 from findsession.sources.opening import open_regular
 from findsession.sources.resuming import positional, resume_in_cwd
+from findsession.sources.walking import walk
 
 KIND = SourceKind.AMP
 PROMPT_CAP = 100_000
@@ -62,15 +62,10 @@ class AmpSource:
                 yield root
             return
 
-        def unreadable(exc: OSError) -> None:
-            if exc.filename:
-                skip(Path(exc.filename), f"cannot read the folder: {exc.strerror or exc}")
-
-        for folder, dirs, files in os.walk(root, onerror=unreadable, followlinks=False):
-            dirs.sort()
-            for name in sorted(files):
+        for folder, _dirs, files in walk(root, skip):
+            for name in files:
                 if _is_thread(name):
-                    yield Path(folder) / name
+                    yield folder / name
 
     def describe(self, path: Path) -> SourceFile:
         return SourceFile(path=path, source=KIND, session_id=path.name[: -len(".json")])

@@ -22,6 +22,7 @@ from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.jsonl import objects_at, read_appended
 from findsession.sources.opening import open_regular
 from findsession.sources.resuming import option, resume_in_cwd
+from findsession.sources.walking import walk
 
 KIND = SourceKind.CLAUDE_CODE
 
@@ -86,14 +87,9 @@ def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:
             yield root
         return
 
-    def unreadable(exc: OSError) -> None:
-        if skip is not None and exc.filename:
-            skip(Path(exc.filename), f"cannot read the folder: {exc.strerror or exc}")
-
-    for folder, dirs, files in os.walk(root, onerror=unreadable, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if d != "tool-results")
-        base = Path(folder)
-        for name in sorted(files):
+    for base, dirs, files in walk(root, skip):
+        dirs[:] = [d for d in dirs if d != "tool-results"]
+        for name in files:
             if name.endswith(".jsonl"):
                 yield base / name
 

@@ -35,6 +35,7 @@ from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.jsonl import ReadStats, iter_objects, read_appended
 from findsession.sources.opening import open_regular
 from findsession.sources.resuming import positional, resume_in_cwd
+from findsession.sources.walking import walk
 
 KIND = SourceKind.CODEX
 #: Where the parser's state is kept in the cursor's digest (opaque to the indexer).
@@ -130,18 +131,13 @@ def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:
             yield root
         return
 
-    def unreadable(exc: OSError) -> None:
-        if skip is not None and exc.filename:
-            skip(Path(exc.filename), f"cannot read the folder: {exc.strerror or exc}")
-
     tops = [root / n for n in ("sessions", "archived_sessions") if (root / n).is_dir()]
     for top in tops or [root]:
-        for folder, dirs, files in os.walk(top, onerror=unreadable, followlinks=False):
-            dirs.sort()
+        for folder, _dirs, files in walk(top, skip):
             names = set(files)
-            for name in sorted(files):
+            for name in files:
                 if is_rollout(name) and not (is_compressed(name) and name[:-4] in names):
-                    yield Path(folder) / name
+                    yield folder / name
 
 
 def describe(path: Path) -> SourceFile:

@@ -15,7 +15,6 @@ read: it holds nothing the logs do not.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -27,6 +26,7 @@ from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.jsonl import ReadStats, clean_text, iter_objects, read_appended
 from findsession.sources.opening import open_regular
 from findsession.sources.resuming import option, resume_in_cwd
+from findsession.sources.walking import env_home, walk
 
 KIND = SourceKind.COPILOT_CLI
 EVENTS = "events.jsonl"
@@ -90,8 +90,7 @@ class CopilotCliSource:
 
 def copilot_home() -> Path:
     """`$COPILOT_HOME`, else `~/.copilot`."""
-    base = os.environ.get("COPILOT_HOME")
-    return Path(base).expanduser() if base else Path.home() / ".copilot"
+    return env_home("COPILOT_HOME", ".copilot")
 
 
 def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:
@@ -107,17 +106,11 @@ def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:
     if (root / STATE).is_dir():
         root = root / STATE
 
-    def unreadable(exc: OSError) -> None:
-        if skip is not None and exc.filename:
-            skip(Path(exc.filename), f"cannot read the folder: {exc.strerror or exc}")
-
-    for folder, dirs, files in os.walk(root, onerror=unreadable, followlinks=False):
-        base = Path(folder)
+    for base, dirs, files in walk(root, skip):
         if EVENTS in files:
             dirs[:] = []  # a session's folder: the rest is checkpoints and files
             yield base / EVENTS
             continue
-        dirs.sort()
         if base == root or base.name == STATE:
             for name in sorted(files):
                 stem = name[: -len(".jsonl")]

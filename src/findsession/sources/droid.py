@@ -16,7 +16,6 @@ A file only grows: it is read on from the JSON-lines cursor.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,6 +28,7 @@ from findsession.sources.cursor import Cursor, Reading, Record
 from findsession.sources.jsonl import ReadStats, clean_text, iter_objects, read_appended
 from findsession.sources.opening import open_regular
 from findsession.sources.resuming import option, resume_in_cwd
+from findsession.sources.walking import files_ending
 
 KIND = SourceKind.DROID
 _HEADER_BYTES = 64 * 1024
@@ -136,22 +136,8 @@ def _without_reminders(content: Any) -> Any:
 
 
 def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:
-    """Every session file under `root`. A file named as a root is read whatever its
-    name. Symlinked folders are not followed."""
-    if root.is_file():
-        if root.name.endswith(".jsonl"):
-            yield root
-        return
-
-    def unreadable(exc: OSError) -> None:
-        if skip is not None and exc.filename:
-            skip(Path(exc.filename), f"cannot read the folder: {exc.strerror or exc}")
-
-    for folder, dirs, files in os.walk(root, onerror=unreadable, followlinks=False):
-        dirs.sort()
-        for name in sorted(files):
-            if name.endswith(".jsonl"):
-                yield Path(folder) / name
+    """Every session file under `root`."""
+    return files_ending(root, skip, ".jsonl")
 
 
 def _header(source: Path | IO[bytes]) -> dict[str, Any]:

@@ -32,6 +32,7 @@ from findsession.sources.jsonl import clean_text
 from findsession.sources.opening import open_regular
 from findsession.sources.resuming import no_resume
 from findsession.sources.ui_messages import cwd_from_requests, ui_records
+from findsession.sources.walking import walk
 
 UI_FILE = "ui_messages.json"
 #: Editors that host VS Code extensions, each with its own user folder.
@@ -75,16 +76,10 @@ class _TaskSource:
                 yield root
             return
 
-        def unreadable(exc: OSError) -> None:
-            if exc.filename:
-                skip(Path(exc.filename), f"cannot read the folder: {exc.strerror or exc}")
-
-        for folder, dirs, files in os.walk(root, onerror=unreadable, followlinks=False):
+        for folder, dirs, files in walk(root, skip):
             if UI_FILE in files:
                 dirs[:] = []
-                yield Path(folder) / UI_FILE
-            else:
-                dirs.sort()
+                yield folder / UI_FILE
 
     def describe(self, path: Path) -> SourceFile:
         task = path.parent

@@ -35,6 +35,7 @@ from findsession.sources.gemini_projects import project_dir
 from findsession.sources.gemini_records import conversation_records
 from findsession.sources.opening import open_regular
 from findsession.sources.resuming import option, resume_in_cwd
+from findsession.sources.walking import walk
 
 KIND = SourceKind.GEMINI
 
@@ -124,18 +125,13 @@ def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:
             yield root
         return
 
-    def unreadable(exc: OSError) -> None:
-        if skip is not None and exc.filename:
-            skip(Path(exc.filename), f"cannot read the folder: {exc.strerror or exc}")
-
-    for folder, dirs, files in os.walk(root, onerror=unreadable, followlinks=False):
-        base = Path(folder)
+    for base, dirs, files in walk(root, skip):
         in_chats = base.name == "chats" or base.parent.name == "chats"
         if base.parent.name == "chats":
             dirs[:] = []  # a subagent folder holds chats, not more folders of them
-        dirs[:] = sorted(d for d in dirs if not d.startswith(_BACKGROUND))
+        dirs[:] = [d for d in dirs if not d.startswith(_BACKGROUND)]
         names = set(files)
-        for name in sorted(files):
+        for name in files:
             if _is_chat(name, names) and (in_chats or name.startswith("session-")):
                 yield base / name
 

@@ -25,6 +25,7 @@ from findsession.sources.base import Skip
 from findsession.sources.notes import NoteSource, is_note, storable
 from findsession.sources.notes_parse import Note
 from findsession.sources.opening import open_regular
+from findsession.sources.walking import env_home
 
 #: The instruction files agents read at the top of a project.
 PROJECT_FILES = ("CLAUDE.md", "AGENTS.md", "GEMINI.md")
@@ -39,8 +40,7 @@ _LINE_BYTES = 1 << 20
 
 def claude_home() -> Path:
     """`$CLAUDE_CONFIG_DIR`, else `~/.claude`."""
-    base = os.environ.get("CLAUDE_CONFIG_DIR")
-    return Path(base).expanduser() if base else Path.home() / ".claude"
+    return env_home("CLAUDE_CONFIG_DIR", ".claude")
 
 
 class MemorySource(NoteSource):

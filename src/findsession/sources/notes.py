@@ -27,6 +27,7 @@ from findsession.sources.notes_dates import iso
 from findsession.sources.notes_parse import Note, decode, heading_path, parse_note, span_text, spans
 from findsession.sources.opening import open_regular
 from findsession.sources.resuming import no_resume
+from findsession.sources.walking import walk
 
 #: Past this a note is indexed in part (and a problem says so): nobody's note is that
 #: long, and a parser in pure Python should not spend a minute on one file.
@@ -82,14 +83,9 @@ def walk_notes(root: Path, skip: Skip) -> Iterator[Path]:
             yield root
         return
 
-    def unreadable(exc: OSError) -> None:
-        if exc.filename:
-            skip(Path(exc.filename), f"cannot read the folder: {exc.strerror or exc}")
-
-    for folder, dirs, files in os.walk(root, onerror=unreadable, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS)
-        base = Path(folder)
-        for name in sorted(files):
+    for base, dirs, files in walk(root, skip):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS]
+        for name in files:
             if is_note(name) and storable(base / name, skip):
                 yield base / name
 

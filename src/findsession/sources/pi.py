@@ -15,7 +15,6 @@ part of the session, unlike a Qwen Code rewind.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -27,6 +26,7 @@ from findsession.sources.jsonl import ReadStats, clean_text, iter_objects, read_
 from findsession.sources.opening import open_regular
 from findsession.sources.pi_records import PiParser
 from findsession.sources.resuming import no_resume, option, resume_in_cwd
+from findsession.sources.walking import env_home, files_ending
 
 KIND = SourceKind.PI
 #: Bytes of line 1 read for the header (it holds a few ids and a path).
@@ -85,27 +85,12 @@ class PiSource:
 
 def pi_agent_dir() -> Path:
     """`$PI_CODING_AGENT_DIR`, else `~/.pi/agent`."""
-    base = os.environ.get("PI_CODING_AGENT_DIR")
-    return Path(base).expanduser() if base else Path.home() / ".pi" / "agent"
+    return env_home("PI_CODING_AGENT_DIR", ".pi", "agent")
 
 
 def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:
-    """Every session file under `root`. A file named as a root is read whatever its
-    name. Symlinked folders are not followed."""
-    if root.is_file():
-        if root.name.endswith(".jsonl"):
-            yield root
-        return
-
-    def unreadable(exc: OSError) -> None:
-        if skip is not None and exc.filename:
-            skip(Path(exc.filename), f"cannot read the folder: {exc.strerror or exc}")
-
-    for folder, dirs, files in os.walk(root, onerror=unreadable, followlinks=False):
-        dirs.sort()
-        for name in sorted(files):
-            if name.endswith(".jsonl"):
-                yield Path(folder) / name
+    """Every session file under `root`."""
+    return files_ending(root, skip, ".jsonl")
 
 
 def _header(path: Path) -> dict[str, object]:

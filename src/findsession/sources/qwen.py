@@ -14,7 +14,6 @@ the person took back leaves the index; a read with no rewind in it only adds.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -26,6 +25,7 @@ from findsession.sources.jsonl import ReadStats, iter_objects, read_appended
 from findsession.sources.opening import open_regular
 from findsession.sources.qwen_records import QwenParser
 from findsession.sources.resuming import option, resume_in_cwd
+from findsession.sources.walking import env_home, walk
 
 KIND = SourceKind.QWEN
 
@@ -83,8 +83,7 @@ class QwenSource:
 
 def qwen_home() -> Path:
     """`$QWEN_HOME`, else `~/.qwen`."""
-    base = os.environ.get("QWEN_HOME")
-    return Path(base).expanduser() if base else Path.home() / ".qwen"
+    return env_home("QWEN_HOME", ".qwen")
 
 
 def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:
@@ -96,16 +95,10 @@ def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:
             yield root
         return
 
-    def unreadable(exc: OSError) -> None:
-        if skip is not None and exc.filename:
-            skip(Path(exc.filename), f"cannot read the folder: {exc.strerror or exc}")
-
-    for folder, dirs, files in os.walk(root, onerror=unreadable, followlinks=False):
-        dirs.sort()
-        base = Path(folder)
+    for base, _dirs, files in walk(root, skip):
         in_chats = base.name == "chats" or (base.name == "archive" and base.parent.name == "chats")
         if not in_chats:
             continue
-        for name in sorted(files):
+        for name in files:
             if name.endswith(".jsonl"):
                 yield base / name

@@ -31,6 +31,7 @@ from findsession.sources.opening import open_regular
 from findsession.sources.resuming import no_resume
 from findsession.sources.vscode_copilot_log import load_json, replay
 from findsession.sources.vscode_copilot_records import session_records, uri_path
+from findsession.sources.walking import walk
 
 KIND = SourceKind.VSCODE_COPILOT
 SESSIONS = "chatSessions"
@@ -121,17 +122,12 @@ def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:
     else:
         tops = [root]
 
-    def unreadable(exc: OSError) -> None:
-        if skip is not None and exc.filename:
-            skip(Path(exc.filename), f"cannot read the folder: {exc.strerror or exc}")
-
     for top in tops:
-        for folder, dirs, files in os.walk(top, onerror=unreadable, followlinks=False):
-            base = Path(folder)
+        for base, dirs, files in walk(top, skip):
             if base.name in (SESSIONS, EMPTY_WINDOW):
                 dirs[:] = []
                 names = set(files)
-                for name in sorted(files):
+                for name in files:
                     if name.endswith(".jsonl") or (
                         name.endswith(".json") and name + "l" not in names
                     ):
