@@ -26,13 +26,13 @@ from typing import IO, Any
 
 import zstandard
 
-from findsession.domain import Message, MetaEvent, MetaKind, Resume, Session, SourceKind
+from findsession.domain import MetaEvent, MetaKind, Resume, Session, SourceKind
 from findsession.sources.base import Skip, SourceFile
 from findsession.sources.codex_records import ParseState, RolloutParser
 from findsession.sources.codex_titles import title_of
 from findsession.sources.codex_zst import decompressed, is_compressed, read_compressed
 from findsession.sources.cursor import Cursor, Reading
-from findsession.sources.jsonl import ReadStats, iter_objects, read_appended
+from findsession.sources.jsonl import read_appended, texts_at
 from findsession.sources.opening import open_regular
 from findsession.sources.resuming import positional, resume_in_cwd
 from findsession.sources.walking import walk
@@ -93,15 +93,8 @@ class CodexSource:
 
     def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
         parser = RolloutParser(describe(path).session_id)
-        texts: dict[tuple[int, int], str] = {}
         with open_regular(str(path)) as fh, _lines_of(path, fh) as data:
-            for number, obj in iter_objects(data, 0, 0, ReadStats(0, 0)):
-                records = parser.parse(number, obj)
-                if number in lines:
-                    for part, rec in enumerate(records):
-                        if isinstance(rec, Message):
-                            texts[(number, part)] = rec.text
-        return texts
+            return texts_at(data, lines, parser.parse)
 
     def resume(self, session: Session) -> Resume:
         """`codex resume <id>`, in the session's directory: Codex runs a resumed

@@ -19,11 +19,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from findsession.domain import Message, MetaEvent, MetaKind, Resume, Session, SourceKind
+from findsession.domain import MetaEvent, MetaKind, Resume, Session, SourceKind
 from findsession.sources.base import Skip, SourceFile
 from findsession.sources.copilot_cli_records import EventParser
 from findsession.sources.cursor import Cursor, Reading
-from findsession.sources.jsonl import ReadStats, clean_text, iter_objects, read_appended
+from findsession.sources.jsonl import clean_text, read_appended, texts_at
 from findsession.sources.opening import open_regular
 from findsession.sources.resuming import option, resume_in_cwd
 from findsession.sources.walking import env_home, walk
@@ -69,18 +69,8 @@ class CopilotCliSource:
         """Each wanted message as the log holds it now. The log is parsed from its start,
         so a subagent's prompt names the task its parent gave, as it was indexed."""
         parser = EventParser(read_workspace(path).get("cwd"))
-        texts: dict[tuple[int, int], str] = {}
-        last = max(lines, default=0)
         with open_regular(str(path)) as fh:
-            for number, obj in iter_objects(fh, 0, 0, ReadStats(0, 0)):
-                records = parser.parse(number, obj)
-                if number in lines:
-                    for part, rec in enumerate(records):
-                        if isinstance(rec, Message):
-                            texts[(number, part)] = rec.text
-                if number >= last:
-                    break
-        return texts
+            return texts_at(fh, lines, parser.parse)
 
     def resume(self, session: Session) -> Resume:
         """`copilot --resume <id>`, in the session's directory: the CLI's own way back

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from findsession.domain import Problem
+from findsession.domain import Message, Problem
 from findsession.sources.cursor import HEAD, Cursor, Reading, Record, looks_binary
 
 #: Lines longer than this are skipped: nothing a person reads is that long, and holding
@@ -233,6 +233,28 @@ def objects_at(fh: IO[bytes], lines: set[int]) -> Iterator[tuple[int, dict[str, 
             obj = _decode(raw)
             if isinstance(obj, dict):
                 yield number, obj
+
+
+def texts_at(
+    fh: IO[bytes], lines: set[int], parse: Callable[[int, dict[str, Any]], Iterable[Record]]
+) -> dict[tuple[int, int], str]:
+    """The text of each message on the wanted `lines`, as `{(line, part): text}`.
+
+    For `read --raw` of a format whose parser keeps state across lines (a tree, a
+    session header, a parent's task): every line is parsed from the start, as when it
+    was indexed, and the reading stops after the last wanted line.
+    """
+    texts: dict[tuple[int, int], str] = {}
+    last = max(lines, default=0)
+    for number, obj in iter_objects(fh, 0, 0, ReadStats(0, 0)):
+        records = parse(number, obj)
+        if number in lines:
+            for part, rec in enumerate(records):
+                if isinstance(rec, Message):
+                    texts[(number, part)] = rec.text
+        if number >= last:
+            break
+    return texts
 
 
 _MALFORMED = object()

@@ -19,10 +19,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from findsession.domain import Message, Resume, Session, SourceKind
+from findsession.domain import Resume, Session, SourceKind
 from findsession.sources.base import Skip, SourceFile
 from findsession.sources.cursor import Cursor, Reading
-from findsession.sources.jsonl import ReadStats, clean_text, iter_objects, read_appended
+from findsession.sources.jsonl import clean_text, read_appended, texts_at
 from findsession.sources.opening import open_regular
 from findsession.sources.pi_records import PiParser
 from findsession.sources.resuming import no_resume, option, resume_in_cwd
@@ -65,15 +65,8 @@ class PiSource:
 
     def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
         parser = PiParser()
-        texts: dict[tuple[int, int], str] = {}
         with open_regular(str(path)) as fh:
-            for number, obj in iter_objects(fh, 0, 0, ReadStats(0, 0)):
-                records = parser.parse(number, obj)
-                if number in lines:
-                    for part, rec in enumerate(records):
-                        if isinstance(rec, Message):
-                            texts[(number, part)] = rec.text
-        return texts
+            return texts_at(fh, lines, parser.parse)
 
     def resume(self, session: Session) -> Resume:
         """`pi --session <file>`, in the session's directory: Pi opens a session by
