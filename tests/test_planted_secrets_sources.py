@@ -1,0 +1,106 @@
+"""Every agent's format, with secrets planted in each of its text fields, leaves no trace.
+
+`test_planted_secrets` plants each kind of secret in each field of a Claude Code
+transcript. Every other format has its own parser, its own fields and its own caps, and
+a parser that forgot to hand one field through the indexer's redaction would store it
+as it is. Here each format's fixture is copied, every string in it that reads as text
+(it holds a space: prompts, replies, tool input and output, titles, descriptions; not
+ids, roles or types, which would change what the record is) gets every kind of secret
+appended, and the real CLI indexes the copy. Then no 10-character piece of any secret
+may be in the index's bytes, its WAL, or any value or keyword-index term.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import CLI
+from test_planted_secrets import _stored
+from test_redaction import LEAKED_KINDS, pieces
+
+FIXTURES = Path(__file__).parent / "fixtures"
+#: Each format's fixture folder, indexed as a root of its source.
+FORMATS = {
+    "codex": "codex/home",
+    "gemini": "gemini/home/.gemini",
+    "qwen": "qwen/home",
+    "droid": "droid/sessions",
+    "pi": "pi/agent/sessions",
+    "copilot-cli": "copilot-cli/home/.copilot",
+    "cursor-agent": "cursor-agent/home/.cursor",
+    "vscode-copilot": "vscode-copilot/home/.config/Code/User",
+    "cline": "cline/User",
+    "roo-code": "roo-code/User",
+    "amp": "amp/threads",
+}
+#: Every kind at once, one per line, as someone pasting a config would.
+PLANTED = "\n".join(text for _, text, _ in LEAKED_KINDS)
+
+
+def _plant(value: Any) -> Any:
+    """`value` with the secrets appended to every string that reads as text. A string
+    holding a JSON document (Cline's `text` fields) gets them planted inside it too."""
+    if isinstance(value, dict):
+        return {k: _plant(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plant(v) for v in value]
+    if isinstance(value, str) and " " in value:
+        try:
+            inner = json.loads(value)
+        except ValueError:
+            return f"{value}\n{PLANTED}"
+        if isinstance(inner, dict | list):
+            return json.dumps(_plant(inner))
+        return f"{value}\n{PLANTED}"
+    return value
+
+
+def _plant_file(path: Path) -> bool:
+    """Plant secrets in a JSON or JSON-lines file in place; False for any other file."""
+    raw = path.read_text(encoding="utf-8", errors="replace")
+    if path.suffix == ".json":
+        try:
+            doc = json.loads(raw)
+        except ValueError:
+            return False
+        path.write_text(json.dumps(_plant(doc)), encoding="utf-8")
+        return True
+    if path.suffix == ".jsonl":
+        lines = []
+        for line in raw.splitlines():
+            try:
+                lines.append(json.dumps(_plant(json.loads(line))))
+            except ValueError:
+                lines.append(line)  # a malformed line stays malformed
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        return True
+    return False
+
+
+@pytest.mark.parametrize("kind", sorted(FORMATS))
+def test_no_secret_planted_in_any_format_leaves_a_trace(
+    cli: CLI, tmp_path: Path, kind: str
+) -> None:
+    root = tmp_path / "planted" / kind
+    shutil.copytree(FIXTURES / FORMATS[kind], root)
+    planted = [p for p in sorted(root.rglob("*")) if p.is_file() and _plant_file(p)]
+    assert planted, f"no JSON file to plant in under {FORMATS[kind]}"
+
+    report = cli.json("index", "--no-embed", "--source", kind, str(root))
+    assert report["sessions_total"] > 0, report
+    assert sum(report["redacted"].values()) >= len(LEAKED_KINDS), report["redacted"]
+
+    raw, values = _stored(Path(cli.env["FINDSESSION_DB"]))
+    raw, text = raw.lower(), "\n".join(values).lower()
+    leaks = []
+    for name, _, secrets in LEAKED_KINDS:
+        for secret in secrets:
+            found = sorted(p for p in pieces(secret) if p.lower().encode() in raw)
+            found += sorted(p for p in pieces(secret) if p.lower() in text)
+            if found:
+                leaks.append(f"{name}: {found[0]!r}")
+    assert not leaks, f"{kind} leaks {len(leaks)} secrets: " + "; ".join(leaks)
