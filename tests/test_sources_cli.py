@@ -31,6 +31,20 @@ def test_sources_lists_each_source_with_what_the_index_holds(cli: CLI, home_sess
     assert "claude-code" in text and "2 files, 2 sessions" in text
 
 
+def test_sources_is_quiet_about_agents_not_on_this_machine(cli: CLI, home_sessions: Path) -> None:
+    """A person with one agent reads its block and one line naming the others, not a
+    "not found" block for each of twenty agents; `--all` shows every place."""
+    cli.run("index", "--no-embed")
+    lines = cli.run("sources").stdout.splitlines()
+    absent = [line for line in lines if line.startswith("not on this machine: ")]
+    assert len(absent) == 1 and "codex" in absent[0] and "amp" in absent[0]
+    assert "claude-code" not in absent[0]
+    assert not any("(not found)" in line for line in lines), lines
+    assert len(lines) < 12, lines
+    full = cli.run("sources", "--all").stdout
+    assert "~/.codex  (not found)" in full and "not on this machine" not in full
+
+
 def test_a_source_turned_off_in_the_config_is_not_read(
     cli: CLI, home_sessions: Path, tmp_path: Path
 ) -> None:

@@ -117,7 +117,7 @@ def sources(args: argparse.Namespace, fs: Findsession, out: Console, err: Consol
     if args.json:
         print(jsonout.dumps(jsonout.sources_json(reports)))
     else:
-        render.print_sources(out, reports)
+        render.print_sources(out, reports, everything=args.all)
     return 0
 
 

@@ -194,6 +194,11 @@ def build_parser() -> argparse.ArgumentParser:
         "sources", parents=[common], help="each source: where it looks, files, sessions, problems"
     )
     p.add_argument("--json", action="store_true", help="print as JSON")
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help="show in full the sources with nothing on this machine too (else named on one line)",
+    )
 
     p = sub.add_parser("status", parents=[common], help="what the index holds")
     p.add_argument("--json", action="store_true", help="print as JSON")

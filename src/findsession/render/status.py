@@ -33,9 +33,19 @@ def print_embed_report(err: Console, r: EmbedReport) -> None:
         err.print("finished units keep their vectors; run `findsession index` again to go on")
 
 
-def print_sources(out: Console, reports: list[SourceReport]) -> None:
-    """One block per source: on or off, where it looks, what the index holds from it."""
+def print_sources(out: Console, reports: list[SourceReport], everything: bool = False) -> None:
+    """One block per source: on or off, where it looks, what the index holds from it.
+
+    A source with nothing on this machine (none of its places exist, nothing of it
+    indexed) is only named, on one line at the end: with twenty agents supported, a
+    person who uses two would otherwise read sixty lines of "not found". `everything`
+    shows those in full too.
+    """
+    absent = [r.kind for r in reports if not everything and _absent(r)]
+    unnamed = [r.kind for r in reports if not everything and _unnamed(r)]
     for r in reports:
+        if r.kind in absent or r.kind in unnamed:
+            continue
         c = r.counts
         state = "" if r.enabled else "  (off in the config)"
         out.print(Text(f"{r.kind}{state}", style="bold" if r.enabled else "dim"))
@@ -49,6 +59,39 @@ def print_sources(out: Console, reports: list[SourceReport]) -> None:
         if c.problems:
             held += f", {c.problems} lines skipped"
         out.print(held, style="dim")
+    if absent:
+        out.print(
+            Text(
+                f"not on this machine: {', '.join(absent)}"
+                " (`findsession sources --all` shows where each is looked for)",
+                style="dim",
+            ),
+            soft_wrap=True,
+        )
+    if unnamed:
+        out.print(
+            Text(
+                f"no folders named yet: {', '.join(unnamed)}"
+                f' (`[sources.{unnamed[0]}] roots = ["~/notes"]` in the config)',
+                style="dim",
+            ),
+            soft_wrap=True,
+        )
+
+
+def _unnamed(r: SourceReport) -> bool:
+    """An enabled source with no standard place (notes) and no folder named for it."""
+    return r.enabled and not r.roots and not (r.counts.files or r.counts.sessions)
+
+
+def _absent(r: SourceReport) -> bool:
+    """An enabled source whose places all lack and of which the index holds nothing."""
+    return (
+        r.enabled
+        and bool(r.roots)
+        and not any(exists for _, exists in r.roots)
+        and not (r.counts.files or r.counts.sessions)
+    )
 
 
 def print_status(out: Console, st: IndexStatus) -> None:
