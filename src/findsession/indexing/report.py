@@ -38,6 +38,9 @@ class IndexReport:
     #: Files and folders left out, with the reason: unreadable folders, FIFOs, links out
     #: of the roots, binary files.
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    #: The roots were walked in full (no list of changed files, or one the index did not
+    #: know all of).
+    full_scan: bool = True
 
     def skipped_by_reason(self) -> dict[str, int]:
         counts: dict[str, int] = {}

@@ -49,6 +49,7 @@ def index_roots(
         if changed is not None:
             found, known = changed
             report.files_seen = len(found)
+            report.full_scan = False
         else:
             known = store.file_states()
             found = scan(roots, report, seen)

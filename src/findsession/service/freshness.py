@@ -109,7 +109,7 @@ class Freshness:
                 self.last_run = {
                     "at": time.time(),
                     # A full scan: the catch-up run, or changes the index did not know all of.
-                    "full": full or report.files_seen != len(changed),
+                    "full": report.full_scan,
                     "files_seen": report.files_seen,
                     "files_read": report.files_read,
                     "sessions_changed": report.sessions_changed,
