@@ -246,6 +246,11 @@ def test_an_appended_turn_is_found_through_the_watcher(service_cli: CLI, tmp_pat
     last = status(cli)["last_index"]
     assert last["full"] is False and last["files_seen"] == 1  # just that file, of two
 
+    # A file no source reads (an agent's log beside its transcripts) costs no walk.
+    (path.parent / "agent.log").write_text("compacting...\n")
+    wait_for(lambda: status(cli)["last_index"]["at"] != last["at"], seconds=20)
+    assert status(cli)["last_index"]["full"] is False
+
     new = Transcript(session_id="77777777-0000-4000-8000-000000000002", cwd="/home/dev/new")
     new.prompt("a brand new session about the quasarpelican exporter").reply("Sure.")
     new.write(project_dir(tmp_path / "home" / ".claude" / "projects", "/home/dev/new"))

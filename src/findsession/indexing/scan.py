@@ -146,7 +146,9 @@ def known_changes(
 ) -> tuple[list[Found], dict[str, FileState]] | None:
     """`paths` as scan results with their stored states, when each is a regular file the
     index already reads under one of `roots`; None when any is new, gone or no longer a
-    regular file, so only a full scan can say what it is."""
+    regular file, so only a full scan can say what it is. A new path that no source of
+    its root would read (an agent writes logs and caches beside its transcripts) is
+    passed over: it must not cost a walk of every root each time the agent writes one."""
     root_keys = {str(r.path) for r in roots}
     mains = {p: main_file(p) for p in paths}
     known = store.file_states([*paths, *(m for m in mains.values() if m)])
@@ -162,7 +164,11 @@ def known_changes(
     found: list[Found] = []
     for path in dict.fromkeys(wanted):
         state = known.get(path)
-        if state is None or state.root not in root_keys or state.source not in SOURCES:
+        if state is None:
+            if _may_be_new(path, roots):
+                return None
+            continue  # a file no source reads (an agent's log, cache or snapshot)
+        if state.root not in root_keys or state.source not in SOURCES:
             return None
         try:
             st = os.stat(path, follow_symlinks=False)
@@ -172,3 +178,24 @@ def known_changes(
             return None
         found.append(Found(Path(path), state.source, state.root, st))
     return found, known
+
+
+def _may_be_new(path: str, roots: list[Root]) -> bool:
+    """Whether a path the index does not know may be a new transcript: a new folder, or
+    a file the source of a root holding it would read when named as a root itself. A
+    path gone again, or outside every root, needs no scan."""
+    holders = [r for r in roots if path.startswith(str(r.path).rstrip(os.sep) + os.sep)]
+    if not holders:
+        return False
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return False
+    if not stat.S_ISREG(st.st_mode):
+        return True  # a new folder (or link): only a walk says what is in it
+    candidate = Path(path)
+    return any(
+        next(iter(SOURCES[r.source].discover(candidate, lambda _p, _why: None)), None)
+        for r in holders
+        if r.source in SOURCES
+    )
