@@ -53,6 +53,8 @@ class SourceKind(StrEnum):
     CLINE = "cline"
     ROO_CODE = "roo-code"
     AMP = "amp"
+    OPENCODE = "opencode"
+    KILO_CODE = "kilo-code"
     MARKDOWN = "markdown"
     JOURNAL = "journal"
     MEMORY = "memory"

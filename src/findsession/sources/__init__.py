@@ -59,6 +59,8 @@ SOURCES: Mapping[str, Source] = _Registry(
         SourceKind.CLINE: "findsession.sources.extension_tasks:ClineSource",
         SourceKind.ROO_CODE: "findsession.sources.extension_tasks:RooCodeSource",
         SourceKind.AMP: "findsession.sources.amp:AmpSource",
+        SourceKind.OPENCODE: "findsession.sources.opencode:OpenCodeSource",
+        SourceKind.KILO_CODE: "findsession.sources.opencode:KiloCodeSource",
         SourceKind.MARKDOWN: "findsession.sources.markdown:MarkdownSource",
         SourceKind.JOURNAL: "findsession.sources.journal:JournalSource",
         SourceKind.MEMORY: "findsession.sources.memory:MemorySource",
@@ -81,6 +83,8 @@ SPOKEN_NAMES: dict[str, tuple[str, ...]] = {
     SourceKind.CLINE: ("cline",),
     SourceKind.ROO_CODE: ("roo",),
     SourceKind.AMP: ("amp",),
+    SourceKind.OPENCODE: ("opencode",),
+    SourceKind.KILO_CODE: ("kilo",),
 }
 #: Files a database keeps beside itself while its agent writes (`-wal`: commits waiting
 #: for a checkpoint; `-shm`, `-journal`): a change to one is a change of the database.
@@ -90,11 +94,18 @@ SIDE_FILES = ("-wal", "-shm", "-journal")
 def file_stamp(kind: str, path: Path, st: os.stat_result) -> tuple[int, int]:
     """The size and time that say whether a file changed since it was read: its own,
     folded with those of the `companions` its source names (a database's write-ahead
-    log, where an agent's commits wait while the database file itself stays as it was)."""
+    log, where an agent's commits wait while the database file itself stays as it was),
+    and those of any other paths its `stamp_paths(path)` names (the folders an older
+    OpenCode session's messages and parts are added to)."""
+    source = SOURCES[kind]
     size, mtime = st.st_size, st.st_mtime_ns
-    for suffix in getattr(SOURCES[kind], "companions", ()):
+    others = [f"{path}{suffix}" for suffix in getattr(source, "companions", ())]
+    stamp_paths = getattr(source, "stamp_paths", None)
+    if stamp_paths is not None:
+        others += stamp_paths(path)
+    for other_path in others:
         try:
-            other = os.stat(f"{path}{suffix}")
+            other = os.stat(other_path)
         except OSError:
             continue
         size += other.st_size

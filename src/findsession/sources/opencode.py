@@ -1,0 +1,183 @@
+"""OpenCode and Kilo Code: where their sessions are, and the `Source` that reads them.
+
+OpenCode keeps its data in `$XDG_DATA_HOME/opencode` (`~/.local/share/opencode` on
+every OS): since 1.2 every session is in the SQLite store `opencode.db`, written in
+place while the agent runs; before, in a JSON tree under `storage/` (`opencode_tree`),
+which 1.2 copies into the store and leaves behind. Kilo Code's CLI (1.0 and later, built
+on OpenCode) keeps the same store as `~/.local/share/kilo/kilo.db`; it is a source of its
+own, so `--source kilo-code` names it apart from OpenCode.
+
+The store holds many sessions, each indexed as `<file id>:<ses_…>`: one aggregate query
+gives each session a change token, and only the sessions whose token moved are read
+again, each whole (`opencode_db`, `foreign_db`). A tree session is indexed under the
+same id, so the database, when it holds the session too, replaces it (see
+`opencode_tree`). Subagents are sessions with a `parent_id`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from findsession.domain import Problem, Resume, Session, SourceKind
+from findsession.sources import foreign_db, opencode_db, opencode_tree
+from findsession.sources.base import Skip, SourceFile
+from findsession.sources.cursor import Cursor, Reading, Record
+from findsession.sources.opencode_records import SessionInfo, session_records, texts_at
+from findsession.sources.resuming import option, resume_in_cwd
+
+
+def data_home() -> Path:
+    """`$XDG_DATA_HOME`, else `~/.local/share`: where OpenCode puts its data on every OS."""
+    value = os.environ.get("XDG_DATA_HOME", "")
+    return Path(value) if value and Path(value).is_absolute() else Path.home() / ".local" / "share"
+
+
+class OpenCodeSource:
+    """OpenCode's `opencode.db` and the older `storage/` tree beside it."""
+
+    kind: str = SourceKind.OPENCODE
+    #: The data folder's name, the store's stem and the command that resumes.
+    app = "opencode"
+    #: A commit waiting in `<db>-wal` is a change of the store.
+    companions = foreign_db.COMPANIONS
+
+    @property
+    def store_name(self) -> str:
+        return f"{self.app}.db"
+
+    def default_roots(self) -> list[Path]:
+        return [data_home() / self.app]
+
+    def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
+        """The store in the data folder `root`, then each session file of its tree (or
+        `root` itself, when it is the store or a session file)."""
+        if root.is_file():
+            if root.name == self.store_name or opencode_tree.is_session_file(root.name):
+                yield root
+            return
+        store = root / self.store_name
+        if store.is_file():
+            yield store
+        yield from opencode_tree.discover(root / "storage", skip)
+
+    def stamp_paths(self, path: Path) -> list[str]:
+        """Beside a tree session's own file, the folders its messages and parts are
+        added to (see `opencode_tree.stamp_paths`); the store has its `companions`."""
+        return [] if path.name == self.store_name else opencode_tree.stamp_paths(path)
+
+    def describe(self, path: Path) -> SourceFile:
+        if path.name == self.store_name:
+            return SourceFile(path, self.kind, file_id(self.kind, path), sibling_sessions=True)
+        owner = file_id(self.kind, self._store_beside(path))
+        parent = opencode_tree.parent_of(path)
+        return SourceFile(
+            path,
+            self.kind,
+            f"{owner}:{path.stem}",
+            is_subagent=parent is not None,
+            parent_id=f"{owner}:{parent}" if parent else None,
+        )
+
+    def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
+        if sf.path.name == self.store_name:
+            return read_store(sf.path, cursor, self.kind)
+        fh.seek(0)
+        return opencode_tree.read_session(sf.path, fh.read(), cursor, self._store_beside(sf.path))
+
+    def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
+        """Each wanted message as the store (or the tree) holds it now."""
+        if path.name != self.store_name:
+            return texts_at(opencode_tree.records_of(path), lines)
+        texts: dict[tuple[int, int], str] = {}
+        with foreign_db.reading(path) as conn:
+            for rank in sorted({foreign_db.position_of(line)[0] for line in lines}):
+                row = opencode_db.session_at(conn, rank)
+                if row is not None:
+                    texts |= texts_at(_session_rows(conn, row, [])[0], lines)
+        return texts
+
+    def resume(self, session: Session) -> Resume:
+        """`opencode --session <id>` (`kilo --session <id>`): the agent's documented way
+        into a session by its `ses_…` id, run in the session's directory, the project
+        OpenCode files it under."""
+        return resume_in_cwd(
+            session, self.app, *option("--session", foreign_db.agent_id(session.id))
+        )
+
+    def title_line(self, sf: SourceFile, title: str) -> bytes | None:
+        """None: the sessions are rows of the agent's own database, never written here."""
+        return None
+
+    def _store_beside(self, session_file: Path) -> Path:
+        """The store of the data folder a tree session file sits in."""
+        return opencode_tree.storage_of(session_file).parent / self.store_name
+
+
+class KiloCodeSource(OpenCodeSource):
+    """Kilo Code's `kilo.db` (its CLI is built on OpenCode: the same store and tree)."""
+
+    kind: str = SourceKind.KILO_CODE
+    app = "kilo"
+
+
+def file_id(kind: str, path: Path) -> str:
+    """The store's id: its sessions are `<file id>:<session id>`."""
+    return f"{kind}-" + hashlib.blake2b(str(path).encode(), digest_size=4).hexdigest()
+
+
+def read_store(path: Path, cursor: Cursor | None, kind: str) -> Reading:
+    """The sessions whose change token moved since `cursor`, each read whole."""
+    size = path.stat().st_size
+    problems: list[Problem] = []
+    records: list[Record] = []
+    rows_read = bytes_read = 0
+    with foreign_db.reading(path) as conn:
+        gaps = opencode_db.missing(conn)
+        if gaps:
+            reason = f"not a {kind} store this reader knows"
+            problem = Problem(0, reason, "it lacks " + ", ".join(gaps))
+            return Reading(
+                [], Cursor(size, 0, foreign_db.encode({})), fresh=False, problems=[problem]
+            )
+        tokens = opencode_db.session_tokens(conn)
+        now = Cursor(offset=size, lines=len(tokens), digest=foreign_db.encode(tokens))
+        changed = foreign_db.changed(foreign_db.decode(cursor.digest if cursor else None), tokens)
+        if not changed:
+            return Reading([], now, fresh=False, unchanged=True)
+        for row in opencode_db.sessions(conn, changed):
+            session, n, nbytes = _session_rows(conn, row, problems)
+            records += session
+            rows_read, bytes_read = rows_read + n, bytes_read + nbytes
+    return Reading(
+        records,
+        now,
+        fresh=False,
+        replaced=frozenset(changed),
+        bytes_read=bytes_read,
+        lines_read=rows_read,
+        problems=problems,
+    )
+
+
+def _session_rows(
+    conn: Any, row: opencode_db.SessionRow, problems: list[Problem]
+) -> tuple[list[Record], int, int]:
+    """One session's records, with the rows and bytes read for them (`conn`: a
+    `foreign_db.reading` of the store)."""
+    messages = opencode_db.messages(conn, row.id)
+    parts = opencode_db.parts(conn, row.id)
+    info = SessionInfo(
+        id=row.id,
+        rank=row.rank,
+        title=row.title,
+        parent_id=row.parent_id,
+        cwd=row.directory,
+        created_ms=row.time_created,
+    )
+    records = session_records(info, messages, parts, problems, row.id)
+    nbytes = sum(len(m[2]) for m in messages) + sum(len(p[2]) for p in parts)
+    return records, 1 + len(messages) + len(parts), nbytes

@@ -1,0 +1,247 @@
+"""What an OpenCode session's messages and parts mean, wherever they were kept.
+
+The store (`opencode_db`) and the older JSON tree (`opencode_tree`) hold the same JSON:
+a message `{role, time: {created}, summary, path: {cwd}, ...}` and its parts, each
+`{type, ...}`: `text` (`synthetic: true` when OpenCode wrote it, not the person),
+`reasoning`, `tool {callID, tool, state: {status, input, output, error}}`, and parts with
+nothing to read (`file`, `step-start`, `step-finish`, `snapshot`, `patch`, `agent`,
+`compaction`, `subtask`, `retry`). Both hand this module the raw JSON text and ids, so
+one parser numbers the records and reports bad JSON the same way for both.
+
+Line numbers: `foreign_db.line_of(rank, position)`, the session's title and parent at
+position 0 and its messages from 1, in order. A store's sessions take their row id as
+rank; a tree file holds one session, rank 0.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from findsession.domain import Message, MessageKind, MetaEvent, MetaKind, Problem
+from findsession.sources.cursor import Record
+from findsession.sources.foreign_db import line_of
+from findsession.sources.jsonl import cap, clean_text, cut_point
+
+PROMPT_CAP = 100_000
+THINKING_CAP = 8_000
+TOOL_INPUT_CAP = 2_000
+TOOL_OUTPUT_CAP = 4_000
+_FILE_KEYS = ("filePath", "path", "file_path")
+#: Parts that hold nothing a person would search for.
+_QUIET = frozenset(
+    {"file", "step-start", "step-finish", "snapshot", "patch", "agent", "compaction",
+     "subtask", "retry"}
+)  # fmt: skip
+#: The names OpenCode gives a session before it has a title of its own.
+PLACEHOLDER = re.compile(r"^(New session|Child session) - \d{4}-\d{2}-\d{2}T")
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    """What a session's own row (or file) says about it."""
+
+    id: str
+    rank: int
+    title: str | None = None
+    parent_id: str | None = None
+    cwd: str | None = None
+    created_ms: int | None = None
+
+
+#: A message as kept: its id, its creation time (ms, when kept beside the JSON), its JSON.
+RawMessage = tuple[str, int | None, str | bytes]
+#: A part as kept: its id, its message's id, its JSON.
+RawPart = tuple[str, str, str | bytes]
+
+
+def session_records(
+    info: SessionInfo,
+    messages: Sequence[RawMessage],
+    parts: Sequence[RawPart],
+    problems: list[Problem],
+    session_key: str | None,
+) -> list[Record]:
+    """Every record of one session: its title and parent, then each message's parts.
+
+    `session_key` is set for a store of sibling sessions (the session's own id) and
+    None for a file that is the session. A row whose JSON does not parse is reported
+    with its line and skipped.
+    """
+    head = line_of(info.rank, 0)
+    records: list[Record] = []
+    title = (info.title or "").strip()
+    if title and not PLACEHOLDER.match(title):
+        records.append(
+            MetaEvent(MetaKind.CUSTOM_TITLE, clean_text(title), head, session_key=session_key)
+        )
+    if info.parent_id:
+        records.append(MetaEvent(MetaKind.PARENT, info.parent_id, head, session_key=session_key))
+    by_message: dict[str, list[tuple[str, str | bytes]]] = {}
+    for part_id, message_id, raw in parts:
+        by_message.setdefault(message_id, []).append((part_id, raw))
+    unknown: dict[str, list[int]] = {}
+    when = _time(info.created_ms)
+    for position, (message_id, created, raw) in enumerate(messages, 1):
+        line = line_of(info.rank, position)
+        msg = _decode(raw, line, "message", problems)
+        if msg is None:
+            continue
+        times = msg.get("time") if isinstance(msg.get("time"), dict) else {}
+        when = _time(times.get("created")) or _time(created) or when
+        path = msg.get("path") if isinstance(msg.get("path"), dict) else {}
+        base = {
+            "line": line,
+            "timestamp": when,
+            "cwd": info.cwd or _str(path.get("cwd")),
+            "message_id": message_id,
+            "record_session_id": info.id,
+            "session_key": session_key,
+        }
+        for part_id, part_raw in by_message.get(message_id, []):
+            part = _decode(part_raw, line, "part", problems)
+            if part is not None:
+                records += _part(part, msg, part_id, base, unknown)
+    for kind, lines in unknown.items():
+        count = f"{len(lines)} part" + ("" if len(lines) == 1 else "s")
+        problems.append(Problem(lines[0], "unknown part kind", f"{kind} ({count})"))
+    return records
+
+
+def texts_at(records: Sequence[Record], lines: set[int]) -> dict[tuple[int, int], str]:
+    """`{(line, part): text}` of the messages on the wanted lines, each record numbered
+    within its line as the indexer numbers them when it stores a reading."""
+    texts: dict[tuple[int, int], str] = {}
+    parts: dict[int, int] = {}
+    for rec in records:
+        part = parts.get(rec.line, 0)
+        parts[rec.line] = part + 1
+        if isinstance(rec, Message) and rec.line in lines:
+            texts[(rec.line, part)] = rec.text
+    return texts
+
+
+def _part(
+    part: dict[str, Any],
+    msg: dict[str, Any],
+    part_id: str,
+    base: dict[str, Any],
+    unknown: dict[str, list[int]],
+) -> Iterator[Message]:
+    kind = part.get("type")
+    if kind == "text":
+        text = (_str(part.get("text")) or "").strip()
+        if not text or part.get("ignored") is True:
+            return
+        if part.get("synthetic") is True:
+            speaker = MessageKind.HARNESS  # OpenCode's own words: a file read, a reminder
+        elif msg.get("role") == "user":
+            speaker = MessageKind.PROMPT
+        elif msg.get("summary") is True:
+            speaker = MessageKind.COMPACT_SUMMARY  # the summary a compaction wrote
+        else:
+            speaker = MessageKind.REPLY
+        yield Message(speaker, cap(text, PROMPT_CAP), uuid=part_id, **base)
+    elif kind == "reasoning":
+        thought = (_str(part.get("text")) or "").strip()
+        if thought:
+            yield Message(MessageKind.THINKING, cap(thought, THINKING_CAP), uuid=part_id, **base)
+    elif kind == "tool":
+        yield from _tool(part, part_id, base)
+    elif kind not in _QUIET:
+        unknown.setdefault(str(kind), []).append(base["line"])
+
+
+def _tool(part: dict[str, Any], part_id: str, base: dict[str, Any]) -> Iterator[Message]:
+    """A tool part: the call, then its output (or its error) once it has finished."""
+    name = _str(part.get("tool")) or "tool"
+    call_id = _str(part.get("callID"))
+    state = part.get("state") if isinstance(part.get("state"), dict) else {}
+    args = state.get("input")
+    yield Message(
+        MessageKind.TOOL_CALL,
+        cap(_args_text(args), TOOL_INPUT_CAP),
+        uuid=part_id,
+        tool_name=name,
+        tool_id=call_id,
+        files=_files(args),
+        **base,
+    )
+    status = state.get("status")
+    if status == "completed":
+        output, failed = state.get("output"), False
+    elif status == "error":
+        output, failed = state.get("error"), True
+    else:
+        return  # pending or running: nothing came back yet
+    text = _result_text(output)
+    if text.strip():
+        yield Message(
+            MessageKind.TOOL_OUTPUT,
+            cap(text, TOOL_OUTPUT_CAP),
+            tool_name=name,
+            tool_id=call_id,
+            is_error=failed,
+            **base,
+        )
+
+
+def _decode(
+    raw: str | bytes, line: int, what: str, problems: list[Problem]
+) -> dict[str, Any] | None:
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        problems.append(Problem(line, f"malformed {what} JSON", text[:80]))
+        return None
+    if not isinstance(value, dict):
+        problems.append(Problem(line, f"{what} is not a JSON object", type(value).__name__))
+        return None
+    return value
+
+
+def _result_text(result: Any) -> str:
+    if isinstance(result, str):
+        return clean_text(result)
+    if result is None:
+        return ""
+    return clean_text(json.dumps(result, ensure_ascii=False))
+
+
+def _args_text(args: Any) -> str:
+    """A tool's input for reading and keyword search: the values, not JSON noise."""
+    if not isinstance(args, dict):
+        return clean_text(str(args)) if args is not None else ""
+    out = []
+    for key, value in args.items():
+        if isinstance(value, str | int | float | bool):
+            out.append(f"{key}: {value}")
+        elif value is not None:
+            rendered = json.dumps(value, ensure_ascii=False)
+            out.append(f"{key}: {rendered[: cut_point(rendered, TOOL_INPUT_CAP)]}")
+    return clean_text("\n".join(out))
+
+
+def _files(args: Any) -> tuple[str, ...]:
+    if not isinstance(args, dict):
+        return ()
+    return tuple(
+        clean_text(v) for k in _FILE_KEYS if isinstance(v := args.get(k), str) and 0 < len(v) < 1024
+    )
+
+
+def _time(value: Any) -> str | None:
+    """A millisecond epoch as ISO 8601 UTC."""
+    if not isinstance(value, int | float) or isinstance(value, bool) or not 0 < value < 1e14:
+        return None
+    moment = datetime.fromtimestamp(value / 1000, UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _str(value: Any) -> str | None:
+    return clean_text(value) if isinstance(value, str) and value else None
