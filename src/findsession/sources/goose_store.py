@@ -30,7 +30,7 @@ from findsession.sources.goose_records import Blocks, iso_seconds, message_recor
 from findsession.sources.jsonl import clean_text, cut_point
 
 #: Names Goose gives a session before it has one of its own.
-PLACEHOLDER_NAMES = frozenset({"CLI Session", "ACP Session", "New Chat", "New session", ""})
+PLACEHOLDER_NAMES = frozenset({"CLI Session", "ACP Session", "New Chat", ""})
 
 
 def read_store(path: Path, cursor: Cursor | None) -> Reading:
