@@ -55,6 +55,7 @@ class SourceKind(StrEnum):
     AMP = "amp"
     OPENCODE = "opencode"
     KILO_CODE = "kilo-code"
+    GOOSE = "goose"
     MARKDOWN = "markdown"
     JOURNAL = "journal"
     MEMORY = "memory"

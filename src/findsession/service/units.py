@@ -58,6 +58,7 @@ CARRIED_ENV = (
     # VS Code's and its extensions' `User` folders on Linux; Amp's and OpenCode's data.
     "XDG_CONFIG_HOME",
     "XDG_DATA_HOME",
+    "GOOSE_PATH_ROOT",
 )
 
 System = Literal["systemd", "launchd"]

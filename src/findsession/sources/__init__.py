@@ -61,6 +61,7 @@ SOURCES: Mapping[str, Source] = _Registry(
         SourceKind.AMP: "findsession.sources.amp:AmpSource",
         SourceKind.OPENCODE: "findsession.sources.opencode:OpenCodeSource",
         SourceKind.KILO_CODE: "findsession.sources.opencode:KiloCodeSource",
+        SourceKind.GOOSE: "findsession.sources.goose:GooseSource",
         SourceKind.MARKDOWN: "findsession.sources.markdown:MarkdownSource",
         SourceKind.JOURNAL: "findsession.sources.journal:JournalSource",
         SourceKind.MEMORY: "findsession.sources.memory:MemorySource",
@@ -85,6 +86,7 @@ SPOKEN_NAMES: dict[str, tuple[str, ...]] = {
     SourceKind.AMP: ("amp",),
     SourceKind.OPENCODE: ("opencode",),
     SourceKind.KILO_CODE: ("kilo",),
+    SourceKind.GOOSE: ("goose",),
 }
 #: Files a database keeps beside itself while its agent writes (`-wal`: commits waiting
 #: for a checkpoint; `-shm`, `-journal`): a change to one is a change of the database.
