@@ -3,7 +3,6 @@ index of the shipped sample corpus, a Codex fixture and a transcript full of mar
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -31,6 +30,8 @@ class Page:
     port: int
     token: str
     cli: CLI
+    #: The markup the hostile transcript holds, to be found as text.
+    markup: tuple[str, str] = (SCRIPT, IMG)
 
 
 def hostile_transcripts(root: Path) -> None:
@@ -65,11 +66,3 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Page]:
     finally:
         server.terminate()
         server.wait(10)
-
-
-def chromium() -> str | None:
-    """Debian's Chromium (what `.ci/run` installs), or None."""
-    for path in (os.environ.get("FINDSESSION_CHROMIUM"), "/usr/bin/chromium"):
-        if path and Path(path).exists():
-            return path
-    return None
