@@ -70,12 +70,17 @@ def shoot(url: str, chromium: str, out: Path, tmp: str) -> None:
         )
         page = browser.new_page()
         page.goto(url)
+        page.fill("#q", "warm up")  # the first search loads the model; show a warm one
+        page.wait_for_selector(".results .result")
         page.fill("#q", "the deploy that lied about being live")
-        page.wait_for_selector(".result")
+        while "lied" not in page.evaluate("location.hash"):  # polled: the CSP forbids eval
+            page.wait_for_timeout(50)
+        page.wait_for_selector(".results .result")
         page.screenshot(path=str(out / "ui-search.png"))
-        page.click(".result .open >> nth=1")
+        page.click(".results .result .open >> nth=0")
         page.wait_for_selector(".reader .turn")
         page.wait_for_timeout(300)
+        page.evaluate("window.scrollTo(0, 0)")
         page.screenshot(path=str(out / "ui-reader.png"))
         browser.close()
 

@@ -52,7 +52,7 @@ function sessionRow(s) {
     el("span", { class: "time", text: when(s.ended || s.started).slice(11) }),
     el("a", { class: "nav-item open", href: sessionHref(s.id) }, sessionTitle(s, s.first_prompt)),
     el("span", { class: "source", text: s.source }),
-    el("span", { class: "turns", text: `${s.turns} turn${s.turns === 1 ? "" : "s"}` }),
+    el("span", { class: "turn-count", text: `${s.turns} turn${s.turns === 1 ? "" : "s"}` }),
   );
 }
 

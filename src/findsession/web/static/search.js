@@ -54,7 +54,7 @@ function resultCard(hit, query) {
       el("span", { class: "date", text: day(m.timestamp || s.ended) }),
       el("span", { class: "source", text: s.source }),
       el("span", { class: "project", text: place(s.cwd) }),
-      m.turn ? el("span", { class: "turn", text: `turn ${m.turn}` }) : null,
+      m.turn ? el("span", { class: "turn-no", text: `turn ${m.turn}` }) : null,
       s.subagent && s.agent_type ? el("span", { class: "agent", text: `subagent ${s.agent_type}` }) : null,
     ),
     el("p", { class: "snippet" }, spans(m.snippet || "", m.highlights || [])),
