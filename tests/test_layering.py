@@ -36,7 +36,7 @@ INTERFACE_MAY_IMPORT = {
 #: Rendering is a package each (one module per command family): any of their modules too.
 RENDERING = ("findsession.render", "findsession.jsonout")
 #: The interfaces, as modules or packages of the package; every file of a package is checked.
-INTERFACES = ("cli", "mcp_server", "service")
+INTERFACES = ("cli", "mcp_server", "service", "web")
 
 
 def _interface_files() -> list[Path]:

@@ -290,3 +290,29 @@ def test_a_changed_config_file_is_read_again(service_cli: CLI) -> None:
     config.write_text("[search]\nhybrid_weight = 0.5\n")
     assert cli.run(QUERY).stdout.startswith("[1] 2026-06-11")
     assert status(cli)["answered"] >= 2
+
+
+def test_the_service_serves_the_page_and_a_second_ui_reuses_it(service_cli: CLI) -> None:
+    """`findsession ui` with a service: the page comes from its warm index, returns at
+    once (nothing left running here), and a second `ui` gets the same page."""
+    import json
+    import urllib.request
+    from urllib.parse import urlsplit
+
+    cli = service_cli
+    cli.run("service", "start")
+    first = cli.run("ui", "--no-open")
+    url = first.stdout.strip()
+    assert "the service serves this page" in first.stderr
+    assert cli.run("ui", "--no-open").stdout.strip() == url  # reused, same token
+    parts = urlsplit(url)
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{parts.port}/api/search?q=syncthing+conflict",
+        headers={"X-Findsession-Token": parts.query.split("=", 1)[1]},
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        hits = json.loads(response.read())["results"]
+    assert hits[0]["session"]["id"].startswith("5ac30ab5")
+    cli.run("service", "stop")
+    with pytest.raises(OSError):
+        urllib.request.urlopen(request, timeout=5)  # the page went with the service

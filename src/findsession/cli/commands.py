@@ -21,6 +21,7 @@ from findsession.cli.open_session import open_session
 from findsession.cli.progress import progress_bar
 from findsession.cli.terminal import terminal_id
 from findsession.cli.titles import titles
+from findsession.cli.ui import ui
 from findsession.cli.units import schedule, service
 from findsession.errors import FindsessionError
 
@@ -182,4 +183,5 @@ COMMANDS: dict[str, Command] = {
     "titles": titles,
     "service": service,
     "schedule": schedule,
+    "ui": ui,
 }

@@ -27,6 +27,7 @@ COMMANDS = (
     "titles",
     "service",
     "schedule",
+    "ui",
 )
 #: What `findsession service` does: run and control the resident search service, or
 #: install the unit that starts it at login.
@@ -266,6 +267,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="index every 15 minutes without a resident process (systemd timer, launchd agent)",
     )
     p.add_argument("action", choices=("install", "remove"), help="what to do")
+
+    p = sub.add_parser(
+        "ui",
+        parents=[common],
+        help="search, read and browse in your browser (a page on 127.0.0.1, behind a token)",
+    )
+    p.add_argument("--no-open", action="store_true", help="print the link, open no browser")
+    p.add_argument(
+        "--port",
+        type=_whole_number(1, 65535, "give a port from 1 to 65535"),
+        metavar="N",
+        help="the port to listen on (default: any free one)",
+    )
     return parser
 
 

@@ -17,7 +17,18 @@ import sys
 SERVED = frozenset({"search", "read", "status"})
 #: Commands that must run here: they change the index, run programs, or talk on stdio.
 LOCAL = frozenset(
-    {"index", "open", "service", "schedule", "serve", "titles", "forget", "audit", "sources"}
+    {
+        "index",
+        "open",
+        "service",
+        "schedule",
+        "serve",
+        "titles",
+        "forget",
+        "audit",
+        "sources",
+        "ui",
+    }
 )
 #: The environment that decides how output looks.
 LOOKS = ("TERM", "COLORTERM", "NO_COLOR", "FORCE_COLOR", "COLUMNS", "LINES", "TTY_COMPATIBLE")

@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import signal
+import sys
 import time
 
 from rich.console import Console
@@ -145,7 +146,15 @@ def _run(place: Place) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     log = logging.getLogger("findsession.service")
     resident = Resident(place.db)
-    server = Server(place, lambda request: answer(resident, request), resident.status)
+
+    def handle(request: dict) -> dict:
+        if request.get("op") == "ui":  # `findsession ui`: the page, from this warm index
+            from findsession.web.served import page_for
+
+            return page_for(resident, int(request.get("port") or 0))
+        return answer(resident, request)
+
+    server = Server(place, handle, resident.status)
     try:
         server.take_lock()
     except AlreadyRunning as exc:
@@ -162,6 +171,8 @@ def _run(place: Place) -> int:
     try:
         server.serve()
     finally:
+        if "findsession.web.served" in sys.modules:
+            sys.modules["findsession.web.served"].stop_page()
         resident.close()
         log.info("stopped")
     return 0

@@ -76,6 +76,10 @@ class ReadingMixin(Core):
         start, end = parse_range(after, before)
         return self.store.recent_sessions(project, start, end, limit)
 
+    def subagents(self, session_id: str) -> list[Session]:
+        """The subagents a session started, in the order they began."""
+        return self.store.subagents_of(session_id)
+
     def first_prompt(self, session_id: str) -> str:
         return self.store.first_prompt(session_id)
 

@@ -1,0 +1,79 @@
+"""Run the page on 127.0.0.1: a socket bound first (port 0 becomes a real port, known
+before the first request), uvicorn serving it on a thread of its own.
+
+The same server runs inside the resident service (beside its Unix socket) or in the
+`findsession ui` process when no service runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+from dataclasses import dataclass, field
+
+from findsession.web.app import Index, build_app
+from findsession.web.guard import Guard, new_token
+
+HOST = "127.0.0.1"
+
+
+@dataclass
+class PageServer:
+    """One start of the page: its port, its token, the URL that lets a browser in."""
+
+    index: Index
+    port: int = 0
+    token: str = field(default_factory=new_token)
+    _thread: threading.Thread | None = None
+    _server: object | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://{HOST}:{self.port}/?token={self.token}"
+
+    def start(self) -> str:
+        """Bind, start serving on a thread, and return the URL once it answers."""
+        import uvicorn
+
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((HOST, self.port))
+        sock.listen(64)
+        self.port = sock.getsockname()[1]
+        guard = Guard(build_app(self.index), self.token)
+        guard.port = self.port
+        config = uvicorn.Config(
+            guard, log_level="warning", access_log=False, lifespan="off", server_header=False
+        )
+        server = uvicorn.Server(config)
+        self._server = server
+        ready = threading.Event()
+
+        def run() -> None:
+            async def serve() -> None:
+                task = asyncio.ensure_future(server.serve(sockets=[sock]))
+                while not server.started and not task.done():
+                    await asyncio.sleep(0.01)
+                ready.set()
+                await task
+
+            asyncio.run(serve())
+            ready.set()
+
+        self._thread = threading.Thread(target=run, name="findsession-web", daemon=True)
+        self._thread.start()
+        ready.wait(10)
+        return self.url
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.should_exit = True  # type: ignore[attr-defined]
+        if self._thread is not None:
+            self._thread.join(5)
+
+    def wait(self) -> None:
+        """Block until the server ends (Ctrl-C ends it)."""
+        assert self._thread is not None, "start() first"
+        while self._thread.is_alive():
+            self._thread.join(0.5)

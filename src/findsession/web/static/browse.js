@@ -1,0 +1,102 @@
+// Browsing without a query: sessions by day and project (the timeline, with the titles
+// the index holds), and the sources found, as `findsession sources` lists them.
+
+import { get } from "./api.js";
+import { el, day, when, place } from "./dom.js";
+import { sessionHref, sessionTitle } from "./search.js";
+
+export async function timelineView(main, filters, isCurrent) {
+  const data = await get("/api/sessions", {
+    project: filters.project,
+    after: filters.after,
+    before: filters.before,
+    limit: 500,
+  });
+  if (!isCurrent()) return data;
+  const days = new Map();
+  for (const s of data.sessions) {
+    const key = day(s.ended || s.started);
+    if (!days.has(key)) days.set(key, new Map());
+    const projects = days.get(key);
+    const project = place(s.cwd) || "no project";
+    if (!projects.has(project)) projects.set(project, []);
+    projects.get(project).push(s);
+  }
+  const sections = [...days].map(([key, projects]) =>
+    el(
+      "section",
+      { class: "day" },
+      el("h2", { text: key }),
+      [...projects].map(([project, sessions]) =>
+        el(
+          "div",
+          { class: "project-group" },
+          el("h3", { class: "project", text: project }),
+          el("ul", { class: "sessions" }, sessions.map(sessionRow)),
+        ),
+      ),
+    ),
+  );
+  const heading = el("p", { class: "ran", text: `${data.sessions.length} most recent sessions, newest first` });
+  main.replaceChildren(
+    heading,
+    data.sessions.length ? el("div", { class: "timeline", id: "results" }, sections) : el("p", { class: "empty", text: "No sessions in the index yet: run `findsession index`." }),
+  );
+  return data;
+}
+
+function sessionRow(s) {
+  return el(
+    "li",
+    { class: "result row", dataset: { session: s.id } },
+    el("span", { class: "time", text: when(s.ended || s.started).slice(11) }),
+    el("a", { class: "nav-item open", href: sessionHref(s.id) }, sessionTitle(s, s.first_prompt)),
+    el("span", { class: "source", text: s.source }),
+    el("span", { class: "turn-count", text: `${s.turns} turn${s.turns === 1 ? "" : "s"}` }),
+  );
+}
+
+export async function sourcesView(main, isCurrent) {
+  const data = await get("/api/sources");
+  if (!isCurrent()) return;
+  const rows = data.sources.map((s) =>
+    el(
+      "tr",
+      { class: s.enabled ? "on" : "off" },
+      el("th", { scope: "row", text: s.kind }),
+      el("td", { text: s.enabled ? "on" : "off" }),
+      el(
+        "td",
+        { class: "roots" },
+        s.roots.map((r) => el("div", { class: r.exists ? "exists" : "absent", text: `${place(r.path)}${r.exists ? "" : " (not found)"}` })),
+      ),
+      el("td", { class: "num", text: s.files }),
+      el("td", { class: "num", text: s.sessions }),
+      el("td", { class: "num", text: s.subagents }),
+      el("td", { class: "num", text: s.problems }),
+    ),
+  );
+  main.replaceChildren(
+    el("h2", { text: "Sources" }),
+    el(
+      "div",
+      { class: "table-wrap" },
+      el(
+        "table",
+        { class: "sources" },
+        el("thead", {}, el("tr", {}, ["source", "on", "where it looks", "files", "sessions", "subagents", "skipped lines"].map((h) => el("th", { scope: "col", text: h })))),
+        el("tbody", {}, rows),
+      ),
+    ),
+  );
+}
+
+// Sources and projects for the filters, from what the index holds.
+export async function fillFilters(sourceSelect, projectList) {
+  const [sources, sessions] = await Promise.all([get("/api/sources"), get("/api/sessions", { limit: 2000 })]);
+  for (const s of sources.sources) {
+    if (s.sessions > 0 || s.files > 0) sourceSelect.append(el("option", { value: s.kind, text: s.kind }));
+  }
+  const projects = [...new Set(sessions.sessions.map((s) => s.cwd).filter(Boolean))].sort();
+  projectList.replaceChildren(...projects.map((p) => el("option", { value: p })));
+}

@@ -1,0 +1,238 @@
+"""The web page in a real headless Chromium (Debian's `chromium`, driven by Playwright)
+over the real `findsession ui` and a real index of the sample corpus: search as you
+type, filters, the reader (jump to the match, step between matches, subagents, the
+resume command), keyboard, a phone-width window, and transcripts full of markup."""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from web_page import Page
+
+#: The `page` fixture: the real `findsession ui` over a real index.
+pytest_plugins = ("web_page",)
+
+
+def chromium() -> str | None:
+    """Debian's Chromium (what `.ci/run` installs), or None."""
+    for path in (os.environ.get("FINDSESSION_CHROMIUM"), "/usr/bin/chromium"):
+        if path and os.path.exists(path):
+            return path
+    return None
+
+
+playwright_api = pytest.importorskip("playwright.sync_api", reason="needs the playwright package")
+pytestmark = pytest.mark.skipif(
+    chromium() is None, reason="needs Chromium at /usr/bin/chromium (`apt-get install chromium`)"
+)
+
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+PARENT = "7c1e4a52-9b3d-4f0e-8a61-2d5f9c3b7e14"
+SUBAGENT = "agent-a3e9f1c07b25d4e86"
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    with playwright_api.sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("profile")),
+            executable_path=chromium(),
+            headless=True,
+            args=ARGS,
+            viewport={"width": 1100, "height": 800},
+        )
+        yield context
+        context.close()
+
+
+@pytest.fixture
+def tab(browser: Any, page: Page) -> Iterator[Any]:
+    """A fresh tab on the page, let in by the link `findsession ui` printed."""
+    t = browser.new_page()
+    errors: list[str] = []
+    t.on("pageerror", lambda exc: errors.append(str(exc)))
+    t.goto(page.url)
+    assert t.url == f"http://127.0.0.1:{page.port}/"  # the token left the address bar
+    yield t
+    t.close()
+    assert not errors, errors
+
+
+def until(tab: Any, expression: str, seconds: float = 10.0) -> None:
+    """Wait until `expression` is true in the page. Polled from here: Playwright's own
+    wait_for_function evaluates a string in the page, which the page's CSP forbids."""
+    deadline = time.monotonic() + seconds
+    while not tab.evaluate(expression):
+        assert time.monotonic() < deadline, f"never true: {expression}"
+        time.sleep(0.05)
+
+
+def search(tab: Any, query: str) -> None:
+    tab.fill("#q", query)
+    tab.wait_for_selector(".results .result")
+
+
+def test_search_as_you_type_marks_words_says_why_and_how_sure(tab: Any) -> None:
+    search(tab, "deploy health check")
+    first = tab.locator(".results .result").first
+    assert first.locator(".snippet mark").count() >= 1
+    assert first.locator(".why").inner_text().startswith("why: ")
+    assert tab.locator(".confidence").inner_text().split(":")[0] in ("strong", "weak")
+    assert "q=deploy+health+check" in tab.url
+
+
+def test_a_source_filter_keeps_only_that_source(tab: Any) -> None:
+    search(tab, "deploy")
+    assert set(tab.locator(".results .source").all_inner_texts()) == {"claude-code"}
+    tab.select_option("#f-source", "codex")
+    until(tab, "location.hash.includes('source=codex')")
+    tab.wait_for_selector(".results .result, .empty")
+    assert set(tab.locator(".results .source").all_inner_texts()) <= {"codex"}
+    tab.fill("#q", "orchard")
+    until(
+        tab,
+        "document.querySelectorAll('.results .result').length > 0"
+        " && location.hash.includes('q=orchard')",
+    )
+    assert set(tab.locator(".results .source").all_inner_texts()) == {"codex"}
+
+
+def test_open_a_session_jump_to_the_match_and_step_to_the_next(tab: Any) -> None:
+    search(tab, "gunicorn preload_app HUP")
+    tab.locator(".results .result .open").first.click()
+    tab.wait_for_selector(".reader .turn")
+    turn = re.search(r"turn=(\d+)", tab.url)
+    assert turn, tab.url
+    target = tab.locator(f"#turn-{turn.group(1)}")
+    assert "target" in (target.get_attribute("class") or "")
+    assert target.locator("mark.current").count() == 1  # the match, in view
+    assert tab.locator("mark.current").is_visible()
+    counter = tab.locator("#match-count")
+    before = counter.inner_text()
+    tab.click("#next-match")
+    after = counter.inner_text()
+    assert before != after and re.fullmatch(r"\d+ / \d+", after)
+    tab.keyboard.press("p")
+    assert counter.inner_text() == before
+
+
+def test_tool_calls_are_collapsed_with_their_size_and_thinking_hidden(tab: Any) -> None:
+    tab.goto(tab.url + f"#/session/{PARENT}")
+    tab.wait_for_selector(".reader .turn")
+    call = tab.locator("details.tool-call").first
+    assert call.get_attribute("open") is None
+    assert re.search(r"· [\d.]+k? chars", call.locator("summary").inner_text())
+    thinking = tab.locator(".thinking").first
+    assert not thinking.is_visible()
+    tab.check("#show-thinking")
+    assert thinking.is_visible()
+
+
+def test_a_subagent_sits_under_the_call_that_started_it_linked_both_ways(tab: Any) -> None:
+    tab.goto(tab.url + f"#/session/{PARENT}")
+    tab.wait_for_selector(".reader .turn")
+    child = tab.locator(f'#turn-1 .subagent[data-session="{SUBAGENT}"]')
+    assert child.count() == 1
+    # Right after the Agent call that started it.
+    assert child.evaluate("n => n.previousElementSibling.classList.contains('tool-call')")
+    child.locator(".sub-turns > summary").click()
+    child.locator(".nested .turn").first.wait_for()
+    child.locator(".subagent-link").click()
+    tab.wait_for_selector("#parent-link")
+    assert SUBAGENT in tab.url
+    tab.click("#parent-link")
+    until(tab, f"location.hash.includes('{PARENT}')")
+
+
+def test_copy_the_resume_command(tab: Any, browser: Any, page: Page) -> None:
+    browser.grant_permissions(
+        ["clipboard-read", "clipboard-write"], origin=f"http://127.0.0.1:{page.port}"
+    )
+    tab.goto(tab.url + f"#/session/{PARENT}")
+    tab.wait_for_selector("#copy-resume")
+    line = tab.locator("#resume-line").inner_text()
+    assert line == f"cd /home/dev/code/webshop && claude --resume {PARENT}"
+    tab.click("#copy-resume")
+    until(tab, "document.getElementById('copy-resume').textContent === 'Copied'")
+    assert tab.evaluate("navigator.clipboard.readText()") == line
+
+
+def test_keyboard_slash_arrows_enter_escape(tab: Any) -> None:
+    tab.keyboard.press("/")
+    assert tab.evaluate("document.activeElement.id") == "q"
+    tab.keyboard.type("deploy")
+    until(
+        tab,
+        "document.querySelectorAll('.results .result').length > 1"
+        " && location.hash.includes('q=deploy')",
+    )
+    tab.keyboard.press("ArrowDown")
+    tab.keyboard.press("ArrowDown")
+    second = tab.locator(".results .result").nth(1)
+    session = second.get_attribute("data-session")
+    assert tab.evaluate("document.activeElement.closest('.result').dataset.session") == session
+    tab.keyboard.press("Enter")
+    tab.wait_for_selector(".reader .turn")
+    assert session and session in tab.url
+    tab.keyboard.press("Escape")
+    tab.wait_for_selector(".results .result")
+    assert tab.input_value("#q") == "deploy"
+
+
+def test_a_phone_width_window_needs_no_sideways_scrolling(tab: Any) -> None:
+    tab.set_viewport_size({"width": 390, "height": 844})
+    wide = "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+    search(tab, "deploy health check")
+    assert tab.evaluate(wide) <= 0
+    tab.locator(".results .result .open").first.click()
+    tab.wait_for_selector(".reader .turn")
+    tab.locator("details.tool-call").first.click()  # open a long command
+    assert tab.evaluate(wide) <= 0
+    tab.goto(tab.url.split("#")[0] + "#/sources")
+    tab.wait_for_selector("table.sources")
+    assert tab.evaluate(wide) <= 0
+
+
+def test_markup_in_a_transcript_is_shown_as_text_and_never_runs(tab: Any, page: Page) -> None:
+    search(tab, "zebrafish template")
+    tab.locator(".results .result .open").first.click()
+    tab.wait_for_selector(".reader .turn")
+    text = tab.locator(".reader").inner_text()
+    script, img = page.markup
+    assert script in text and img in text
+    tab.wait_for_timeout(200)  # an onerror would have fired by now
+    assert tab.evaluate("typeof window.__pwned") == "undefined"
+    assert tab.locator("main img, main script").count() == 0
+
+
+def test_browse_the_timeline_and_the_sources(tab: Any) -> None:
+    tab.goto(tab.url + "#/timeline")
+    tab.wait_for_selector(".timeline .day")
+    days = [d for d in tab.locator(".timeline .day h2").all_inner_texts() if d != "undated"]
+    assert days == sorted(days, reverse=True) and all(
+        re.fullmatch(r"\d{4}-\d\d-\d\d", d) for d in days
+    )
+    assert (
+        "Fix deploy script that reported live while old build ran"
+        in tab.locator(".timeline").inner_text()
+    )
+    tab.click("#nav-sources")
+    tab.wait_for_selector("table.sources")
+    rows = tab.locator("table.sources tbody th").all_inner_texts()
+    assert "claude-code" in rows and "codex" in rows

@@ -1,0 +1,107 @@
+"""The page keeps the index to its user: no token, no data; a foreign Host, no data;
+every answer forbids inline scripts and framing. Over real HTTP to the real CLI."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from email.message import Message
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from web_page import Page
+
+#: The `page` fixture: the real `findsession ui` over a real index.
+pytest_plugins = ("web_page",)
+
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:;"
+    " connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+def fetch(
+    page: Page, path: str, headers: dict[str, str] | None = None
+) -> tuple[int, Message, bytes]:
+    """Status, headers (looked up in any case) and body, redirects not followed."""
+    request = urllib.request.Request(f"http://127.0.0.1:{page.port}{path}", headers=headers or {})
+    opener = urllib.request.build_opener(_NoRedirect)
+    try:
+        with opener.open(request, timeout=30) as response:
+            return response.status, response.headers, response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.headers, exc.read()
+
+
+def token(page: Page) -> dict[str, str]:
+    return {"X-Findsession-Token": page.token}
+
+
+@pytest.mark.parametrize("path", ["/", "/api/search?q=deploy", "/api/sessions", "/static/app.js"])
+def test_a_request_without_the_token_is_refused_with_no_index_data(page: Page, path: str) -> None:
+    status, headers, body = fetch(page, path)
+    assert status == 403
+    assert b"deploy" not in body and b"webshop" not in body
+    assert headers["Content-Security-Policy"] == CSP
+
+
+def test_a_wrong_token_is_refused(page: Page) -> None:
+    assert fetch(page, "/api/search?q=deploy", {"X-Findsession-Token": "x" * 43})[0] == 403
+    assert fetch(page, "/?token=" + "x" * 43)[0] == 403
+    assert fetch(page, "/api/sessions", {"Cookie": f"findsession_{page.port}={'x' * 43}"})[0] == 403
+
+
+def test_a_foreign_host_is_refused_even_with_the_token(page: Page) -> None:
+    """A DNS-rebinding page reaches 127.0.0.1 under its own name: the Host says so."""
+    for host in ("evil.example", f"evil.example:{page.port}", "127.0.0.1:1"):
+        status, _, body = fetch(page, "/api/search?q=deploy", {**token(page), "Host": host})
+        assert status == 403, host
+        assert b"deploy" not in body
+    assert fetch(page, "/api/sessions", {**token(page), "Host": f"localhost:{page.port}"})[0] == 200
+
+
+def test_the_link_sets_a_strict_cookie_and_leaves_the_address_bar(page: Page) -> None:
+    status, headers, _ = fetch(page, f"/?token={page.token}")
+    assert status == 303 and headers["Location"] == "/"
+    cookie = headers["Set-Cookie"]
+    assert cookie.startswith(f"findsession_{page.port}={page.token};")
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Path=/" in cookie
+    status, headers, body = fetch(page, "/", {"Cookie": cookie.split(";")[0]})
+    assert status == 200 and b'<script type="module" src="/static/app.js">' in body
+
+
+def test_every_answer_carries_the_security_headers(page: Page) -> None:
+    for path in ("/", "/static/app.js", "/api/search?q=deploy", "/api/session/7c1e4a52"):
+        status, headers, _ = fetch(page, path, token(page))
+        assert status == 200, path
+        assert headers["Content-Security-Policy"] == CSP
+        assert headers["X-Content-Type-Options"] == "nosniff"
+        assert headers["Referrer-Policy"] == "no-referrer"
+    assert fetch(page, "/api/search?q=deploy", token(page))[1]["Cache-Control"] == "no-store"
+
+
+def test_the_page_answers_with_the_clis_json(page: Page) -> None:
+    """The same object as `search --json`: the page and the command line cannot drift."""
+    _, _, body = fetch(page, "/api/search?q=deploy+health+check&top=5", token(page))
+    served = json.loads(body)
+    cli = page.cli.json("search", "deploy health check", "--top", "5")
+    assert served["schema"] == cli["schema"] == "findsession.search/1"
+    assert [r["session"]["id"] for r in served["results"]] == [
+        r["session"]["id"] for r in cli["results"]
+    ]
+    assert served["results"][0]["why"].startswith(("keyword", "best keyword", "holds", "no "))
+
+
+def test_a_bad_filter_is_refused_in_words(page: Page) -> None:
+    status, _, body = fetch(page, "/api/search?q=deploy&speaker=robot", token(page))
+    assert status == 400 and "speaker" in json.loads(body)["error"]
+    status, _, body = fetch(page, "/api/session/nosuchsession", token(page))
+    assert status == 404 and "nosuchsession" in json.loads(body)["error"]
