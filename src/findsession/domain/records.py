@@ -53,6 +53,7 @@ class SourceKind(StrEnum):
     CLINE = "cline"
     ROO_CODE = "roo-code"
     AMP = "amp"
+    CRUSH = "crush"
     MARKDOWN = "markdown"
     JOURNAL = "journal"
     MEMORY = "memory"

@@ -55,6 +55,7 @@ CARRIED_ENV = (
     "QWEN_HOME",
     "PI_CODING_AGENT_DIR",
     "COPILOT_HOME",
+    "CRUSH_GLOBAL_DATA",
 )
 
 System = Literal["systemd", "launchd"]

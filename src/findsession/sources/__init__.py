@@ -59,6 +59,7 @@ SOURCES: Mapping[str, Source] = _Registry(
         SourceKind.CLINE: "findsession.sources.extension_tasks:ClineSource",
         SourceKind.ROO_CODE: "findsession.sources.extension_tasks:RooCodeSource",
         SourceKind.AMP: "findsession.sources.amp:AmpSource",
+        SourceKind.CRUSH: "findsession.sources.crush:CrushSource",
         SourceKind.MARKDOWN: "findsession.sources.markdown:MarkdownSource",
         SourceKind.JOURNAL: "findsession.sources.journal:JournalSource",
         SourceKind.MEMORY: "findsession.sources.memory:MemorySource",
@@ -81,6 +82,7 @@ SPOKEN_NAMES: dict[str, tuple[str, ...]] = {
     SourceKind.CLINE: ("cline",),
     SourceKind.ROO_CODE: ("roo",),
     SourceKind.AMP: ("amp",),
+    SourceKind.CRUSH: ("crush",),
 }
 #: Files a database keeps beside itself while its agent writes (`-wal`: commits waiting
 #: for a checkpoint; `-shm`, `-journal`): a change to one is a change of the database.
