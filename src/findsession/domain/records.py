@@ -54,6 +54,7 @@ class SourceKind(StrEnum):
     ROO_CODE = "roo-code"
     AMP = "amp"
     CRUSH = "crush"
+    KIRO = "kiro"
     MARKDOWN = "markdown"
     JOURNAL = "journal"
     MEMORY = "memory"

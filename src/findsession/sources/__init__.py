@@ -60,6 +60,7 @@ SOURCES: Mapping[str, Source] = _Registry(
         SourceKind.ROO_CODE: "findsession.sources.extension_tasks:RooCodeSource",
         SourceKind.AMP: "findsession.sources.amp:AmpSource",
         SourceKind.CRUSH: "findsession.sources.crush:CrushSource",
+        SourceKind.KIRO: "findsession.sources.kiro:KiroSource",
         SourceKind.MARKDOWN: "findsession.sources.markdown:MarkdownSource",
         SourceKind.JOURNAL: "findsession.sources.journal:JournalSource",
         SourceKind.MEMORY: "findsession.sources.memory:MemorySource",
@@ -83,6 +84,7 @@ SPOKEN_NAMES: dict[str, tuple[str, ...]] = {
     SourceKind.ROO_CODE: ("roo",),
     SourceKind.AMP: ("amp",),
     SourceKind.CRUSH: ("crush",),
+    SourceKind.KIRO: ("kiro",),
 }
 #: Files a database keeps beside itself while its agent writes (`-wal`: commits waiting
 #: for a checkpoint; `-shm`, `-journal`): a change to one is a change of the database.
