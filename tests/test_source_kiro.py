@@ -11,6 +11,7 @@ database also holds. None of it is copied from a real store.
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -168,6 +169,19 @@ def test_only_the_changed_conversation_and_the_new_lines_are_read(
     assert log.stat().st_size > size
     assert found(cli, "louvre actuator") == [VENT]
     assert cli.json("read", VENT)["total_turns"] == 2
+    # A call in one read, its result in the next: the result is still named after it.
+    call = {"kind": "toolUse", "data": {"toolUseId": "tu-9", "name": "grep", "input": {}}}
+    result = {"kind": "toolResult", "data": {"toolUseId": "tu-9", "content": "louvre.py:12"}}
+    for line in ({"kind": "AssistantMessage", "data": {"content": [call]}},
+                 {"kind": "ToolResults", "data": {"content": [result]}}):  # fmt: skip
+        with log.open("a") as fh:
+            fh.write(json.dumps(line) + "\n")
+        index(cli)
+    messages = cli.json("read", VENT, "--tools")["turns"][1]["messages"]
+    assert [(m["kind"], m["tool"]) for m in messages][-2:] == [
+        ("tool_call", "grep"),
+        ("tool_output", "grep"),
+    ]
 
 
 def test_forgotten_stays_forgotten_secrets_redacted_and_a_locked_db_waits(

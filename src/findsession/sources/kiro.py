@@ -17,10 +17,20 @@ import json
 import os
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
-from findsession.domain import Message, MetaEvent, MetaKind, Problem, Resume, Session, SourceKind
+from findsession.domain import (
+    Message,
+    MessageKind,
+    MetaEvent,
+    MetaKind,
+    Problem,
+    Resume,
+    Session,
+    SourceKind,
+)
 from findsession.sources import foreign_db, kiro_db
 from findsession.sources.base import Skip, SourceFile
 from findsession.sources.cursor import Cursor, Reading, Record
@@ -167,6 +177,8 @@ def _read_lines(sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading
     reading = read_appended(
         fh, cursor, lambda line, obj: line_records(line, obj, cwd, calls, unknown)
     )
+    if not reading.fresh:
+        reading.records = _named_results(sf.path, reading.records)
     title = _str(meta.get("title")).strip()
     if title and not reading.binary:
         reading.records.append(MetaEvent(MetaKind.AI_TITLE, title, 0))
@@ -174,6 +186,27 @@ def _read_lines(sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading
         kinds = ", ".join(sorted(set(unknown)))
         reading.problems.append(Problem(0, "unknown line kind", f"{kinds} ({len(unknown)} lines)"))
     return reading
+
+
+def _named_results(path: Path, records: list[Record]) -> list[Record]:
+    """Results read on from an offset whose call came in an earlier read, named after
+    that call (the file's earlier lines are read only when there is such a result)."""
+    if not any(_orphan(r) for r in records):
+        return records
+    calls: dict[str, str] = {}
+    for rec in _all_lines(path):
+        if isinstance(rec, Message) and rec.kind is MessageKind.TOOL_CALL and rec.tool_id:
+            calls[rec.tool_id] = rec.tool_name or "tool"
+    return [replace(r, tool_name=calls.get(r.tool_id or "")) if _orphan(r) else r for r in records]
+
+
+def _orphan(rec: Record) -> bool:
+    return (
+        isinstance(rec, Message)
+        and rec.kind is MessageKind.TOOL_OUTPUT
+        and rec.tool_name is None
+        and rec.tool_id is not None
+    )
 
 
 def _all_lines(path: Path) -> list[Record]:
