@@ -258,3 +258,18 @@ def test_sources_stays_quiet_about_crush_where_there_is_none(cli: CLI, home: Pat
     assert listed["files"] == 0
     roots = cli.json("index", "--no-embed")["roots"]
     assert not any(root.endswith(("/crush", "/.crush")) for root in roots)
+
+
+def test_a_forgotten_sessions_sub_agent_does_not_come_back(cli: CLI, store: CrushStore) -> None:
+    """Forgetting a session forgets its sub-agents; one that changes later (a sub-agent
+    still finishing) is not indexed again under its forgotten parent."""
+    index(cli)
+    cli.run("forget", hits(cli, "rivet torque")[0]["session"]["id"])
+    assert found(cli, "barometric report") == []
+    child = next(
+        r[0] for r in store.conn.execute("SELECT id FROM sessions WHERE parent_session_id = ?",
+                                         (RIVET,)) if not r[0].startswith("title-")
+    )  # fmt: skip
+    store.message(child, "assistant", [text("Also the barometric archive calls load().")])
+    assert index(cli)["files_read"] == 1
+    assert found(cli, "barometric") == []
