@@ -3,7 +3,8 @@
 The core API's choice of roots, apart from the API itself: the folders a person names
 (each read as the source whose standard place holds it), else every enabled source's
 standard place, the config's roots and each indexed project's own folder (for its
-`CLAUDE.md`, `AGENTS.md`, `GEMINI.md`); with nothing anywhere, the shipped sample.
+`CLAUDE.md`, `AGENTS.md`, `GEMINI.md`, and a store an agent keeps in the project, as
+Crush's `.crush/`); with nothing anywhere, the shipped sample.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ def choose_roots(
         return RootChoice(given, missing)
     found = [r for r in config.default_roots(settings) if r.path.exists()]
     found += project_memory_roots(settings, store, found)
+    found += project_store_roots(settings, store, found)
     if found:
         return RootChoice(found)
     standard = config.default_roots(settings)
@@ -67,6 +69,30 @@ def project_memory_roots(settings: Config, store: Storage, roots: list[Root]) ->
     dirs = store.project_dirs(tuple(SPOKEN_NAMES))
     extra = [Root(Path(d), MEMORY) for d in dirs if Path(d).is_absolute()]
     return [r for r in extra if r not in have and r.path.is_dir()]
+
+
+def project_store_roots(settings: Config, store: Storage, roots: list[Root]) -> list[Root]:
+    """Each indexed project's own store of an agent that keeps one inside the project
+    (Crush's `.crush/`), for every enabled source that says where (`project_root`): a
+    stat or two per project, so a project Crush never listed is still read."""
+    finders = [
+        (kind, finder)
+        for kind in SOURCES
+        if kind not in settings.disabled
+        and (finder := getattr(SOURCES[kind], "project_root", None)) is not None
+    ]
+    if not finders:
+        return []
+    dirs = [Path(d) for d in store.project_dirs(tuple(SPOKEN_NAMES)) if Path(d).is_absolute()]
+    have = set(roots)
+    extra: list[Root] = []
+    for kind, finder in finders:
+        for folder in dirs:
+            place = finder(folder)
+            if place is not None and Root(place, kind) not in have:
+                have.add(Root(place, kind))
+                extra.append(Root(place, kind))
+    return extra
 
 
 def root_of(settings: Config, path: Path, source: str | None) -> Root:

@@ -56,6 +56,8 @@ class SourceKind(StrEnum):
     OPENCODE = "opencode"
     KILO_CODE = "kilo-code"
     GOOSE = "goose"
+    CRUSH = "crush"
+    KIRO = "kiro"
     MARKDOWN = "markdown"
     JOURNAL = "journal"
     MEMORY = "memory"

@@ -59,6 +59,7 @@ CARRIED_ENV = (
     "XDG_CONFIG_HOME",
     "XDG_DATA_HOME",
     "GOOSE_PATH_ROOT",
+    "CRUSH_GLOBAL_DATA",
 )
 
 System = Literal["systemd", "launchd"]

@@ -62,6 +62,8 @@ SOURCES: Mapping[str, Source] = _Registry(
         SourceKind.OPENCODE: "findsession.sources.opencode:OpenCodeSource",
         SourceKind.KILO_CODE: "findsession.sources.opencode:KiloCodeSource",
         SourceKind.GOOSE: "findsession.sources.goose:GooseSource",
+        SourceKind.CRUSH: "findsession.sources.crush:CrushSource",
+        SourceKind.KIRO: "findsession.sources.kiro:KiroSource",
         SourceKind.MARKDOWN: "findsession.sources.markdown:MarkdownSource",
         SourceKind.JOURNAL: "findsession.sources.journal:JournalSource",
         SourceKind.MEMORY: "findsession.sources.memory:MemorySource",
@@ -87,6 +89,8 @@ SPOKEN_NAMES: dict[str, tuple[str, ...]] = {
     SourceKind.OPENCODE: ("opencode",),
     SourceKind.KILO_CODE: ("kilo",),
     SourceKind.GOOSE: ("goose",),
+    SourceKind.CRUSH: ("crush",),
+    SourceKind.KIRO: ("kiro",),
 }
 #: Files a database keeps beside itself while its agent writes (`-wal`: commits waiting
 #: for a checkpoint; `-shm`, `-journal`): a change to one is a change of the database.

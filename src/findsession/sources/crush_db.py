@@ -1,0 +1,157 @@
+"""The questions findsession asks a Crush database, read-only, and nothing else.
+
+Crush keeps a project's sessions in `<project>/.crush/crush.db`: `sessions(id,
+parent_session_id, title, created_at, updated_at, ...)` and `messages(id, session_id, role,
+parts, model, created_at, updated_at, finished_at, is_summary_message, ...)`, times in
+Unix seconds. Columns came and went between Crush's versions, so each query asks only for
+the columns the file has (`foreign_db.columns`). The only connection is the one
+`foreign_db.reading` opens; this module holds queries, `crush_records` makes records.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+from findsession.sources import foreign_db
+
+#: Sessions Crush makes only to ask a model for another session's title.
+TITLE_PREFIX = "title-"
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRow:
+    """One session as its row holds it, with the change token of its messages."""
+
+    rank: int
+    id: str
+    parent: str | None
+    title: str | None
+    created_at: float | None
+    updated_at: float | None
+    token: str
+
+
+@dataclass(frozen=True, slots=True)
+class MessageRow:
+    """One message row: `parts` is the JSON text Crush wrote, parsed by the caller."""
+
+    id: str | None
+    role: str | None
+    parts: object
+    model: str | None
+    created_at: float | None
+    summary: bool
+
+
+def missing_tables(conn: sqlite3.Connection) -> str | None:
+    """Why the file is not a Crush store this reader knows, or None when it is."""
+    sessions = foreign_db.columns(conn, "sessions")
+    messages = foreign_db.columns(conn, "messages")
+    if not {"id"} <= sessions or not {"session_id", "role", "parts"} <= messages:
+        return "not a Crush database (no sessions and messages tables of the known shape)"
+    return None
+
+
+def sessions(conn: sqlite3.Connection) -> list[SessionRow]:
+    """Every session but the title makers, each with one token that moves whenever the
+    session or any of its messages changes: a message streamed into its row in place
+    moves `updated_at`, and `finished_at` once it is complete."""
+    have = foreign_db.columns(conn, "sessions")
+    mine = foreign_db.columns(conn, "messages")
+
+    def pick(table: set[str], alias: str, name: str) -> str:
+        return f"{alias}.{name}" if name in table else "NULL"
+
+    query = (
+        "SELECT s.rowid, s.id, "
+        f"{pick(have, 's', 'parent_session_id')}, {pick(have, 's', 'title')}, "
+        f"{pick(have, 's', 'created_at')}, {pick(have, 's', 'updated_at')}, "
+        "count(m.rowid), max(m.rowid), "
+        f"max({pick(mine, 'm', 'updated_at')}), max({pick(mine, 'm', 'finished_at')}) "
+        "FROM sessions s LEFT JOIN messages m ON m.session_id = s.id "
+        "WHERE substr(s.id, 1, ?) != ? GROUP BY s.rowid ORDER BY s.rowid"
+    )
+    rows = []
+    for rank, sid, parent, title, created, updated, *moved in conn.execute(
+        query, (len(TITLE_PREFIX), TITLE_PREFIX)
+    ):
+        if not isinstance(sid, str) or not sid:
+            continue
+        token = ":".join(str(v) for v in (updated, *moved))
+        rows.append(
+            SessionRow(
+                rank=int(rank),
+                id=sid,
+                parent=parent if isinstance(parent, str) and parent else None,
+                title=title if isinstance(title, str) else None,
+                created_at=_number(created),
+                updated_at=_number(updated),
+                token=token,
+            )
+        )
+    return rows
+
+
+def messages(conn: sqlite3.Connection, session_id: str) -> list[MessageRow]:
+    """A session's messages in the order Crush lists them (by creation, then row)."""
+    have = foreign_db.columns(conn, "messages")
+
+    def pick(name: str) -> str:
+        return name if name in have else "NULL"
+
+    query = (
+        f"SELECT {pick('id')}, role, parts, {pick('model')}, {pick('created_at')}, "
+        f"{pick('is_summary_message')} FROM messages WHERE session_id = ? "
+        f"ORDER BY {pick('created_at')}, rowid"
+    )
+    return [
+        MessageRow(
+            id=mid if isinstance(mid, str) else None,
+            role=role if isinstance(role, str) else None,
+            parts=parts,
+            model=model if isinstance(model, str) else None,
+            created_at=_number(created),
+            summary=bool(summary),
+        )
+        for mid, role, parts, model, created, summary in conn.execute(query, (session_id,))
+    ]
+
+
+def parent_by_call(conn: sqlite3.Connection, session_id: str) -> str | None:
+    """The session that started a sub-agent whose row names no parent: its id is the
+    tool call's (`<message id>$$<call id>` in newer Crush, the call id alone before)."""
+    if "$$" in session_id:
+        return session_of_message(conn, session_id.split("$$", 1)[0])
+    if _looks_like_uuid(session_id):
+        return None  # a session the person started
+    return session_of_call(conn, session_id)
+
+
+def session_of_message(conn: sqlite3.Connection, message_id: str) -> str | None:
+    """The session a message belongs to (a sub-agent's id names the message whose tool
+    call started it, `<message id>$$<tool call id>`)."""
+    row = conn.execute(
+        "SELECT session_id FROM messages WHERE id = ? LIMIT 1", (message_id,)
+    ).fetchone()
+    return row[0] if row and isinstance(row[0], str) else None
+
+
+def session_of_call(conn: sqlite3.Connection, call_id: str) -> str | None:
+    """The session whose assistant message holds the tool call `call_id` (older Crush
+    named a sub-agent's session by that call's id alone, and may leave its parent out)."""
+    needle = '"' + call_id.replace('"', "") + '"'
+    row = conn.execute(
+        "SELECT session_id FROM messages WHERE role = 'assistant' AND instr(parts, ?) > 0 LIMIT 1",
+        (needle,),
+    ).fetchone()
+    return row[0] if row and isinstance(row[0], str) else None
+
+
+def _looks_like_uuid(value: str) -> bool:
+    parts = value.split("-")
+    return len(parts) == 5 and [len(p) for p in parts] == [8, 4, 4, 4, 12]
+
+
+def _number(value: object) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None

@@ -1,0 +1,24 @@
+"""An agent's epoch time, in seconds or in milliseconds, as the ISO 8601 UTC text the index
+keeps.
+
+Stores disagree on the unit, and sometimes with themselves: Crush's schema comments say
+milliseconds while its rows hold seconds. A number past 10^11 cannot be seconds (that is
+the year 5138), so it is taken for milliseconds.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+_MILLIS = 1e11
+_LATEST = 1e14
+
+
+def epoch_iso(value: Any) -> str | None:
+    """`value` as `2026-05-17T10:00:00.000Z`; None for no number or one out of range."""
+    if not isinstance(value, int | float) or isinstance(value, bool) or not 0 < value < _LATEST:
+        return None
+    seconds = value / 1000 if value > _MILLIS else value
+    moment = datetime.fromtimestamp(seconds, UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -1,0 +1,249 @@
+"""Kiro CLI: where its conversations are, and the `Source` that reads them.
+
+Kiro CLI keeps every conversation in one SQLite database, `data.sqlite3` in its data
+folder (`$XDG_DATA_HOME/kiro-cli`, default `~/.local/share/kiro-cli`; on macOS
+`~/Library/Application Support/kiro-cli`), rewritten in place after every turn. A
+conversation is indexed as `<file id>:<conversation id>`, read again whole when its row's
+`updated_at` moved (`foreign_db`). Its JSON-lines layout, `~/.kiro/sessions/cli/<id>.jsonl`
+beside `<id>.json {session_id, cwd, title}`, is read on from a byte offset like any
+transcript; a conversation the database also holds is taken from the database alone.
+The Kiro IDE's own store (`kiro.kiroagent`) is not read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import IO, Any
+
+from findsession.domain import (
+    Message,
+    MessageKind,
+    MetaEvent,
+    MetaKind,
+    Problem,
+    Resume,
+    Session,
+    SourceKind,
+)
+from findsession.sources import foreign_db, kiro_db
+from findsession.sources.base import Skip, SourceFile
+from findsession.sources.cursor import Cursor, Reading, Record
+from findsession.sources.jsonl import ReadStats, clean_text, iter_objects, read_appended
+from findsession.sources.kiro_records import conversation_records, line_records
+from findsession.sources.opening import open_regular
+from findsession.sources.resuming import option, resume_in_cwd
+
+KIND = SourceKind.KIRO
+DB_NAME = "data.sqlite3"
+_SIDECAR_BYTES = 1 << 20
+#: The cursor digest of a JSON-lines file whose conversation the database holds.
+_SHADOWED = "kiro:in-database"
+
+
+def data_folder() -> Path:
+    """Kiro CLI's data folder, where `data.sqlite3` is."""
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / "kiro-cli"
+    if sys.platform == "win32":
+        roaming = os.environ.get("APPDATA") or str(Path.home() / "AppData" / "Roaming")
+        return Path(roaming) / "kiro-cli"
+    base = os.environ.get("XDG_DATA_HOME")
+    return (Path(base).expanduser() if base else Path.home() / ".local" / "share") / "kiro-cli"
+
+
+def sessions_folder() -> Path:
+    """The JSON-lines layout's folder."""
+    return Path.home() / ".kiro" / "sessions" / "cli"
+
+
+def file_id(path: Path) -> str:
+    """`kiro-` and a hash of the database's path: its sessions are `<file id>:<id>`."""
+    return "kiro-" + hashlib.blake2b(str(path).encode(), digest_size=4).hexdigest()
+
+
+class KiroSource:
+    """Kiro CLI's `data.sqlite3` and its `<id>.jsonl` sessions."""
+
+    kind = KIND
+    companions = foreign_db.COMPANIONS
+
+    def default_roots(self) -> list[Path]:
+        return [data_folder(), sessions_folder()]
+
+    def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
+        """`data.sqlite3` and every `*.jsonl` at `root`'s top (or `root` itself)."""
+        if root.is_file():
+            yield root
+            return
+        try:
+            names = sorted(e.name for e in os.scandir(root) if e.is_file(follow_symlinks=False))
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            skip(root, f"cannot read the folder: {exc.strerror or exc}")
+            return
+        yield from (root / n for n in names if n == DB_NAME or n.endswith(".jsonl"))
+
+    def describe(self, path: Path) -> SourceFile:
+        if path.name.endswith(".jsonl"):
+            sid = _str(_sidecar(path).get("session_id")) or path.name[: -len(".jsonl")]
+            return SourceFile(path=path, source=KIND, session_id=sid)
+        return SourceFile(path=path, source=KIND, session_id=file_id(path), sibling_sessions=True)
+
+    def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
+        if not sf.sibling_sessions:
+            return _read_lines(sf, fh, cursor)
+        size = os.fstat(fh.fileno()).st_size
+        with foreign_db.reading(sf.path) as conn:
+            why = kiro_db.missing_tables(conn)
+            if why is not None:
+                return Reading(
+                    [], Cursor(size, 0, foreign_db.encode({})), fresh=False,
+                    problems=[Problem(0, "unknown database", why)],
+                )  # fmt: skip
+            found = kiro_db.conversations(conn)
+            tokens = {c.id: c.token for c in found}
+            now = Cursor(offset=size, lines=len(found), digest=foreign_db.encode(tokens))
+            todo = set(foreign_db.changed(foreign_db.decode(cursor and cursor.digest), tokens))
+            if not todo:
+                return Reading([], now, fresh=False, unchanged=True)
+            records: list[Record] = []
+            problems: list[Problem] = []
+            read_bytes = 0
+            for conv in found:
+                if conv.id in todo:
+                    text = kiro_db.value(conn, conv.rank)
+                    read_bytes += len(text) if isinstance(text, str | bytes) else 0
+                    records += conversation_records(conv.rank, conv.id, text, conv.key, problems)
+        return Reading(
+            records,
+            now,
+            fresh=False,
+            replaced=frozenset(todo),
+            bytes_read=read_bytes,
+            lines_read=len(todo),
+            problems=problems,
+        )
+
+    def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
+        """Each wanted message as the file holds it now, numbered as `read` did."""
+        if path.name.endswith(".jsonl"):
+            records = _all_lines(path)
+        else:
+            records = []
+            ranks = {foreign_db.position_of(line)[0] for line in lines}
+            with foreign_db.reading(path) as conn:
+                if kiro_db.missing_tables(conn) is None:
+                    for conv in kiro_db.conversations(conn):
+                        if conv.rank in ranks:
+                            text = kiro_db.value(conn, conv.rank)
+                            records += conversation_records(conv.rank, conv.id, text, conv.key, [])
+        texts: dict[tuple[int, int], str] = {}
+        parts: dict[int, int] = {}
+        for rec in records:  # numbered as the indexer numbers a line's records
+            part = parts.get(rec.line, 0)
+            parts[rec.line] = part + 1
+            if isinstance(rec, Message) and rec.line in lines:
+                texts[(rec.line, part)] = rec.text
+        return texts
+
+    def resume(self, session: Session) -> Resume:
+        """`kiro-cli chat --resume-id <id>`, Kiro CLI's documented way back into one
+        conversation, in the directory it ran in (its `--resume` alone takes the
+        directory's latest)."""
+        conversation = foreign_db.agent_id(session.id)
+        return resume_in_cwd(session, "kiro-cli", "chat", *option("--resume-id", conversation))
+
+    def title_line(self, sf: SourceFile, title: str) -> bytes | None:
+        """None: Kiro keeps a title in its sidecar or its database, never in a line."""
+        return None
+
+
+def _read_lines(sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
+    """A JSON-lines session read on from the cursor, unless the database holds it."""
+    if _in_database(sf.path, sf.session_id):
+        size = os.fstat(fh.fileno()).st_size
+        return Reading([], Cursor(size, 0, _SHADOWED), fresh=True)
+    meta = _sidecar(sf.path)
+    cwd = _str(meta.get("cwd")) or None
+    calls: dict[str, str] = {}
+    unknown: list[str] = []
+    reading = read_appended(
+        fh, cursor, lambda line, obj: line_records(line, obj, cwd, calls, unknown)
+    )
+    if not reading.fresh:
+        reading.records = _named_results(sf.path, reading.records)
+    title = _str(meta.get("title")).strip()
+    if title and not reading.binary:
+        reading.records.append(MetaEvent(MetaKind.AI_TITLE, title, 0))
+    if unknown:
+        kinds = ", ".join(sorted(set(unknown)))
+        reading.problems.append(Problem(0, "unknown line kind", f"{kinds} ({len(unknown)} lines)"))
+    return reading
+
+
+def _named_results(path: Path, records: list[Record]) -> list[Record]:
+    """Results read on from an offset whose call came in an earlier read, named after
+    that call (the file's earlier lines are read only when there is such a result)."""
+    if not any(_orphan(r) for r in records):
+        return records
+    calls: dict[str, str] = {}
+    for rec in _all_lines(path):
+        if isinstance(rec, Message) and rec.kind is MessageKind.TOOL_CALL and rec.tool_id:
+            calls[rec.tool_id] = rec.tool_name or "tool"
+    return [replace(r, tool_name=calls.get(r.tool_id or "")) if _orphan(r) else r for r in records]
+
+
+def _orphan(rec: Record) -> bool:
+    return (
+        isinstance(rec, Message)
+        and rec.kind is MessageKind.TOOL_OUTPUT
+        and rec.tool_name is None
+        and rec.tool_id is not None
+    )
+
+
+def _all_lines(path: Path) -> list[Record]:
+    meta = _sidecar(path)
+    cwd = _str(meta.get("cwd")) or None
+    calls: dict[str, str] = {}
+    records: list[Record] = []
+    with open_regular(str(path)) as fh:
+        for number, obj in iter_objects(fh, 0, 0, ReadStats(0, 0)):
+            records += line_records(number, obj, cwd, calls, [])
+    return records
+
+
+def _in_database(path: Path, conversation: str) -> bool:
+    """Whether a Kiro database (beside the file, or in Kiro's data folder) holds this
+    conversation: the database is the newer layout, and wins."""
+    for db in dict.fromkeys((path.parent / DB_NAME, data_folder() / DB_NAME)):
+        if not db.is_file():
+            continue
+        try:
+            with foreign_db.reading(db) as conn:
+                if kiro_db.missing_tables(conn) is None and kiro_db.holds(conn, conversation):
+                    return True
+        except OSError:
+            continue  # a locked database: the lines stand until it can be asked
+    return False
+
+
+def _sidecar(path: Path) -> dict[str, Any]:
+    """`<id>.json` beside `<id>.jsonl`, or empty."""
+    try:
+        with open_regular(str(path)[: -len(".jsonl")] + ".json") as fh:
+            doc = json.loads(fh.read(_SIDECAR_BYTES).decode("utf-8", "replace"))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    return doc if isinstance(doc, dict) else {}
+
+
+def _str(value: Any) -> str:
+    return clean_text(value) if isinstance(value, str) else ""

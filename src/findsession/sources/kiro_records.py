@@ -1,0 +1,227 @@
+"""Kiro CLI's conversations as format-free records, from either of its two layouts.
+
+The database row's `value` is `{history: [{user, assistant, request_metadata}]}`: `user`
+is `{content, timestamp, env_context: {env_state: {current_working_directory}}}` whose
+content is `Prompt {prompt}` (typed), `ToolUseResults {tool_use_results: [{tool_use_id,
+content: [{Text}|{Json}], status}]}` or `CancelledToolUses {prompt, tool_use_results}`;
+`assistant` is `Response {message_id, content}` or `ToolUse {message_id, content,
+tool_uses: [{id, name, args}]}`. Each user and each assistant message is a line of its
+own (`foreign_db.line_of(row rank, position)`).
+
+The JSON-lines layout (`<id>.jsonl`, beside `<id>.json {session_id, cwd, title}`) has one
+event a line, `{kind, data: {content: [{kind, data}], meta: {timestamp}}}`: `Prompt`
+(`text` blocks), `AssistantMessage` (`text`, `toolUse {toolUseId, name, input}`),
+`ToolResults` (`toolResult {toolUseId, content, status}`), `Clear`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+from findsession.domain import Message, MessageKind, Problem
+from findsession.sources import foreign_db
+from findsession.sources.cursor import Record
+from findsession.sources.epoch import epoch_iso
+from findsession.sources.jsonl import cap, clean_text
+from findsession.sources.tool_args import args_text, files
+
+PROMPT_CAP = 100_000
+TOOL_INPUT_CAP = 2_000
+TOOL_OUTPUT_CAP = 4_000
+#: Line kinds of the JSON-lines layout with nothing to index.
+_QUIET_LINES = frozenset({"Clear"})
+#: Keys of a database tool result's content blocks.
+_RESULT_KEYS = ("Text", "Json", "text", "json")
+#: Digits of a second's fraction past the microseconds Python reads.
+_NANOS = re.compile(r"(\.\d{6})\d+")
+
+
+def conversation_records(
+    rank: int, key: str, text: object, cwd: str | None, problems: list[Problem]
+) -> list[Record]:
+    """Every message of one database conversation; a value that is not a conversation
+    is one problem and gives nothing."""
+    head = foreign_db.line_of(rank, 0)
+    try:
+        doc = json.loads(text) if isinstance(text, str | bytes) else None
+    except (ValueError, RecursionError):
+        doc = None
+    history = doc.get("history") if isinstance(doc, dict) else None
+    if not isinstance(history, list):
+        problems.append(Problem(head, "malformed JSON", f"conversation {key}: no history"))
+        return []
+    records: list[Record] = []
+    calls: dict[str, str] = {}
+    for number, entry in enumerate(history):
+        if not isinstance(entry, dict):
+            continue
+        user = entry.get("user") if isinstance(entry.get("user"), dict) else {}
+        cwd = cwd or _cwd(user)
+        when = _iso(user.get("timestamp"))
+        base = {"cwd": cwd, "session_key": key, "timestamp": when}
+        line = foreign_db.line_of(rank, 2 * number + 1)
+        records += _user(user.get("content"), {**base, "line": line}, calls)
+        meta = entry.get("request_metadata")
+        ended = meta.get("stream_end_timestamp_ms") if isinstance(meta, dict) else None
+        base["timestamp"] = epoch_iso(ended) or when
+        line = foreign_db.line_of(rank, 2 * number + 2)
+        records += _assistant(entry.get("assistant"), {**base, "line": line}, calls)
+    return records
+
+
+def _user(content: Any, base: dict[str, Any], calls: dict[str, str]) -> Iterator[Message]:
+    if not isinstance(content, dict):
+        return
+    for kind, body in content.items():
+        if not isinstance(body, dict):
+            continue
+        prompt = _str(body.get("prompt")).strip() if kind in ("Prompt", "CancelledToolUses") else ""
+        if prompt:
+            yield Message(MessageKind.PROMPT, cap(prompt, PROMPT_CAP), **base)
+        for result in _list(body.get("tool_use_results")):
+            if not isinstance(result, dict):
+                continue
+            call_id = _str(result.get("tool_use_id")) or None
+            output = _output(result.get("content"))
+            if output:
+                yield Message(
+                    MessageKind.TOOL_OUTPUT,
+                    cap(output, TOOL_OUTPUT_CAP),
+                    tool_name=calls.get(call_id or ""),
+                    tool_id=call_id,
+                    is_error=str(result.get("status", "")).lower() == "error",
+                    **base,
+                )
+
+
+def _assistant(value: Any, base: dict[str, Any], calls: dict[str, str]) -> Iterator[Message]:
+    if not isinstance(value, dict):
+        return
+    for body in value.values():
+        if not isinstance(body, dict):
+            continue
+        mid = _str(body.get("message_id")) or None
+        text = _str(body.get("content")).strip()
+        if text:
+            yield Message(
+                MessageKind.REPLY, cap(text, PROMPT_CAP), uuid=mid, message_id=mid, **base
+            )
+        for use in _list(body.get("tool_uses")):
+            if isinstance(use, dict):
+                yield _call(use.get("id"), use.get("name"), use.get("args"), base, calls, mid)
+
+
+def line_records(
+    line: int, obj: dict[str, Any], cwd: str | None, calls: dict[str, str], unknown: list[str]
+) -> list[Record]:
+    """The records of one line of the JSON-lines layout; a kind not known here is named
+    in `unknown` and gives none."""
+    kind = obj.get("kind")
+    data = obj.get("data") if isinstance(obj.get("data"), dict) else {}
+    meta = data.get("meta") if isinstance(data.get("meta"), dict) else {}
+    mid = _str(data.get("message_id")) or None
+    base = {"line": line, "cwd": cwd, "timestamp": epoch_iso(meta.get("timestamp"))}
+    blocks = [b for b in _list(data.get("content")) if isinstance(b, dict)]
+    out: list[Record] = []
+    if kind == "Prompt":
+        text = "\n\n".join(t for b in blocks if b.get("kind") == "text" and (t := _block_text(b)))
+        if text:
+            out.append(Message(MessageKind.PROMPT, cap(text, PROMPT_CAP), **base))
+    elif kind == "AssistantMessage":
+        for block in blocks:
+            if block.get("kind") == "text" and (text := _block_text(block)):
+                out.append(
+                    Message(MessageKind.REPLY, cap(text, PROMPT_CAP), message_id=mid, **base)
+                )
+            elif block.get("kind") == "toolUse" and isinstance(use := block.get("data"), dict):
+                out.append(
+                    _call(use.get("toolUseId"), use.get("name"), use.get("input"), base, calls, mid)
+                )
+    elif kind == "ToolResults":
+        for block in blocks:
+            result = block.get("data") if block.get("kind") == "toolResult" else None
+            if not isinstance(result, dict):
+                continue
+            call_id = _str(result.get("toolUseId")) or None
+            output = _output(result.get("content"))
+            if output:
+                out.append(
+                    Message(
+                        MessageKind.TOOL_OUTPUT,
+                        cap(output, TOOL_OUTPUT_CAP),
+                        tool_name=calls.get(call_id or ""),
+                        tool_id=call_id,
+                        is_error=str(result.get("status", "")).lower() == "error",
+                        **base,
+                    )
+                )
+    elif kind not in _QUIET_LINES:
+        unknown.append(str(kind))
+    return out
+
+
+def _call(
+    call_id: Any, name: Any, args: Any, base: dict[str, Any], calls: dict[str, str], mid: Any
+) -> Message:
+    tool_id, tool = _str(call_id) or None, _str(name) or "tool"
+    if tool_id:
+        calls[tool_id] = tool
+    return Message(
+        MessageKind.TOOL_CALL,
+        cap(args_text(args, TOOL_INPUT_CAP), TOOL_INPUT_CAP),
+        tool_name=tool,
+        tool_id=tool_id,
+        files=files(args),
+        message_id=mid,
+        **base,
+    )
+
+
+def _output(content: Any) -> str:
+    """A tool result's text: its text blocks as they are, JSON blocks as JSON (the
+    database writes `{Text}`/`{Json}`, the JSON-lines layout `{kind, data}`)."""
+    if isinstance(content, str):
+        return clean_text(content).strip()
+    pieces = []
+    for block in _list(content):
+        if isinstance(block, dict):
+            key = "data" if "kind" in block else next((k for k in _RESULT_KEYS if k in block), "")
+            block = block.get(key)
+        if block is not None:
+            pieces.append(block if isinstance(block, str) else json.dumps(block))
+    return clean_text("\n".join(p for p in pieces if p)).strip()
+
+
+def _block_text(block: dict[str, Any]) -> str:
+    return _str(block.get("data")).strip()
+
+
+def _cwd(user: dict[str, Any]) -> str | None:
+    env = user.get("env_context") if isinstance(user.get("env_context"), dict) else {}
+    state = env.get("env_state") if isinstance(env.get("env_state"), dict) else {}
+    return _str(state.get("current_working_directory")) or None
+
+
+def _iso(value: Any) -> str | None:
+    """An ISO time with any offset, as UTC `...Z`; None when it does not parse."""
+    if not isinstance(value, str) or not value:
+        return epoch_iso(value)
+    try:
+        moment = datetime.fromisoformat(_NANOS.sub(r"\1", value.replace("Z", "+00:00")))
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _str(value: Any) -> str:
+    return clean_text(value) if isinstance(value, str) else ""

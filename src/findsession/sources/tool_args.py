@@ -1,0 +1,61 @@
+"""A tool call's arguments as a person reads and searches them, and the files they name.
+
+Crush stores a call's input as a JSON string, Kiro as an object; both become `key: value`
+lines (the values, not JSON punctuation), capped, and the paths among them become the
+message's `files`, so `--file` finds the call.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from findsession.sources.jsonl import clean_text, cut_point
+
+#: Argument names the agents use for the file a tool reads or writes.
+FILE_KEYS = ("file_path", "filePath", "path", "file", "filename")
+_MAX_PATH = 1024
+
+
+def parsed(args: Any) -> Any:
+    """`args` itself, or the object a JSON string holds (a string that is not JSON stays
+    a string: some tools take a bare command)."""
+    if isinstance(args, str) and args.lstrip().startswith(("{", "[")):
+        try:
+            return json.loads(args)
+        except (ValueError, RecursionError):
+            return args
+    return args
+
+
+def args_text(args: Any, limit: int) -> str:
+    """Each argument as `key: value`, a nested value as compact JSON cut to `limit`."""
+    args = parsed(args)
+    if not isinstance(args, dict):
+        return clean_text(args) if isinstance(args, str) else _json(args, limit)
+    out = []
+    for key, value in args.items():
+        if isinstance(value, str | int | float | bool):
+            out.append(f"{key}: {value}")
+        elif value is not None:
+            out.append(f"{key}: {_json(value, limit)}")
+    return clean_text("\n".join(out))
+
+
+def files(args: Any) -> tuple[str, ...]:
+    """The paths a call's arguments name under the usual keys."""
+    args = parsed(args)
+    if not isinstance(args, dict):
+        return ()
+    return tuple(
+        clean_text(v)
+        for k in FILE_KEYS
+        if isinstance(v := args.get(k), str) and 0 < len(v) < _MAX_PATH and "\n" not in v
+    )
+
+
+def _json(value: Any, limit: int) -> str:
+    if value is None:
+        return ""
+    rendered = json.dumps(value, ensure_ascii=False)
+    return clean_text(rendered[: cut_point(rendered, limit)])

@@ -1,0 +1,218 @@
+"""Kiro CLI: its `data.sqlite3` read conversation by conversation while the CLI holds it
+open, and its JSON-lines layout read on from a byte offset, through the real CLI.
+
+The database is built by `kiro_store` in the documented shape of `conversations_v2`; the
+JSON-lines fixture (`fixtures/kiro/sessions/cli`) was written from the documented format:
+a session with a tool call and its result, a `Clear` line, a line of a kind not known
+here and a last line still being written; and an older copy of a conversation the
+database also holds. None of it is copied from a real store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import CLI
+from kiro_store import KiroStore, prompt, reply, results, tool_use
+
+FIXTURE = Path(__file__).parent / "fixtures" / "kiro" / "sessions" / "cli"
+ORCHARD = "f2946a26-3735-4b08-8d05-c928010302d5"
+HIVE = "3b8d1f22-9c4e-4a7b-8e13-6f2a0c9d5e02"
+VENT = "7c3e9a10-5b2d-4e8f-9a61-0d4b2c8e1f01"
+SECRET = "ghp_" + "Z8xCv7Bn6Mq5Wl4Ek3Rt2Yu1Io9Pa0Sd8Fg7"
+
+
+@pytest.fixture
+def home(cli: CLI, tmp_path: Path) -> Path:
+    cli.env.pop("XDG_DATA_HOME", None)
+    return tmp_path / "home"
+
+
+@pytest.fixture
+def lines(home: Path) -> Path:
+    place = home / ".kiro" / "sessions" / "cli"
+    shutil.copytree(FIXTURE, place)
+    return place
+
+
+@pytest.fixture
+def store(home: Path, lines: Path) -> Iterator[KiroStore]:
+    db = KiroStore(home / ".local" / "share" / "kiro-cli" / "data.sqlite3")
+    # Started in one directory, continued in another: the newer row is the conversation.
+    db.put("/home/dev/old-dir", ORCHARD, [prompt("stale espalier pruning notes", "/home/dev")])
+    db.put("/home/dev/orchard", ORCHARD, [
+        {
+            "user": prompt("How should the orchard irrigation skip rainy days?", "/home/dev"),
+            "assistant": tool_use("m-1", "Checking the weather feed.",
+                                  ("tu-1", "execute_bash", {"command": "curl weather.local/rain"})),
+            "request_metadata": {"stream_end_timestamp_ms": 1_780_000_500_000},
+        },
+        {
+            "user": results(("tu-1", "rain_mm=12 forecast drizzle")),
+            "assistant": reply("m-2", "Skip watering when rain_mm exceeds five."),
+        },
+    ])  # fmt: skip
+    db.put("/home/dev/apiary", HIVE, [
+        {"user": prompt("Calibrate the beehive scale tare", "/home/dev/apiary"),
+         "assistant": reply("m-3", "Tare it with the empty super on.")},
+    ])  # fmt: skip
+    db.put("/home/dev/apiary", "broken-1", "{not json")
+    yield db
+    db.close()
+
+
+def index(cli: CLI, *args: str) -> dict[str, Any]:
+    return cli.json("index", "--no-embed", *args)
+
+
+def hits(cli: CLI, query: str) -> list[dict[str, Any]]:
+    return cli.json("search", "--mode", "keyword", "--source", "kiro", query)["results"]
+
+
+def found(cli: CLI, query: str) -> list[str]:
+    return [h["session"]["id"].split(":")[-1] for h in hits(cli, query)]
+
+
+def digest(db: Path) -> str:
+    return "".join(
+        hashlib.sha256(p.read_bytes()).hexdigest() for p in (db, Path(f"{db}-wal")) if p.exists()
+    )
+
+
+def test_the_database_and_the_lines_are_indexed(
+    cli: CLI, store: KiroStore, lines: Path, home: Path
+) -> None:
+    before = digest(store.path)
+    report = index(cli)
+    assert {str(home / ".local/share/kiro-cli"), str(lines)} <= set(report["roots"])
+    assert report["files_read"] == 3 and report["errors"] == []
+    reasons = {p["reason"] for p in report["problems"]}
+    assert {"malformed JSON", "unknown line kind"} <= reasons
+    listed = {s["kind"]: s for s in cli.json("sources")["sources"]}["kiro"]
+    assert (listed["files"], listed["sessions"]) == (3, 3)
+    assert digest(store.path) == before
+
+    orchard = hits(cli, "orchard irrigation rainy days")[0]["session"]
+    assert orchard["id"].endswith(":" + ORCHARD) and orchard["cwd"] == "/home/dev/orchard"
+    assert found(cli, "espalier") == []  # the older row of the same id
+    assert found(cli, "drizzle") == [ORCHARD]  # a tool's result
+    # The database wins over the older layout's copy of the same conversation.
+    assert found(cli, "beehive scale tare") == [HIVE] and found(cli, "Outdated copy") == []
+    vent = hits(cli, "greenhouse vent motor dawn")[0]["session"]
+    assert vent["id"] == VENT and vent["title"] == "Vent motor stalls at dawn"
+    assert vent["cwd"] == "/home/dev/greenhouse"
+    assert index(cli)["files_read"] == 0
+
+
+def test_read_shows_the_turns_and_raw_reads_them_back(cli: CLI, store: KiroStore) -> None:
+    index(cli)
+    orchard = hits(cli, "orchard irrigation")[0]["session"]["id"]
+    turn = cli.json("read", orchard, "--tools")["turns"][0]
+    assert [(m["kind"], m["tool"]) for m in turn["messages"]] == [
+        ("prompt", None),
+        ("reply", None),
+        ("tool_call", "execute_bash"),
+        ("tool_output", "execute_bash"),
+        ("reply", None),
+    ]
+    assert turn["timestamp"] == "2026-05-28T17:00:00.000Z"  # the prompt's offset, in UTC
+    vent = cli.json("read", VENT, "--tools")["turns"][0]["messages"]
+    assert [(m["kind"], m["tool"]) for m in vent] == [
+        ("prompt", None),
+        ("reply", None),
+        ("tool_call", "fs_read"),
+        ("tool_output", "fs_read"),
+        ("reply", None),
+    ]
+    for sid in (orchard, VENT):
+        assert cli.json("read", sid, "--raw")["turns"] == cli.json("read", sid)["turns"]
+
+
+def test_kiro_cli_resumes_a_conversation_by_its_id(cli: CLI, store: KiroStore) -> None:
+    index(cli)
+    resume = hits(cli, "orchard irrigation")[0]["resume"]
+    assert resume["command"] == ["kiro-cli", "chat", "--resume-id", ORCHARD]
+    assert resume["cwd"] == "/home/dev/orchard"
+    assert hits(cli, "vent motor")[0]["resume"]["command"][-1] == VENT
+
+
+def test_only_the_changed_conversation_and_the_new_lines_are_read(
+    cli: CLI, store: KiroStore, lines: Path
+) -> None:
+    index(cli)
+    store.put("/home/dev/apiary", HIVE, [
+        {"user": prompt("Calibrate the beehive scale tare", "/home/dev/apiary"),
+         "assistant": reply("m-3", "Tare it with the empty super on.")},
+        {"user": prompt("Log the propolis harvest weight too", "/home/dev/apiary"),
+         "assistant": reply("m-4", "Added a propolis column.")},
+    ])  # fmt: skip
+    assert Path(f"{store.path}-wal").stat().st_size > 0  # the commit waits in the WAL
+    before = digest(store.path)
+    report = index(cli)
+    assert (report["files_read"], report["lines_read"], report["sessions_changed"]) == (1, 1, 1)
+    assert found(cli, "propolis harvest") == [HIVE]
+    assert found(cli, "drizzle") == [ORCHARD]
+    assert digest(store.path) == before
+
+    log = lines / f"{VENT}.jsonl"
+    size = log.stat().st_size
+    with log.open("a") as fh:  # the half-written last line is finished
+        fh.write('xt","data":"Does the louvre actuator need the same fix?"}]}}\n')
+    report = index(cli)
+    assert report["files_read"] == 1 and report["bytes_read"] < log.stat().st_size - 400
+    assert log.stat().st_size > size
+    assert found(cli, "louvre actuator") == [VENT]
+    assert cli.json("read", VENT)["total_turns"] == 2
+    # A call in one read, its result in the next: the result is still named after it.
+    call = {"kind": "toolUse", "data": {"toolUseId": "tu-9", "name": "grep", "input": {}}}
+    result = {"kind": "toolResult", "data": {"toolUseId": "tu-9", "content": "louvre.py:12"}}
+    for line in ({"kind": "AssistantMessage", "data": {"content": [call]}},
+                 {"kind": "ToolResults", "data": {"content": [result]}}):  # fmt: skip
+        with log.open("a") as fh:
+            fh.write(json.dumps(line) + "\n")
+        index(cli)
+    messages = cli.json("read", VENT, "--tools")["turns"][1]["messages"]
+    assert [(m["kind"], m["tool"]) for m in messages][-2:] == [
+        ("tool_call", "grep"),
+        ("tool_output", "grep"),
+    ]
+
+
+def test_forgotten_stays_forgotten_secrets_redacted_and_a_locked_db_waits(
+    cli: CLI, store: KiroStore, db_path: Path, tmp_path: Path
+) -> None:
+    store.put("/home/dev/vault", "vault-1", [
+        {"user": prompt(f"rotate {SECRET} tonight", "/home/dev/vault"),
+         "assistant": reply("m-9", "Rotated.")},
+    ])  # fmt: skip
+    index(cli)
+    assert found(cli, SECRET) == [] and SECRET.encode() not in db_path.read_bytes()
+    cli.run("forget", hits(cli, "orchard irrigation")[0]["session"]["id"])
+    store.put("/home/dev/orchard", ORCHARD, [{"user": prompt("orchard irrigation again", "/")}])
+    store.put("/home/dev/apiary", HIVE, [{"user": prompt("hive wax moth traps", "/")}])
+    index(cli)
+    assert found(cli, "orchard irrigation") == [] and found(cli, "wax moth") == [HIVE]
+
+    other = KiroStore(tmp_path / "copy" / "data.sqlite3", journal="delete")
+    other.put("/home/dev/mill", "mill-1", [{"user": prompt("mill race sluice gate", "/")}])
+    other.conn.execute("BEGIN EXCLUSIVE")
+    [error] = index(cli, "--source", "kiro", str(other.path.parent))["errors"]
+    assert "locked by its agent" in error["error"]
+    other.conn.execute("ROLLBACK")
+    assert index(cli, "--source", "kiro", str(other.path.parent))["files_read"] == 1
+    assert found(cli, "sluice gate") == ["mill-1"]
+    other.close()
+
+
+def test_sources_stays_quiet_about_kiro_where_there_is_none(cli: CLI, home: Path) -> None:
+    listed = {s["kind"]: s for s in cli.json("sources")["sources"]}["kiro"]
+    assert [r["exists"] for r in listed["roots"]] == [False, False]
+    assert listed["files"] == 0
+    roots = cli.json("index", "--no-embed")["roots"]
+    assert not any(root.endswith(("kiro-cli", "sessions/cli")) for root in roots)
