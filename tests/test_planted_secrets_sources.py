@@ -36,6 +36,11 @@ FORMATS = {
     "cline": "cline/User",
     "roo-code": "roo-code/User",
     "amp": "amp/threads",
+    # The older layouts of agents that now keep a database (the stores have their own
+    # planted-secret tests, with the database built by the test).
+    "opencode": "opencode",
+    "goose": "goose/sessions",
+    "kiro": "kiro/sessions/cli",
 }
 #: Every kind at once, one per line, as someone pasting a config would.
 PLANTED = "\n".join(text for _, text, _ in LEAKED_KINDS)

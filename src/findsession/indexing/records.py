@@ -103,7 +103,8 @@ def _excluded_dir(cwd: str, globs: tuple[str, ...]) -> bool:
 def _redacted(rec: Message | MetaEvent, found: Counter[str]) -> Message | MetaEvent:
     """The record with secrets in its text replaced; the only text the index ever sees.
 
-    The paths a tool touched are redacted too: they become the hit's files list.
+    The paths a tool touched are redacted too (they become the hit's files list), and
+    the working directory.
     """
     if isinstance(rec, Message):
         text, counts = redact(rec.text)
@@ -117,9 +118,15 @@ def _redacted(rec: Message | MetaEvent, found: Counter[str]) -> Message | MetaEv
         if heading:
             heading, more = redact(heading)
             counts.update(more)
+        cwd = rec.cwd
+        if cwd:
+            # A working directory is a path the agent recorded, like a tool's file, and
+            # may hold what the person pasted into a folder name.
+            cwd, more = redact(cwd)
+            counts.update(more)
         if counts:
             found.update(counts)
-            return replace(rec, text=text, files=files, heading=heading)
+            return replace(rec, text=text, files=files, heading=heading, cwd=cwd)
         return rec
     value, counts = redact(rec.value)
     if counts:

@@ -79,7 +79,8 @@ class KiroSource:
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """`data.sqlite3` and every `*.jsonl` at `root`'s top (or `root` itself)."""
         if root.is_file():
-            yield root
+            if root.name == DB_NAME or root.name.endswith(".jsonl"):
+                yield root
             return
         try:
             names = sorted(e.name for e in os.scandir(root) if e.is_file(follow_symlinks=False))
