@@ -53,6 +53,8 @@ class SourceKind(StrEnum):
     CLINE = "cline"
     ROO_CODE = "roo-code"
     AMP = "amp"
+    CURSOR = "cursor"
+    WINDSURF = "windsurf"
     MARKDOWN = "markdown"
     JOURNAL = "journal"
     MEMORY = "memory"

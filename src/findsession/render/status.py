@@ -41,6 +41,8 @@ def print_sources(out: Console, reports: list[SourceReport]) -> None:
         out.print(Text(f"{r.kind}{state}", style="bold" if r.enabled else "dim"))
         for path, exists in r.roots or [("(no standard place: add roots in the config)", True)]:
             out.print(f"  {home(path)}{'' if exists else '  (not found)'}", soft_wrap=True)
+        for note in r.notes:
+            out.print(Text(f"  {printable(note)}", style="yellow"), soft_wrap=True)
         held = f"  {c.files} files, {c.sessions} sessions"
         if c.subagents:
             held += f" (+{c.subagents} subagents)"

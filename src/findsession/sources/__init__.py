@@ -59,6 +59,8 @@ SOURCES: Mapping[str, Source] = _Registry(
         SourceKind.CLINE: "findsession.sources.extension_tasks:ClineSource",
         SourceKind.ROO_CODE: "findsession.sources.extension_tasks:RooCodeSource",
         SourceKind.AMP: "findsession.sources.amp:AmpSource",
+        SourceKind.CURSOR: "findsession.sources.cursor_ide:CursorIdeSource",
+        SourceKind.WINDSURF: "findsession.sources.cursor_ide:WindsurfSource",
         SourceKind.MARKDOWN: "findsession.sources.markdown:MarkdownSource",
         SourceKind.JOURNAL: "findsession.sources.journal:JournalSource",
         SourceKind.MEMORY: "findsession.sources.memory:MemorySource",
@@ -81,6 +83,11 @@ SPOKEN_NAMES: dict[str, tuple[str, ...]] = {
     SourceKind.CLINE: ("cline",),
     SourceKind.ROO_CODE: ("roo",),
     SourceKind.AMP: ("amp",),
+    # "cursor" alone is code talk (a database, pagination or text cursor): taken for the
+    # editor it would nudge the editor's chats up for every such query and drop the word
+    # from the query's coverage. "composer" is PHP's package manager.
+    SourceKind.CURSOR: ("cursor-ide",),
+    SourceKind.WINDSURF: ("windsurf",),
 }
 #: Files a database keeps beside itself while its agent writes (`-wal`: commits waiting
 #: for a checkpoint; `-shm`, `-journal`): a change to one is a change of the database.
