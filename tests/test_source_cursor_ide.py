@@ -235,9 +235,7 @@ def test_a_message_added_while_cursor_holds_the_database_reads_only_that_chat(
     editor.close()
 
 
-def test_a_locked_database_is_reported_and_read_on_the_next_run(
-    cli: CLI, tmp_path: Path
-) -> None:
+def test_a_locked_database_is_reported_and_read_on_the_next_run(cli: CLI, tmp_path: Path) -> None:
     place = tmp_path / "copy"
     editor = StateDb(place / "state.vscdb", journal="delete")
     editor.composer("c-lock", [user("l1", "lighthouse lens polishing"), agent("l2", "Use felt.")])
