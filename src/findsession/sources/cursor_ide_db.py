@@ -25,21 +25,18 @@ UPDATED = '"lastUpdatedAt":'
 
 #: One row per composer: its id, its row's id (the table replaces a row on every write,
 #: so a new row id means the value was written again), the characters after
-#: `"lastUpdatedAt":`, and the number of its message rows with the highest of their row
-#: ids. The messages are counted from the key index alone, no value is read; the
-#: composer's value is only searched for its update time, not parsed.
+#: `"lastUpdatedAt":`, and `<count>:<highest row id>` of its message rows. The messages
+#: are counted with one range of the key index per composer (no value is read, no
+#: grouping sort: twice as fast as grouping every message key by its composer, see
+#: `bench/cursor_tokens.py`); the composer's value is only searched for its update time,
+#: not parsed.
 _TOKENS = f"""
-WITH bubbles AS (
-    SELECT substr(key, {len(BUBBLE) + 1}, instr(substr(key, {len(BUBBLE) + 1}), ':') - 1)
-               AS composer,
-           count(*) AS n, max(rowid) AS last
-    FROM {KV} WHERE key >= 'bubbleId:' AND key < 'bubbleId;'
-    GROUP BY composer
-)
 SELECT substr(c.key, {len(COMPOSER) + 1}), c.rowid,
        substr(c.value, nullif(instr(c.value, '{UPDATED}'), 0) + {len(UPDATED)}, 16),
-       coalesce(b.n, 0), coalesce(b.last, 0)
-FROM {KV} AS c LEFT JOIN bubbles AS b ON b.composer = substr(c.key, {len(COMPOSER) + 1})
+       (SELECT count(*) || ':' || coalesce(max(b.rowid), 0) FROM {KV} AS b
+        WHERE b.key >= '{BUBBLE}' || substr(c.key, {len(COMPOSER) + 1}) || ':'
+          AND b.key < '{BUBBLE}' || substr(c.key, {len(COMPOSER) + 1}) || ';')
+FROM {KV} AS c
 WHERE c.key >= 'composerData:' AND c.key < 'composerData;'
 """
 
@@ -49,12 +46,12 @@ def tables(conn: sqlite3.Connection) -> set[str]:
     return {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
 
-def composer_tokens(conn: sqlite3.Connection) -> list[tuple[str, int, str | None, int, int]]:
-    """Every composer: `(id, row id, text after "lastUpdatedAt":, messages, last message
-    row id)`, in one statement."""
+def composer_tokens(conn: sqlite3.Connection) -> list[tuple[str, int, str | None, str]]:
+    """Every composer: `(id, row id, text after "lastUpdatedAt":, "<messages>:<last
+    message row id>")`, in one statement."""
     return [
-        (str(cid), int(at), _text(updated), int(n), int(last))
-        for cid, at, updated, n, last in conn.execute(_TOKENS)
+        (str(cid), int(at), _text(updated), str(bubbles))
+        for cid, at, updated, bubbles in conn.execute(_TOKENS)
         if cid
     ]
 

@@ -152,9 +152,9 @@ def _item_tokens(
 
 def _composer_tokens(conn: Any) -> dict[str, str]:
     tokens: dict[str, str] = {}
-    for cid, at, updated, n, last in db.composer_tokens(conn):
+    for cid, at, updated, bubbles in db.composer_tokens(conn):
         stamp = (updated or "").split(",", 1)[0].split("}", 1)[0].strip()
-        tokens[cid] = f"{at}:{stamp}:{n}:{last}"
+        tokens[cid] = f"{at}:{stamp}:{bubbles}"
     return tokens
 
 
