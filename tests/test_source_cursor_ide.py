@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -268,6 +269,10 @@ def test_a_planted_token_is_redacted(cli: CLI, places: Places, db_path: Path) ->
     assert found(cli, "deploy token vault") == [VAULT]
     assert found(cli, TOKEN) == []
     assert TOKEN.encode() not in db_path.read_bytes()
+    vault = session_id(cli, "deploy token vault")
+    plain = cli.json("read", vault)["turns"][0]["messages"][0]["text"]
+    raw = cli.json("read", vault, "--raw")["turns"][0]["messages"][0]["text"]
+    assert TOKEN not in plain and TOKEN in raw  # `--raw` reads the database back
 
 
 def test_a_database_of_another_kind_is_one_problem(cli: CLI, tmp_path: Path) -> None:
@@ -325,3 +330,15 @@ def test_windsurfs_older_panel_is_read_and_its_cascade_named_unreadable(
     assert "encrypted" in note
     shown = cli.run("sources").stdout
     assert shown.count("Cascade history") == 1 and "encrypted" in shown
+
+
+def test_a_user_folder_named_as_cursors_is_read_through_its_two_places(
+    cli: CLI, places: Places, tmp_path: Path
+) -> None:
+    copy = tmp_path / "backup" / "User"
+    shutil.copytree(places.user, copy)
+    (copy / "globalStorage" / "state.vscdb.backup").write_bytes(places.editor_db.read_bytes())
+    report = index(cli, "--source", "cursor", str(copy))
+    assert report["files_read"] == 2  # not the backup beside the editor's database
+    assert found(cli, "beehive frames") == [HIVE]
+    assert hits(cli, "beehive frames")[0]["session"]["path"].startswith(str(copy))

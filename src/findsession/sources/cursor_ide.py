@@ -133,12 +133,13 @@ def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:
         if root.suffix == ".vscdb":
             yield root
         return
-    tops = [root / GLOBAL, root / WORKSPACES] if (root / GLOBAL).is_dir() else [root]
+    user = (root / GLOBAL).is_dir() or (root / WORKSPACES).is_dir()
+    tops = [root / GLOBAL, root / WORKSPACES] if user else [root]
     for top in tops:
         if (top / DB).is_file():
             yield top / DB
-        if top.name == GLOBAL:
-            continue  # its subfolders are extensions' storage
+        if top.name == GLOBAL or not top.is_dir():
+            continue  # globalStorage's subfolders are extensions' storage
         try:
             with os.scandir(top) as listing:
                 folders = sorted(e.name for e in listing if e.is_dir(follow_symlinks=False))
