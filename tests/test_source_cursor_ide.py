@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import sqlite3
 from dataclasses import dataclass
@@ -342,3 +343,18 @@ def test_a_user_folder_named_as_cursors_is_read_through_its_two_places(
     assert report["files_read"] == 2  # not the backup beside the editor's database
     assert found(cli, "beehive frames") == [HIVE]
     assert hits(cli, "beehive frames")[0]["session"]["path"].startswith(str(copy))
+
+
+def test_a_database_unchanged_since_it_was_read_is_not_opened_again(
+    cli: CLI, places: Places
+) -> None:
+    """Reading a WAL database leaves an empty `-wal` beside it where there was none (SQLite
+    makes one for every reader); that is no change of the database. The proof: the file's
+    bytes replaced behind an unchanged size and time go unnoticed, not opened."""
+    index(cli)
+    db = places.editor_db
+    st = db.stat()
+    db.write_bytes(b"\x00" * st.st_size)
+    os.utime(db, ns=(st.st_atime_ns, st.st_mtime_ns))
+    report = index(cli)
+    assert (report["files_read"], report["errors"], report["problems"]) == (0, [], [])

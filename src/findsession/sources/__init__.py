@@ -97,12 +97,16 @@ SIDE_FILES = ("-wal", "-shm", "-journal")
 def file_stamp(kind: str, path: Path, st: os.stat_result) -> tuple[int, int]:
     """The size and time that say whether a file changed since it was read: its own,
     folded with those of the `companions` its source names (a database's write-ahead
-    log, where an agent's commits wait while the database file itself stays as it was)."""
+    log, where an agent's commits wait while the database file itself stays as it was).
+    An empty companion holds no commit: SQLite makes an empty `-wal` for any reader of a
+    WAL database that had none, our own read included, and that is no change."""
     size, mtime = st.st_size, st.st_mtime_ns
     for suffix in getattr(SOURCES[kind], "companions", ()):
         try:
             other = os.stat(f"{path}{suffix}")
         except OSError:
+            continue
+        if other.st_size == 0:
             continue
         size += other.st_size
         mtime = max(mtime, other.st_mtime_ns)
