@@ -127,7 +127,8 @@ def _stamp(path: Path) -> tuple[int, ...] | None:
         return None
     try:
         wal = os.stat(f"{path}-wal")
-        side: tuple[int, ...] = (wal.st_size, wal.st_mtime_ns)
     except OSError:
-        side = ()
+        wal = None
+    # An empty log holds no commit (SQLite makes one for any reader, ours included).
+    side: tuple[int, ...] = (wal.st_size, wal.st_mtime_ns) if wal and wal.st_size else ()
     return (st.st_size, st.st_mtime_ns, *side)
