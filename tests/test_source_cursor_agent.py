@@ -6,13 +6,16 @@ holds one project folder with a JSONL session in its own folder (injected `<user
 around the typed `<user_query>`, thinking, a tool call and its result, a redacted
 block, a malformed line), that session's subagent, an older `.txt` session, a stale
 `.txt` twin of the JSONL session, a terminal log outside `agent-transcripts`, and the
-session's title in `chats/<hash>/<id>/meta.json`.
+session's title in `chats/<hash>/<id>/meta.json`. The chats' own `store.db` files (a
+`meta` row of hex JSON) are built in the tests, from the documented format.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -188,3 +191,44 @@ def test_a_machine_without_cursor_agent_hears_nothing_of_it(cli: CLI) -> None:
     assert listed["enabled"] and listed["sessions"] == 0
     where = str(Path(cli.env["HOME"]) / ".cursor" / "projects")
     assert listed["roots"] == [{"path": where, "exists": False}]
+
+
+def chat_store(cursor_home: Path, session_id: str, **meta: Any) -> sqlite3.Connection:
+    """cursor-agent's `chats/<md5 of the folder>/<id>/store.db`, held open in WAL mode as
+    the running agent holds it; its `meta` row `'0'` is the chat's JSON in hex."""
+    folder = cursor_home / "chats" / hashlib.md5(b"/home/dev/trellis").hexdigest() / session_id
+    folder.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(folder / "store.db", isolation_level=None)
+    conn.execute("PRAGMA journal_mode = wal")
+    conn.execute("PRAGMA wal_autocheckpoint = 0")
+    conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+    conn.execute("CREATE TABLE blobs (id TEXT PRIMARY KEY, data BLOB)")
+    value = json.dumps({"agentId": session_id, "mode": "default", **meta}).encode().hex()
+    conn.execute("INSERT INTO meta (key, value) VALUES ('0', ?)", (value,))
+    return conn
+
+
+def test_the_chat_store_gives_title_and_start_time_and_is_never_written(
+    cli: CLI, cursor_home: Path
+) -> None:
+    valve = chat_store(cursor_home, VALVE, name="Valve chatter fix", createdAt=1781256145540)
+    tension = chat_store(cursor_home, TENSION, name="New Agent", createdAt="1781000000000")
+    fresh = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+    path = transcripts(cursor_home) / f"{fresh}.jsonl"
+    path.write_text(line("user", "<user_query>Prune the espalier pear</user_query>") + "\n")
+    unnamed = chat_store(cursor_home, fresh, name="New Agent", createdAt=1781100000000)
+    # The database and its write-ahead log; `-shm` is the readers' shared memory, which
+    # every reader of a WAL database marks.
+    stores = sorted(p for p in (cursor_home / "chats").rglob("store.db*") if p.suffix != ".db-shm")
+    before = [hashlib.sha256(p.read_bytes()).hexdigest() for p in stores]
+    cli.run("index", "--no-embed")
+    old = hits(cli, "valve chatter pressure")[0]["session"]
+    assert old["id"] == VALVE and old["title"] == "Valve chatter fix"
+    assert old["started"] == "2026-06-12T09:22:25.540Z"  # the store's createdAt
+    named = hits(cli, "trellis wire tension load cell")[0]["session"]
+    assert named["title"] == "Trellis tension sensor calibration"  # meta.json's, not the store's
+    assert named["started"] == "2026-06-09T10:13:20.000Z"
+    assert hits(cli, "espalier pear")[0]["session"]["title"] == "Prune the espalier pear"
+    assert [hashlib.sha256(p.read_bytes()).hexdigest() for p in stores] == before
+    for conn in (valve, tension, unnamed):
+        conn.close()

@@ -121,12 +121,15 @@ def source_reports(settings: Config, store: Storage) -> list[SourceReport]:
         places = [r.path for r in everywhere if r.source == kind]
         if kind in settings.disabled:
             places = list(source.default_roots())
+        # A source may say what it cannot read here (an encrypted history), if anything.
+        notes = getattr(source, "report_notes", None)
         reports.append(
             SourceReport(
                 kind=kind,
                 enabled=kind not in settings.disabled,
                 roots=[(str(p), p.exists()) for p in places],
                 counts=counts.get(kind, SourceCounts()),
+                notes=list(notes()) if notes else [],
             )
         )
     return reports

@@ -133,6 +133,9 @@ class SourceReport:
     #: The folders it reads (standard places and configured roots), and whether each exists.
     roots: list[tuple[str, bool]]
     counts: SourceCounts
+    #: What the source cannot read on this machine and why, one line each (Windsurf's
+    #: encrypted Cascade history); empty where there is nothing to say.
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass

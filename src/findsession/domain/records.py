@@ -58,6 +58,8 @@ class SourceKind(StrEnum):
     GOOSE = "goose"
     CRUSH = "crush"
     KIRO = "kiro"
+    CURSOR = "cursor"
+    WINDSURF = "windsurf"
     MARKDOWN = "markdown"
     JOURNAL = "journal"
     MEMORY = "memory"

@@ -24,7 +24,8 @@ def forget_json(ids: list[str], before: int, after: int) -> dict[str, Any]:
 
 def sources_json(reports: list[SourceReport]) -> dict[str, Any]:
     """`findsession.sources/1`: each source, whether it is on, where it looks (and whether
-    that place exists), and its files, sessions, subagents and skipped lines."""
+    that place exists), what it cannot read here, and its files, sessions, subagents and
+    skipped lines."""
     return {
         "schema": SOURCES_SCHEMA,
         "sources": [
@@ -32,6 +33,7 @@ def sources_json(reports: list[SourceReport]) -> dict[str, Any]:
                 "kind": r.kind,
                 "enabled": r.enabled,
                 "roots": [{"path": path, "exists": exists} for path, exists in r.roots],
+                "notes": list(r.notes),
                 **asdict(r.counts),
             }
             for r in reports

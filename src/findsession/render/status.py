@@ -51,6 +51,8 @@ def print_sources(out: Console, reports: list[SourceReport], everything: bool = 
         out.print(Text(f"{r.kind}{state}", style="bold" if r.enabled else "dim"))
         for path, exists in r.roots or [("(no standard place: add roots in the config)", True)]:
             out.print(f"  {home(path)}{'' if exists else '  (not found)'}", soft_wrap=True)
+        for note in r.notes:
+            out.print(Text(f"  {printable(note)}", style="yellow"), soft_wrap=True)
         held = f"  {c.files} files, {c.sessions} sessions"
         if c.subagents:
             held += f" (+{c.subagents} subagents)"
@@ -81,7 +83,7 @@ def print_sources(out: Console, reports: list[SourceReport], everything: bool = 
 
 def _unnamed(r: SourceReport) -> bool:
     """An enabled source with no standard place (notes) and no folder named for it."""
-    return r.enabled and not r.roots and not (r.counts.files or r.counts.sessions)
+    return r.enabled and not r.roots and not r.notes and not (r.counts.files or r.counts.sessions)
 
 
 def _absent(r: SourceReport) -> bool:
@@ -89,6 +91,7 @@ def _absent(r: SourceReport) -> bool:
     return (
         r.enabled
         and bool(r.roots)
+        and not r.notes  # something is there that it cannot read: say so
         and not any(exists for _, exists in r.roots)
         and not (r.counts.files or r.counts.sessions)
     )

@@ -64,6 +64,8 @@ SOURCES: Mapping[str, Source] = _Registry(
         SourceKind.GOOSE: "findsession.sources.goose:GooseSource",
         SourceKind.CRUSH: "findsession.sources.crush:CrushSource",
         SourceKind.KIRO: "findsession.sources.kiro:KiroSource",
+        SourceKind.CURSOR: "findsession.sources.cursor_ide:CursorIdeSource",
+        SourceKind.WINDSURF: "findsession.sources.cursor_ide:WindsurfSource",
         SourceKind.MARKDOWN: "findsession.sources.markdown:MarkdownSource",
         SourceKind.JOURNAL: "findsession.sources.journal:JournalSource",
         SourceKind.MEMORY: "findsession.sources.memory:MemorySource",
@@ -91,6 +93,11 @@ SPOKEN_NAMES: dict[str, tuple[str, ...]] = {
     SourceKind.GOOSE: ("goose",),
     SourceKind.CRUSH: ("crush",),
     SourceKind.KIRO: ("kiro",),
+    # "cursor" alone is code talk (a database, pagination or text cursor): taken for the
+    # editor it would nudge the editor's chats up for every such query and drop the word
+    # from the query's coverage. "composer" is PHP's package manager.
+    SourceKind.CURSOR: ("cursor-ide",),
+    SourceKind.WINDSURF: ("windsurf",),
 }
 #: Files a database keeps beside itself while its agent writes (`-wal`: commits waiting
 #: for a checkpoint; `-shm`, `-journal`): a change to one is a change of the database.
@@ -102,17 +109,20 @@ def file_stamp(kind: str, path: Path, st: os.stat_result) -> tuple[int, int]:
     folded with those of the `companions` its source names (a database's write-ahead
     log, where an agent's commits wait while the database file itself stays as it was),
     and those of any other paths its `stamp_paths(path)` names (the folders an older
-    OpenCode session's messages and parts are added to)."""
+    OpenCode session's messages and parts are added to). An empty companion holds no
+    commit: SQLite makes an empty `-wal` for any reader of a WAL database that had none,
+    our own read included, and that is no change."""
     source = SOURCES[kind]
     size, mtime = st.st_size, st.st_mtime_ns
-    others = [f"{path}{suffix}" for suffix in getattr(source, "companions", ())]
+    companions = [f"{path}{suffix}" for suffix in getattr(source, "companions", ())]
     stamp_paths = getattr(source, "stamp_paths", None)
-    if stamp_paths is not None:
-        others += stamp_paths(path)
-    for other_path in others:
+    others = [str(p) for p in stamp_paths(path)] if stamp_paths is not None else []
+    for other_path in [*companions, *others]:
         try:
             other = os.stat(other_path)
         except OSError:
+            continue
+        if other.st_size == 0 and other_path in companions:
             continue
         size += other.st_size
         mtime = max(mtime, other.st_mtime_ns)

@@ -13,15 +13,16 @@ The transcript holds no id, time or directory: the id is the file's name, the ti
 modification time when read, and the directory the one a message names (`Workspace
 Path:` in the injected `<user_info>`), else the real folder on this machine whose name
 encodes to `<project>` (the encoding loses which `-` was a `/`, a `.` or a `-`, so only
-a folder that exists can settle it). Titles are kept beside, in
-`~/.cursor/chats/<hash>/<id>/meta.json` (`title`, which `/rename` sets).
+a folder that exists can settle it). The title and the start time are kept beside, in
+`~/.cursor/chats/<hash>/<id>/` (`cursor_agent_meta`): the first message read from a
+transcript's start takes the chat's start time.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
@@ -29,9 +30,10 @@ from typing import IO
 
 from findsession.domain import Message, MetaEvent, MetaKind, Resume, Session, SourceKind
 from findsession.sources.base import Skip, SourceFile
-from findsession.sources.cursor import Cursor, Reading, read_whole
+from findsession.sources.cursor import Cursor, Reading, Record, read_whole
+from findsession.sources.cursor_agent_meta import chat_meta
 from findsession.sources.cursor_agent_records import TranscriptParser, workspace_in
-from findsession.sources.jsonl import ReadStats, clean_text, iter_objects, read_appended
+from findsession.sources.jsonl import ReadStats, iter_objects, read_appended
 from findsession.sources.opening import open_regular
 from findsession.sources.resuming import option, resume_in_cwd
 
@@ -68,10 +70,14 @@ class CursorAgentSource:
             )
         else:
             reading = read_appended(fh, cursor, parser.parse_line)
-        title = None if sf.is_subagent or reading.binary else title_of(sf.path, sf.session_id)
-        if title and not reading.unchanged:
+        if sf.is_subagent or reading.binary or reading.unchanged:
+            return reading
+        meta = chat_meta(sf.path, sf.session_id)
+        if meta.created and (cursor is None or reading.fresh):
+            reading.records = started_at(reading.records, meta.created)
+        if meta.title:
             # Line 0: not a line of the transcript. `/rename` sets it: the person's own.
-            reading.records.append(MetaEvent(MetaKind.CUSTOM_TITLE, title, 0))
+            reading.records.append(MetaEvent(MetaKind.CUSTOM_TITLE, meta.title, 0))
         return reading
 
     def title_line(self, sf: SourceFile, title: str) -> bytes | None:
@@ -210,24 +216,11 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def title_of(path: Path, session_id: str) -> str | None:
-    """The title cursor-agent keeps for the session (`chats/*/<id>/meta.json` beside its
-    `projects` folder), or None."""
-    home = next((p.parent for p in path.parents if p.name == "projects"), None)
-    if home is None:
-        return None
-    try:
-        hashes = sorted(os.listdir(home / "chats"))
-    except OSError:
-        return None
-    for name in hashes:
-        meta = home / "chats" / name / session_id / "meta.json"
-        try:
-            with open_regular(str(meta)) as fh:
-                data = json.loads(fh.read(1 << 20).decode("utf-8", "replace"))
-        except (OSError, ValueError):
-            continue
-        title = data.get("title") or data.get("name") if isinstance(data, dict) else None
-        if isinstance(title, str) and title.strip():
-            return clean_text(title.strip())
-    return None
+def started_at(records: list[Record], created: str) -> list[Record]:
+    """The records with the messages of the first line read stamped `created`: the
+    transcript records no time, its store records when the chat began."""
+    first = min((r.line for r in records if isinstance(r, Message)), default=None)
+    return [
+        replace(r, timestamp=created) if isinstance(r, Message) and r.line == first else r
+        for r in records
+    ]
