@@ -184,11 +184,15 @@ def test_mcp_search_says_when_the_background_index_fails(cli: CLI, corpus: Path)
     db = Path(cli.env["FINDSESSION_DB"])
 
     async def go() -> None:
-        async with connect(cli, corpus, FINDSESSION_REFRESH_SECONDS="0.2") as client:
+        async with connect(cli, corpus, FINDSESSION_WATCH="1") as client:
             error, data = await call(client, "search_conversation", query="syncthing")
             assert not error and data["results"]  # the server holds the index open
             db.rename(db.with_name("moved.db"))
             db.mkdir()  # the indexer's next round cannot open the index any more
+            # A new turn wakes the watcher, whose index run then fails.
+            more = Transcript(session_id="5e55e55e-0000-4000-8000-000000000009", cwd=str(corpus))
+            more.prompt("one more question about the syncthing folder").reply("Answered.")
+            more.write(project_dir(Path(cli.env["CLAUDE_CONFIG_DIR"]) / "projects", str(corpus)))
             for _ in range(120):
                 await asyncio.sleep(0.25)
                 error, data = await call(client, "search_conversation", query="syncthing")

@@ -94,6 +94,7 @@ class Freshness:
 
     def _index(self) -> None:
         fs: Findsession | None = None
+        opened: tuple[int, int] | None = None
         while not self.stopping.is_set():
             with self._wake:
                 while not (self._full or self._changed or self.stopping.is_set()):
@@ -103,7 +104,14 @@ class Freshness:
             if self.stopping.is_set():
                 break
             try:
-                fs = fs or Findsession.open(self.db)
+                if fs is not None and _identity(self.db) != opened:
+                    # The index file was moved, replaced or deleted under us: writing on
+                    # through the old handle would index into a file nobody reads.
+                    fs.close()
+                    fs = None
+                if fs is None:
+                    fs = Findsession.open(self.db)
+                    opened = _identity(self.db)
                 started = time.perf_counter()
                 report = fs.index(self.roots, only=None if full else changed)
                 self.last_run = {
@@ -139,6 +147,7 @@ class Freshness:
             with contextlib.suppress(OSError):
                 os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), EMBED_NICENESS)
         fs: Findsession | None = None
+        opened: tuple[int, int] | None = None
         while True:
             self._embed.wait()
             self._embed.clear()
@@ -146,7 +155,14 @@ class Freshness:
                 break
             self.embedding = True
             try:
-                fs = fs or Findsession.open(self.db)
+                if fs is not None and _identity(self.db) != opened:
+                    # The index file was moved, replaced or deleted under us: writing on
+                    # through the old handle would index into a file nobody reads.
+                    fs.close()
+                    fs = None
+                if fs is None:
+                    fs = Findsession.open(self.db)
+                    opened = _identity(self.db)
                 fs.embed(say=lambda line: log.info("%s", line))
             except Exception as exc:  # noqa: BLE001
                 self.last_error = f"embedding failed: {exc}"
@@ -158,3 +174,12 @@ class Freshness:
                 self.embedding = False
         if fs is not None:
             fs.close()
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """Which file `path` names now (device and inode), or None when it names none."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
