@@ -32,9 +32,11 @@ from findsession.domain import (
 from findsession.sources.base import Skip, SourceFile
 from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.json_doc import load_or_none, read_document
-from findsession.sources.jsonl import cap, clean_text, cut_point
+from findsession.sources.jsonl import cap, clean_text
 from findsession.sources.opening import open_regular
 from findsession.sources.resuming import positional, resume_in_cwd
+from findsession.sources.tool_args import args_text
+from findsession.sources.tool_args import files as arg_files
 from findsession.sources.walking import walk
 
 KIND = SourceKind.AMP
@@ -168,10 +170,10 @@ def _tool_use(
     args = part.get("input")
     yield Message(
         MessageKind.TOOL_CALL,
-        cap(_args_text(args), TOOL_INPUT_CAP),
+        cap(args_text(args, TOOL_INPUT_CAP), TOOL_INPUT_CAP),
         tool_name=name,
         tool_id=call_id,
-        files=_files(args),
+        files=arg_files(args, _FILE_KEYS),
         **base,
     )
     result = results.get(call_id or "")
@@ -213,28 +215,6 @@ def _result_text(result: Any) -> str:
     if result is None:
         return ""
     return clean_text(json.dumps(result, ensure_ascii=False))
-
-
-def _args_text(args: Any) -> str:
-    """A tool's arguments for reading and keyword search: the values, not JSON noise."""
-    if not isinstance(args, dict):
-        return clean_text(str(args)) if args is not None else ""
-    out = []
-    for key, value in args.items():
-        if isinstance(value, str | int | float | bool):
-            out.append(f"{key}: {value}")
-        elif value is not None:
-            rendered = json.dumps(value, ensure_ascii=False)
-            out.append(f"{key}: {rendered[: cut_point(rendered, TOOL_INPUT_CAP)]}")
-    return clean_text("\n".join(out))
-
-
-def _files(args: Any) -> tuple[str, ...]:
-    if not isinstance(args, dict):
-        return ()
-    return tuple(
-        clean_text(v) for k in _FILE_KEYS if isinstance(v := args.get(k), str) and 0 < len(v) < 1024
-    )
 
 
 def _cwd(doc: dict[str, Any]) -> str | None:

@@ -33,7 +33,9 @@ from findsession.sources.claude_code_records import (
 )
 from findsession.sources.cursor import Record
 from findsession.sources.foreign_db import line_of
-from findsession.sources.jsonl import cap, clean_text, cut_point
+from findsession.sources.jsonl import cap, clean_text
+from findsession.sources.tool_args import args_text
+from findsession.sources.tool_args import files as arg_files
 from findsession.sources.vscode_copilot_records import uri_path
 
 #: Names a chat has before anyone names it.
@@ -162,8 +164,10 @@ def _tool_messages(tool: dict[str, Any], text: str, base: Message) -> list[Messa
     if text and result and text.strip() != result.strip():
         out.append(_as(base, MessageKind.REPLY, cap(text.strip(), PROMPT_CAP)))
     tool_base = replace(base, tool_name=name, tool_id=call_id)
-    call = _as(tool_base, MessageKind.TOOL_CALL, cap(_args_text(args), TOOL_INPUT_CAP))
-    out.append(replace(call, files=_files(args)))
+    call = _as(
+        tool_base, MessageKind.TOOL_CALL, cap(args_text(args, TOOL_INPUT_CAP), TOOL_INPUT_CAP)
+    )
+    out.append(replace(call, files=arg_files(args, _FILE_KEYS)))
     output = result or text
     if output.strip():
         failed = str(tool.get("status") or "").lower() in _FAILED
@@ -225,20 +229,6 @@ def _json_or_text(value: Any) -> Any:
     return value
 
 
-def _args_text(args: Any) -> str:
-    """A tool's arguments for reading and keyword search: the values, not JSON noise."""
-    if not isinstance(args, dict):
-        return clean_text(str(args)) if args is not None else ""
-    out = []
-    for key, value in args.items():
-        if isinstance(value, str | int | float | bool):
-            out.append(f"{key}: {value}")
-        elif value is not None:
-            rendered = json.dumps(value, ensure_ascii=False)
-            out.append(f"{key}: {rendered[: cut_point(rendered, TOOL_INPUT_CAP)]}")
-    return clean_text("\n".join(out))
-
-
 def _result_text(result: Any) -> str:
     result = _json_or_text(result)
     if isinstance(result, str):
@@ -250,14 +240,6 @@ def _result_text(result: Any) -> str:
     if result is None:
         return ""
     return clean_text(json.dumps(result, ensure_ascii=False))
-
-
-def _files(args: Any) -> tuple[str, ...]:
-    if not isinstance(args, dict):
-        return ()
-    return tuple(
-        clean_text(v) for k in _FILE_KEYS if isinstance(v := args.get(k), str) and 0 < len(v) < 1024
-    )
 
 
 def _str(value: Any) -> str | None:

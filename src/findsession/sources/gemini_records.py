@@ -17,7 +17,9 @@ from typing import Any
 
 from findsession.domain import Message, MessageKind, MetaEvent, MetaKind
 from findsession.sources.gemini_log import Conversation
-from findsession.sources.jsonl import cap, clean_text, cut_point
+from findsession.sources.jsonl import cap, clean_text
+from findsession.sources.tool_args import args_text
+from findsession.sources.tool_args import files as arg_files
 
 # The same caps as Claude Code's records: search needs the start of a huge output, not
 # all of it.
@@ -191,10 +193,10 @@ def _tool_call(call: dict[str, Any], base: dict[str, Any]) -> Iterator[Message]:
 def _call_message(name: Any, args: Any, call_id: str | None, base: dict[str, Any]) -> Message:
     return Message(
         MessageKind.TOOL_CALL,
-        cap(_args_text(args), TOOL_INPUT_CAP),
+        cap(args_text(args, TOOL_INPUT_CAP), TOOL_INPUT_CAP),
         tool_name=_str(name) or "tool",
         tool_id=call_id,
-        files=_files(args),
+        files=arg_files(args, _FILE_KEYS),
         **base,
     )
 
@@ -257,31 +259,6 @@ def _response_text(resp: dict[str, Any]) -> str:
                 return clean_text(body[key])
         return clean_text(json.dumps(body, ensure_ascii=False))
     return clean_text(body) if isinstance(body, str) else ""
-
-
-def _args_text(args: Any) -> str:
-    """A tool's arguments for reading and keyword search: the values, not JSON noise."""
-    if not isinstance(args, dict):
-        return clean_text(str(args)) if args is not None else ""
-    out = []
-    for key, value in args.items():
-        if isinstance(value, str | int | float | bool):
-            out.append(f"{key}: {value}")
-        elif value is not None:
-            rendered = json.dumps(value, ensure_ascii=False)
-            out.append(f"{key}: {rendered[: cut_point(rendered, TOOL_INPUT_CAP)]}")
-    return clean_text("\n".join(out))
-
-
-def _files(args: Any) -> tuple[str, ...]:
-    if not isinstance(args, dict):
-        return ()
-    found = [
-        clean_text(v)
-        for k in _FILE_KEYS
-        if isinstance(v := args.get(k), str) and v and len(v) < 1024
-    ]
-    return tuple(found)
 
 
 def _str(value: Any) -> str | None:

@@ -22,14 +22,15 @@ out. A block kind not listed is counted and reported once per kind, never fatal.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from findsession.domain import Message, MessageKind, Problem
-from findsession.sources.jsonl import cap, clean_text, cut_point
+from findsession.sources.jsonl import cap, clean_text
+from findsession.sources.tool_args import args_text
+from findsession.sources.tool_args import files as arg_files
 
 PROMPT_CAP = 100_000
 THINKING_CAP = 8_000
@@ -107,7 +108,11 @@ def _tool_call(part: dict[str, Any], blocks: Blocks, base: dict[str, Any]) -> Me
     value = call.get("value") if isinstance(call.get("value"), dict) else {}
     name = _str(value.get("name")) or "tool"
     args = value.get("arguments")
-    text = _args_text(args) if call.get("status") != "error" else _str(call.get("error"))
+    text = (
+        args_text(args, TOOL_INPUT_CAP)
+        if call.get("status") != "error"
+        else _str(call.get("error"))
+    )
     if call_id:
         blocks.tools[call_id] = name
     return Message(
@@ -115,7 +120,7 @@ def _tool_call(part: dict[str, Any], blocks: Blocks, base: dict[str, Any]) -> Me
         cap(text, TOOL_INPUT_CAP),
         tool_name=name,
         tool_id=call_id,
-        files=_files(args),
+        files=arg_files(args, _FILE_KEYS),
         is_error=call.get("status") == "error",
         **base,
     )
@@ -156,28 +161,6 @@ def _content_text(items: Any) -> str:
         elif isinstance(resource.get("text"), str):
             out.append(resource["text"])
     return clean_text("\n".join(out))
-
-
-def _args_text(args: Any) -> str:
-    """A tool's arguments for reading and keyword search: the values, not JSON noise."""
-    if not isinstance(args, dict):
-        return clean_text(str(args)) if args is not None else ""
-    out = []
-    for key, value in args.items():
-        if isinstance(value, str | int | float | bool):
-            out.append(f"{key}: {value}")
-        elif value is not None:
-            rendered = json.dumps(value, ensure_ascii=False)
-            out.append(f"{key}: {rendered[: cut_point(rendered, TOOL_INPUT_CAP)]}")
-    return clean_text("\n".join(out))
-
-
-def _files(args: Any) -> tuple[str, ...]:
-    if not isinstance(args, dict):
-        return ()
-    return tuple(
-        clean_text(v) for k in _FILE_KEYS if isinstance(v := args.get(k), str) and 0 < len(v) < 1024
-    )
 
 
 def iso_seconds(value: Any) -> str | None:

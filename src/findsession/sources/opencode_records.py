@@ -25,7 +25,9 @@ from typing import Any
 from findsession.domain import Message, MessageKind, MetaEvent, MetaKind, Problem
 from findsession.sources.cursor import Record
 from findsession.sources.foreign_db import line_of
-from findsession.sources.jsonl import cap, clean_text, cut_point
+from findsession.sources.jsonl import cap, clean_text
+from findsession.sources.tool_args import args_text
+from findsession.sources.tool_args import files as arg_files
 
 PROMPT_CAP = 100_000
 THINKING_CAP = 8_000
@@ -164,11 +166,11 @@ def _tool(part: dict[str, Any], part_id: str, base: dict[str, Any]) -> Iterator[
     args = state.get("input")
     yield Message(
         MessageKind.TOOL_CALL,
-        cap(_args_text(args), TOOL_INPUT_CAP),
+        cap(args_text(args, TOOL_INPUT_CAP), TOOL_INPUT_CAP),
         uuid=part_id,
         tool_name=name,
         tool_id=call_id,
-        files=_files(args),
+        files=arg_files(args, _FILE_KEYS),
         **base,
     )
     status = state.get("status")
@@ -211,28 +213,6 @@ def _result_text(result: Any) -> str:
     if result is None:
         return ""
     return clean_text(json.dumps(result, ensure_ascii=False))
-
-
-def _args_text(args: Any) -> str:
-    """A tool's input for reading and keyword search: the values, not JSON noise."""
-    if not isinstance(args, dict):
-        return clean_text(str(args)) if args is not None else ""
-    out = []
-    for key, value in args.items():
-        if isinstance(value, str | int | float | bool):
-            out.append(f"{key}: {value}")
-        elif value is not None:
-            rendered = json.dumps(value, ensure_ascii=False)
-            out.append(f"{key}: {rendered[: cut_point(rendered, TOOL_INPUT_CAP)]}")
-    return clean_text("\n".join(out))
-
-
-def _files(args: Any) -> tuple[str, ...]:
-    if not isinstance(args, dict):
-        return ()
-    return tuple(
-        clean_text(v) for k in _FILE_KEYS if isinstance(v := args.get(k), str) and 0 < len(v) < 1024
-    )
 
 
 def _time(value: Any) -> str | None:

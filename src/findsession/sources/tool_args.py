@@ -1,8 +1,8 @@
 """A tool call's arguments as a person reads and searches them, and the files they name.
 
-Crush stores a call's input as a JSON string, Kiro as an object; both become `key: value`
-lines (the values, not JSON punctuation), capped, and the paths among them become the
-message's `files`, so `--file` finds the call.
+Every agent's tool call has arguments; some store them as a JSON string (Crush), most as
+an object. Either becomes `key: value` lines (the values, not JSON punctuation), capped,
+and the paths among them become the message's `files`, so `--file` finds the call.
 """
 
 from __future__ import annotations
@@ -42,14 +42,14 @@ def args_text(args: Any, limit: int) -> str:
     return clean_text("\n".join(out))
 
 
-def files(args: Any) -> tuple[str, ...]:
-    """The paths a call's arguments name under the usual keys."""
+def files(args: Any, keys: tuple[str, ...] = FILE_KEYS) -> tuple[str, ...]:
+    """The paths a call's arguments name under `keys` (each agent names them its way)."""
     args = parsed(args)
     if not isinstance(args, dict):
         return ()
     return tuple(
         clean_text(v)
-        for k in FILE_KEYS
+        for k in keys
         if isinstance(v := args.get(k), str) and 0 < len(v) < _MAX_PATH and "\n" not in v
     )
 
