@@ -109,9 +109,9 @@ def cli(tmp_path: Path, db_path: Path) -> CLI:
 
 
 @pytest.fixture(scope="session")
-def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+def pg_server() -> Iterator[Server]:
     """One real PostgreSQL with pgvector for the whole run (see tests/postgres_server.py)."""
-    yield from postgres_server.start(tmp_path_factory.mktemp("postgres"))
+    yield from postgres_server.start()
 
 
 @pytest.fixture

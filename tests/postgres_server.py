@@ -12,6 +12,9 @@ skip and say why (pytest's `-ra` prints the reason); they never pass silently.
 from __future__ import annotations
 
 import itertools
+import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -44,7 +47,18 @@ class Server:
         return name
 
 
-def start(folder: Path) -> Iterator[Server]:
+def start() -> Iterator[Server]:
+    """The server, in a folder of its own outside pytest's temporary folders: pytest
+    deletes the oldest of those while another run (of any project, as the same user)
+    starts, and a server whose data folder vanishes mid-run crashes."""
+    folder = Path(tempfile.mkdtemp(prefix="findsession-pg-"))
+    try:
+        yield from _run(folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _run(folder: Path) -> Iterator[Server]:
     try:
         import pgserver
         import psycopg  # noqa: F401
@@ -64,4 +78,7 @@ def start(folder: Path) -> Iterator[Server]:
     try:
         yield server
     finally:
+        log = folder / "data" / "log"
+        if os.environ.get("FINDSESSION_KEEP_PG_LOG") and log.exists():
+            Path(os.environ["FINDSESSION_KEEP_PG_LOG"]).write_text(log.read_text())
         handle.cleanup()
