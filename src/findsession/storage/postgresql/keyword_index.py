@@ -158,20 +158,51 @@ def _raw(store: Store, text: str) -> str | None:
 
 
 def _ranked(store: Store, ranked: Ranked, filters: Filters, limit: int) -> list[UnitMatch]:
+    """One list's best units by BM25 over `ts_rank`: per word, idf × r(k1+1)/(r + k1·K),
+    r the word's weighted, saturating `ts_rank` in the unit and K the unit's length
+    against the average (b = 0.75). Without K, long units holding many query words (a
+    session's fingerprint) beat the turn that holds them densely."""
     column = f"u.{ranked.column}"
-    score = " + ".join(
-        f"ts_rank('{ranked.weights}', {column}, %s::tsquery, 1) * %s" for _ in ranked.terms
+    rs = ", ".join(
+        f"ts_rank('{ranked.weights}', {column}, %s::tsquery, 0) AS r{i}"
+        for i in range(len(ranked.terms))
     )
+    score = " + ".join(f"%s * r{i} * {K1 + 1} / (r{i} + k)" for i in range(len(ranked.terms)))
     matches = tsquery.any_of(t for t, _ in ranked.terms)
     where, params = unit_filter_sql(filters)
     join = " JOIN sessions s ON s.id = u.session_id" if params else ""
     sql = (
-        f"SELECT u.id, u.session_id, u.kind, u.ordinal, {score} AS score FROM units u{join}"
-        f" WHERE {column} @@ %s::tsquery AND {where} ORDER BY score DESC, u.id LIMIT %s"
+        f"SELECT id, session_id, kind, ordinal, {score} AS score FROM ("
+        f" SELECT u.id, u.session_id, u.kind, u.ordinal, {rs},"
+        f" {K1} * ({1 - B} + {B} * length({column}) / %s::float8) AS k"
+        f" FROM units u{join} WHERE {column} @@ %s::tsquery AND {where}) t"
+        " ORDER BY score DESC, id LIMIT %s"
     )
-    values = [v for term in ranked.terms for v in term]
-    rows = store.query(sql, [*values, matches, *params, limit])
+    average = average_length(store, ranked.column)
+    values = [*(w for _, w in ranked.terms), *(t for t, _ in ranked.terms)]
+    rows = store.query(sql, [*values, average, matches, *params, limit])
     return [UnitMatch(r[0], r[1], r[2], r[3], -float(r[4]), ranked.column) for r in rows]
+
+
+#: BM25's term-frequency saturation and length normalisation.
+K1, B = 1.2, 0.75
+#: Units the average length is taken over: the most recent, enough to be stable.
+_LENGTH_SAMPLE = 2000
+
+
+def average_length(store: Store, column: str) -> float:
+    """The average lexeme count of `column` over recent units, kept per connection
+    until the number of units moves by a tenth (a full scan would read every row)."""
+    units = unit_count(store)
+    cache: dict[str, tuple[int, float]] = store.__dict__.setdefault("_average_lengths", {})
+    seen = cache.get(column)
+    if seen is None or abs(units - seen[0]) > seen[0] / 10:
+        average = store.scalar(
+            f"SELECT avg(length({column})) FROM (SELECT {column} FROM units"
+            f" WHERE length({column}) > 0 ORDER BY id DESC LIMIT {_LENGTH_SAMPLE}) t"
+        )
+        seen = cache[column] = (units, max(float(average or 1.0), 1.0))
+    return seen[1]
 
 
 def _fields(m: UnitMatch) -> tuple[int, str, str, int, float, str]:
