@@ -257,3 +257,27 @@ def test_a_server_that_cannot_be_reached_says_so(tmp_path: object) -> None:
     url = "postgresql://nobody@127.0.0.1:1/none?connect_timeout=2"
     with pytest.raises(DatabaseError, match="cannot reach the PostgreSQL index"):
         open_storage(tmp_path, backend="postgresql", url=url)  # type: ignore[arg-type]
+
+
+def test_a_rebuild_on_the_server_sets_the_old_index_aside_and_keeps_the_forgotten(
+    pg_url: str, tmp_path: object
+) -> None:
+    from findsession.storage import open_storage
+
+    def reopen(rebuild: bool) -> tuple[Storage, list[str]]:
+        return open_storage(tmp_path, backend="postgresql", url=pg_url, rebuild=rebuild)  # type: ignore[arg-type]
+
+    store, _ = reopen(False)
+    add(store, "gone", [unit(1, "private words")])
+    add(store, "kept", [unit(1, "public words")])
+    with store.transaction():
+        store.forget(["gone"])
+        store.record_title_write(TitleWrite("kept", "/t/kept.jsonl", "A title"))
+    store.close()
+    store, notes = reopen(True)
+    try:
+        assert any("set the old index aside as schema findsession_aside_" in n for n in notes)
+        assert not store.has_units() and store.private_sessions() == {"gone"}
+        assert store.index_title("kept") == "A title"
+    finally:
+        store.close()
