@@ -169,6 +169,11 @@ def test_vector_search_ranks_by_cosine_with_filters_inside(storage: Storage) -> 
     assert [m.unit_id for m in storage.vector_search(near, Filters(speaker="assistant"), 10)] == [2]
     after = Filters(after="2025-01-01T00:00:00Z")
     assert [m.unit_id for m in storage.vector_search(near, after, 10)] == [2]
+    before = Filters(before="2026-01-01T00:00:00Z")  # a unit without a time is in no range
+    assert [m.unit_id for m in storage.vector_search(near, before, 10)] == [2]
+    assert {m.unit_id for m in storage.vector_search(near, Filters(session="b"), 10)} == {3}
+    assert storage.vector_search(near, Filters(sources=("codex",)), 10) == []
+    assert storage.vector_search(near, Filters(kind="session"), 10) == []
     ((scale, vec, code),) = quantize(near[None, :])
     assert storage.vectors_of_texts([b"h1prompt"]) == {
         b"h1prompt": (pytest.approx(scale), vec, code)
