@@ -2,12 +2,13 @@
 
 As on SQLite, conversation text (title, prompt, reply) and tool text are ranked apart
 and fused by rank, tool matches at a lower weight, and CJK text is a third list of
-bigrams. PostgreSQL's `ts_rank` knows nothing of how rare a word is, so each list's
-score is BM25's shape built from it: the sum over the query's words of the word's
-inverse document frequency times its `ts_rank` in the unit (term frequency saturating,
-normalised by the unit's length, field weights 4:2:1 for title, prompt and reply). A
-rare word a unit holds then counts for more than a common one, which is what makes
-BM25 find the session a person remembers by its one unusual word.
+bigrams. PostgreSQL's `ts_rank` knows nothing of how rare a word is, nor of a unit's
+length against the others, so each list's score is BM25 built on it (see `_ranked`): per
+query word, its inverse document frequency times a saturating function of its weighted
+`ts_rank` in the unit (field weights 4:2:1 for title, prompt and reply), normalised by
+the unit's length against the average. A rare word a unit holds then counts for more
+than a common one, which is what makes BM25 find the session a person remembers by its
+one unusual word.
 """
 
 from __future__ import annotations
