@@ -286,3 +286,18 @@ def test_a_rebuild_on_the_server_sets_the_old_index_aside_and_keeps_the_forgotte
         assert store.index_title("kept") == "A title"
     finally:
         store.close()
+
+
+def test_a_raw_query_the_index_cannot_read_is_a_keyword_query_error(storage: Storage) -> None:
+    """Free text never fails; a raw query (the index's own syntax) may, and says so."""
+    from findsession.storage.base import KeywordQueryError
+
+    add(storage, "s", [unit(1, "deploy to staging")])
+    assert found(storage, 'deploy "(((" OR') == [("s", 1)]  # free text: no syntax at all
+    with pytest.raises(KeywordQueryError):
+        storage.keyword_search(Query.parse("(((", raw=True), Filters(), 10)
+    with storage.transaction():  # inside a write transaction, the error leaves it usable
+        with pytest.raises(KeywordQueryError):
+            storage.keyword_search(Query.parse("(((", raw=True), Filters(), 10)
+        storage.set_setting("after", "yes")
+    assert storage.setting("after") == "yes"

@@ -86,7 +86,7 @@ def idf(units: int, found: int) -> float:
 def keyword_search(store: Store, query: Query, filters: Filters, limit: int) -> list[UnitMatch]:
     """Best `limit` units by fused rank (best first); empty when nothing is searchable."""
     if query.raw:
-        raw = _raw(store, query.text)
+        raw = raw_query(store, query.text)
         if raw is None:
             return []
         terms = [(raw, 1.0)]
@@ -146,7 +146,7 @@ def _cjk_terms(
     return terms
 
 
-def _raw(store: Store, text: str) -> str | None:
+def raw_query(store: Store, text: str) -> str | None:
     """The server's reading of a query in its own syntax (`deploy & !staging`)."""
     if not text.strip():
         return None

@@ -3,6 +3,8 @@ a word, how rare a word is, and units holding identifiers verbatim."""
 
 from __future__ import annotations
 
+import math
+
 from findsession import cjk
 from findsession.query import Query
 from findsession.storage.base import MARK_END, MARK_START, Filters, KeywordQueryError, UnitMatch
@@ -20,7 +22,7 @@ _FIELDS = {"words": ("prompt", "reply", "title"), "tool_words": ("tools",)}
 _SPEAKER_FIELD = {"user": "prompt", "assistant": "reply"}
 
 
-def _holds(column: str, field: str) -> str:
+def _holds(field: str) -> str:
     clean = tsquery.CLEAN_SQL.format(f"left({field}, {FIELD_CHARS})")
     return f"to_tsvector('{tsquery.CONFIG}', {clean}) @@ %(q)s::tsquery"
 
@@ -53,7 +55,7 @@ class KeywordMixin(UnitsMixin):
             return ""
         if query.raw:
             try:
-                expression = keyword_index._raw(self, query.text)
+                expression = keyword_index.raw_query(self, query.text)
             except KeywordQueryError:
                 return ""
         else:
@@ -63,7 +65,7 @@ class KeywordMixin(UnitsMixin):
         if filters.speaker and match.table == "words":
             fields = (_SPEAKER_FIELD[filters.speaker],)
         cases = " ".join(
-            f"WHEN {_holds(match.table, f)} THEN ts_headline('{tsquery.CONFIG}',"
+            f"WHEN {_holds(f)} THEN ts_headline('{tsquery.CONFIG}',"
             f" left({f}, {FIELD_CHARS}), %(q)s::tsquery, %(opts)s)"
             for f in fields
         )
@@ -99,8 +101,6 @@ class KeywordMixin(UnitsMixin):
     def word_rarity(self, words: list[str]) -> dict[str, float]:
         """log((N+1)/(n+1)) with n the units holding the word (a CJK word: its rarest
         bigram, from the bigram column)."""
-        import math
-
         units = keyword_index.unit_count(self)
         found = keyword_index.phrases(self, [w for w in words if not cjk.runs(w)])
         rarity = {}
