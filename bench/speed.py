@@ -2,6 +2,7 @@
 
     python bench/speed.py [--sizes 200,2000,20000] [--work DIR] [--embed-up-to 200]
                           [--million] [--model multilingual-e5-small|all-MiniLM-L6-v2]
+                          [--backend postgresql://...]
 
 For each size (main sessions), `bench/corpus.py` writes a corpus (kept in --work and
 reused), then this script measures, each through a real `findsession` process unless
@@ -16,7 +17,9 @@ it says "in-process":
   from a cold `findsession` process; peak RSS of the searching process;
 - `rg` over the raw files for the same queries, the reference people use today.
 `--million` adds a synthetic index of 1M units (texts from the same generator, written
-straight into the store, random vectors) for the 1M-unit targets. Prints tables; exits 0.
+straight into the store, random vectors) for the 1M-unit targets. `--backend URL`
+measures each size on a PostgreSQL index too (a database it may empty) and searches both
+side by side in one process (bench/backend_bench.py). Prints tables; exits 0.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import backend_bench  # noqa: E402  (bench/backend_bench.py)
 import corpus  # noqa: E402  (bench/corpus.py, a sibling script)
 import service_bench  # noqa: E402  (bench/service_bench.py)
 
@@ -83,10 +87,11 @@ def run(args: list[str], env: dict[str, str]) -> tuple[float, int, str, str]:
     return wall, usage.ru_maxrss, stdout, stderr
 
 
-def synthetic_vectors(db: Path, seed: int = 1) -> int:
+def synthetic_vectors(db: Path, seed: int = 1, url: str | None = None) -> int:
     """One random unit vector per embedded field of every unit without vectors."""
     rng = np.random.default_rng(seed)
-    with Store.open(db) as store:
+    store = backend_bench.open_store(db, url)
+    try:
         store.set_setting("embedding_model", _bundled_identity())
         store.set_setting("embedding_dims", str(DIMS))
         pending = store.pending_units()
@@ -109,6 +114,8 @@ def synthetic_vectors(db: Path, seed: int = 1) -> int:
                 store.bump_vector_generation()
         with store.transaction():  # as an embedding run ends: searchers load the pack
             store.pack_vectors()
+    finally:
+        store.close()
     return written
 
 
@@ -120,7 +127,7 @@ def _bundled_identity() -> str:
     return configured_embedder(load_config().embedding).identity
 
 
-def warm_queries(db: Path) -> dict[str, list[float]]:
+def warm_queries(db: Path, url: str | None = None) -> dict[str, list[float]]:
     """Per-mode latencies (ms) in one process, after one warm-up pass."""
     from findsession.config import load_config
     from findsession.embeddings import configured_embedder
@@ -130,7 +137,7 @@ def warm_queries(db: Path) -> dict[str, list[float]]:
     settings = load_config().embedding
     embedder = lambda: configured_embedder(settings)  # noqa: E731
     out: dict[str, list[float]] = {m: [] for m in MODES}
-    with Store.open(db) as store:
+    with backend_bench.open_store(db, url) as store:
         for mode in MODES:
             search(store, QUERIES[0], SearchOptions(mode=mode), embedder)
         for _ in range(3):
@@ -180,36 +187,45 @@ def append_live(root: Path, token: str) -> Path:
     return newest
 
 
-def bench_size(sessions: int, work: Path, embed_up_to: int, service: float | None) -> dict:
+def bench_size(
+    sessions: int, work: Path, embed_up_to: int, service: float | None, url: str | None = None
+) -> dict:
     root = work / f"corpus-{sessions}"
     if not root.exists():
         corpus.generate(root, sessions, seed=sessions)
     corpus_bytes = sum(p.stat().st_size for p in root.rglob("*.jsonl"))
-    db = work / f"index-{sessions}.db"
+    # On a server the local path only names this machine's files for the index.
+    db = work / f"index-{sessions}{'-server' if url else ''}.db"
     for suffix in ("", "-wal", "-shm"):
         Path(f"{db}{suffix}").unlink(missing_ok=True)
     env = {**os.environ, "FINDSESSION_DB": str(db)}  # FINDSESSION_CONFIG: set by main()
-    r: dict = {"sessions": sessions, "corpus_mb": corpus_bytes / 1e6}
+    if url:
+        backend_bench.reset(url)
+        env["FINDSESSION_STORAGE_URL"] = url
+    r: dict = {"sessions": sessions, "corpus_mb": corpus_bytes / 1e6, "backend": url or "sqlite"}
 
     wall, rss, out, _ = run(["index", str(root), "--no-embed", "--json"], env)
     report = json.loads(out)
     r["index_s"], r["index_rss_mb"] = wall, rss / 1024
     r["keyword_mb_s"] = corpus_bytes / 1e6 / report["seconds"]
-    with Store.open(db) as store:
-        r["units"] = store.scalar("SELECT count(*) FROM units")
+    with backend_bench.open_store(db, url) as store:
+        r["units"] = store.status().units
     if sessions <= embed_up_to:
         wall, _, out, _ = run(["index", str(root), "--json"], env)
         emb = json.loads(out)["embedding"]
         r["embed"] = f"{emb['texts_per_second']:.0f} texts/s ({emb['chunks']} chunks, real)"
     else:
         started = time.perf_counter()
-        n = synthetic_vectors(db)
+        n = synthetic_vectors(db, url=url)
         r["embed"] = (
             f"synthetic: {n} random vectors written in {time.perf_counter() - started:.0f} s"
         )
-    r["db_mb"] = (
-        sum(os.path.getsize(f"{db}{s}") for s in ("", "-wal") if os.path.exists(f"{db}{s}")) / 1e6
-    )
+    files = [f"{db}{s}" for s in ("", "-wal") if os.path.exists(f"{db}{s}")]
+    r["db_mb"] = sum(os.path.getsize(f) for f in files) / 1e6
+    if url:
+        with backend_bench.open_store(db, url) as store:
+            store.reclaim_space()  # the server's tables and indexes after VACUUM
+            r["db_mb"] = store.size_bytes() / 1e6
     r["noop_s"] = run(["index", str(root)], env)[0]
 
     token = f"livetoken{sessions}x{time.time_ns() % 10**9}"
@@ -219,7 +235,7 @@ def bench_size(sessions: int, work: Path, embed_up_to: int, service: float | Non
     r["append_s"] = wall
     r["append_found"] = bool(json.loads(found)["results"])
 
-    warm = warm_queries(db)
+    warm = warm_queries(db, url)
     for mode in MODES:
         r[f"{mode}_p50"], r[f"{mode}_p95"] = pct(warm[mode], 50), pct(warm[mode], 95)
     cold = [run([q], env)[0] for q in QUERIES[:8]]
@@ -386,6 +402,12 @@ def main() -> int:
     parser.add_argument(
         "--model", default="multilingual-e5-small", help="bundled model (default: %(default)s)"
     )
+    parser.add_argument(
+        "--backend",
+        metavar="URL",
+        help="also index each size into this PostgreSQL database (emptied first) and search"
+        " it side by side with the SQLite file",
+    )
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     config = args.work / f"config-{args.model}.toml"
@@ -395,14 +417,30 @@ def main() -> int:
     (args.work / "run").mkdir(mode=0o700, exist_ok=True)
     service = args.idle_seconds if args.service else None
     print(f"model: {args.model}", file=sys.stderr)
-    rows = []
+    rows: list[dict] = []
+    served_rows: list[dict] = []
     for size in (int(s) for s in args.sizes.split(",")):
         rows.append(bench_size(size, args.work, args.embed_up_to, service))
         print(json.dumps(rows[-1]), file=sys.stderr)
+        if args.backend:
+            server = bench_size(size, args.work, args.embed_up_to, None, args.backend)
+            server["side_by_side"] = backend_bench.side_by_side(
+                args.work / f"index-{size}.db",
+                args.work / f"index-{size}-server.db",
+                args.backend,
+                QUERIES,
+                MODES,
+            )
+            print(json.dumps(server), file=sys.stderr)
+            served_rows.append(server)
     big = million(args.work, service) if args.million else None
     if big:
         print(json.dumps(big), file=sys.stderr)
     print_tables(rows, big)
+    if served_rows:
+        print("\nOn the PostgreSQL backend:")
+        print_tables(served_rows, None)
+        backend_bench.print_table(served_rows, MODES)
     return 0
 
 

@@ -6,15 +6,18 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import postgres_server
 import pytest
+from postgres_server import Server
 
 from findsession.embeddings.base import Embedder
 from findsession.embeddings.onnx_local import OnnxEmbedder, bundled_model_dir
 from findsession.indexing import IndexReport, Root, index_roots
+from findsession.storage import Storage, open_storage
 from findsession.storage.sqlite import Store
 
 REPO = Path(__file__).resolve().parents[1]
@@ -103,3 +106,38 @@ class CLI:
 @pytest.fixture
 def cli(tmp_path: Path, db_path: Path) -> CLI:
     return CLI(tmp_path, db_path)
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[Server]:
+    """One real PostgreSQL with pgvector for the whole run (see tests/postgres_server.py)."""
+    yield from postgres_server.start()
+
+
+@pytest.fixture
+def pg_url(pg_server: Server) -> Iterator[str]:
+    """The URL of a fresh database holding an empty index, dropped after the test."""
+    name = pg_server.fresh_database()
+    yield pg_server.url(name)
+    pg_server.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+BACKEND_NAMES = ["sqlite", "postgresql"]
+
+
+@pytest.fixture(params=BACKEND_NAMES)
+def backend(request: pytest.FixtureRequest, db_path: Path) -> Callable[[], Storage]:
+    """Opens an index of each backend: `backend()` again gives a second connection to
+    the same index (another process, as far as the index can tell)."""
+    if request.param == "sqlite":
+        return lambda: open_storage(db_path)[0]
+    url = request.getfixturevalue("pg_url")
+    return lambda: open_storage(db_path, backend="postgresql", url=url)[0]
+
+
+@pytest.fixture
+def storage(backend: Callable[[], Storage]) -> Iterator[Storage]:
+    """An open, empty index of each backend, for tests of the storage protocols."""
+    opened = backend()
+    yield opened
+    opened.close()

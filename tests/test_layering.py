@@ -16,10 +16,22 @@ from pathlib import Path
 
 import pytest
 
+from findsession.storage import BACKENDS
 from findsession.storage.base import ContentStore, KeywordIndex, TitleLog, VectorIndex
+from findsession.storage.postgresql import Store as PostgresStore
 from findsession.storage.sqlite import Store
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "findsession"
+#: The backend packages: the only places SQL, apsw and psycopg may appear.
+BACKEND_DIRS = tuple(PACKAGE / "storage" / name for name in BACKENDS)
+#: Database drivers, each imported by its backend alone.
+DRIVERS = {"apsw", "psycopg"}
+
+
+def _in_a_backend(path: Path) -> bool:
+    return any(folder in path.parents for folder in BACKEND_DIRS)
+
+
 #: What an interface may import from the package: the core API, rendering, the JSON
 #: schemas, the error tree, the domain's dataclasses, where the index is (`paths`: the
 #: CLI asks it before deciding whether the service answers), and the other interfaces
@@ -77,7 +89,7 @@ def _imports(path: Path) -> set[str]:
 def test_interfaces_reach_the_index_only_through_the_core_api(path: Path) -> None:
     ours = {m for m in _imports(path) if m.split(".")[0] == "findsession"}
     assert all(_may_import(m) for m in ours), sorted(m for m in ours if not _may_import(m))
-    assert "apsw" not in _imports(path)
+    assert not DRIVERS & {m.split(".")[0] for m in _imports(path)}
 
 
 def test_rendering_modules_count_as_rendering_and_nothing_else_does() -> None:
@@ -125,15 +137,17 @@ def _reads_a_foreign_database(name: str) -> bool:
 
 
 def test_sql_and_the_driver_live_in_the_store_package_alone() -> None:
-    """Every SQL statement and every use of apsw is in `findsession/storage/sqlite/`: a second
-    backend is one more package, and nothing above the store reaches into its connection."""
+    """Every SQL statement and every use of a driver (apsw, psycopg) is in a backend package
+    (`findsession/storage/sqlite/`, `.../postgresql/`): a backend is one more package, and
+    nothing above the store reaches into its connection."""
     sql = re.compile(r"\b(SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM|CREATE TABLE)\b")
     reach = re.compile(r"\.(db|query|scalar)\b[.(]")
+    assert all(folder.is_dir() for folder in BACKEND_DIRS), BACKEND_DIRS
     for path in sorted(PACKAGE.rglob("*.py")):
-        if (PACKAGE / "storage" / "sqlite") in path.parents:
+        if _in_a_backend(path):
             continue
         name = path.relative_to(PACKAGE).as_posix()
-        assert "apsw" not in _imports(path), name
+        assert not DRIVERS & {m.split(".")[0] for m in _imports(path)}, name
         text = path.read_text(encoding="utf-8")
         if not _reads_a_foreign_database(name):
             assert not sql.search(text), (name, sql.search(text))
@@ -160,13 +174,15 @@ def test_another_tools_database_is_only_read() -> None:
 
 def test_only_the_backend_names_its_backend() -> None:
     """Indexing, search and the core API speak to `findsession.storage.base`'s protocols;
-    a module that imported the SQLite package would have to change for a second backend."""
-    backend = "findsession.storage.sqlite"
+    a module that imported a backend package would have to change for another backend.
+    Nor does one backend import the other: each stands alone."""
     for path in sorted(PACKAGE.rglob("*.py")):
-        if (PACKAGE / "storage" / "sqlite") in path.parents:
-            continue
-        bad = {m for m in _imports(path) if m == backend or m.startswith(backend + ".")}
-        assert not bad, (str(path.relative_to(PACKAGE)), sorted(bad))
+        for folder in BACKEND_DIRS:
+            if folder in path.parents:
+                continue
+            backend = f"findsession.storage.{folder.name}"
+            bad = {m for m in _imports(path) if m == backend or m.startswith(backend + ".")}
+            assert not bad, (str(path.relative_to(PACKAGE)), sorted(bad))
 
 
 def test_storage_imports_nothing_from_the_layers_above() -> None:
@@ -182,10 +198,11 @@ def test_storage_imports_nothing_from_the_layers_above() -> None:
         assert not bad, (str(path.relative_to(PACKAGE)), sorted(bad))
 
 
+@pytest.mark.parametrize("store_class", [Store, PostgresStore], ids=["sqlite", "postgresql"])
 @pytest.mark.parametrize("protocol", [ContentStore, KeywordIndex, VectorIndex, TitleLog])
-def test_the_sqlite_store_answers_every_storage_method(protocol: type, tmp_path: Path) -> None:
-    """What a second backend must provide is written down once, in the protocols; the
-    SQLite store must provide all of it, under the same parameter names."""
+def test_each_store_answers_every_storage_method(protocol: type, store_class: type) -> None:
+    """What a backend must provide is written down once, in the protocols; each store
+    provides all of it, under the same parameter names."""
     methods = {
         name: member
         for name, member in vars(protocol).items()
@@ -193,10 +210,13 @@ def test_the_sqlite_store_answers_every_storage_method(protocol: type, tmp_path:
     }
     assert methods
     for name, member in methods.items():
-        ours = getattr(Store, name, None)
-        assert ours is not None, f"Store has no {name}"
+        ours = getattr(store_class, name, None)
+        assert ours is not None, f"{store_class.__module__} Store has no {name}"
         wanted = list(inspect.signature(member).parameters)
         assert list(inspect.signature(ours).parameters) == wanted, name
-    with Store.open(tmp_path / "index.db") as store:
-        for attribute in getattr(protocol, "__annotations__", {}):
-            assert hasattr(store, attribute), f"Store has no {attribute}"
+
+
+@pytest.mark.parametrize("protocol", [ContentStore, KeywordIndex, VectorIndex, TitleLog])
+def test_each_open_store_has_the_protocols_attributes(protocol: type, storage: object) -> None:
+    for attribute in getattr(protocol, "__annotations__", {}):
+        assert hasattr(storage, attribute), f"{type(storage).__module__} Store has no {attribute}"

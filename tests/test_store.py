@@ -1,8 +1,11 @@
-"""The SQLite file: WAL, versioned migrations, FTS kept in sync, private permissions."""
+"""The SQLite file: WAL, versioned migrations, FTS kept in sync, private permissions.
+
+What every backend does alike (the protocols' behaviour) is tested on each of them in
+tests/test_storage_backends.py; this file holds what is the SQLite file's own.
+"""
 
 from __future__ import annotations
 
-import math
 import stat
 import threading
 import time
@@ -106,18 +109,3 @@ def test_a_write_transaction_that_reads_first_is_not_refused(db_path: Path) -> N
     assert first.setting("from-first") == "1" and first.setting("from-second") == "1"
     first.close()
     second.close()
-
-
-def test_word_rarity_follows_units_added_by_either_connection(db_path: Path) -> None:
-    """A resident searcher keeps the unit count between searches: a commit by another
-    process, or its own write, must count again."""
-    with Store.open(db_path) as searcher, Store.open(db_path) as indexer:
-        with indexer.transaction():
-            indexer.sync_units("s1", [unit(1, "alpha"), unit(2, "beta")])
-        assert searcher.word_rarity(["alpha"])["alpha"] == pytest.approx(math.log(3 / 2))
-        with indexer.transaction():
-            indexer.sync_units("s2", [unit(1, "gamma"), unit(2, "delta")])
-        assert searcher.word_rarity(["alpha"])["alpha"] == pytest.approx(math.log(5 / 2))
-        with searcher.transaction():
-            searcher.sync_units("s3", [unit(1, "epsilon")])
-        assert searcher.word_rarity(["alpha"])["alpha"] == pytest.approx(math.log(6 / 2))

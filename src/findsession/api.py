@@ -68,7 +68,9 @@ class Findsession(
         """
         path = config.db_path(str(db) if db is not None else None)
         settings = config.load_config()  # read once; everything below is passed it
-        store, notes = open_storage(path, backend=settings.backend, rebuild=rebuild)
+        store, notes = open_storage(
+            path, backend=settings.backend, rebuild=rebuild, url=settings.storage_url
+        )
         fs = cls(store, settings)
         fs.notes = notes
         return fs

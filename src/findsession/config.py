@@ -20,7 +20,7 @@ from findsession.paths import APP as APP  # re-exported: callers name them confi
 from findsession.paths import config_path as config_path
 from findsession.paths import db_path as db_path
 from findsession.sources import DEFAULT_SOURCE, SOURCES
-from findsession.storage import BACKENDS
+from findsession.storage import BACKENDS, SERVER_BACKENDS
 from findsession.titles.settings import BadTitleSettings, TitleSettings
 
 
@@ -37,8 +37,11 @@ class Config:
     roots: list[Root] = field(default_factory=list)
     #: The `[embedding]` table: provider and its settings (see findsession.embeddings).
     embedding: EmbeddingSettings = field(default_factory=EmbeddingSettings)
-    #: `[storage] backend`: where the index lives (see findsession.storage).
+    #: `[storage] backend`: where the index lives (see findsession.storage); a URL
+    #: alone chooses `postgresql`.
     backend: str = "sqlite"
+    #: `[storage] url`, or `FINDSESSION_STORAGE_URL`: the server a server backend uses.
+    storage_url: str | None = None
     #: `[search] hybrid_weight`: the vector list's weight in rank fusion.
     hybrid_weight: float = 0.5
     #: `[mcp] all_projects`: the MCP server searches every project, not only its own.
@@ -66,6 +69,7 @@ def load_config() -> Config:
     config = Config(path=path)
     config.machine = _machine_name(os.environ.get("FINDSESSION_MACHINE") or None, path)
     if not path.exists():
+        _read_storage({}, config)
         return config
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -90,11 +94,7 @@ def load_config() -> Config:
         config.embedding = EmbeddingSettings.from_table(embedding)
     except BadEmbeddingSettings as exc:
         raise ConfigError(f"{path}: {exc}") from None
-    backend = data.get("storage", {}).get("backend", "sqlite")
-    if backend not in BACKENDS:
-        known = ", ".join(BACKENDS)
-        raise ConfigError(f"{path}: unknown [storage] backend {backend!r} (known: {known})")
-    config.backend = backend
+    _read_storage(data.get("storage", {}), config)
     weight = data.get("search", {}).get("hybrid_weight", 0.5)
     if not isinstance(weight, int | float) or not 0 <= weight <= 1:
         raise ConfigError(f"{path}: [search] hybrid_weight must be a number from 0 to 1")
@@ -133,6 +133,32 @@ def _machine_name(value: Any, path: Path) -> str | None:
             f"{path}: [machine] name (or FINDSESSION_MACHINE) must be a non-blank string"
         )
     return value.strip()
+
+
+def _read_storage(table: Any, config: Config) -> None:
+    """`[storage]`: `backend` and, for a server backend, `url` (which
+    `FINDSESSION_STORAGE_URL` replaces). A URL with no backend named means PostgreSQL."""
+    path = config.path
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [storage] must be a table")
+    url = os.environ.get("FINDSESSION_STORAGE_URL") or table.get("url")
+    if url is not None and (not isinstance(url, str) or not url.strip()):
+        raise ConfigError(f"{path}: [storage] url must be a non-blank string")
+    backend = table.get("backend", "postgresql" if url else "sqlite")
+    if backend not in BACKENDS:
+        known = ", ".join(BACKENDS)
+        raise ConfigError(f"{path}: unknown [storage] backend {backend!r} (known: {known})")
+    if backend in SERVER_BACKENDS and not url:
+        raise ConfigError(
+            f"{path}: [storage] backend {backend!r} needs [storage] url"
+            " (or FINDSESSION_STORAGE_URL): postgresql://user@host:port/database"
+        )
+    if backend not in SERVER_BACKENDS and url:
+        raise ConfigError(
+            f"{path}: [storage] url (or FINDSESSION_STORAGE_URL) is for a server backend,"
+            f" and [storage] backend is {backend!r}"
+        )
+    config.backend, config.storage_url = backend, url
 
 
 def _read_sources(table: Any, config: Config) -> None:

@@ -44,8 +44,8 @@ class ForgettingMixin(Core):
                 )
             ids += matched
         ids = list(dict.fromkeys(ids))
-        before = self.store.path.stat().st_size
+        before = self.store.size_bytes()
         with self.store.transaction():
             self.store.forget(ids)
         self.store.reclaim_space()
-        return ForgetReport(ids, before, self.store.path.stat().st_size)
+        return ForgetReport(ids, before, self.store.size_bytes())

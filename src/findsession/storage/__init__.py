@@ -2,7 +2,8 @@
 
 A backend is a package here with an `open_index(location, rebuild)` that returns a
 `Storage` and the notes the person should read; the config's `[storage] backend`
-chooses it. Today there is one, `sqlite`: a file per index, on this machine.
+chooses it. `sqlite` keeps a file per index on this machine; `postgresql` keeps the
+index in a database on a server, which its `[storage] url` names.
 """
 
 from __future__ import annotations
@@ -10,19 +11,31 @@ from __future__ import annotations
 from importlib import import_module
 from pathlib import Path
 
+from findsession.errors import DatabaseError
 from findsession.storage.base import Storage
 
 #: Backend name -> the package that opens it.
-BACKENDS = {"sqlite": "findsession.storage.sqlite"}
+BACKENDS = {"sqlite": "findsession.storage.sqlite", "postgresql": "findsession.storage.postgresql"}
+#: Backends whose index is on a server, named by a URL rather than a local file.
+SERVER_BACKENDS = {"postgresql"}
 
 
 def open_storage(
-    location: Path, *, backend: str = "sqlite", rebuild: bool = False
+    location: Path, *, backend: str = "sqlite", rebuild: bool = False, url: str | None = None
 ) -> tuple[Storage, list[str]]:
-    """Open (or create) the index at `location`; `rebuild` starts it afresh, keeping the
-    list of forgotten sessions. Returns the index and notes for the person."""
+    """Open (or create) the index at `location` (for a server backend, at `url`, with
+    `location` the local path this machine keeps its own files for it by); `rebuild`
+    starts it afresh, keeping the list of forgotten sessions. Returns the index and
+    notes for the person."""
     package = import_module(BACKENDS[backend])
+    if backend in SERVER_BACKENDS:
+        if not url:
+            raise DatabaseError(
+                f"the {backend} backend needs the server's URL",
+                cli_hint="set [storage] url in the config file, or FINDSESSION_STORAGE_URL",
+            )
+        return package.open_index(url, rebuild=rebuild, local=location)
     return package.open_index(location, rebuild=rebuild)
 
 
-__all__ = ["BACKENDS", "Storage", "open_storage"]
+__all__ = ["BACKENDS", "SERVER_BACKENDS", "Storage", "open_storage"]

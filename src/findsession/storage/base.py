@@ -2,12 +2,12 @@
 
 Small protocols, one per job: the content store (files, records, sessions, units,
 runs and settings), the keyword index, the vector index and the log of the titles
-findsession wrote. A backend is one package that satisfies them all (`Storage`); today
-that is `storage/sqlite`, and a shared PostgreSQL index will be another. Nothing above
+findsession wrote. A backend is one package that satisfies them all (`Storage`):
+`storage/sqlite` (a file on this machine) and `storage/postgresql` (a server). Nothing above
 this seam writes a query in a backend's language: filters travel as `Filters`, queries
 as a parsed `Query`, results as the dataclasses of `storage/types.py` (re-exported
 here, so callers import the whole seam from this one module). `tests/test_layering.py`
-checks that the SQLite store answers every method here with the same parameters.
+checks that each backend's store answers every method here with the same parameters.
 """
 
 from __future__ import annotations
@@ -60,6 +60,10 @@ class ContentStore(Protocol):
     def setting(self, key: str) -> str | None: ...
     def set_setting(self, key: str, value: str) -> None: ...
     def reclaim_space(self) -> None: ...
+    def size_bytes(self) -> int:
+        """The space the index takes (a file: its bytes; a server: its tables')."""
+        ...
+
     def scrub_wal(self) -> None: ...
     def keep_forgotten(self, ids: Iterable[str]) -> None: ...
     def status(self, problem_limit: int = 10) -> IndexStatus: ...

@@ -239,6 +239,10 @@ class Connection:
         with suppress(apsw.BusyError, apsw.LockedError):
             self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
+    def size_bytes(self) -> int:
+        """The bytes of the index file (its WAL is folded in by `reclaim_space`)."""
+        return self.path.stat().st_size
+
     def reclaim_space(self) -> None:
         """Give the pages freed by deletions back to the file system."""
         self.scrub_wal()

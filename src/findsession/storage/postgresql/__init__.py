@@ -1,0 +1,71 @@
+"""A findsession index on a PostgreSQL server: text, full-text search and pgvector.
+
+The same tables as the SQLite file, one schema (`findsession`) in the database the URL
+names, created or upgraded on open. Keyword search runs on `tsvector` columns (see
+`schema`), vector search on pgvector's HNSW index (see `vectors`), every filter inside
+both statements. `Store` is assembled from one part per concern over one connection,
+as the SQLite store is; nothing outside this package sees SQL or psycopg.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from findsession.paths import db_path
+from findsession.storage.base import TitleWrite, protocol_methods
+from findsession.storage.postgresql.audit import AuditMixin
+from findsession.storage.postgresql.boundary import map_errors
+from findsession.storage.postgresql.connection import Connection
+from findsession.storage.postgresql.migrations import SCHEMA
+from findsession.storage.postgresql.records import RecordsMixin
+from findsession.storage.postgresql.shown import ShownMixin
+from findsession.storage.postgresql.status import StatusMixin
+from findsession.storage.postgresql.titles import TitlesMixin
+from findsession.storage.postgresql.vectors import VectorsMixin
+
+
+class Store(VectorsMixin, RecordsMixin, StatusMixin, AuditMixin, ShownMixin, TitlesMixin):
+    """A findsession index on a PostgreSQL server (`findsession.storage.base.Storage`);
+    use `open_index`, and close it when done."""
+
+
+# Every method the storage protocols name maps psycopg's errors (see `boundary`).
+map_errors(Store, protocol_methods())
+
+
+def open_index(
+    location: str, *, rebuild: bool = False, local: Path | None = None
+) -> tuple[Store, list[str]]:
+    """Open the index in the database at the URL `location`; `local` is where this
+    machine keeps its own files for it (the local index path, by default the usual one).
+
+    `rebuild` sets the existing schema aside under a name of its own (nothing is
+    deleted) and starts a new one that keeps its forgotten sessions and title log.
+    """
+    notes: list[str] = []
+    forgotten: list[str] = []
+    titles: list[TitleWrite] = []
+    if rebuild:
+        old = Store.open(location, local or db_path())
+        forgotten = sorted(old.private_sessions())
+        titles = old.title_writes()
+        aside = f"{SCHEMA}_aside_{time.strftime('%Y%m%d_%H%M%S')}"
+        with old.transaction():
+            old.db.execute(f"ALTER SCHEMA {SCHEMA} RENAME TO {aside}")
+        old.close()
+        notes.append(
+            f"set the old index aside as schema {aside} (drop it when no longer wanted);"
+            " indexing from scratch"
+        )
+    store = Store.open(location, local or db_path())
+    if forgotten:
+        store.keep_forgotten(forgotten)
+    if titles:
+        with store.transaction():
+            for write in titles:
+                store.record_title_write(write)
+    return store, notes
+
+
+__all__ = ["Connection", "Store", "open_index"]

@@ -1,0 +1,210 @@
+"""Keyword retrieval over the `tsvector` columns, with filters applied inside each query.
+
+As on SQLite, conversation text (title, prompt, reply) and tool text are ranked apart
+and fused by rank, tool matches at a lower weight, and CJK text is a third list of
+bigrams. PostgreSQL's `ts_rank` knows nothing of how rare a word is, nor of a unit's
+length against the others, so each list's score is BM25 built on it (see `_ranked`): per
+query word, its inverse document frequency times a saturating function of its weighted
+`ts_rank` in the unit (field weights 4:2:1 for title, prompt and reply), normalised by
+the unit's length against the average. A rare word a unit holds then counts for more
+than a common one, which is what makes BM25 find the session a person remembers by its
+one unusual word.
+"""
+
+from __future__ import annotations
+
+import math
+from contextlib import nullcontext
+from dataclasses import dataclass
+
+from psycopg import errors
+
+from findsession import cjk
+from findsession.query import Query
+from findsession.storage.base import RRF_K, Filters, KeywordQueryError, UnitMatch
+from findsession.storage.postgresql import tsquery
+from findsession.storage.postgresql.connection import Connection as Store
+from findsession.storage.postgresql.filters import unit_filter_sql
+
+#: `ts_rank` weights {D, C, B, A}: title 4, prompt 2, reply 1 (and tools 0.5 among the
+#: bigrams), scaled into the 0..1 range `ts_rank` takes.
+CONVERSATION_WEIGHTS = "{0.125, 0.25, 0.5, 1.0}"
+TOOLS_WEIGHTS = "{1.0, 1.0, 1.0, 1.0}"
+#: Rank-fusion weight of the tool-text list against the conversation list (1.0).
+TOOLS_WEIGHT = 0.5
+#: A word in more than this share of units, and in more than `COMMON_MIN_UNITS`, is
+#: dropped from a query that has rarer ones (as on SQLite).
+COMMON_SHARE = 0.2
+COMMON_MIN_UNITS = 5000
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    """One list to rank: a tsvector column, its weights, and the query's terms in it,
+    each with how much matching it says."""
+
+    column: str
+    weights: str
+    terms: list[tuple[str, float]]
+
+
+def phrases(store: Store, words: list[str]) -> dict[str, str]:
+    """Each word's phrase of lexemes, cut and stemmed by the server as the text was;
+    words without a letter or digit are left out."""
+    if not words:
+        return {}
+    clean = tsquery.CLEAN_SQL.format("w")
+    rows = store.query(
+        f"SELECT w, phraseto_tsquery('{tsquery.CONFIG}', {clean})::text"
+        " FROM unnest(%s::text[]) AS w",
+        (list(dict.fromkeys(words)),),
+    )
+    return {w: tsquery.as_prefix(w, p) for w, p in rows if p}
+
+
+def unit_count(store: Store) -> int:
+    return int(store.scalar("SELECT count(*) FROM units") or 0)
+
+
+def document_count(store: Store, column: str, query: str, at_most: int | None = None) -> int:
+    """How many units' `column` matches `query` (stopping past `at_most`)."""
+    cap = f" LIMIT {int(at_most) + 1}" if at_most is not None else ""
+    return int(
+        store.scalar(
+            f"SELECT count(*) FROM (SELECT 1 FROM units WHERE {column} @@ %s::tsquery{cap}) t",
+            (query,),
+        )
+    )
+
+
+def idf(units: int, found: int) -> float:
+    """log((N+1)/(n+1)), as `word_rarity` reports it, kept above zero so a word every
+    unit holds still orders the units that hold it."""
+    return max(math.log((units + 1) / (found + 1)), 0.01)
+
+
+def keyword_search(store: Store, query: Query, filters: Filters, limit: int) -> list[UnitMatch]:
+    """Best `limit` units by fused rank (best first); empty when nothing is searchable."""
+    if query.raw:
+        raw = raw_query(store, query.text)
+        if raw is None:
+            return []
+        terms = [(raw, 1.0)]
+    else:
+        terms = _weighted_terms(store, list(query.content))
+        if not terms:
+            return []
+    lists: list[tuple[float, Ranked]] = []
+    if filters.speaker:
+        weight = tsquery.SPEAKER_WEIGHT[filters.speaker]
+        only = [(tsquery.restrict(t, weight), w) for t, w in terms]
+        lists.append((1.0, Ranked("words", CONVERSATION_WEIGHTS, only)))
+    else:
+        lists.append((1.0, Ranked("words", CONVERSATION_WEIGHTS, terms)))
+        lists.append((TOOLS_WEIGHT, Ranked("tool_words", TOOLS_WEIGHTS, terms)))
+    grams = None if query.raw else _cjk_terms(store, query.cjk_runs, filters)
+    if grams:
+        lists.append((1.0, Ranked("cjk_grams", CONVERSATION_WEIGHTS, grams)))
+    fused: dict[int, UnitMatch] = {}
+    for weight, ranked in lists:
+        for rank, match in enumerate(_ranked(store, ranked, filters, limit), 1):
+            score = weight / (RRF_K + rank)
+            seen = fused.get(match.unit_id)
+            if seen is None:
+                fused[match.unit_id] = UnitMatch(*_fields(match), score=score)
+            else:  # keep the first list's column: the conversation's, for the snippet
+                fused[match.unit_id] = UnitMatch(*_fields(seen), score=seen.score + score)
+    return sorted(fused.values(), key=lambda m: -m.score)[:limit]
+
+
+def _weighted_terms(store: Store, words: list[str]) -> list[tuple[str, float]]:
+    """Each content word's phrase with its inverse document frequency; the words most
+    units hold are dropped when rarer ones remain (they change the order of nothing and
+    make the server rank most of the table)."""
+    found = phrases(store, words)
+    if not found:
+        return []
+    units = unit_count(store)
+    counts = {w: document_count(store, "words", p) for w, p in found.items()}
+    common = max(COMMON_SHARE * units, COMMON_MIN_UNITS)
+    kept = [w for w in found if counts[w] <= common] if len(found) > 1 else list(found)
+    return [(found[w], idf(units, counts[w])) for w in kept or list(found)]
+
+
+def _cjk_terms(
+    store: Store, runs: tuple[str, ...], filters: Filters
+) -> list[tuple[str, float]] | None:
+    grams = [tsquery.cjk_query([g]) for run in runs for g in cjk.bigrams(run)]
+    kept = [g for g in dict.fromkeys(grams) if g]
+    if not kept:
+        return None
+    units = unit_count(store)
+    terms = [(g, idf(units, document_count(store, "cjk_grams", g))) for g in kept]
+    if filters.speaker:
+        weight = tsquery.SPEAKER_WEIGHT[filters.speaker]
+        terms = [(tsquery.restrict(t, weight), w) for t, w in terms]
+    return terms
+
+
+def raw_query(store: Store, text: str) -> str | None:
+    """The server's reading of a query in its own syntax (`deploy & !staging`)."""
+    if not text.strip():
+        return None
+    try:
+        with store.transaction() if store.in_transaction else nullcontext():
+            parsed = store.scalar(f"SELECT to_tsquery('{tsquery.CONFIG}', %s)::text", (text,))
+    except (errors.SyntaxError, errors.DataException) as exc:
+        raise KeywordQueryError(str(exc).strip().splitlines()[0]) from exc
+    return parsed or None
+
+
+def _ranked(store: Store, ranked: Ranked, filters: Filters, limit: int) -> list[UnitMatch]:
+    """One list's best units by BM25 over `ts_rank`: per word, idf × r(k1+1)/(r + k1·K),
+    r the word's weighted, saturating `ts_rank` in the unit and K the unit's length
+    against the average (b = 0.75). Without K, long units holding many query words (a
+    session's fingerprint) beat the turn that holds them densely."""
+    column = f"u.{ranked.column}"
+    rs = ", ".join(
+        f"ts_rank('{ranked.weights}', {column}, %s::tsquery, 0) AS r{i}"
+        for i in range(len(ranked.terms))
+    )
+    score = " + ".join(f"%s * r{i} * {K1 + 1} / (r{i} + k)" for i in range(len(ranked.terms)))
+    matches = tsquery.any_of(t for t, _ in ranked.terms)
+    where, params = unit_filter_sql(filters)
+    join = " JOIN sessions s ON s.id = u.session_id" if params else ""
+    sql = (
+        f"SELECT id, session_id, kind, ordinal, {score} AS score FROM ("
+        f" SELECT u.id, u.session_id, u.kind, u.ordinal, {rs},"
+        f" {K1} * ({1 - B} + {B} * length({column}) / %s::float8) AS k"
+        f" FROM units u{join} WHERE {column} @@ %s::tsquery AND {where}) t"
+        " ORDER BY score DESC, id LIMIT %s"
+    )
+    average = average_length(store, ranked.column)
+    values = [*(w for _, w in ranked.terms), *(t for t, _ in ranked.terms)]
+    rows = store.query(sql, [*values, average, matches, *params, limit])
+    return [UnitMatch(r[0], r[1], r[2], r[3], -float(r[4]), ranked.column) for r in rows]
+
+
+#: BM25's term-frequency saturation and length normalisation.
+K1, B = 1.2, 0.75
+#: Units the average length is taken over: the most recent, enough to be stable.
+_LENGTH_SAMPLE = 2000
+
+
+def average_length(store: Store, column: str) -> float:
+    """The average lexeme count of `column` over recent units, kept per connection
+    until the number of units moves by a tenth (a full scan would read every row)."""
+    units = unit_count(store)
+    cache: dict[str, tuple[int, float]] = store.__dict__.setdefault("_average_lengths", {})
+    seen = cache.get(column)
+    if seen is None or abs(units - seen[0]) > seen[0] / 10:
+        average = store.scalar(
+            f"SELECT avg(length({column})) FROM (SELECT {column} FROM units"
+            f" WHERE length({column}) > 0 ORDER BY id DESC LIMIT {_LENGTH_SAMPLE}) t"
+        )
+        seen = cache[column] = (units, max(float(average or 1.0), 1.0))
+    return seen[1]
+
+
+def _fields(m: UnitMatch) -> tuple[int, str, str, int, float, str]:
+    return (m.unit_id, m.session_id, m.kind, m.ordinal, m.bm25, m.table)

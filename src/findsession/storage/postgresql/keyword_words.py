@@ -1,0 +1,146 @@
+"""What the search layer asks of single words and units: snippets, whether a unit holds
+a word, how rare a word is, and units holding identifiers verbatim."""
+
+from __future__ import annotations
+
+import math
+
+from findsession import cjk
+from findsession.query import Query
+from findsession.storage.base import MARK_END, MARK_START, Filters, KeywordQueryError, UnitMatch
+from findsession.storage.postgresql import keyword_index, tsquery
+from findsession.storage.postgresql.filters import unit_filter_sql
+from findsession.storage.postgresql.schema import FIELD_CHARS
+from findsession.storage.postgresql.units import UnitsMixin
+
+_SNIPPET = (
+    f"StartSel={MARK_START}, StopSel={MARK_END}, MaxWords=28, MinWords=12, ShortWord=1,"
+    " MaxFragments=1"
+)
+#: The fields a snippet may be cut from, per column, in the order they are tried.
+_FIELDS = {"words": ("prompt", "reply", "title"), "tool_words": ("tools",)}
+_SPEAKER_FIELD = {"user": "prompt", "assistant": "reply"}
+
+
+def _holds(field: str) -> str:
+    clean = tsquery.CLEAN_SQL.format(f"left({field}, {FIELD_CHARS})")
+    return f"to_tsvector('{tsquery.CONFIG}', {clean}) @@ %(q)s::tsquery"
+
+
+def _any_column(store: UnitsMixin, word: str) -> tuple[str, dict[str, str]]:
+    """The condition under which a unit holds `word` in any keyword column."""
+    found = keyword_index.phrases(store, [word])
+    grams = tsquery.cjk_query(cjk.runs(word))
+    checks, params = [], {}
+    if word in found:
+        checks += ["u.words @@ %(w)s::tsquery", "u.tool_words @@ %(w)s::tsquery"]
+        params["w"] = found[word]
+    if grams:
+        checks.append("u.cjk_grams @@ %(g)s::tsquery")
+        params["g"] = grams
+    return " OR ".join(checks) or "false", params
+
+
+class KeywordMixin(UnitsMixin):
+    """The store's keyword index (see findsession.storage.base.KeywordIndex)."""
+
+    def keyword_search(self, query: Query, filters: Filters, limit: int) -> list[UnitMatch]:
+        return keyword_index.keyword_search(self, query, filters, limit)
+
+    def keyword_snippet(self, query: Query, filters: Filters, match: UnitMatch) -> str:
+        """The matched words of the unit's first field that holds them; '' for a bigram
+        match (its words are pairs of characters, not the text's)."""
+        fields = _FIELDS.get(match.table)
+        if not fields:
+            return ""
+        if query.raw:
+            try:
+                expression = keyword_index.raw_query(self, query.text)
+            except KeywordQueryError:
+                return ""
+        else:
+            expression = tsquery.any_of(keyword_index.phrases(self, list(query.content)).values())
+        if not expression:
+            return ""
+        if filters.speaker and match.table == "words":
+            fields = (_SPEAKER_FIELD[filters.speaker],)
+        cases = " ".join(
+            f"WHEN {_holds(f)} THEN ts_headline('{tsquery.CONFIG}',"
+            f" left({f}, {FIELD_CHARS}), %(q)s::tsquery, %(opts)s)"
+            for f in fields
+        )
+        text = self.scalar(
+            f"SELECT CASE {cases} ELSE '' END FROM units WHERE id = %(id)s",
+            {"q": expression, "opts": _SNIPPET, "id": match.unit_id},
+        )
+        return text if text and MARK_START in text else ""
+
+    def unit_holds(self, word: str, unit_id: int) -> bool:
+        condition, params = _any_column(self, word)
+        return bool(
+            self.scalar(
+                f"SELECT EXISTS (SELECT 1 FROM units u WHERE u.id = %(id)s AND ({condition}))",
+                {**params, "id": unit_id},
+            )
+        )
+
+    def words_held(self, words: list[str], unit_ids: list[int]) -> set[str]:
+        if not unit_ids:
+            return set()
+        held = set()
+        for word in words:
+            condition, params = _any_column(self, word)
+            if self.scalar(
+                "SELECT EXISTS (SELECT 1 FROM units u WHERE u.id = ANY(%(ids)s)"
+                f" AND ({condition}))",
+                {**params, "ids": list(unit_ids)},
+            ):
+                held.add(word)
+        return held
+
+    def word_rarity(self, words: list[str]) -> dict[str, float]:
+        """log((N+1)/(n+1)) with n the units holding the word (a CJK word: its rarest
+        bigram, from the bigram column)."""
+        units = keyword_index.unit_count(self)
+        found = keyword_index.phrases(self, [w for w in words if not cjk.runs(w)])
+        rarity = {}
+        for word in words:
+            runs = cjk.runs(word)
+            if runs:
+                grams = [g for run in runs for g in cjk.bigrams(run)]
+                counts = [
+                    keyword_index.document_count(self, "cjk_grams", tsquery.cjk_query([g]) or "")
+                    for g in grams
+                ]
+            else:
+                phrase = found.get(word)
+                counts = [keyword_index.document_count(self, "words", phrase)] if phrase else []
+            rarity[word] = math.log((units + 1) / ((min(counts) if counts else 0) + 1))
+        return rarity
+
+    def units_with_all(self, tokens: list[str], filters: Filters, limit: int) -> set[int]:
+        """Units whose text holds every token verbatim: the keyword columns find the
+        candidates (they split `normalize_ledger_rows` into words prose holds too), the
+        text itself decides."""
+        if not tokens:
+            return set()
+        found = keyword_index.phrases(self, tokens)
+        every = tsquery.all_of(found.values())
+        if every is None:
+            return set()
+        if filters.speaker:
+            column = "u.words @@ %s::tsquery"
+            every = tsquery.restrict(every, tsquery.SPEAKER_WEIGHT[filters.speaker])
+            params: list[object] = [every]
+        else:
+            column = "(u.words @@ %s::tsquery OR u.tool_words @@ %s::tsquery)"
+            params = [every, every]
+        text = "lower(u.title || ' ' || u.prompt || ' ' || u.reply || ' ' || u.tools)"
+        verbatim = " AND ".join(f"strpos({text}, %s) > 0" for _ in tokens)
+        where, filter_params = unit_filter_sql(filters)
+        rows = self.query(
+            "SELECT u.id FROM units u JOIN sessions s ON s.id = u.session_id"
+            f" WHERE {column} AND {verbatim} AND {where} LIMIT %s",
+            [*params, *(t.lower() for t in tokens), *filter_params, limit],
+        )
+        return {r[0] for r in rows}

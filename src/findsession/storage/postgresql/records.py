@@ -1,0 +1,124 @@
+"""Records as read from transcripts: messages and session meta, by (file, line, part)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+from findsession.domain import Message, MessageKind, MetaEvent, MetaKind
+from findsession.storage.postgresql.connection import Connection
+
+_MESSAGE_COLUMNS = (
+    "session_id, file_path, line, part, uuid, parent_uuid, message_id, kind, text, ts,"
+    " tool_name, tool_id, files, is_error, cwd, git_branch, version, heading"
+)
+_UPDATE = ", ".join(
+    f"{c} = excluded.{c}"
+    for c in _MESSAGE_COLUMNS.replace(" ", "").split(",")
+    if c not in ("file_path", "line", "part")
+)
+
+
+class RecordsMixin(Connection):
+    """Records as read from transcripts."""
+
+    def uuid_owners(self, uuids: Iterable[str]) -> dict[str, tuple[str, int]]:
+        """For already indexed message uuids, the `(file, line)` that holds each."""
+        rows = self.query(
+            "SELECT DISTINCT ON (uuid) uuid, file_path, line FROM messages"
+            " WHERE uuid = ANY(%s) ORDER BY uuid, line",
+            (list(uuids),),
+        )
+        return {uuid: (path, line) for uuid, path, line in rows}
+
+    def add_records(
+        self, file_path: str, rows: Iterable[tuple[str, int, Message | MetaEvent]]
+    ) -> None:
+        """Store `(session_id, part, record)` rows; a line read twice replaces itself."""
+        meta, messages = [], []
+        for session_id, part, rec in rows:
+            if isinstance(rec, MetaEvent):
+                meta.append(
+                    (session_id, file_path, rec.line, rec.kind.value, rec.value, rec.leaf_uuid)
+                )
+                continue
+            messages.append(
+                (
+                    session_id,
+                    file_path,
+                    rec.line,
+                    part,
+                    rec.uuid,
+                    rec.parent_uuid,
+                    rec.message_id,
+                    rec.kind.value,
+                    rec.text,
+                    rec.timestamp,
+                    rec.tool_name,
+                    rec.tool_id,
+                    json.dumps(list(rec.files)) if rec.files else None,
+                    bool(rec.is_error),
+                    rec.cwd,
+                    rec.git_branch,
+                    rec.version,
+                    rec.heading,
+                )
+            )
+        self.many(
+            "INSERT INTO session_meta (session_id, file_path, line, kind, value, leaf_uuid)"
+            " VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (file_path, line) DO UPDATE SET"
+            " session_id = excluded.session_id, kind = excluded.kind, value = excluded.value,"
+            " leaf_uuid = excluded.leaf_uuid",
+            meta,
+        )
+        marks = ", ".join(["%s"] * 18)
+        self.many(
+            f"INSERT INTO messages ({_MESSAGE_COLUMNS}) VALUES ({marks})"
+            f" ON CONFLICT (file_path, line, part) DO UPDATE SET {_UPDATE}",
+            messages,
+        )
+
+    def session_messages(self, session_id: str) -> list[Message]:
+        """The session's messages in file order (a subagent's own file comes first)."""
+        rows = self.query(
+            "SELECT kind, text, line, uuid, parent_uuid, message_id, ts, tool_name, tool_id,"
+            " files, is_error, cwd, git_branch, version, heading FROM messages"
+            " WHERE session_id = %s ORDER BY line, part, id",
+            (session_id,),
+        )
+        return [
+            Message(
+                kind=MessageKind(r[0]),
+                text=r[1],
+                line=r[2],
+                uuid=r[3],
+                parent_uuid=r[4],
+                message_id=r[5],
+                timestamp=r[6],
+                tool_name=r[7],
+                tool_id=r[8],
+                files=tuple(json.loads(r[9])) if r[9] else (),
+                is_error=bool(r[10]),
+                cwd=r[11],
+                git_branch=r[12],
+                version=r[13],
+                heading=r[14],
+            )
+            for r in rows
+        ]
+
+    def message_sources(self, session_id: str) -> list[tuple[str, int, int]]:
+        """(file, line, part) of each of the session's messages, in `session_messages` order."""
+        return self.query(
+            "SELECT file_path, line, part FROM messages WHERE session_id = %s"
+            " ORDER BY line, part, id",
+            (session_id,),
+        )
+
+    def session_meta(self, session_id: str) -> list[MetaEvent]:
+        rows = self.query(
+            "SELECT kind, value, line, leaf_uuid FROM session_meta WHERE session_id = %s"
+            " ORDER BY file_path, line",
+            (session_id,),
+        )
+        return [MetaEvent(MetaKind(r[0]), r[1], r[2], leaf_uuid=r[3]) for r in rows]
