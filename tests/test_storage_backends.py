@@ -192,6 +192,23 @@ def test_changed_text_loses_its_vectors_and_stale_vectors_are_refused(storage: S
         assert not storage.save_vectors(1, stale_hash, [("prompt", 0, 5, scale, vec, code, None)])
 
 
+def test_a_sessions_subagents_come_in_the_order_they_began(storage: Storage) -> None:
+    """The reader nests each subagent under its parent, in the order they ran."""
+    add(storage, "main", [unit(1, "split the audit")])
+    for sid, ts in (("late", "2025-01-01T10:05:00Z"), ("early", "2025-01-01T10:01:00Z")):
+        add(
+            storage,
+            sid,
+            [unit(1, "audit one file")],
+            parent_id="main",
+            is_subagent=True,
+            first_ts=ts,
+        )
+    add(storage, "other", [unit(1, "unrelated")])
+    assert [s.id for s in storage.subagents_of("main")] == ["early", "late"]
+    assert storage.subagents_of("other") == []
+
+
 def test_forget_removes_a_session_and_its_subagents_for_good(storage: Storage) -> None:
     add(storage, "main", [unit(1, "secret plan")])
     add(storage, "child", [unit(1, "secret detail")], parent_id="main", is_subagent=True)

@@ -146,3 +146,7 @@ class SessionsMixin(FilesMixin):
 
     def parent_of(self, session_id: str) -> str | None:
         return self.scalar("SELECT parent_id FROM sessions WHERE id = %s", (session_id,))
+
+    def subagents_of(self, session_id: str) -> list[Session]:
+        """The sessions `session_id` started (its subagents), in the order they began."""
+        return self._sessions_where("parent_id = %s", (session_id,), "first_ts NULLS FIRST, id")
