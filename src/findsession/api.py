@@ -26,7 +26,9 @@ from findsession.core.forgetting import ForgetReport, ForgettingMixin
 from findsession.core.going_back import GoingBackMixin
 from findsession.core.indexing import IndexingMixin
 from findsession.core.indexing import Say as Say
+from findsession.core.pushing import BATCH, PushingMixin, PushReport, choose_backend
 from findsession.core.reading import ReadingMixin
+from findsession.core.sharing import Share, SharingMixin
 from findsession.core.titling import TitlingMixin
 from findsession.domain import AuditRecord, Root, SourceReport
 from findsession.roots import RootChoice
@@ -39,7 +41,8 @@ from findsession.search.filters import (
     SearchOptions,
     parse_when,
 )
-from findsession.storage import Storage, open_storage
+from findsession.storage import Storage, add_person, init_server, open_storage
+from findsession.storage.push import PushCounts
 from findsession.titles.report import TitlesReport, UndoReport
 
 
@@ -50,6 +53,8 @@ class Findsession(
     AuditingMixin,
     TitlingMixin,
     ForgettingMixin,
+    PushingMixin,
+    SharingMixin,
 ):
     """One index, opened once; close it (or use `with`) when done."""
 
@@ -60,17 +65,20 @@ class Findsession(
         self.notes: list[str] = []
 
     @classmethod
-    def open(cls, db: str | Path | None = None, *, rebuild: bool = False) -> Findsession:
+    def open(
+        cls, db: str | Path | None = None, *, rebuild: bool = False, backend: str | None = None
+    ) -> Findsession:
         """Open the index at `db` (else `FINDSESSION_DB`, else the user data folder).
 
         `rebuild` sets the existing file aside first (under a name of its own) and
-        starts a new one that keeps the old one's list of forgotten sessions.
+        starts a new one that keeps the old one's list of forgotten sessions. `backend`
+        replaces the config's: `sqlite` (the local file even when the config names a
+        server), `postgresql` (the config's `[storage] url`) or a server's URL.
         """
         path = config.db_path(str(db) if db is not None else None)
         settings = config.load_config()  # read once; everything below is passed it
-        store, notes = open_storage(
-            path, backend=settings.backend, rebuild=rebuild, url=settings.storage_url
-        )
+        kind, url = choose_backend(settings, backend)
+        store, notes = open_storage(path, backend=kind, rebuild=rebuild, url=url)
         fs = cls(store, settings)
         fs.notes = notes
         return fs
@@ -85,7 +93,15 @@ class Findsession(
         self.close()
 
 
+def configured_server() -> str | None:
+    """The config's `[storage] url` (or `FINDSESSION_STORAGE_URL`): the team's server."""
+    return config.load_config().storage_url
+
+
 __all__ = [
+    "configured_server",
+    "BATCH",
+    "PushCounts",
     "KINDS",
     "AuditRecord",
     "Auditor",
@@ -95,11 +111,15 @@ __all__ = [
     "BadOption",
     "Findsession",
     "ForgetReport",
+    "PushReport",
     "Root",
     "RootChoice",
     "SearchOptions",
+    "Share",
     "SourceReport",
     "TitlesReport",
     "UndoReport",
+    "add_person",
+    "init_server",
     "parse_when",
 ]

@@ -40,7 +40,8 @@ class Config:
     #: `[storage] backend`: where the index lives (see findsession.storage); a URL
     #: alone chooses `postgresql`.
     backend: str = "sqlite"
-    #: `[storage] url`, or `FINDSESSION_STORAGE_URL`: the server a server backend uses.
+    #: `[storage] url`, or `FINDSESSION_STORAGE_URL`: the server a server backend uses,
+    #: or (with `backend = "sqlite"`) the shared server `push` sends this index to.
     storage_url: str | None = None
     #: `[search] hybrid_weight`: the vector list's weight in rank fusion.
     hybrid_weight: float = 0.5
@@ -136,8 +137,10 @@ def _machine_name(value: Any, path: Path) -> str | None:
 
 
 def _read_storage(table: Any, config: Config) -> None:
-    """`[storage]`: `backend` and, for a server backend, `url` (which
-    `FINDSESSION_STORAGE_URL` replaces). A URL with no backend named means PostgreSQL."""
+    """`[storage]`: `backend` and the server's `url` (which `FINDSESSION_STORAGE_URL`
+    replaces). A URL with no backend named means PostgreSQL: the server is the index.
+    With `backend = "sqlite"` the URL is the shared server this machine pushes to
+    (`findsession push`) and searches with `--backend postgresql`."""
     path = config.path
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [storage] must be a table")
@@ -152,11 +155,6 @@ def _read_storage(table: Any, config: Config) -> None:
         raise ConfigError(
             f"{path}: [storage] backend {backend!r} needs [storage] url"
             " (or FINDSESSION_STORAGE_URL): postgresql://user@host:port/database"
-        )
-    if backend not in SERVER_BACKENDS and url:
-        raise ConfigError(
-            f"{path}: [storage] url (or FINDSESSION_STORAGE_URL) is for a server backend,"
-            f" and [storage] backend is {backend!r}"
         )
     config.backend, config.storage_url = backend, url
 

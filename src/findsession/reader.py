@@ -79,7 +79,13 @@ def read_session(
     seen: set[tuple[str | None, str, str]] = set()
     messages = store.session_messages(session.id)
     if raw:
-        messages = _from_transcript(store, messages, store.message_sources(session.id))
+        sources = store.message_sources(session.id)
+        if len(sources) != len(messages):
+            raise SessionNotFound(
+                f"session {session.id} was pushed to this server without its transcript's"
+                " lines: read it --raw from the local index of the machine it came from"
+            )
+        messages = _from_transcript(store, messages, sources)
     for msg in messages:
         # A note's section is a turn of its own, numbered as search numbers it.
         if msg.kind in (MessageKind.PROMPT, MessageKind.SECTION):

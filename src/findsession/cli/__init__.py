@@ -53,7 +53,16 @@ def main(argv: list[str] | None = None) -> int:
     out = Console(highlight=False)
     err = Console(stderr=True, highlight=False)
     try:
-        fs = Findsession.open(getattr(args, "db", None), rebuild=getattr(args, "rebuild", False))
+        if args.command == "server":  # the admin's: no index of one's own is opened
+            from findsession.api import configured_server
+            from findsession.cli.team import server
+
+            return server(args, args.url or configured_server(), err)
+        fs = Findsession.open(
+            getattr(args, "db", None),
+            rebuild=getattr(args, "rebuild", False),
+            backend=_backend(args),
+        )
         with fs:
             for note in fs.notes:
                 say(err, note)
@@ -67,6 +76,16 @@ def main(argv: list[str] | None = None) -> int:
         # `findsession ... | head`: the reader left; say nothing.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+
+
+def _backend(args: argparse.Namespace) -> str | None:
+    """Where the command's index is: `push` reads this machine's own file, `share`
+    writes on the server; the rest follow `--backend`, else the config."""
+    if args.command == "push":
+        return "sqlite"
+    if args.command == "share":
+        return args.backend or "postgresql"
+    return getattr(args, "backend", None)
 
 
 def run_command(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:

@@ -19,6 +19,7 @@ from findsession.api import Findsession, SearchOptions
 from findsession.cli.console import say
 from findsession.cli.open_session import open_session
 from findsession.cli.progress import progress_bar
+from findsession.cli.team import push, share
 from findsession.cli.terminal import terminal_id
 from findsession.cli.titles import titles
 from findsession.cli.ui import ui
@@ -184,4 +185,6 @@ COMMANDS: dict[str, Command] = {
     "service": service,
     "schedule": schedule,
     "ui": ui,
+    "push": push,
+    "share": share,
 }

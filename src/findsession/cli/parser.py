@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import NoReturn
 
 from findsession.api import KINDS, MAX_TOP, MODES, SPEAKERS, BadOption, parse_when
+from findsession.cli.team_grammar import backend_option, team_commands
 from findsession.domain import SourceKind
 from findsession.render.text import printable
 
@@ -28,6 +29,9 @@ COMMANDS = (
     "service",
     "schedule",
     "ui",
+    "push",
+    "share",
+    "server",
 )
 #: What `findsession service` does: run and control the resident search service, or
 #: install the unit that starts it at login.
@@ -115,6 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--mode", choices=MODES, default="hybrid", help="retrieval (best available)")
     p.add_argument("--explain", action="store_true", help="show why each hit ranked where it did")
+    backend_option(p)
     p.add_argument(
         "--hybrid-weight",
         type=float,
@@ -172,6 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="show the transcript's own text, secrets included (default: as indexed, redacted)",
     )
     p.add_argument("--json", action="store_true", help="print as JSON")
+    backend_option(p)
 
     p = sub.add_parser(
         "open",
@@ -203,6 +209,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("status", parents=[common], help="what the index holds")
     p.add_argument("--json", action="store_true", help="print as JSON")
+    backend_option(p)
 
     p = sub.add_parser("forget", parents=[common], help="delete sessions from the index for good")
     p.add_argument("sessions", nargs="*", metavar="SESSION", help="session ids or prefixes")
@@ -280,6 +287,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="the port to listen on (default: any free one)",
     )
+    team_commands(sub, common)
     return parser
 
 

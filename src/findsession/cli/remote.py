@@ -28,6 +28,9 @@ LOCAL = frozenset(
         "audit",
         "sources",
         "ui",
+        "push",
+        "share",
+        "server",
     }
 )
 #: The environment that decides how output looks.
@@ -42,7 +45,10 @@ def might_serve(argv: list[str]) -> bool:
     first = argv[0]
     if first in ("-h", "--help", "--version") or first in LOCAL:
         return False
-    return "-h" not in argv and "--help" not in argv
+    # `--backend`: another index than the one the service keeps warm.
+    return not {"-h", "--help", "--backend"} & set(argv) and not any(
+        a.startswith("--backend=") for a in argv
+    )
 
 
 def db_argument(argv: list[str]) -> str | None:

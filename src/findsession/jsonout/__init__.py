@@ -9,7 +9,7 @@ One module per command family, every public name (the `*_SCHEMA` names included)
 re-exported here: `common` (the schema names, `dumps`, a session's object), `search`
 (hits and confidence), `resume` (the resume object and `open`), `sessions` (`read` and
 the session list), `status` (`status`, `index`, `forget`, `sources`), `audit`, `titles`
-(`titles` and its undo).
+(`titles` and its undo), `team` (`push`, `share`).
 """
 
 from findsession.jsonout.audit import audit_json
@@ -18,9 +18,11 @@ from findsession.jsonout.common import (
     FORGET_SCHEMA,
     INDEX_SCHEMA,
     OPEN_SCHEMA,
+    PUSH_SCHEMA,
     READ_SCHEMA,
     SEARCH_SCHEMA,
     SESSIONS_SCHEMA,
+    SHARES_SCHEMA,
     SOURCES_SCHEMA,
     STATUS_SCHEMA,
     TITLES_SCHEMA,
@@ -37,9 +39,14 @@ from findsession.jsonout.sessions import (
     sessions_json,
 )
 from findsession.jsonout.status import forget_json, index_json, sources_json, status_json
+from findsession.jsonout.team import push_json, shares_json
 from findsession.jsonout.titles import titles_json, undo_json
 
 __all__ = [
+    "PUSH_SCHEMA",
+    "SHARES_SCHEMA",
+    "push_json",
+    "shares_json",
     "AUDIT_SCHEMA",
     "CONFIDENCE_SAYS",
     "FIRST_PROMPT_CHARS",

@@ -23,6 +23,8 @@ SOURCES_SCHEMA = "findsession.sources/1"
 OPEN_SCHEMA = "findsession.open/1"
 AUDIT_SCHEMA = "findsession.audit/1"
 TITLES_SCHEMA = "findsession.titles/1"
+PUSH_SCHEMA = "findsession.push/1"
+SHARES_SCHEMA = "findsession.shares/1"
 UNDO_SCHEMA = "findsession.titles-undo/1"
 
 

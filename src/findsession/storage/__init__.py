@@ -38,4 +38,15 @@ def open_storage(
     return package.open_index(location, rebuild=rebuild)
 
 
-__all__ = ["BACKENDS", "SERVER_BACKENDS", "Storage", "open_storage"]
+def init_server(url: str) -> str:
+    """Create or upgrade a shared server's schema and its group role (as its admin); the
+    admin role's name."""
+    return import_module(BACKENDS["postgresql"]).init_server(url)
+
+
+def add_person(url: str, name: str) -> bool:
+    """A person's login role on a shared server (False: it existed, now a member)."""
+    return import_module(BACKENDS["postgresql"]).add_person(url, name)
+
+
+__all__ = ["BACKENDS", "SERVER_BACKENDS", "Storage", "add_person", "init_server", "open_storage"]

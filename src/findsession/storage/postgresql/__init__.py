@@ -18,20 +18,33 @@ from findsession.storage.postgresql.audit import AuditMixin
 from findsession.storage.postgresql.boundary import map_errors
 from findsession.storage.postgresql.connection import Connection
 from findsession.storage.postgresql.migrations import SCHEMA
+from findsession.storage.postgresql.push_target import PushTargetMixin
 from findsession.storage.postgresql.records import RecordsMixin
+from findsession.storage.postgresql.roles import add_person, init_server
+from findsession.storage.postgresql.sharing import SharingMixin
 from findsession.storage.postgresql.shown import ShownMixin
 from findsession.storage.postgresql.status import StatusMixin
 from findsession.storage.postgresql.titles import TitlesMixin
 from findsession.storage.postgresql.vectors import VectorsMixin
+from findsession.storage.push import PushTarget, Sharing, push_methods
 
 
-class Store(VectorsMixin, RecordsMixin, StatusMixin, AuditMixin, ShownMixin, TitlesMixin):
+class Store(
+    PushTargetMixin,
+    VectorsMixin,
+    RecordsMixin,
+    StatusMixin,
+    AuditMixin,
+    ShownMixin,
+    TitlesMixin,
+    SharingMixin,
+):
     """A findsession index on a PostgreSQL server (`findsession.storage.base.Storage`);
     use `open_index`, and close it when done."""
 
 
 # Every method the storage protocols name maps psycopg's errors (see `boundary`).
-map_errors(Store, protocol_methods())
+map_errors(Store, [*protocol_methods(), *push_methods(PushTarget), *push_methods(Sharing)])
 
 
 def open_index(
@@ -68,4 +81,4 @@ def open_index(
     return store, notes
 
 
-__all__ = ["Connection", "Store", "open_index"]
+__all__ = ["Connection", "Store", "add_person", "init_server", "open_index"]

@@ -18,9 +18,10 @@ from psycopg import errors
 
 from findsession.errors import DatabaseError
 from findsession.storage.postgresql.schema import v1_base
+from findsession.storage.postgresql.schema_v2 import v2_owners
 
 SCHEMA = "findsession"
-MIGRATIONS: list[Callable[[psycopg.Connection[Any]], None]] = [v1_base]
+MIGRATIONS: list[Callable[[psycopg.Connection[Any]], None]] = [v1_base, v2_owners]
 SCHEMA_VERSION = len(MIGRATIONS)
 #: The advisory lock held while the schema is created or upgraded.
 MIGRATE_LOCK = 0x66736D67
@@ -46,6 +47,13 @@ def migrate(db: psycopg.Connection[Any]) -> int:
                     " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                     (str(version + 1),),
                 )
+        except errors.InsufficientPrivilege as exc:
+            db.execute("ROLLBACK")
+            raise DatabaseError(
+                f"the index schema is at step {before} and this findsession needs"
+                f" {SCHEMA_VERSION}, which this role may not create",
+                cli_hint="ask the server's admin to run `findsession server init`",
+            ) from exc
         except BaseException:
             db.execute("ROLLBACK")
             raise

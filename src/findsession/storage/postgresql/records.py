@@ -86,6 +86,8 @@ class RecordsMixin(Connection):
             " WHERE session_id = %s ORDER BY line, part, id",
             (session_id,),
         )
+        if not rows:
+            return self._pushed_messages(session_id)
         return [
             Message(
                 kind=MessageKind(r[0]),
@@ -106,6 +108,26 @@ class RecordsMixin(Connection):
             )
             for r in rows
         ]
+
+    def _pushed_messages(self, session_id: str) -> list[Message]:
+        """A pushed session's turns, from its units: its messages stayed on its machine.
+        Each turn is its prompt and its reply as indexed (tool calls are not pushed)."""
+        messages = []
+        for kind, ordinal, title, prompt, reply, ts in self.query(
+            "SELECT kind, ordinal, title, prompt, reply, ts FROM units"
+            " WHERE session_id = %s AND kind IN ('turn', 'doc') ORDER BY ordinal",
+            (session_id,),
+        ):
+            if kind == "doc":
+                text = prompt or reply
+                messages.append(
+                    Message(MessageKind.SECTION, text, ordinal, timestamp=ts, heading=title or None)
+                )
+                continue
+            messages.append(Message(MessageKind.PROMPT, prompt, ordinal, timestamp=ts))
+            if reply:
+                messages.append(Message(MessageKind.REPLY, reply, ordinal, timestamp=ts))
+        return messages
 
     def message_sources(self, session_id: str) -> list[tuple[str, int, int]]:
         """(file, line, part) of each of the session's messages, in `session_messages` order."""

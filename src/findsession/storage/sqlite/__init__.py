@@ -11,12 +11,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from findsession.storage.base import TitleWrite, protocol_methods
+from findsession.storage.push import PushSource, push_methods
 from findsession.storage.sqlite.audit import AuditMixin
 from findsession.storage.sqlite.boundary import map_errors
 from findsession.storage.sqlite.chunks import VectorsMixin
 from findsession.storage.sqlite.files import FilesMixin
 from findsession.storage.sqlite.keyword_index import KeywordMixin
 from findsession.storage.sqlite.opening import BUSY_TIMEOUT_MS
+from findsession.storage.sqlite.push_source import PushSourceMixin
 from findsession.storage.sqlite.records import RecordsMixin
 from findsession.storage.sqlite.rows import FileState, UnitRow
 from findsession.storage.sqlite.runs import RunsMixin
@@ -39,13 +41,14 @@ class Store(
     AuditMixin,
     ShownMixin,
     TitlesMixin,
+    PushSourceMixin,
 ):
     """A findsession index database (`findsession.storage.base.Storage`); use
     `Store.open`, and close it when done."""
 
 
 # Every method the storage protocols name maps SQLite's errors (see `boundary`).
-map_errors(Store, protocol_methods())
+map_errors(Store, [*protocol_methods(), *push_methods(PushSource)])
 
 
 def open_index(path: Path, *, rebuild: bool = False) -> tuple[Store, list[str]]:

@@ -25,6 +25,7 @@ from findsession.storage.sqlite.schema import (
 )
 from findsession.storage.sqlite.schema_v9 import v9_chunk_text_hash
 from findsession.storage.sqlite.schema_v10 import v10_vector_pack
+from findsession.storage.sqlite.schema_v11 import v11_push_log
 
 MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     v1_base,
@@ -37,6 +38,7 @@ MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     v8_resume_titles_audit,
     v9_chunk_text_hash,
     v10_vector_pack,
+    v11_push_log,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -1,0 +1,95 @@
+"""The commands of a team's shared index: `push`, `share` and the admin's `server`.
+
+`push` runs on this machine's own index (the SQLite file) and opens the server itself;
+`share` runs on the server (`--backend`, else the config's `[storage] url`); `server`
+opens no index at all: it connects as the admin the URL names.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from rich.console import Console
+
+from findsession import jsonout
+from findsession.api import BATCH, Findsession, PushCounts, add_person, init_server
+from findsession.cli.console import say
+from findsession.errors import FindsessionError
+
+
+def push(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
+    batch = args.batch or int(os.environ.get("FINDSESSION_PUSH_BATCH") or BATCH)
+
+    def each(number: int, counts: PushCounts, left: int) -> None:
+        if args.verbose:
+            say(
+                err,
+                f"batch {number}: {counts.sessions} sessions, {counts.units} units written;"
+                f" {left} sessions left",
+            )
+
+    report = fs.push(args.to, batch=batch, everything=args.all, on_batch=each)
+    if args.json:
+        print(jsonout.dumps(jsonout.push_json(report)))
+    w = report.written
+    say(
+        err,
+        f"pushed to {report.server} as {report.owner} from {report.machine}: {report.sent}"
+        f" changed sessions in {report.batches} batches; the server wrote {w.sessions}"
+        f" sessions, {w.units} units, {w.vectors} units' vectors, {w.tombstones} forgets"
+        f" ({w.removed} sessions removed, {w.refused} refused as forgotten)",
+    )
+    if report.other_model:
+        say(err, f"note: no vectors sent: the server's come from {report.other_model}")
+    return 0
+
+
+def share(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
+    if args.list or not args.project:
+        if not args.list:
+            raise FindsessionError("name the project to share, or --list the shared ones")
+        shares = fs.shares()
+        if args.json:
+            print(jsonout.dumps(jsonout.shares_json(shares)))
+            return 0
+        for s in shares:
+            out.print(f"{s.project}  [dim]{s.owner}{' (you)' if s.mine else ''} · {s.since}[/]")
+        if not shares:
+            say(err, "no project is shared on this server")
+        return 0
+    if args.remove:
+        path, changed = fs.unshare(args.project)
+        say(err, f"{path}: {'no longer shared' if changed else 'was not shared'}")
+    else:
+        path, changed = fs.share(args.project)
+        say(err, f"{path}: {'shared with the team' if changed else 'already shared'}")
+    if args.json:
+        print(jsonout.dumps(jsonout.shares_json(fs.shares())))
+    return 0
+
+
+def server(args: argparse.Namespace, url: str | None, err: Console) -> int:
+    """The admin's commands; `url` is `--url`, else the config's."""
+    if not url:
+        raise FindsessionError(
+            "name the server as its admin: --url postgresql://admin@host/db",
+        )
+    if args.action == "init":
+        admin = init_server(url)
+        say(
+            err,
+            f"the index schema is ready; {admin} owns it; add people with"
+            " `findsession server add-person NAME`",
+        )
+        return 0
+    if not args.name:
+        raise FindsessionError("name the person's role: findsession server add-person NAME")
+    made = add_person(url, args.name)
+    say(
+        err,
+        f"{'made the role' if made else 'the role existed;'} {args.name}"
+        f"{'' if made else ' now'} in findsession_users; give it a way to log in"
+        f" (ALTER ROLE {args.name} PASSWORD '…', or your server's own authentication)",
+    )
+    return 0

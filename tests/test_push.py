@@ -1,0 +1,215 @@
+"""A team's shared index on a real PostgreSQL server: machines push their local indexes,
+people see their own sessions and what others shared, and forgetting reaches the server.
+
+Each machine is a home of its own with Claude Code transcripts, indexed by the real CLI
+into its own SQLite file (with the bundled model's vectors) and pushed by the real CLI.
+People are login roles the admin made with `findsession server add-person`; what they
+see is checked both through findsession and with plain SQL, so the row-level security
+itself is tested, not only our filters.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import psycopg
+import pytest
+from conftest import CLI
+from postgres_server import Server
+from team import every_row, machine, rows, server_state, session, url_as, versions
+from test_redaction import pieces
+
+TOKEN = "ghp_R8sT2vW5yZ1aB4cD7eF0gH3iJ6kL9mN2oP5q"
+SHOP, PRIVATE = "/home/dev/code/shop", "/home/dev/private/diary"
+SYNCED = "5a3f0c11-7d2e-4b9a-9c41-0e6d2b8f7a10"  # one transcript on both machines
+
+
+@pytest.fixture
+def team(pg_server: Server, pg_url: str, tmp_path: Path) -> dict[str, str]:
+    """The admin prepares the fresh database and makes alice and bob; their URLs."""
+    database = pg_url.split(":@/", 1)[1].split("?")[0]
+    admin = CLI(tmp_path / "admin", tmp_path / "admin" / "local.db")
+    (tmp_path / "admin").mkdir()
+    admin.run("server", "init", "--url", pg_url)
+    for person in ("alice", "bob"):
+        admin.run("server", "add-person", person, "--url", pg_url)
+    return {p: url_as(pg_server, p, database) for p in ("alice", "bob")} | {"admin": pg_url}
+
+
+def test_two_machines_push_into_one_server_once_and_a_forget_follows(
+    team: dict[str, str], tmp_path: Path
+) -> None:
+    laptop, desktop = (machine(tmp_path, n, team["alice"]) for n in ("laptop", "desktop"))
+    deploy = session(
+        laptop,
+        SHOP,
+        (
+            "why does the deploy report live before the healthz probe passes",
+            "The readiness probe is missing, so kubernetes routes traffic at once.",
+        ),
+        ("use this token for the registry: " + TOKEN, "Stored it in the CI secret instead."),
+    )
+    diary = session(laptop, PRIVATE, ("notes on feeding the sourdough starter", "Twice a day."))
+    for each in (laptop, desktop):
+        session(
+            each,
+            SHOP,
+            ("the flaky test from a timezone bug", "Pin TZ=UTC in CI."),
+            session_id=SYNCED,
+        )
+    qif = session(desktop, SHOP, ("borrow checker error in the QIF parser", "Clone the line."))
+    for each in (laptop, desktop):
+        each.run("index")
+
+    first = laptop.json("push")
+    assert first["owner"] == "alice" and first["machine"] == "laptop"
+    assert first["written"]["sessions"] == 3 and first["written"]["vectors"] > 0
+    assert desktop.json("push")["written"]["sessions"] == 2
+
+    # Both machines' sessions answer from the server; the synced transcript is there
+    # once per machine, the second under an id the CLI prints and takes back.
+    ids = {r[0] for r in rows(team["admin"], "SELECT id FROM findsession.sessions")}
+    assert ids == {deploy, diary, qif, SYNCED, f"{SYNCED}@desktop"}
+    found = laptop.json("search", "borrow checker QIF parser", "--backend", "postgresql")
+    assert found["strategy"] == "hybrid" and found["results"][0]["session"]["id"] == qif
+    found = desktop.json("search", "deploy healthz probe", "--backend", "postgresql")
+    assert found["results"][0]["session"]["id"] == deploy
+    assert "Pin TZ=UTC" in laptop.run("read", f"{SYNCED}@desktop", "--backend", "postgresql").stdout
+    local = laptop.json("search", "borrow checker QIF parser")["results"]
+    assert qif not in {r["session"]["id"] for r in local}, "the laptop's own index stays its own"
+
+    # Pushing again sends nothing; sending everything again writes nothing.
+    before = versions(team["admin"])
+    again = laptop.json("push")
+    assert again["sent"] == 0 and again["batches"] == 0
+    everything = laptop.json("push", "--all")
+    assert everything["sent"] == 3 and set(everything["written"].values()) == {0}
+    assert versions(team["admin"]) == before
+
+    # No piece of the planted token reached the server, in any table.
+    dump = "\n".join(v for values in every_row(team["admin"]).values() for v in values)
+    assert "REDACTED" in dump and not any(p in dump for p in pieces(TOKEN))
+
+    # A forget on the laptop removes the session from the server, the desktop's copy too;
+    # the desktop, which still holds it, cannot bring it back.
+    laptop.run("forget", SYNCED)
+    gone = laptop.json("push")["written"]
+    assert gone["tombstones"] == 1 and gone["removed"] == 2
+    session(desktop, SHOP, ("one more turn about the timezone", "Done."), session_id=SYNCED)
+    desktop.run("index")
+    back = desktop.json("push", "--all")["written"]
+    assert back["refused"] == 1 and back["sessions"] == 0
+    left = {r[0] for r in rows(team["admin"], "SELECT local_id FROM findsession.sessions")}
+    assert SYNCED not in left and qif in left
+    assert not rows(
+        team["admin"], "SELECT 1 FROM findsession.units WHERE session_id LIKE %s", (SYNCED + "%",)
+    )
+
+
+def test_a_push_killed_midway_resumes_to_the_same_end_state(
+    pg_server: Server, team: dict[str, str], tmp_path: Path
+) -> None:
+    laptop = machine(tmp_path, "laptop", team["alice"])
+    for n in range(12):
+        session(laptop, SHOP, (f"task {n}: rename the module number {n}", f"Renamed module {n}."))
+    laptop.run("index")
+    env = {**laptop.env, "FINDSESSION_PUSH_BATCH": "1"}
+    push = subprocess.Popen(
+        [sys.executable, "-m", "findsession", "push", "--verbose"],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert push.stderr is not None
+    for line in push.stderr:
+        if line.startswith("batch 2:"):
+            push.send_signal(signal.SIGKILL)
+            break
+    push.wait(timeout=60)
+    assert push.returncode == -signal.SIGKILL
+    midway = len(rows(team["admin"], "SELECT id FROM findsession.sessions"))
+    assert 2 <= midway < 12, "the kill landed mid-push"
+
+    resumed = laptop.json("push")
+    assert resumed["sent"] <= 12 - midway + 1 and resumed["written"]["sessions"] == 12 - midway
+    # The same push, uninterrupted, into a fresh database of its own.
+    other = pg_server.fresh_database()
+    try:
+        CLI(tmp_path, tmp_path / "unused.db").run("server", "init", "--url", pg_server.url(other))
+        laptop.run("push", "--to", url_as(pg_server, "alice", other))
+        assert server_state(team["admin"]) == server_state(pg_server.url(other))
+    finally:
+        pg_server.execute(f"DROP DATABASE IF EXISTS {other} WITH (FORCE)")
+    duplicates = rows(
+        team["admin"],
+        "SELECT count(*) - count(DISTINCT (unit_id, field, span_start)) FROM findsession.chunks",
+    )
+    assert duplicates == [(0,)]
+
+
+def test_row_level_security_shows_bob_only_what_alice_shared(
+    team: dict[str, str], tmp_path: Path
+) -> None:
+    alice, bob = (
+        machine(tmp_path, "alice-laptop", team["alice"]),
+        machine(tmp_path, "bob-laptop", team["bob"]),
+    )
+    shop = session(alice, SHOP, ("the cache headers for static assets", "gzip and a year."))
+    diary = session(alice, PRIVATE, ("the cache of letters from grandmother", "Kept private."))
+    session(bob, "/home/bob/code/tools", ("a cache for the build", "Use ccache."))
+    for each in (alice, bob):
+        each.run("index")
+        each.run("push")
+
+    def bob_finds() -> set[str]:
+        found = bob.json("search", "cache", "--backend", "postgresql", "--mode", "keyword")
+        return {r["session"]["id"] for r in found["results"]}
+
+    def alice_rows_bob_reads() -> dict[str, list[str]]:
+        seen = every_row(team["bob"])
+        return {t: [v for v in vs if "alice" in v] for t, vs in seen.items() if t != "shares"}
+
+    assert shop not in bob_finds() and diary not in bob_finds() and len(bob_finds()) == 1
+    assert not any(alice_rows_bob_reads().values()), "RLS hides every row of alice's"
+
+    alice.run("share", SHOP)
+    assert shop in bob_finds() and diary not in bob_finds()
+    seen = alice_rows_bob_reads()
+    assert seen["sessions"] and seen["units"] and seen["chunks"], "the shared rows show"
+    assert not any(diary in v or "grandmother" in v for vs in seen.values() for v in vs)
+    assert not any(seen[t] for t in ("files", "private_sessions", "runs", "audit"))
+    owner_only = rows(team["bob"], "SELECT count(*) FROM findsession.chunks WHERE owner = 'alice'")
+    shared = rows(
+        team["admin"],
+        "SELECT count(*) FROM findsession.chunks c JOIN findsession.units u ON u.id = c.unit_id"
+        " WHERE u.session_id = %s",
+        (shop,),
+    )
+    assert owner_only == shared
+
+    # Bob cannot write as alice, nor take her share back.
+    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+        rows(team["bob"], "INSERT INTO findsession.shares (owner, project) VALUES ('alice', '/')")
+    bob.run("share", "--remove", SHOP)
+    assert shop in bob_finds()
+    listed = bob.json("share", "--list")["shares"]
+    assert listed == [
+        {"owner": "alice", "project": SHOP, "since": listed[0]["since"], "mine": False}
+    ]
+    alice.run("share", "--remove", SHOP)
+    assert shop not in bob_finds()
+
+
+def test_push_names_what_is_missing(tmp_path: Path) -> None:
+    cli = CLI(tmp_path, tmp_path / "local.db")
+    cli.env.pop("FINDSESSION_MACHINE", None)
+    (tmp_path / "config.toml").write_text('[storage]\nbackend = "sqlite"\n', "utf-8")
+    cli.run("index", "--no-embed")
+    proc = cli.run("push", check=False)
+    assert proc.returncode == 1 and "[machine] name" in proc.stderr
+    cli.env["FINDSESSION_MACHINE"] = "laptop"
+    proc = cli.run("push", check=False)
+    assert proc.returncode == 1 and "[storage] url" in proc.stderr
