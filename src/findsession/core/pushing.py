@@ -94,9 +94,9 @@ class PushingMixin(Core):
                 cli_hint="give --to postgresql://user@host/db, or set [storage] url"
                 " (or FINDSESSION_STORAGE_URL)",
             )
-        if not hasattr(self.store, "push_batch"):
+        if self.settings.backend in SERVER_BACKENDS or not hasattr(self.store, "push_batch"):
             raise FindsessionError(
-                "push sends a local index, and this one is on a server",
+                "push sends this machine's own index, and the config makes the server the index",
                 cli_hint='index here with [storage] backend = "sqlite", then push',
             )
         source = cast(PushSource, self.store)
