@@ -8,10 +8,15 @@ queries must find the same session first on both.
 
 from __future__ import annotations
 
+import asyncio
+import json
+import tempfile
 from pathlib import Path
 
 import pytest
 from conftest import CLI
+from test_mcp import call, connect
+from test_service import status, wait_for
 
 #: Known-item queries over the sample corpus, and the session each one is about.
 QUERIES = {
@@ -55,3 +60,31 @@ def test_a_config_naming_postgresql_without_a_url_says_what_to_add(tmp_path: Pat
     (tmp_path / "config.toml").write_text('[storage]\nbackend = "postgresql"\n', "utf-8")
     proc = cli.run("status", check=False)
     assert proc.returncode != 0 and "[storage] url" in proc.stderr
+
+
+def test_the_mcp_server_and_the_service_answer_from_the_server(pg_cli: CLI) -> None:
+    """`[storage] url` makes every interface answer from PostgreSQL, not only the CLI:
+    an agent's MCP search and a search the resident service answers."""
+    pg_cli.run("index")
+    query, wanted = (
+        "the deploy that lied about being live",
+        QUERIES["the deploy that lied about being live"],
+    )
+
+    async def agent() -> None:
+        async with connect(pg_cli, Path(pg_cli.env["HOME"])) as client:
+            error, data = await call(client, "search_conversation", query=query, directory="/")
+            assert not error, data
+            assert data["results"][0]["session"]["id"] == wanted
+
+    asyncio.run(agent())
+
+    pg_cli.env["XDG_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="fs-")
+    pg_cli.run("service", "start")
+    try:
+        wait_for(lambda: status(pg_cli).get("caught_up"))
+        served = json.loads(pg_cli.run("search", query, "--json").stdout)
+        assert served["results"][0]["session"]["id"] == wanted
+        assert status(pg_cli)["answered"] >= 1, "the search did not go through the service"
+    finally:
+        pg_cli.run("service", "stop", check=False)
