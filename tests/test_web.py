@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 
 #: The `page` fixture: the real `findsession ui` over a real index.
 pytest_plugins = ("web_page",)
+#: A Codex session of the fixture with no title of its own (tests/test_titles_index_only.py).
+CODEX_UNTITLED = "5e7c0d2a-1b34-4c56-9d78-0e1f2a3b4c5d"
 
 
 def chromium() -> str | None:
@@ -221,9 +223,18 @@ def test_markup_in_a_transcript_is_shown_as_text_and_never_runs(tab: Any, page: 
     assert tab.locator("main img, main script").count() == 0
 
 
-def test_browse_the_timeline_and_the_sources(tab: Any) -> None:
+def test_browse_the_timeline_and_the_sources(tab: Any, page: Page) -> None:
+    # A title `titles --write` gave (kept in the index: Codex has no place for one).
+    page.cli.env.pop("FINDSESSION_MACHINE", None)
+    given = page.cli.json("titles", "--write", "--session", CODEX_UNTITLED)["sessions"]
+    assert [r["status"] for r in given] == ["indexed"], given
     tab.goto(tab.url + "#/timeline")
     tab.wait_for_selector(".timeline .day")
+    marked = tab.locator(".title-given")
+    assert marked.count() == 1
+    assert "kept in the index" in (marked.first.get_attribute("title") or "")
+    row = tab.locator(f'li[data-session="{CODEX_UNTITLED}"]')
+    assert row.locator(".title-given").count() == 1
     days = [d for d in tab.locator(".timeline .day h2").all_inner_texts() if d != "undated"]
     assert days == sorted(days, reverse=True) and all(
         re.fullmatch(r"\d{4}-\d\d-\d\d", d) for d in days

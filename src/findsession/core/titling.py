@@ -23,6 +23,14 @@ class TitlingMixin(Core):
         chosen = resolve_session(self.store, session) if session is not None else None
         return title_sessions(self.store, self.settings, chosen, write)
 
+    def titles_given(self) -> dict[str, str]:
+        """Each session findsession gave a title (`titles --write`), with where it went:
+        `file` (a line appended to the transcript) or `index` (kept in the index only)."""
+        return {
+            w.session_id: "index" if w.offset is None else "file"
+            for w in self.store.title_writes()
+        }
+
     def undo_titles(self, session: str | None = None) -> UndoReport:
         """Take out exactly the titles `titles` gave (all, or one session's)."""
         from findsession.titles.undo import undo_titles

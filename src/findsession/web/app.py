@@ -75,6 +75,10 @@ def build_app(index: Index) -> Starlette:
                 limit=limit,
             )
             data = jsonout.sessions_json((s, fs.first_prompt(s.id)) for s in listed)
+            given = fs.titles_given()
+        for row in data["sessions"]:
+            # The titles `titles --write` gave, so the timeline can show them apart.
+            row["title_given"] = given.get(row["id"])
         return _json(data)
 
     def sources(request: Request) -> Response:

@@ -51,6 +51,15 @@ function sessionRow(s) {
     { class: "result row", dataset: { session: s.id } },
     el("span", { class: "time", text: when(s.ended || s.started).slice(11) }),
     el("a", { class: "nav-item open", href: sessionHref(s.id) }, sessionTitle(s, s.first_prompt)),
+    s.title_given
+      ? el("span", {
+          class: "title-given",
+          text: "titled",
+          title: s.title_given === "file"
+            ? "title written back into the transcript by `findsession titles --write`"
+            : "title kept in the index by `findsession titles --write`",
+        })
+      : null,
     el("span", { class: "source", text: s.source }),
     el("span", { class: "turn-count", text: `${s.turns} turn${s.turns === 1 ? "" : "s"}` }),
   );
