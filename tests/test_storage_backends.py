@@ -133,6 +133,9 @@ def test_word_rarity_follows_units_added_by_either_connection(
         with searcher.transaction():
             searcher.sync_units("s3", [unit(1, "epsilon")])
         assert searcher.word_rarity(["alpha"])["alpha"] == pytest.approx(math.log(6 / 2))
+        with indexer.transaction():  # a session that loses turns: fewer units
+            indexer.sync_units("s2", [])
+        assert searcher.word_rarity(["alpha"])["alpha"] == pytest.approx(math.log(4 / 2))
     finally:
         searcher.close()
         indexer.close()
