@@ -1,4 +1,11 @@
-"""The PostgreSQL backend beside SQLite, for `bench/speed.py --backend URL`.
+"""The PostgreSQL backend beside SQLite, for `bench/speed.py --backend URL`, and on its own
+over two existing indexes of the same corpus:
+
+    python bench/backend_bench.py --sqlite INDEX.db --backend postgresql://... [--copy-vectors]
+
+`--copy-vectors` first gives the server the SQLite index's vectors (so both search the
+same ones); the table adds the server's memory: its processes' RSS and PSS, shared
+buffers, and the HNSW index's size.
 
 The URL names a database this benchmark may empty: its `findsession` schema is dropped
 before each size is indexed into it. Both indexes of a size are then searched in one
@@ -31,6 +38,40 @@ def reset(url: str) -> None:
 
     with psycopg.connect(url, autocommit=True) as db:
         db.execute("DROP SCHEMA IF EXISTS findsession CASCADE")
+
+
+def copy_vectors(db: Path, url: str) -> tuple[int, int]:
+    """The SQLite index's vectors written into the server's index of the same corpus, unit
+    by (session, kind, ordinal), with its model's settings: both backends then search the
+    same vectors, and differences are the backends'. Returns (units copied, units left
+    without vectors: the server indexed them differently)."""
+    from findsession.storage.sqlite import Store
+
+    with Store.open(db) as lite:
+        rows = lite.query(
+            "SELECT u.session_id, u.kind, u.ordinal, c.field, c.start, c.end, c.scale, c.vec,"
+            " c.code, c.text_hash FROM chunks c JOIN units u ON u.id = c.unit_id ORDER BY c.id"
+        )
+        settings = {k: lite.setting(k) for k in ("embedding_model", "embedding_dims")}
+    chunks: dict[tuple[str, str, int], list[Any]] = {}
+    for sid, kind, ordinal, *chunk in rows:
+        chunks.setdefault((sid, kind, ordinal), []).append(tuple(chunk))
+    server = open_store(db.with_suffix(".server.db"), url)
+    try:
+        units = server.query("SELECT id, session_id, kind, ordinal, hash FROM units")
+        batch = [(u, h, chunks[(s, k, o)]) for u, s, k, o, h in units if (s, k, o) in chunks]
+        with server.transaction():
+            server.clear_vectors()
+            for key, value in settings.items():
+                if value is not None:
+                    server.set_setting(key, value)
+            for at in range(0, len(batch), 1000):
+                server.save_vectors_many(batch[at : at + 1000])
+            server.bump_vector_generation()
+            server.pack_vectors()
+        return len(batch), len(units) - len(batch)
+    finally:
+        server.close()
 
 
 def side_by_side(
@@ -105,3 +146,75 @@ def print_table(rows: list[dict[str, Any]], modes: tuple[str, ...]) -> None:
                 f" {m['postgresql'][0]:.1f} / {m['postgresql'][1]:.1f} |"
                 f" {m['ratio']:.2f} | {m['same_top']} of {pair['queries']} |"
             )
+
+
+def server_memory(url: str, local: Path) -> dict[str, Any]:
+    """The server's shared buffers, HNSW and table sizes, and (when it runs on this
+    machine) the resident memory of its processes, summed: RSS counts the shared buffers
+    once per process that touched them, PSS shares them out."""
+    import os
+
+    with open_store(local, url) as store:
+        out: dict[str, Any] = {
+            "shared_buffers": store.scalar("SHOW shared_buffers"),
+            "hnsw_mb": (
+                store.scalar("SELECT pg_relation_size(to_regclass('chunks_hnsw_384'))") or 0
+            )
+            / 1e6,
+            "chunks": store.scalar("SELECT count(*) FROM chunks"),
+            "index_mb": store.size_bytes() / 1e6,
+        }
+        backend = store.scalar("SELECT pg_backend_pid()")
+    try:
+        parent = int(Path(f"/proc/{backend}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        pids = [
+            parent,
+            *(int(p) for p in Path(f"/proc/{parent}/task/{parent}/children").read_text().split()),
+        ]
+    except OSError:
+        return out  # a server on another machine: no processes to read
+    rss = pss = 0
+    for pid in pids:
+        try:
+            rollup = Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()
+        except OSError:
+            continue
+        fields = {line.split(":")[0]: int(line.split()[1]) for line in rollup[1:]}
+        rss += fields.get("Rss", 0)
+        pss += fields.get("Pss", 0)
+    out.update(processes=len(pids), rss_mb=rss / 1024, pss_mb=pss / 1024, pid=os.getpid())
+    return out
+
+
+def main() -> int:
+    import argparse
+    import json
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import speed  # bench/speed.py: its queries and modes
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sqlite", type=Path, required=True, help="the SQLite index")
+    parser.add_argument("--backend", metavar="URL", required=True, help="the server's index")
+    parser.add_argument("--copy-vectors", action="store_true")
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    local = args.sqlite.with_suffix(".server.db")
+    if args.copy_vectors:
+        started = time.perf_counter()
+        copied, left = copy_vectors(args.sqlite, args.backend)
+        took = time.perf_counter() - started
+        print(f"copied the vectors of {copied} units ({left} left) in {took:.0f} s")
+    with open_store(args.sqlite, None) as store:
+        units = store.status().units
+    pair = side_by_side(args.sqlite, local, args.backend, speed.QUERIES, speed.MODES, args.rounds)
+    row = {"sessions": args.sqlite.stem, "units": units, "side_by_side": pair}
+    print_table([row], speed.MODES)
+    print()
+    print(json.dumps(server_memory(args.backend, local)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

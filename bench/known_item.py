@@ -3,6 +3,7 @@
     python bench/known_item.py [--data ../shared/benchmarks/known-item-dev]
                                [--corpus ../shared/corpus] [--model multilingual-e5-small]
                                [--db PATH] [--mode hybrid|keyword|vector] [--misses]
+                           [--backend postgresql://...]
 
 Every corpus file that `sessions.tsv` names is copied into a folder per source (so each
 source's own discovery reads it, as it would read the agent's folder on a laptop) and
@@ -31,7 +32,10 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from findsession import Findsession, Root, SearchOptions
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import backend_bench  # noqa: E402  (bench/backend_bench.py)
+
+from findsession import Findsession, Root, SearchOptions  # noqa: E402
 from findsession.domain import Confidence, Level
 from findsession.sources import SOURCES
 
@@ -125,6 +129,12 @@ def main() -> int:
     parser.add_argument("--db", type=Path, help="keep the index here (and the staged corpus)")
     parser.add_argument("--mode", default="hybrid", choices=("hybrid", "keyword", "vector"))
     parser.add_argument("--misses", action="store_true", help="list queries not in the top 5")
+    parser.add_argument(
+        "--backend",
+        metavar="URL",
+        help="also index the same files into this PostgreSQL database (emptied first), give it"
+        " the SQLite index's vectors, and ask it the same queries",
+    )
     args = parser.parse_args()
     if not (args.data / "queries.jsonl").exists() or not args.corpus.is_dir():
         print(f"known-item data not found at {args.data} / {args.corpus}", file=sys.stderr)
@@ -149,25 +159,59 @@ def main() -> int:
         report = fs.index(roots)
         fs.embed()
         indexed = time.perf_counter() - started
-        rows = []
-        for q in queries:
-            t0 = time.perf_counter()
-            response = fs.search(q["query"], SearchOptions(top=TOP, mode=args.mode))
-            ms = (time.perf_counter() - t0) * 1000
-            ranked: list[str] = []
-            for hit in response.hits:
-                sid = session_of(hit.session.file_path or "", hit.session.first_ts, work, corpus)
-                sid = corpus.aliases.get(sid or "", sid) or hit.session.id
-                if sid not in ranked:
-                    ranked.append(sid)
-            rows.append((q, ranked, response.confidence, ms))
+        rows = ask(fs, queries, args.mode, work, corpus)
     print(
         f"indexed {report.files_read} files ({report.sessions_changed} sessions) in {indexed:.0f} s"
     )
     if missing:
         print(f"sources the query set has that findsession does not read: {', '.join(missing)}")
     print_table(rows, args.misses)
+    if args.backend:
+        served = on_server(db, args.backend, roots, queries, args.mode, work, corpus)
+        print("\nOn the PostgreSQL backend, the same files and vectors:")
+        print_table(served, args.misses)
     return 0
+
+
+def ask(fs: Findsession, queries: list[dict], mode: str, work: Path, corpus: Corpus) -> list:
+    """Each query's (query, ranked sessions, confidence, ms)."""
+    rows = []
+    for q in queries:
+        t0 = time.perf_counter()
+        response = fs.search(q["query"], SearchOptions(top=TOP, mode=mode))
+        ms = (time.perf_counter() - t0) * 1000
+        ranked: list[str] = []
+        for hit in response.hits:
+            sid = session_of(hit.session.file_path or "", hit.session.first_ts, work, corpus)
+            sid = corpus.aliases.get(sid or "", sid) or hit.session.id
+            if sid not in ranked:
+                ranked.append(sid)
+        rows.append((q, ranked, response.confidence, ms))
+    return rows
+
+
+def on_server(
+    db: Path,
+    url: str,
+    roots: list[Root],
+    queries: list[dict],
+    mode: str,
+    work: Path,
+    corpus: Corpus,
+) -> list:
+    """The same staged files indexed into the server (its database emptied first), given
+    the SQLite index's vectors, and asked the same queries."""
+    backend_bench.reset(url)
+    os.environ["FINDSESSION_STORAGE_URL"] = url
+    try:
+        with Findsession.open(db.with_suffix(".server.db")) as fs:
+            fs.index(roots)
+        copied, left = backend_bench.copy_vectors(db, url)
+        print(f"copied the vectors of {copied} units to the server ({left} left)")
+        with Findsession.open(db.with_suffix(".server.db")) as fs:
+            return ask(fs, queries, mode, work, corpus)
+    finally:
+        del os.environ["FINDSESSION_STORAGE_URL"]
 
 
 def print_table(rows: list[tuple[dict, list[str], Confidence, float]], misses: bool) -> None:

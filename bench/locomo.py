@@ -2,6 +2,7 @@
 
     python bench/locomo.py [--model all-MiniLM-L6-v2|multilingual-e5-small]
                            [--data ../shared/benchmarks/locomo/locomo10.json] [--db PATH]
+                           [--backend postgresql://...]
 
 Each dialogue turn becomes a unit (speaker name, text, and the caption of any photo
 shared), each sample one conversation (a session), dated by its LoCoMo session. Every
@@ -23,7 +24,10 @@ from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
 
-from findsession.domain import Session
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import backend_bench  # noqa: E402  (bench/backend_bench.py)
+
+from findsession.domain import Session  # noqa: E402
 from findsession.embeddings import ENGLISH_MODEL, MULTILINGUAL_MODEL, build_embedder
 from findsession.indexing.embed import embed_pending
 from findsession.search.engine import retrieve
@@ -108,6 +112,12 @@ def main() -> int:
         default=ENGLISH_MODEL,
         help="bundled embedding model (default: %(default)s)",
     )
+    parser.add_argument(
+        "--backend",
+        metavar="URL",
+        help="also evaluate a PostgreSQL index (a database it may empty) holding the same"
+        " units and the SQLite index's vectors",
+    )
     args = parser.parse_args()
     if not args.data.exists():
         print(f"LoCoMo data not found at {args.data}; pass --data", file=sys.stderr)
@@ -131,7 +141,34 @@ def main() -> int:
             for m in ("keyword", "vector", "hybrid")
         }
     _print(results, _dragon_by_category(args.data))
+    if args.backend:
+        served = on_server(db, args.backend, samples, ordinals, embedder)
+        print("\nOn the PostgreSQL backend, the same units and vectors:\n")
+        _print(served, None)
+        print("\n| retrieval | " + " | ".join(f"R@{k} SQLite / PG" for k in KS) + " |")
+        print("|---|" + "---:|" * len(KS))
+        for mode, table in results.items():
+            pairs = (f"{table['overall'][k]:.1f} / {served[mode]['overall'][k]:.1f}" for k in KS)
+            print(f"| {mode} | " + " | ".join(pairs) + " |")
     return 0
+
+
+def on_server(db: Path, url: str, samples: list[dict], ordinals: dict, embedder) -> dict:  # noqa: ANN001
+    """The same conversations written into the server's index (emptied first), given the
+    SQLite index's vectors, and evaluated the same way."""
+    backend_bench.reset(url)
+    server = backend_bench.open_store(db.with_suffix(".server.db"), url)
+    try:
+        load(server, samples)
+    finally:
+        server.close()
+    copied, left = backend_bench.copy_vectors(db, url)
+    print(f"copied the vectors of {copied} units to the server ({left} left)", file=sys.stderr)
+    with backend_bench.open_store(db.with_suffix(".server.db"), url) as server:
+        return {
+            m: evaluate(server, samples, ordinals, m, embedder)
+            for m in ("keyword", "vector", "hybrid")
+        }
 
 
 def _ordinals(samples: list[dict]) -> dict[str, dict[str, int]]:

@@ -98,6 +98,7 @@ def synthetic_vectors(db: Path, seed: int = 1, url: str | None = None) -> int:
         written = 0
         for at in range(0, len(pending), 20_000):
             rows = store.unit_texts(pending[at : at + 20_000])
+            batch = []
             with store.transaction():
                 for unit_id, unit_hash, *_, title, prompt, reply in rows:
                     fields = [
@@ -109,8 +110,9 @@ def synthetic_vectors(db: Path, seed: int = 1, url: str | None = None) -> int:
                     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
                     packed = quantize(vecs)
                     chunks = [(n, 0, len(t), *packed[i], None) for i, (n, t) in enumerate(fields)]
-                    store.save_vectors(unit_id, unit_hash, chunks)
+                    batch.append((unit_id, unit_hash, chunks))
                     written += len(chunks)
+                store.save_vectors_many(batch)
                 store.bump_vector_generation()
         with store.transaction():  # as an embedding run ends: searchers load the pack
             store.pack_vectors()

@@ -133,6 +133,9 @@ def test_word_rarity_follows_units_added_by_either_connection(
         with searcher.transaction():
             searcher.sync_units("s3", [unit(1, "epsilon")])
         assert searcher.word_rarity(["alpha"])["alpha"] == pytest.approx(math.log(6 / 2))
+        with indexer.transaction():  # a session that loses turns: fewer units
+            indexer.sync_units("s2", [])
+        assert searcher.word_rarity(["alpha"])["alpha"] == pytest.approx(math.log(4 / 2))
     finally:
         searcher.close()
         indexer.close()
@@ -190,6 +193,32 @@ def test_changed_text_loses_its_vectors_and_stale_vectors_are_refused(storage: S
     ((scale, vec, code),) = quantize(_vector(1)[None, :])
     with storage.transaction():
         assert not storage.save_vectors(1, stale_hash, [("prompt", 0, 5, scale, vec, code, None)])
+
+
+def test_many_units_vectors_are_saved_at_once_and_a_changed_unit_is_left_out(
+    storage: Storage,
+) -> None:
+    """An embedding run writes a batch of units in one call; a unit rewritten meanwhile
+    keeps waiting for vectors of its new text, and the others are searchable."""
+    add(storage, "s", [unit(i, f"text {i}") for i in (1, 2, 3)])
+    hashes = {r[0]: r[1] for r in storage.unit_texts([1, 2, 3])}
+    with storage.transaction():
+        storage.sync_units("s", [unit(1, "text 1"), unit(2, "rewritten"), unit(3, "text 3")])
+    batch = []
+    for unit_id in (1, 2, 3):
+        ((scale, vec, code),) = quantize(_vector(unit_id)[None, :])
+        chunks = [("prompt", 0, 6, scale, vec, code, f"h{unit_id}".encode())]
+        batch.append((unit_id, hashes[unit_id], chunks))
+    with storage.transaction():
+        storage.set_setting("embedding_dims", "384")
+        assert storage.save_vectors_many(batch) == 2
+        storage.pack_vectors()  # as an embedding run ends
+    assert storage.pending_units() == [2]
+    for unit_id in (1, 3):
+        best = storage.vector_search(_vector(unit_id), Filters(), 1)[0]
+        assert best.unit_id == unit_id and best.cosine == pytest.approx(1, abs=0.01)
+    assert _embed(storage, 2, "prompt", _vector(2))  # later writes join the built index
+    assert storage.vector_search(_vector(2), Filters(), 1)[0].unit_id == 2
 
 
 def test_a_sessions_subagents_come_in_the_order_they_began(storage: Storage) -> None:

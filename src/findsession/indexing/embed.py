@@ -125,8 +125,7 @@ def _embed_batch(
     for (unit_id, field, start, end), digest in zip(pieces, digests, strict=True):
         by_unit[unit_id].append((field, start, end, *vectors[digest], digest))
     with store.transaction():
-        for unit_id, chunks in by_unit.items():
-            store.save_vectors(unit_id, hashes[unit_id], chunks)
+        store.save_vectors_many([(u, hashes[u], chunks) for u, chunks in by_unit.items()])
         store.bump_vector_generation()
     report.units += len(rows)
     report.chunks += len(texts)

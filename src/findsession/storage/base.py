@@ -197,6 +197,10 @@ class KeywordIndex(Protocol):
         ...
 
 
+#: One embedded piece of a unit: (field, start, end, scale, vec, code, text_hash).
+Chunk = tuple[str, int, int, float, bytes, bytes, bytes | None]
+
+
 class VectorIndex(Protocol):
     """Chunks' vectors, stored with their units and searched by cosine."""
 
@@ -210,6 +214,12 @@ class VectorIndex(Protocol):
     ) -> bool:
         """Store a unit's (field, start, end, scale, vec, code, text_hash) chunks; False
         when the unit's text changed since `unit_hash` was read."""
+        ...
+
+    def save_vectors_many(self, units: list[tuple[int, str, list[Chunk]]]) -> int:
+        """`save_vectors` for many (unit_id, unit_hash, chunks) at once, in as few
+        statements as the backend can (a server pays a round trip per statement); the
+        units whose text changed are left out. Returns how many units were stored."""
         ...
 
     def vectors_of_texts(self, text_hashes: list[bytes]) -> dict[bytes, tuple[float, bytes, bytes]]:

@@ -88,7 +88,10 @@ class Connection:
 
     @property
     def in_transaction(self) -> bool:
-        return self.db.info.transaction_status != pq.TransactionStatus.IDLE
+        """Inside BEGIN ... COMMIT. A statement running on another thread (a search loads
+        the model beside its keyword query, over the same connection) is not one."""
+        status = self.db.info.transaction_status
+        return status in (pq.TransactionStatus.INTRANS, pq.TransactionStatus.INERROR)
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

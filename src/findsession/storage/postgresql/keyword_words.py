@@ -45,7 +45,8 @@ class KeywordMixin(UnitsMixin):
     """The store's keyword index (see findsession.storage.base.KeywordIndex)."""
 
     def keyword_search(self, query: Query, filters: Filters, limit: int) -> list[UnitMatch]:
-        return keyword_index.keyword_search(self, query, filters, limit)
+        with keyword_index.index_scans(self):
+            return keyword_index.keyword_search(self, query, filters, limit)
 
     def keyword_snippet(self, query: Query, filters: Filters, match: UnitMatch) -> str:
         """The matched words of the unit's first field that holds them; '' for a bigram
@@ -101,6 +102,10 @@ class KeywordMixin(UnitsMixin):
     def word_rarity(self, words: list[str]) -> dict[str, float]:
         """log((N+1)/(n+1)) with n the units holding the word (a CJK word: its rarest
         bigram, from the bigram column)."""
+        with keyword_index.index_scans(self):
+            return self._word_rarity(words)
+
+    def _word_rarity(self, words: list[str]) -> dict[str, float]:
         units = keyword_index.unit_count(self)
         found = keyword_index.phrases(self, [w for w in words if not cjk.runs(w)])
         rarity = {}
@@ -138,9 +143,10 @@ class KeywordMixin(UnitsMixin):
         text = "lower(u.title || ' ' || u.prompt || ' ' || u.reply || ' ' || u.tools)"
         verbatim = " AND ".join(f"strpos({text}, %s) > 0" for _ in tokens)
         where, filter_params = unit_filter_sql(filters)
-        rows = self.query(
-            "SELECT u.id FROM units u JOIN sessions s ON s.id = u.session_id"
-            f" WHERE {column} AND {verbatim} AND {where} LIMIT %s",
-            [*params, *(t.lower() for t in tokens), *filter_params, limit],
-        )
+        with keyword_index.index_scans(self):
+            rows = self.query(
+                "SELECT u.id FROM units u JOIN sessions s ON s.id = u.session_id"
+                f" WHERE {column} AND {verbatim} AND {where} LIMIT %s",
+                [*params, *(t.lower() for t in tokens), *filter_params, limit],
+            )
         return {r[0] for r in rows}

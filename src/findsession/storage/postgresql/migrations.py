@@ -19,9 +19,14 @@ from psycopg import errors
 from findsession.errors import DatabaseError
 from findsession.storage.postgresql.schema import v1_base
 from findsession.storage.postgresql.schema_v2 import v2_owners
+from findsession.storage.postgresql.schema_v3 import v3_unit_count
 
 SCHEMA = "findsession"
-MIGRATIONS: list[Callable[[psycopg.Connection[Any]], None]] = [v1_base, v2_owners]
+MIGRATIONS: list[Callable[[psycopg.Connection[Any]], None]] = [
+    v1_base,
+    v2_owners,
+    v3_unit_count,
+]
 SCHEMA_VERSION = len(MIGRATIONS)
 #: The advisory lock held while the schema is created or upgraded.
 MIGRATE_LOCK = 0x66736D67
