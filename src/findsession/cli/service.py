@@ -168,11 +168,14 @@ def _run(place: Place) -> int:
     resident.freshness.start()
     server.listen()
     log.info("listening on %s (pid %d)", place.socket, os.getpid())
-    try:
-        server.serve()
-    finally:
+
+    def shut_down() -> None:
         if "findsession.web.served" in sys.modules:
             sys.modules["findsession.web.served"].stop_page()
         resident.close()
+
+    try:
+        server.serve(before_release=shut_down)
+    finally:
         log.info("stopped")
     return 0

@@ -27,8 +27,7 @@ class TitlingMixin(Core):
         """Each session findsession gave a title (`titles --write`), with where it went:
         `file` (a line appended to the transcript) or `index` (kept in the index only)."""
         return {
-            w.session_id: "index" if w.offset is None else "file"
-            for w in self.store.title_writes()
+            w.session_id: "index" if w.offset is None else "file" for w in self.store.title_writes()
         }
 
     def undo_titles(self, session: str | None = None) -> UndoReport:

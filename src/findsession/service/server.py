@@ -82,17 +82,30 @@ class Server:
         listener.listen(16)
         self._listener = listener
 
-    def serve(self) -> None:
-        """Accept until `stop()`; then close and remove the socket and the lock."""
+    def serve(self, before_release: Callable[[], None] | None = None) -> None:
+        """Accept until `stop()`; then close the socket, run `before_release` (what else
+        the service must stop: its page, its index), and only then let the lock go: a
+        `service stop` waits on the lock, so when it returns nothing of this service
+        answers any more."""
         assert self._listener is not None, "listen() first"
-        with selectors.DefaultSelector() as sel:
-            sel.register(self._listener, selectors.EVENT_READ, "accept")
-            sel.register(self._wake_r, selectors.EVENT_READ, "wake")
-            while not self._stopping.is_set():
-                for key, _ in sel.select():
-                    if key.data == "accept":
-                        self._accept()
-        self.close()
+        try:
+            with selectors.DefaultSelector() as sel:
+                sel.register(self._listener, selectors.EVENT_READ, "accept")
+                sel.register(self._wake_r, selectors.EVENT_READ, "wake")
+                while not self._stopping.is_set():
+                    for key, _ in sel.select():
+                        if key.data == "accept":
+                            self._accept()
+        finally:
+            try:
+                if self._listener is not None:
+                    self._listener.close()
+                    self._listener = None
+                    self.place.socket.unlink(missing_ok=True)
+                if before_release is not None:
+                    before_release()
+            finally:
+                self.close()
 
     def stop(self) -> None:
         self._stopping.set()
