@@ -68,6 +68,9 @@ def test_two_machines_push_into_one_server_once_and_a_forget_follows(
     assert first["owner"] == "alice" and first["machine"] == "laptop"
     assert first["written"]["sessions"] == 3 and first["written"]["vectors"] > 0
     assert desktop.json("push")["written"]["sessions"] == 2
+    # The vector graph was built once over what the first push loaded.
+    graphs = rows(team["admin"], "SELECT to_regclass('findsession.chunks_hnsw_384')::text")
+    assert graphs == [("findsession.chunks_hnsw_384",)], graphs
 
     # Both machines' sessions answer from the server; the synced transcript is there
     # once per machine, the second under an id the CLI prints and takes back.

@@ -123,6 +123,7 @@ class PushingMixin(Core):
                 report.written.add(counts)
                 if on_batch:
                     on_batch(report.batches, counts, left - sent)
+            target.finish_push()
         finally:
             opened.close()
         return report

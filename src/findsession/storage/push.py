@@ -120,6 +120,11 @@ class PushTarget(Protocol):
         each session (refused when its owner forgot it), writing only what differs."""
         ...
 
+    def finish_push(self) -> None:
+        """After the last batch: build what is cheaper built once over everything pushed
+        (the vector graph of a server that had none)."""
+        ...
+
 
 class Sharing(Protocol):
     """Projects people show the team on a shared server (`findsession share`)."""

@@ -91,31 +91,32 @@ class PushRowsMixin(VectorsMixin):
                 "SELECT unit_id FROM embedded WHERE unit_id = ANY(%s)", (list(offered),)
             )
         }
-        written = 0
-        graphs: set[int] = set()
-        for unit_id, chunks in offered.items():
-            if unit_id in held or not chunks:
-                continue
-            for dims in {len(c[4]) for c in chunks} - graphs:
-                self.db.execute("SELECT ensure_graph(%s)", (dims,))
-                graphs.add(dims)
-            self.db.execute("DELETE FROM chunks WHERE unit_id = %s", (unit_id,))
-            self.many(
-                "INSERT INTO chunks (unit_id, field, span_start, span_end, scale, vec, code,"
-                " text_hash, embedding) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s::vector)",
-                [
-                    (
-                        unit_id,
-                        *c,
-                        vector_text(np.frombuffer(c[4], dtype=np.int8).astype(np.float32) * c[3]),
-                    )
-                    for c in chunks
-                ],
-            )
-            self.db.execute(
-                "INSERT INTO embedded (unit_id, chunks) VALUES (%s, %s)", (unit_id, len(chunks))
-            )
-            written += 1
+        # One statement each for the whole batch: a statement per unit made a first
+        # push of 23k units take minutes. The HNSW graph is not made here: rows loaded
+        # before it exists are built into it at once by `finish_push`, far faster than
+        # one graph insert each.
+        fresh = [u for u, chunks in offered.items() if u not in held and chunks]
+        if not fresh:
+            return 0
+        self.db.execute("DELETE FROM chunks WHERE unit_id = ANY(%s)", (fresh,))
+        self.many(
+            "INSERT INTO chunks (unit_id, field, span_start, span_end, scale, vec, code,"
+            " text_hash, embedding) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s::vector)",
+            [
+                (
+                    unit_id,
+                    *c,
+                    vector_text(np.frombuffer(c[4], dtype=np.int8).astype(np.float32) * c[3]),
+                )
+                for unit_id in fresh
+                for c in offered[unit_id]
+            ],
+        )
+        self.many(
+            "INSERT INTO embedded (unit_id, chunks) VALUES (%s, %s)",
+            [(unit_id, len(offered[unit_id])) for unit_id in fresh],
+        )
+        written = len(fresh)
         return written
 
     def _write_titles(self, sid: str, pushed: PushedSession) -> int:

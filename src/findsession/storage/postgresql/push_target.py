@@ -93,6 +93,14 @@ class PushTargetMixin(PushRowsMixin):
                 self.bump_vector_generation()
         return counts
 
+    def finish_push(self) -> None:
+        """Make the HNSW graph of each vector size the pushed rows hold, when it is not
+        made yet: once over everything loaded, after the last batch."""
+        dims = self.setting("embedding_dims")  # the pushed model's, set by `push_model`
+        if dims and self.scalar("SELECT EXISTS (SELECT 1 FROM chunks)"):
+            with self.transaction():
+                self.db.execute("SELECT ensure_graph(%s)", (int(dims),))
+
     def _tombstones(self, ids: list[str]) -> int:
         written = 0
         for sid in ids:
