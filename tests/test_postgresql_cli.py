@@ -72,7 +72,7 @@ def test_the_mcp_server_and_the_service_answer_from_the_server(pg_cli: CLI) -> N
     )
 
     async def agent() -> None:
-        async with connect(pg_cli, Path(pg_cli.env["HOME"])) as client:
+        async with connect(pg_cli, Path(pg_cli.env["FINDSESSION_CONFIG"]).parent) as client:
             error, data = await call(client, "search_conversation", query=query, directory="/")
             assert not error, data
             assert data["results"][0]["session"]["id"] == wanted
