@@ -6,40 +6,21 @@ caller as a `DatabaseError` while there is still time to withhold the results.
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
-from findsession.domain import AuditRecord, Exclusions
+from findsession.domain import AuditRecord
 from findsession.storage.postgresql.connection import Connection
-
-_COLUMNS = (
-    "at, connection, tool, query_digest, filters, strategy, confidence, results, excluded,"
-    " held_back"
-)
+from findsession.storage.rows import AUDIT_COLUMNS, audit_record, audit_values
 
 
 class AuditMixin(Connection):
     """The `audit` table (see findsession.storage.base.ContentStore)."""
 
     def add_audit_record(self, record: AuditRecord) -> int:
-        excluded = None if record.excluded is None else _exclusions_json(record.excluded)
         with self.transaction():
             return int(
                 self.scalar(
-                    f"INSERT INTO audit ({_COLUMNS}) VALUES"
+                    f"INSERT INTO audit ({AUDIT_COLUMNS}) VALUES"
                     " (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
-                    (
-                        record.at,
-                        record.connection,
-                        record.tool,
-                        record.query_digest,
-                        _dumps(record.filters),
-                        record.strategy,
-                        record.confidence,
-                        _dumps(record.results),
-                        _dumps(excluded),
-                        record.held_back,
-                    ),
+                    audit_values(record),
                 )
             )
 
@@ -54,33 +35,7 @@ class AuditMixin(Connection):
         where = " AND ".join(clauses) or "true"
         cap = " LIMIT %s" if limit >= 0 else ""
         rows = self.query(
-            f"SELECT id, {_COLUMNS} FROM audit WHERE {where} ORDER BY at DESC, id DESC{cap}",
+            f"SELECT id, {AUDIT_COLUMNS} FROM audit WHERE {where} ORDER BY at DESC, id DESC{cap}",
             [*params, limit] if cap else params,
         )
-        return [_record(row) for row in rows]
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def _exclusions_json(e: Exclusions) -> dict[str, Any]:
-    return {"depth": e.depth, "candidates": e.candidates, "by_filter": e.by_filter}
-
-
-def _record(row: tuple[Any, ...]) -> AuditRecord:
-    rid, at, connection, tool, digest, filters, strategy, sure, results, excluded, held = row
-    counted = json.loads(excluded)
-    return AuditRecord(
-        id=rid,
-        at=at,
-        connection=connection,
-        tool=tool,
-        query_digest=digest,
-        filters=json.loads(filters),
-        strategy=strategy,
-        confidence=sure,
-        results=json.loads(results),
-        excluded=None if counted is None else Exclusions(**counted),
-        held_back=held,
-    )
+        return [audit_record(row) for row in rows]

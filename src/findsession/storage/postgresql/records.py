@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 from findsession.domain import Message, MessageKind, MetaEvent, MetaKind
 from findsession.storage.postgresql.connection import Connection
+from findsession.storage.rows import MESSAGE_COLUMNS, message
 
 _MESSAGE_COLUMNS = (
     "session_id, file_path, line, part, uuid, parent_uuid, message_id, kind, text, ts,"
@@ -81,33 +82,12 @@ class RecordsMixin(Connection):
     def session_messages(self, session_id: str) -> list[Message]:
         """The session's messages in file order (a subagent's own file comes first)."""
         rows = self.query(
-            "SELECT kind, text, line, uuid, parent_uuid, message_id, ts, tool_name, tool_id,"
-            " files, is_error, cwd, git_branch, version, heading FROM messages"
-            " WHERE session_id = %s ORDER BY line, part, id",
+            f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE session_id = %s ORDER BY line, part, id",
             (session_id,),
         )
         if not rows:
             return self._pushed_messages(session_id)
-        return [
-            Message(
-                kind=MessageKind(r[0]),
-                text=r[1],
-                line=r[2],
-                uuid=r[3],
-                parent_uuid=r[4],
-                message_id=r[5],
-                timestamp=r[6],
-                tool_name=r[7],
-                tool_id=r[8],
-                files=tuple(json.loads(r[9])) if r[9] else (),
-                is_error=bool(r[10]),
-                cwd=r[11],
-                git_branch=r[12],
-                version=r[13],
-                heading=r[14],
-            )
-            for r in rows
-        ]
+        return [message(r) for r in rows]
 
     def _pushed_messages(self, session_id: str) -> list[Message]:
         """A pushed session's turns, from its units: its messages stayed on its machine.

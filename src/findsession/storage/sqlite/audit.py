@@ -7,38 +7,19 @@ so a write that fails (a locked, full or read-only index) reaches the caller as 
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
-from findsession.domain import AuditRecord, Exclusions
+from findsession.domain import AuditRecord
+from findsession.storage.rows import AUDIT_COLUMNS, audit_record, audit_values
 from findsession.storage.sqlite.connection import Connection
-
-_COLUMNS = (
-    "at, connection, tool, query_digest, filters, strategy, confidence, results, excluded,"
-    " held_back"
-)
 
 
 class AuditMixin(Connection):
     """The `audit` table (see findsession.storage.base.ContentStore)."""
 
     def add_audit_record(self, record: AuditRecord) -> int:
-        excluded = None if record.excluded is None else _exclusions_json(record.excluded)
         with self.transaction():
             self.db.execute(
-                f"INSERT INTO audit ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    record.at,
-                    record.connection,
-                    record.tool,
-                    record.query_digest,
-                    _dumps(record.filters),
-                    record.strategy,
-                    record.confidence,
-                    _dumps(record.results),
-                    _dumps(excluded),
-                    record.held_back,
-                ),
+                f"INSERT INTO audit ({AUDIT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                audit_values(record),
             )
             return int(self.db.last_insert_rowid())
 
@@ -52,33 +33,8 @@ class AuditMixin(Connection):
             params.append(digest)
         where = " AND ".join(clauses) or "1"
         rows = self.query(
-            f"SELECT id, {_COLUMNS} FROM audit WHERE {where} ORDER BY at DESC, id DESC LIMIT ?",
+            f"SELECT id, {AUDIT_COLUMNS} FROM audit WHERE {where}"
+            " ORDER BY at DESC, id DESC LIMIT ?",
             [*params, limit],
         )
-        return [_record(row) for row in rows]
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def _exclusions_json(e: Exclusions) -> dict[str, Any]:
-    return {"depth": e.depth, "candidates": e.candidates, "by_filter": e.by_filter}
-
-
-def _record(row: tuple[Any, ...]) -> AuditRecord:
-    rid, at, connection, tool, digest, filters, strategy, sure, results, excluded, held = row
-    counted = json.loads(excluded)
-    return AuditRecord(
-        id=rid,
-        at=at,
-        connection=connection,
-        tool=tool,
-        query_digest=digest,
-        filters=json.loads(filters),
-        strategy=strategy,
-        confidence=sure,
-        results=json.loads(results),
-        excluded=None if counted is None else Exclusions(**counted),
-        held_back=held,
-    )
+        return [audit_record(row) for row in rows]

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from findsession.domain import Message, MessageKind, MetaEvent, MetaKind
+from findsession.domain import Message, MetaEvent, MetaKind
+from findsession.storage.rows import MESSAGE_COLUMNS, message
 from findsession.storage.sqlite.connection import Connection
 
 
@@ -68,31 +69,10 @@ class RecordsMixin(Connection):
     def session_messages(self, session_id: str) -> list[Message]:
         """The session's messages in file order (a subagent's own file comes first)."""
         rows = self.db.execute(
-            "SELECT kind, text, line, uuid, parent_uuid, message_id, ts, tool_name, tool_id,"
-            " files, is_error, cwd, git_branch, version, heading FROM messages WHERE session_id = ?"
-            " ORDER BY line, part",
+            f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE session_id = ? ORDER BY line, part",
             (session_id,),
         )
-        return [
-            Message(
-                kind=MessageKind(r[0]),
-                text=r[1],
-                line=r[2],
-                uuid=r[3],
-                parent_uuid=r[4],
-                message_id=r[5],
-                timestamp=r[6],
-                tool_name=r[7],
-                tool_id=r[8],
-                files=tuple(json.loads(r[9])) if r[9] else (),
-                is_error=bool(r[10]),
-                cwd=r[11],
-                git_branch=r[12],
-                version=r[13],
-                heading=r[14],
-            )
-            for r in rows
-        ]
+        return [message(r) for r in rows]
 
     def message_sources(self, session_id: str) -> list[tuple[str, int, int]]:
         """(file, line, part) of each of the session's messages, in `session_messages` order."""
