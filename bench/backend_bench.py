@@ -16,7 +16,11 @@ ratios.
 
 from __future__ import annotations
 
+import json
+import os
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -38,6 +42,73 @@ def reset(url: str) -> None:
 
     with psycopg.connect(url, autocommit=True) as db:
         db.execute("DROP SCHEMA IF EXISTS findsession CASCADE")
+
+
+def push(url: str, env: dict[str, str]) -> tuple[float, dict[str, Any]]:
+    """One real `findsession push --to URL --json` of the index `env` names: its wall
+    seconds and its report."""
+    started = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-m", "findsession", "push", "--to", url, "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    seconds = time.perf_counter() - started
+    if proc.returncode != 0:
+        raise SystemExit(f"push failed: {proc.stderr.strip()}")
+    return seconds, json.loads(proc.stdout)
+
+
+def written(report: dict[str, Any], key: str) -> int:
+    """What the server wrote of `key` (sessions, units, vectors) in a push's report."""
+    return int(report.get("written", {}).get(key, 0))
+
+
+def pushed_beside(db: Path, url: str, queries: list[str], modes: tuple[str, ...]) -> dict[str, Any]:
+    """A SQLite index pushed whole into the emptied server, as a team member's machine
+    would push it, then pushed again with nothing new; then both searched side by side
+    (they hold the same units and the same vectors: a push never re-embeds) and the
+    server's memory read after the searches. The push writes its cursor into `db`."""
+    reset(url)
+    env = {
+        **os.environ,
+        "FINDSESSION_DB": str(db),
+        "FINDSESSION_MACHINE": "bench-laptop",
+        "FINDSESSION_NO_SERVICE": "1",
+    }
+    first, report = push(url, env)
+    again, _ = push(url, env)
+    local = db.with_name(f"{db.stem}-server.db")  # names this machine's files only
+    out: dict[str, Any] = {
+        "push_s": first,
+        "push_units": written(report, "units"),
+        "push_vectors": written(report, "vectors"),
+        "push_sessions": written(report, "sessions"),
+        "push_again_s": again,
+    }
+    out["side_by_side"] = side_by_side(db, local, url, queries, modes)
+    out["memory"] = server_memory(url, local)
+    return out
+
+
+def print_push_table(rows: list[dict[str, Any]]) -> None:
+    print()
+    print(
+        "| sessions | units | first push s | units/s | push, nothing new s | server DB MB |"
+        " HNSW MB | server RSS / PSS MB | shared buffers |"
+    )
+    print("|---:|---:|---:|---:|---:|---:|---:|---|---|")
+    for r in rows:
+        m = r["memory"]
+        rate = r["push_units"] / r["push_s"] if r["push_s"] else 0.0
+        rss = f"{m['rss_mb']:.0f} / {m['pss_mb']:.0f}" if "rss_mb" in m else "n/a"
+        print(
+            f"| {r['sessions']} | {r['units']} | {r['push_s']:.1f} | {rate:,.0f} |"
+            f" {r['push_again_s']:.2f} | {m['index_mb']:,.0f} | {m['hnsw_mb']:,.0f} | {rss} |"
+            f" {m['shared_buffers']} |"
+        )
 
 
 def copy_vectors(db: Path, url: str) -> tuple[int, int]:
@@ -152,8 +223,6 @@ def server_memory(url: str, local: Path) -> dict[str, Any]:
     """The server's shared buffers, HNSW and table sizes, and (when it runs on this
     machine) the resident memory of its processes, summed: RSS counts the shared buffers
     once per process that touched them, PSS shares them out."""
-    import os
-
     with open_store(local, url) as store:
         out: dict[str, Any] = {
             "shared_buffers": store.scalar("SHOW shared_buffers"),
@@ -188,8 +257,6 @@ def server_memory(url: str, local: Path) -> dict[str, Any]:
 
 def main() -> int:
     import argparse
-    import json
-    import sys
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import speed  # bench/speed.py: its queries and modes

@@ -13,15 +13,12 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from backend_bench import server_memory  # noqa: E402
+from backend_bench import push, server_memory, written  # noqa: E402
 
 
 def main() -> None:
@@ -50,10 +47,10 @@ def main() -> None:
         }
         if args.batch:
             env["FINDSESSION_PUSH_BATCH"] = str(args.batch)
-        rows = [("first push (all)", _push(url, env))]
-        rows.append(("again, nothing new", _push(url, env)))
+        rows = [("first push (all)", push(url, env))]
+        rows.append(("again, nothing new", push(url, env)))
         _touch_one_session(local)
-        rows.append(("one session changed", _push(url, env)))
+        rows.append(("one session changed", push(url, env)))
         memory = server_memory(url, work / "mem.db")
     finally:
         server.cleanup()
@@ -61,35 +58,14 @@ def main() -> None:
     print("| push | seconds | sessions | units written | vectors written | units/s |")
     print("|---|---:|---:|---:|---:|---:|")
     for name, (seconds, report) in rows:
-        units = _count(report, "units")
+        units = written(report, "units")
         rate = f"{units / seconds:,.0f}" if units and seconds else ""
         print(
             f"| {name} | {seconds:.2f} | {report.get('sent', 0):,} sent,"
-            f" {_count(report, 'sessions'):,} written | {units:,} |"
-            f" {_count(report, 'vectors'):,} | {rate} |"
+            f" {written(report, 'sessions'):,} written | {units:,} |"
+            f" {written(report, 'vectors'):,} | {rate} |"
         )
     print("server memory:", json.dumps(memory))
-
-
-def _push(url: str, env: dict[str, str]) -> tuple[float, dict[str, Any]]:
-    started = time.perf_counter()
-    proc = subprocess.run(
-        [sys.executable, "-m", "findsession", "push", "--to", url, "--json"],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    seconds = time.perf_counter() - started
-    if proc.returncode != 0:
-        raise SystemExit(f"push failed: {proc.stderr.strip()}")
-    return seconds, json.loads(proc.stdout)
-
-
-def _count(report: dict[str, Any], key: str) -> int:
-    """What the server wrote of `key` (sessions, units, vectors); `sent` for sessions
-    when nothing was written."""
-    return int(report.get("written", {}).get(key, 0))
 
 
 def _touch_one_session(local: Path) -> None:

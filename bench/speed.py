@@ -17,9 +17,11 @@ it says "in-process":
   from a cold `findsession` process; peak RSS of the searching process;
 - `rg` over the raw files for the same queries, the reference people use today.
 `--million` adds a synthetic index of 1M units (texts from the same generator, written
-straight into the store, random vectors) for the 1M-unit targets. `--backend URL`
-measures each size on a PostgreSQL index too (a database it may empty) and searches both
-side by side in one process (bench/backend_bench.py). Prints tables; exits 0.
+straight into the store, random vectors) for the 1M-unit targets. `--backend URL` then
+pushes each SQLite index, the 1M one included, into a PostgreSQL database (one it may
+empty) with the real `findsession push`, as a team member's machine would, and measures
+the push, the server's memory and both backends searched side by side in one process
+over the same units and vectors (bench/backend_bench.py). Prints tables; exits 0.
 """
 
 from __future__ import annotations
@@ -87,10 +89,10 @@ def run(args: list[str], env: dict[str, str]) -> tuple[float, int, str, str]:
     return wall, usage.ru_maxrss, stdout, stderr
 
 
-def synthetic_vectors(db: Path, seed: int = 1, url: str | None = None) -> int:
+def synthetic_vectors(db: Path, seed: int = 1) -> int:
     """One random unit vector per embedded field of every unit without vectors."""
     rng = np.random.default_rng(seed)
-    store = backend_bench.open_store(db, url)
+    store = backend_bench.open_store(db, None)
     try:
         store.set_setting("embedding_model", _bundled_identity())
         store.set_setting("embedding_dims", str(DIMS))
@@ -129,7 +131,7 @@ def _bundled_identity() -> str:
     return configured_embedder(load_config().embedding).identity
 
 
-def warm_queries(db: Path, url: str | None = None) -> dict[str, list[float]]:
+def warm_queries(db: Path) -> dict[str, list[float]]:
     """Per-mode latencies (ms) in one process, after one warm-up pass."""
     from findsession.config import load_config
     from findsession.embeddings import configured_embedder
@@ -139,7 +141,7 @@ def warm_queries(db: Path, url: str | None = None) -> dict[str, list[float]]:
     settings = load_config().embedding
     embedder = lambda: configured_embedder(settings)  # noqa: E731
     out: dict[str, list[float]] = {m: [] for m in MODES}
-    with backend_bench.open_store(db, url) as store:
+    with backend_bench.open_store(db, None) as store:
         for mode in MODES:
             search(store, QUERIES[0], SearchOptions(mode=mode), embedder)
         for _ in range(3):
@@ -189,28 +191,22 @@ def append_live(root: Path, token: str) -> Path:
     return newest
 
 
-def bench_size(
-    sessions: int, work: Path, embed_up_to: int, service: float | None, url: str | None = None
-) -> dict:
+def bench_size(sessions: int, work: Path, embed_up_to: int, service: float | None) -> dict:
     root = work / f"corpus-{sessions}"
     if not root.exists():
         corpus.generate(root, sessions, seed=sessions)
     corpus_bytes = sum(p.stat().st_size for p in root.rglob("*.jsonl"))
-    # On a server the local path only names this machine's files for the index.
-    db = work / f"index-{sessions}{'-server' if url else ''}.db"
+    db = work / f"index-{sessions}.db"
     for suffix in ("", "-wal", "-shm"):
         Path(f"{db}{suffix}").unlink(missing_ok=True)
     env = {**os.environ, "FINDSESSION_DB": str(db)}  # FINDSESSION_CONFIG: set by main()
-    if url:
-        backend_bench.reset(url)
-        env["FINDSESSION_STORAGE_URL"] = url
-    r: dict = {"sessions": sessions, "corpus_mb": corpus_bytes / 1e6, "backend": url or "sqlite"}
+    r: dict = {"sessions": sessions, "corpus_mb": corpus_bytes / 1e6}
 
     wall, rss, out, _ = run(["index", str(root), "--no-embed", "--json"], env)
     report = json.loads(out)
     r["index_s"], r["index_rss_mb"] = wall, rss / 1024
     r["keyword_mb_s"] = corpus_bytes / 1e6 / report["seconds"]
-    with backend_bench.open_store(db, url) as store:
+    with backend_bench.open_store(db, None) as store:
         r["units"] = store.status().units
     if sessions <= embed_up_to:
         wall, _, out, _ = run(["index", str(root), "--json"], env)
@@ -218,16 +214,12 @@ def bench_size(
         r["embed"] = f"{emb['texts_per_second']:.0f} texts/s ({emb['chunks']} chunks, real)"
     else:
         started = time.perf_counter()
-        n = synthetic_vectors(db, url=url)
+        n = synthetic_vectors(db)
         r["embed"] = (
             f"synthetic: {n} random vectors written in {time.perf_counter() - started:.0f} s"
         )
     files = [f"{db}{s}" for s in ("", "-wal") if os.path.exists(f"{db}{s}")]
     r["db_mb"] = sum(os.path.getsize(f) for f in files) / 1e6
-    if url:
-        with backend_bench.open_store(db, url) as store:
-            store.reclaim_space()  # the server's tables and indexes after VACUUM
-            r["db_mb"] = store.size_bytes() / 1e6
     r["noop_s"] = run(["index", str(root)], env)[0]
 
     token = f"livetoken{sessions}x{time.time_ns() % 10**9}"
@@ -237,7 +229,7 @@ def bench_size(
     r["append_s"] = wall
     r["append_found"] = bool(json.loads(found)["results"])
 
-    warm = warm_queries(db, url)
+    warm = warm_queries(db)
     for mode in MODES:
         r[f"{mode}_p50"], r[f"{mode}_p95"] = pct(warm[mode], 50), pct(warm[mode], 95)
     cold = [run([q], env)[0] for q in QUERIES[:8]]
@@ -425,25 +417,26 @@ def main() -> int:
         rows.append(bench_size(size, args.work, args.embed_up_to, service))
         print(json.dumps(rows[-1]), file=sys.stderr)
         if args.backend:
-            server = bench_size(size, args.work, args.embed_up_to, None, args.backend)
-            server["side_by_side"] = backend_bench.side_by_side(
-                args.work / f"index-{size}.db",
-                args.work / f"index-{size}-server.db",
-                args.backend,
-                QUERIES,
-                MODES,
-            )
-            print(json.dumps(server), file=sys.stderr)
-            served_rows.append(server)
+            served_rows.append(pushed(args.work / f"index-{size}.db", rows[-1], args.backend))
     big = million(args.work, service) if args.million else None
     if big:
         print(json.dumps(big), file=sys.stderr)
+        if args.backend:
+            served_rows.append(pushed(args.work / "index-1m.db", big, args.backend))
     print_tables(rows, big)
     if served_rows:
-        print("\nOn the PostgreSQL backend:")
-        print_tables(served_rows, None)
+        print("\nPushed into PostgreSQL, then searched beside the SQLite file:")
+        backend_bench.print_push_table(served_rows)
         backend_bench.print_table(served_rows, MODES)
     return 0
+
+
+def pushed(db: Path, row: dict, url: str) -> dict:
+    """One size's SQLite index pushed to the server and searched beside it."""
+    out = {"sessions": row.get("sessions", "synthetic"), "units": row["units"]}
+    out.update(backend_bench.pushed_beside(db, url, QUERIES, MODES))
+    print(json.dumps(out), file=sys.stderr)
+    return out
 
 
 if __name__ == "__main__":

@@ -116,12 +116,22 @@ class VectorsMixin(KeywordMixin):
         name = f"chunks_hnsw_{int(dims)}"
         if self.scalar("SELECT to_regclass(%s)", (name,)) is None:
             if self.in_transaction:
-                self.db.execute(f"SET LOCAL maintenance_work_mem = '{BUILD_MEMORY}'")
+                self.graph_build_memory()
             self.db.execute(
                 f"CREATE INDEX IF NOT EXISTS {name} ON chunks USING hnsw"
                 f" ((embedding::vector({int(dims)})) vector_cosine_ops)"
                 f" WHERE vector_dims(embedding) = {int(dims)}"
             )
+
+    def graph_build_memory(self) -> None:
+        """Let this transaction's HNSW build take `BUILD_MEMORY`, unless the server's own
+        `maintenance_work_mem` is larger already: an administrator who raised it for a big
+        first load (a 1M-unit graph needs about 4 GB) keeps the raise."""
+        self.db.execute(
+            "SELECT set_config('maintenance_work_mem', %s, true)"
+            " WHERE pg_size_bytes(current_setting('maintenance_work_mem')) < pg_size_bytes(%s)",
+            (BUILD_MEMORY, BUILD_MEMORY),
+        )
 
     def vectors_of_texts(self, text_hashes: list[bytes]) -> dict[bytes, tuple[float, bytes, bytes]]:
         """The stored (scale, vec, code) of each of these text digests that some chunk has."""
