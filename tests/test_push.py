@@ -206,6 +206,48 @@ def test_row_level_security_shows_bob_only_what_alice_shared(
     assert shop not in bob_finds()
 
 
+def test_a_removed_person_loses_access_and_their_sessions_go_only_when_asked(
+    team: dict[str, str], tmp_path: Path
+) -> None:
+    alice, bob = (
+        machine(tmp_path, "alice-laptop", team["alice"]),
+        machine(tmp_path, "bob-laptop", team["bob"]),
+    )
+    admin = CLI(tmp_path / "admin", tmp_path / "admin" / "local.db")
+    shop = session(alice, SHOP, ("the cache headers for static assets", "gzip and a year."))
+    session(alice, PRIVATE, ("the cache of letters from grandmother", "Kept private."))
+    alice.run("index")
+    alice.run("push")
+    alice.run("share", SHOP)
+
+    said = admin.run("server", "remove-person", "alice", "--url", team["admin"]).stderr
+    assert "alice is no longer in findsession_users" in said
+    assert "2 session(s) stay on the server (1 in projects they shared" in said
+    denied = alice.run("search", "cache", "--backend", "postgresql", check=False)
+    assert denied.returncode != 0 and "permission denied" in denied.stderr
+    assert len(denied.stderr.strip().splitlines()) <= 2, denied.stderr
+    found = bob.json("search", "cache", "--backend", "postgresql", "--mode", "keyword")
+    assert [r["session"]["id"] for r in found["results"]] == [shop], "the shared work stays"
+
+    said = admin.run(
+        "server", "remove-person", "alice", "--delete-sessions", "--url", team["admin"]
+    ).stderr
+    assert "alice was not in findsession_users; deleted their 2 session(s)" in said
+    left = {
+        table: rows(
+            team["admin"], f"SELECT count(*) FROM findsession.{table} WHERE owner = %s", ("alice",)
+        )[0][0]
+        for table in ("sessions", "units", "chunks", "messages", "files", "shares", "runs")
+    }
+    assert not any(left.values()), left
+    after = bob.run("search", "cache", "--backend", "postgresql", "--json", check=False)
+    assert '"results": []' in after.stdout and "the index is empty" in after.stdout
+    assert rows(team["admin"], "SELECT count(*) FROM pg_roles WHERE rolname = 'alice'")[0][0] == 1
+
+    gone = admin.run("server", "remove-person", "carol", "--url", team["admin"], check=False)
+    assert gone.returncode != 0 and "no role 'carol'" in gone.stderr
+
+
 def test_push_names_what_is_missing(tmp_path: Path) -> None:
     cli = CLI(tmp_path, tmp_path / "local.db")
     cli.env.pop("FINDSESSION_MACHINE", None)

@@ -41,7 +41,7 @@ from findsession.search.filters import (
     SearchOptions,
     parse_when,
 )
-from findsession.storage import Storage, add_person, init_server, open_storage
+from findsession.storage import Storage, add_person, init_server, open_storage, remove_person
 from findsession.storage.push import PushCounts
 from findsession.titles.report import TitlesReport, UndoReport
 
@@ -122,4 +122,5 @@ __all__ = [
     "add_person",
     "init_server",
     "parse_when",
+    "remove_person",
 ]

@@ -13,7 +13,14 @@ import os
 from rich.console import Console
 
 from findsession import jsonout
-from findsession.api import BATCH, Findsession, PushCounts, add_person, init_server
+from findsession.api import (
+    BATCH,
+    Findsession,
+    PushCounts,
+    add_person,
+    init_server,
+    remove_person,
+)
 from findsession.cli.console import say
 from findsession.errors import FindsessionError
 
@@ -84,7 +91,11 @@ def server(args: argparse.Namespace, url: str | None, err: Console) -> int:
         )
         return 0
     if not args.name:
-        raise FindsessionError("name the person's role: findsession server add-person NAME")
+        raise FindsessionError(f"name the person's role: findsession server {args.action} NAME")
+    if args.action == "remove-person":
+        return _remove_person(url, args.name, args.delete_sessions, err)
+    if args.delete_sessions:
+        raise FindsessionError("--delete-sessions goes with remove-person")
     made = add_person(url, args.name)
     say(
         err,
@@ -92,4 +103,25 @@ def server(args: argparse.Namespace, url: str | None, err: Console) -> int:
         f"{'' if made else ' now'} in findsession_users; give it a way to log in"
         f" (ALTER ROLE {args.name} PASSWORD '…', or your server's own authentication)",
     )
+    return 0
+
+
+def _remove_person(url: str, name: str, delete: bool, err: Console) -> int:
+    removed = remove_person(url, name, delete)
+    access = (
+        f"{name} is no longer in findsession_users"
+        if removed.was_member
+        else f"{name} was not in findsession_users"
+    )
+    if removed.deleted:
+        kept = f"deleted their {removed.sessions} session(s) and everything stored of them"
+    elif removed.sessions:
+        kept = (
+            f"their {removed.sessions} session(s) stay on the server"
+            f" ({removed.shared} in projects they shared, which the team still sees);"
+            " --delete-sessions deletes them"
+        )
+    else:
+        kept = "they had pushed nothing"
+    say(err, f"{access}; {kept}. The login role itself stays (DROP ROLE {name} ends it).")
     return 0

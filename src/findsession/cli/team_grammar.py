@@ -62,10 +62,16 @@ def team_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentPars
         "server",
         parents=[common],
         help="the admin's commands for a team's server: init (schema and group role),"
-        " add-person NAME (a login role of their own)",
+        " add-person NAME (a login role of their own), remove-person NAME (their access"
+        " ends; what they pushed stays unless --delete-sessions)",
     )
-    p.add_argument("action", choices=("init", "add-person"), help="what to do")
-    p.add_argument("name", nargs="?", metavar="NAME", help="with add-person: the role's name")
+    p.add_argument("action", choices=("init", "add-person", "remove-person"), help="what to do")
+    p.add_argument("name", nargs="?", metavar="NAME", help="the person's role")
+    p.add_argument(
+        "--delete-sessions",
+        action="store_true",
+        help="with remove-person: also delete every session and row they pushed",
+    )
     p.add_argument(
         "--url",
         metavar="URL",

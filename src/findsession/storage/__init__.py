@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from importlib import import_module
 from pathlib import Path
+from typing import Any
 
 from findsession.errors import DatabaseError
 from findsession.storage.base import Storage
@@ -49,4 +50,18 @@ def add_person(url: str, name: str) -> bool:
     return import_module(BACKENDS["postgresql"]).add_person(url, name)
 
 
-__all__ = ["BACKENDS", "SERVER_BACKENDS", "Storage", "add_person", "init_server", "open_storage"]
+def remove_person(url: str, name: str, delete_sessions: bool = False) -> Any:
+    """Take a person's role out of the shared server's group; with `delete_sessions`,
+    delete everything they pushed (a `RemovedPerson`)."""
+    return import_module(BACKENDS["postgresql"]).remove_person(url, name, delete_sessions)
+
+
+__all__ = [
+    "BACKENDS",
+    "SERVER_BACKENDS",
+    "Storage",
+    "add_person",
+    "init_server",
+    "open_storage",
+    "remove_person",
+]

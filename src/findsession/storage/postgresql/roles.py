@@ -6,10 +6,17 @@ role in the group `findsession_users`, which holds the table privileges and noth
 more: people cannot change the schema, and every row they write is theirs (the policies
 of `schema_v2`). Objects a later upgrade creates get the same grants (default
 privileges), so the admin runs `init` again only to upgrade the schema.
+
+`server remove-person NAME` takes the role out of the group, which ends its access to
+every table at once. What the person pushed stays unless the admin asks for it to go
+(`--delete-sessions`): a departing colleague's shared projects are often what the team
+still searches, and a deletion cannot be undone. The role itself is left alone: it may
+be a login the server's own authentication made, used for more than this index.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from psycopg import sql
@@ -18,6 +25,7 @@ from findsession.errors import FindsessionError
 from findsession.paths import db_path
 from findsession.storage.postgresql.connection import Connection
 from findsession.storage.postgresql.migrations import SCHEMA
+from findsession.storage.postgresql.schema_v2 import BY_SESSION, BY_UNIT, OWNER_ONLY
 
 #: The role every person's role is a member of.
 GROUP = "findsession_users"
@@ -45,12 +53,22 @@ def init_server(url: str, local: Path | None = None) -> str:
         return str(db.execute("SELECT current_user").fetchone()[0])
 
 
+@dataclass
+class RemovedPerson:
+    """What `remove_person` did."""
+
+    #: The role was a member of the group (and is no longer).
+    was_member: bool
+    #: Their sessions on the server: deleted, or kept.
+    sessions: int
+    #: Of those, sessions under a project they shared (still visible when kept).
+    shared: int
+    deleted: bool
+
+
 def add_person(url: str, name: str, local: Path | None = None) -> bool:
     """A login role `name` in the group (False: it existed and is now in the group)."""
-    if not name or not name.replace("_", "").replace("-", "").isalnum():
-        raise FindsessionError(
-            f"{name!r} is not a role name findsession makes: use letters, digits, _ and -"
-        )
+    _check_name(name)
     with Connection.open(url, local or db_path()) as admin:
         db = admin.db
         role, group = sql.Identifier(name), sql.Identifier(GROUP)
@@ -63,3 +81,52 @@ def add_person(url: str, name: str, local: Path | None = None) -> bool:
             db.execute(sql.SQL("CREATE ROLE {} LOGIN").format(role))
         db.execute(sql.SQL("GRANT {} TO {}").format(group, role))
         return made
+
+
+def remove_person(
+    url: str, name: str, delete_sessions: bool = False, local: Path | None = None
+) -> RemovedPerson:
+    """Take `name` out of the group, and with `delete_sessions` delete every row it owns,
+    in one transaction: a person is either fully removed or not at all."""
+    _check_name(name)
+    with Connection.open(url, local or db_path()) as admin, admin.transaction():
+        db = admin.db
+        if not db.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (name,)).fetchone():
+            raise FindsessionError(f"the server has no role {name!r}")
+        was_member = bool(
+            db.execute(
+                "SELECT pg_has_role(%s, %s, 'MEMBER') AND %s <> current_user",
+                (name, GROUP, name),
+            ).fetchone()[0]
+        )
+        if was_member:
+            db.execute(
+                sql.SQL("REVOKE {} FROM {}").format(sql.Identifier(GROUP), sql.Identifier(name))
+            )
+        sessions, shared = db.execute(
+            "SELECT count(*), count(*) FILTER (WHERE EXISTS (SELECT 1 FROM shares sh"
+            " WHERE sh.owner = s.owner AND in_project(s.cwd, sh.project)))"
+            " FROM sessions s WHERE s.owner = %s",
+            (name,),
+        ).fetchone()
+        if delete_sessions:
+            # Children before parents, so no row is left pointing at a deleted one.
+            for table in (*BY_UNIT, *BY_SESSION, "sessions", *OWNER_ONLY, "shares"):
+                db.execute(
+                    sql.SQL("DELETE FROM {} WHERE owner = %s").format(sql.Identifier(table)),
+                    (name,),
+                )
+            if sessions:
+                db.execute(
+                    "INSERT INTO settings (key, value)"
+                    " VALUES ('vector_generation', md5(random()::text))"
+                    " ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+                )
+        return RemovedPerson(was_member, int(sessions), int(shared), delete_sessions)
+
+
+def _check_name(name: str) -> None:
+    if not name or not name.replace("_", "").replace("-", "").isalnum():
+        raise FindsessionError(
+            f"{name!r} is not a role name findsession makes: use letters, digits, _ and -"
+        )
