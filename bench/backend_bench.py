@@ -44,12 +44,12 @@ def reset(url: str) -> None:
         db.execute("DROP SCHEMA IF EXISTS findsession CASCADE")
 
 
-def push(url: str, env: dict[str, str]) -> tuple[float, dict[str, Any]]:
+def push(url: str, env: dict[str, str], *more: str) -> tuple[float, dict[str, Any]]:
     """One real `findsession push --to URL --json` of the index `env` names: its wall
     seconds and its report."""
     started = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-m", "findsession", "push", "--to", url, "--json"],
+        [sys.executable, "-m", "findsession", "push", "--to", url, "--json", *more],
         env=env,
         capture_output=True,
         text=True,
@@ -78,7 +78,7 @@ def pushed_beside(db: Path, url: str, queries: list[str], modes: tuple[str, ...]
         "FINDSESSION_MACHINE": "bench-laptop",
         "FINDSESSION_NO_SERVICE": "1",
     }
-    first, report = push(url, env)
+    first, report = push(url, env, "--all")  # the index may hold an earlier run's cursor
     again, _ = push(url, env)
     local = db.with_name(f"{db.stem}-server.db")  # names this machine's files only
     out: dict[str, Any] = {

@@ -206,6 +206,24 @@ def test_row_level_security_shows_bob_only_what_alice_shared(
     assert shop not in bob_finds()
 
 
+def test_a_person_may_index_straight_into_the_teams_server(
+    team: dict[str, str], tmp_path: Path
+) -> None:
+    """Not only the admin: a person whose config makes the server their index embeds
+    into it under row-level security (which refuses `COPY`) and builds its first graph
+    (which people may not create themselves)."""
+    alice = machine(tmp_path, "alice-laptop", team["alice"])
+    config = tmp_path / "alice-laptop" / "config.toml"
+    config.write_text(config.read_text("utf-8").replace('"sqlite"', '"postgresql"'), "utf-8")
+    sid = session(alice, SHOP, ("why do the thumbnails come out blurry", "Resample with Lanczos."))
+    alice.run("index")
+    found = alice.json("search", "blurry pictures after resizing", "--mode", "vector")
+    assert [r["session"]["id"] for r in found["results"]][:1] == [sid]
+    assert rows(team["admin"], "SELECT count(*) FROM findsession.chunks WHERE owner = 'alice'")[0][
+        0
+    ], "her vectors are on the server, as hers"
+
+
 def test_a_removed_person_loses_access_and_their_sessions_go_only_when_asked(
     team: dict[str, str], tmp_path: Path
 ) -> None:

@@ -99,8 +99,7 @@ class PushTargetMixin(PushRowsMixin):
         dims = self.setting("embedding_dims")  # the pushed model's, set by `push_model`
         if dims and self.scalar("SELECT EXISTS (SELECT 1 FROM chunks)"):
             with self.transaction():
-                self.graph_build_memory()
-                self.db.execute("SELECT ensure_graph(%s)", (int(dims),))
+                self._ensure_graph(int(dims))
 
     def _tombstones(self, ids: list[str]) -> int:
         written = 0

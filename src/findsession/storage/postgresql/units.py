@@ -25,6 +25,24 @@ def cjk_grams(fields: list[str]) -> str:
     return " ".join(terms)
 
 
+def _unit_values(unit: UnitRow, digest: str) -> tuple[Any, ...]:
+    """A unit's columns as `units` stores them, from its kind to its CJK bigrams."""
+    return (
+        unit.kind,
+        unit.ordinal,
+        unit.source,
+        unit.ts,
+        unit.title,
+        unit.prompt,
+        unit.reply,
+        unit.tools,
+        json.dumps(unit.tool_names),
+        json.dumps(unit.files),
+        digest,
+        cjk_grams([unit.title, unit.prompt, unit.reply, unit.tools]),
+    )
+
+
 class UnitsMixin(SessionsMixin):
     """Searchable units."""
 
@@ -40,43 +58,53 @@ class UnitsMixin(SessionsMixin):
                 "SELECT kind, ordinal, id, hash FROM units WHERE session_id = %s", (session_id,)
             )
         }
+        fresh: list[tuple[UnitRow, str]] = []
         written = 0
         for unit in units:
             digest = unit.digest()
             old = existing.pop((unit.kind, unit.ordinal), None)
             if old and old[1] == digest:
                 continue
-            values = (
-                unit.source,
-                unit.ts,
-                unit.title,
-                unit.prompt,
-                unit.reply,
-                unit.tools,
-                json.dumps(unit.tool_names),
-                json.dumps(unit.files),
-                digest,
-                cjk_grams([unit.title, unit.prompt, unit.reply, unit.tools]),
-            )
             if old:
-                self.db.execute(
-                    "UPDATE units SET source = %s, ts = %s, title = %s, prompt = %s, reply = %s,"
-                    " tools = %s, tool_names = %s, files = %s, hash = %s,"
-                    " cjk_grams = %s::tsvector WHERE id = %s",
-                    (*values, old[0]),
-                )
+                self.update_unit(old[0], unit, digest)
             else:
-                self.db.execute(
-                    "INSERT INTO units (session_id, kind, ordinal, source, ts, title, prompt,"
-                    " reply, tools, tool_names, files, hash, cjk_grams) VALUES"
-                    " (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::tsvector)",
-                    (session_id, unit.kind, unit.ordinal, *values),
-                )
+                fresh.append((unit, digest))
             written += 1
+        self.insert_units(session_id, fresh)
         gone = [unit_id for unit_id, _ in existing.values()]
         if gone:
             self.db.execute("DELETE FROM units WHERE id = ANY(%s)", (gone,))
         return written + len(gone)
+
+    def insert_units(
+        self, session_id: str, units: list[tuple[UnitRow, str]]
+    ) -> dict[tuple[str, int], int]:
+        """Insert a session's new (unit, hash) rows in one statement; (kind, ordinal) →
+        the new row's id. One statement, not one per unit: a session's units used to
+        cost a round trip each, most of a large push's time."""
+        if not units:
+            return {}
+        columns = list(zip(*(_unit_values(unit, digest) for unit, digest in units), strict=True))
+        rows = self.query(
+            "INSERT INTO units (session_id, kind, ordinal, source, ts, title, prompt, reply,"
+            " tools, tool_names, files, hash, cjk_grams)"
+            " SELECT %s, k, o, so, t, ti, p, r, tl, tn, f, h, g::tsvector FROM unnest("
+            "%s::text[], %s::int[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[],"
+            " %s::text[], %s::text[], %s::text[], %s::text[], %s::text[])"
+            " AS x(k, o, so, t, ti, p, r, tl, tn, f, h, g) RETURNING kind, ordinal, id",
+            (session_id, *(list(c) for c in columns)),
+        )
+        return {(r[0], r[1]): r[2] for r in rows}
+
+    def update_unit(self, unit_id: int, unit: UnitRow, digest: str) -> None:
+        """Rewrite a unit whose text changed, keeping its id (its vectors go with the
+        old text: the `units_text_au` trigger)."""
+        self.db.execute(
+            "UPDATE units SET source = %s, ts = %s, title = %s, prompt = %s, reply = %s,"
+            " tools = %s, tool_names = %s, files = %s, hash = %s,"
+            " cjk_grams = %s::tsvector WHERE id = %s",
+            (*_unit_values(unit, digest)[2:], unit_id),
+        )
 
     def pending_units(self) -> list[int]:
         """Units without vectors, newest first: recent sessions are the likeliest asked about."""
