@@ -2,10 +2,13 @@
 over two existing indexes of the same corpus:
 
     python bench/backend_bench.py --sqlite INDEX.db --backend postgresql://... [--copy-vectors]
+    python bench/backend_bench.py --sqlite INDEX.db --backend postgresql://... --push
 
 `--copy-vectors` first gives the server the SQLite index's vectors (so both search the
 same ones); the table adds the server's memory: its processes' RSS and PSS, shared
-buffers, and the HNSW index's size.
+buffers, and the HNSW index's size. `--push` instead empties the server and pushes the
+SQLite index into it with the real `findsession push` (what `bench/speed.py --backend`
+does for each size), timing the push, then compares.
 
 The URL names a database this benchmark may empty: its `findsession` schema is dropped
 before each size is indexed into it. Both indexes of a size are then searched in one
@@ -265,16 +268,24 @@ def main() -> int:
     parser.add_argument("--sqlite", type=Path, required=True, help="the SQLite index")
     parser.add_argument("--backend", metavar="URL", required=True, help="the server's index")
     parser.add_argument("--copy-vectors", action="store_true")
+    parser.add_argument("--push", action="store_true", help="push the index in, then compare")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
+    with open_store(args.sqlite, None) as store:
+        units = store.status().units
+    if args.push:
+        row = {"sessions": args.sqlite.stem, "units": units}
+        row.update(pushed_beside(args.sqlite, args.backend, speed.QUERIES, speed.MODES))
+        print(json.dumps(row), file=sys.stderr)
+        print_push_table([row])
+        print_table([row], speed.MODES)
+        return 0
     local = args.sqlite.with_suffix(".server.db")
     if args.copy_vectors:
         started = time.perf_counter()
         copied, left = copy_vectors(args.sqlite, args.backend)
         took = time.perf_counter() - started
         print(f"copied the vectors of {copied} units ({left} left) in {took:.0f} s")
-    with open_store(args.sqlite, None) as store:
-        units = store.status().units
     pair = side_by_side(args.sqlite, local, args.backend, speed.QUERIES, speed.MODES, args.rounds)
     row = {"sessions": args.sqlite.stem, "units": units, "side_by_side": pair}
     print_table([row], speed.MODES)
