@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
+import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -279,3 +282,63 @@ def test_background_indexing_finds_new_sessions_and_searches_never_fail(
             assert found, "the watcher did not pick up the new session"
 
     asyncio.run(go())
+
+
+def test_beside_a_running_service_the_server_leaves_indexing_to_it(
+    indexed: CLI, project: Path
+) -> None:
+    """One index, one indexer: while the resident service keeps the index fresh, the
+    agent's server runs no index round of its own (not even its catch-up run), and when
+    the service stops, the server's watcher takes over."""
+    runtime = Path(tempfile.mkdtemp(prefix="fs-"))  # short: socket paths are limited
+    indexed.env["XDG_RUNTIME_DIR"] = str(runtime)
+    root = Path(indexed.env["CLAUDE_CONFIG_DIR"]) / "projects"
+    db = Path(indexed.env["FINDSESSION_DB"])
+
+    def runs() -> int:
+        with sqlite3.connect(db) as con:
+            return con.execute("SELECT count(*) FROM runs").fetchone()[0]
+
+    def settled() -> int:
+        """The count of index runs once it has not moved for two seconds."""
+        last, since = runs(), time.monotonic()
+        while time.monotonic() - since < 2:
+            time.sleep(0.2)
+            if runs() != last:
+                last, since = runs(), time.monotonic()
+        return last
+
+    def write(sid: str, prompt: str) -> None:
+        t = Transcript(session_id=sid, cwd=str(project))
+        t.prompt(prompt).reply("Noted.")
+        t.write(project_dir(root, str(project)))
+
+    async def found(client: Client, query: str, prefix: str) -> bool:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            error, data = await call(client, "search_conversation", query=query)
+            if not error and any(r["session"]["id"].startswith(prefix) for r in data["results"]):
+                return True
+            await asyncio.sleep(0.3)
+        return False
+
+    async def go() -> None:
+        before = settled()
+        async with connect(
+            indexed, project, FINDSESSION_WATCH="1", XDG_RUNTIME_DIR=str(runtime)
+        ) as client:
+            await asyncio.sleep(3)  # the server's catch-up run would have begun by now
+            assert runs() == before, "the server indexed beside the service"
+            write("55555555-aaaa-4bbb-8ccc-000000000005", "the pelican queue stalls")
+            assert await found(client, "pelican queue", "55555555"), "the service indexed it"
+            assert settled() == before + 1, "one round for one change: the service's alone"
+            indexed.run("service", "stop")
+            write("66666666-aaaa-4bbb-8ccc-000000000006", "the heron retry storm")
+            assert await found(client, "heron retry", "66666666"), "the server took over"
+
+    indexed.run("service", "start")
+    try:
+        asyncio.run(go())
+    finally:
+        indexed.run("service", "stop", check=False)
+        shutil.rmtree(runtime, ignore_errors=True)

@@ -4,13 +4,16 @@ The tools (`tools`) answer with the same JSON objects as the CLI's `--json`
 (docs/json.md), from the project the server was started in, without the agent's own
 session (`scope`), and say plainly when the index is empty or nothing matched. The
 service's watcher (`service.freshness`) keeps the index fresh from the operating system's
-file events: an idle agent costs no polling. The server only ever reads transcripts.
+file events: an idle agent costs no polling. While a resident service runs for the same
+index it does that work, and the server's watcher stands aside. The server only ever
+reads transcripts.
 """
 
 from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from findsession.api import Findsession
@@ -40,7 +43,7 @@ def serve(db_path: Path, directory: str | None, all_projects: bool) -> None:
     )
     fresh = None
     if os.environ.get("FINDSESSION_WATCH", "1") != "0":
-        fresh = Freshness(db_path, fs.watched_roots())
+        fresh = Freshness(db_path, fs.watched_roots(), defer_to=_service_running(db_path))
         scope.indexer_error = lambda: fresh.last_error
         fresh.start()
     try:
@@ -48,3 +51,16 @@ def serve(db_path: Path, directory: str | None, all_projects: bool) -> None:
     finally:
         if fresh is not None:
             fresh.stop()
+
+
+def _service_running(db_path: Path) -> Callable[[], bool] | None:
+    """A check of whether a resident service holds this index (its lock: no socket
+    round trip), or None where services do not run."""
+    from findsession.service.client import running
+    from findsession.service.place import NoPlace, Place
+
+    try:
+        place = Place.for_index(db_path)
+    except (NoPlace, OSError):
+        return None
+    return lambda: running(place)

@@ -10,6 +10,11 @@ Three threads, each asleep until there is something to do:
 - the embedder runs at a lower CPU priority behind it: keyword search has the new turn
   at once, vectors follow without slowing a search down.
 Each writes through its own connection; WAL lets the searcher read meanwhile.
+
+Another process may already keep the same index fresh: an MCP server started beside a
+resident service watches the same folders. `defer_to` says when that is so; the indexer
+then leaves each round to it, and catches up in full on the first event after it
+stopped, so two indexers never do the same work twice.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from findsession.api import Findsession, Root
@@ -35,8 +41,13 @@ EMBED_NICENESS = 10
 class Freshness:
     """The watcher, the indexer and the embedder for one index."""
 
-    def __init__(self, db: Path, roots: list[Root]) -> None:
+    def __init__(
+        self, db: Path, roots: list[Root], defer_to: Callable[[], bool] | None = None
+    ) -> None:
         self.db, self.roots = db, roots
+        #: True while another process keeps this index fresh: rounds are left to it.
+        self.defer_to = defer_to
+        self.deferred = False
         self.watched = [r for r in roots if r.path.exists()]
         self.stopping = threading.Event()
         self._wake = threading.Condition()
@@ -104,6 +115,10 @@ class Freshness:
             if self.stopping.is_set():
                 break
             try:
+                if self._leave_to_other():
+                    continue  # counted in `finally`, as a round
+                if self.deferred:  # the other one stopped: what changed since is unknown
+                    full, self.deferred = True, False
                 if fs is not None and _identity(self.db) != opened:
                     # The index file was moved, replaced or deleted under us: writing on
                     # through the old handle would index into a file nobody reads.
@@ -140,6 +155,15 @@ class Freshness:
                     self._wake.notify_all()
         if fs is not None:
             fs.close()
+
+    def _leave_to_other(self) -> bool:
+        """Whether another process keeps the index fresh now (then this round is theirs)."""
+        if self.defer_to is None or not self.defer_to():
+            return False
+        if not self.deferred:
+            log.info("another process keeps this index fresh; leaving indexing to it")
+        self.deferred = True
+        return True
 
     def _embed_loop(self) -> None:
         if sys.platform.startswith("linux"):
