@@ -9,6 +9,7 @@ import os
 import re
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -247,3 +248,44 @@ def test_browse_the_timeline_and_the_sources(tab: Any, page: Page) -> None:
     tab.wait_for_selector("table.sources")
     rows = tab.locator("table.sources tbody th").all_inner_texts()
     assert "claude-code" in rows and "codex" in rows
+
+
+@pytest.fixture(scope="module")
+def crowded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Page]:
+    """The page over 520 sessions, three at a time active in the same second, so the
+    timeline's first page ends inside such a group."""
+    from conftest import CLI
+    from transcripts import Transcript, project_dir
+    from web_page import served
+
+    tmp = tmp_path_factory.mktemp("crowded")
+    root = tmp / "projects"
+    for i in range(520):
+        start = datetime(2026, 3, 1, 12, 0, tzinfo=UTC) - timedelta(minutes=i // 3)
+        t = Transcript(session_id=f"c0ffee00-0000-4000-8000-{i:012d}", start=start)
+        t.prompt(f"crowded note {i}").reply("Noted.")
+        t.write(project_dir(root, "/home/dev/code/app"))
+    cli = CLI(tmp, tmp / "index" / "findsession.db")
+    cli.env["FINDSESSION_NO_SERVICE"] = "1"
+    cli.run("index", str(root), "--no-embed")
+    with served(cli) as running:
+        yield running
+
+
+def test_the_timeline_pages_back_through_every_session(browser: Any, crowded: Page) -> None:
+    t = browser.new_page()
+    try:
+        t.goto(crowded.url)
+        t.goto(f"http://127.0.0.1:{crowded.port}/#/timeline")
+        t.wait_for_selector(".timeline .day")
+        rows = t.locator(".timeline li[data-session]")
+        assert rows.count() == 500
+        assert t.locator("p.ran").inner_text().startswith("500 most recent sessions")
+        t.click("button.older")
+        until(t, "document.querySelectorAll('.timeline li[data-session]').length === 520")
+        ids = [r.get_attribute("data-session") for r in rows.all()]
+        assert len(set(ids)) == 520, "no session twice, none skipped at the page's edge"
+        assert t.locator("p.ran").inner_text().startswith("520 most recent sessions")
+        assert t.locator("button.older").count() == 0, "nothing older is left"
+    finally:
+        t.close()

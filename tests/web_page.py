@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -50,6 +51,13 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Page]:
     hostile_transcripts(hostile)
     cli.run("index", str(SAMPLE), str(hostile))
     cli.run("index", str(CODEX), "--source", "codex")
+    with served(cli) as running:
+        yield running
+
+
+@contextmanager
+def served(cli: CLI) -> Iterator[Page]:
+    """`findsession ui --no-open` over the CLI's index, until the block ends."""
     server = subprocess.Popen(
         [sys.executable, "-m", "findsession", "ui", "--no-open"],
         env=cli.env,

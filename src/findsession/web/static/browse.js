@@ -5,16 +5,72 @@ import { get } from "./api.js";
 import { el, day, when, place } from "./dom.js";
 import { sessionHref, sessionTitle } from "./search.js";
 
+// Sessions asked for at a time; "Older sessions" asks for the next ones.
+const PAGE = 500;
+
 export async function timelineView(main, filters, isCurrent) {
-  const data = await get("/api/sessions", {
-    project: filters.project,
-    after: filters.after,
-    before: filters.before,
-    limit: 500,
-  });
-  if (!isCurrent()) return data;
+  const shown = [];
+  const seen = new Set();
+  let before = filters.before;
+  let more = false;
+
+  // The next sessions older than those shown. The server takes sessions active before a
+  // time, so a page ends where the last one shown was active, plus a second: sessions
+  // sharing that second come again and are dropped here, none is skipped.
+  async function load() {
+    const data = await get("/api/sessions", {
+      project: filters.project,
+      after: filters.after,
+      before,
+      limit: PAGE,
+    });
+    const fresh = data.sessions.filter((s) => !seen.has(s.id));
+    for (const s of fresh) {
+      seen.add(s.id);
+      shown.push(s);
+    }
+    more = data.sessions.length === PAGE && fresh.length > 0;
+    const last = data.sessions.at(-1);
+    if (last && (last.ended || last.started)) {
+      const next = Date.parse(last.ended || last.started) + 1000;
+      const bound = Date.parse(filters.before || ""); // NaN for none, or for "7d"
+      before = new Date(Number.isNaN(bound) ? next : Math.min(next, bound)).toISOString();
+    } else {
+      more = false; // undated sessions come last: nothing older to ask for
+    }
+    return data;
+  }
+
+  function render() {
+    const older = more
+      ? el("button", { type: "button", class: "older", text: `Older sessions (${PAGE} more)` })
+      : null;
+    if (older) {
+      older.addEventListener("click", async () => {
+        older.disabled = true;
+        older.textContent = "Loading…";
+        await load();
+        if (isCurrent()) render();
+      });
+    }
+    const heading = el("p", {
+      class: "ran",
+      text: `${shown.length} most recent session${shown.length === 1 ? "" : "s"}, newest first`,
+    });
+    const body = shown.length
+      ? el("div", { class: "timeline", id: "results" }, daySections(shown))
+      : el("p", { class: "empty", text: "No sessions in the index yet: run `findsession index`." });
+    main.replaceChildren(...[heading, body, older].filter(Boolean));
+  }
+
+  const data = await load();
+  if (isCurrent()) render();
+  return data;
+}
+
+function daySections(sessions) {
   const days = new Map();
-  for (const s of data.sessions) {
+  for (const s of sessions) {
     const key = day(s.ended || s.started);
     if (!days.has(key)) days.set(key, new Map());
     const projects = days.get(key);
@@ -22,27 +78,21 @@ export async function timelineView(main, filters, isCurrent) {
     if (!projects.has(project)) projects.set(project, []);
     projects.get(project).push(s);
   }
-  const sections = [...days].map(([key, projects]) =>
+  return [...days].map(([key, projects]) =>
     el(
       "section",
       { class: "day" },
       el("h2", { text: key }),
-      [...projects].map(([project, sessions]) =>
+      [...projects].map(([project, group]) =>
         el(
           "div",
           { class: "project-group" },
           el("h3", { class: "project", text: project }),
-          el("ul", { class: "sessions" }, sessions.map(sessionRow)),
+          el("ul", { class: "sessions" }, group.map(sessionRow)),
         ),
       ),
     ),
   );
-  const heading = el("p", { class: "ran", text: `${data.sessions.length} most recent sessions, newest first` });
-  main.replaceChildren(
-    heading,
-    data.sessions.length ? el("div", { class: "timeline", id: "results" }, sections) : el("p", { class: "empty", text: "No sessions in the index yet: run `findsession index`." }),
-  );
-  return data;
 }
 
 function sessionRow(s) {
