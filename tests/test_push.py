@@ -224,6 +224,52 @@ def test_a_person_may_index_straight_into_the_teams_server(
     ], "her vectors are on the server, as hers"
 
 
+def test_a_person_cannot_replace_the_servers_model(team: dict[str, str], tmp_path: Path) -> None:
+    """The model every vector came from is one setting for the whole server: bob, whose
+    config names another model, is refused before anything of anyone's is dropped, and
+    plain SQL as bob cannot change it either."""
+    alice, bob = (
+        machine(tmp_path, "alice-laptop", team["alice"]),
+        machine(tmp_path, "bob-laptop", team["bob"]),
+    )
+    session(alice, SHOP, ("why do the thumbnails come out blurry", "Resample with Lanczos."))
+    alice.run("index")
+    alice.run("push")
+    model = "SELECT value FROM findsession.settings WHERE key = 'embedding_model'"
+    held = rows(team["admin"], model)[0][0]
+    chunks = "SELECT count(*) FROM findsession.chunks"
+    before = rows(team["admin"], chunks)[0][0]
+    assert before
+
+    config = tmp_path / "bob-laptop" / "config.toml"
+    config.write_text(
+        config.read_text("utf-8").replace('"sqlite"', '"postgresql"')
+        + '\n[embedding]\nmodel = "all-MiniLM-L6-v2"\n',
+        "utf-8",
+    )
+    session(bob, "/home/bob/code/tools", ("a cache for the build", "Use ccache."))
+    refused = bob.run("index", check=False)
+    assert refused.returncode != 0
+    assert f"come from {held}, and only its admin may replace that model" in refused.stderr
+    assert rows(team["admin"], model)[0][0] == held
+    assert rows(team["admin"], chunks)[0][0] == before, "nobody's vectors were dropped"
+
+    for sql in (
+        "UPDATE findsession.settings SET value = 'other' WHERE key = 'embedding_model'",
+        "DELETE FROM findsession.settings WHERE key LIKE 'embedding%'",
+        "UPDATE findsession.settings SET value = '1' WHERE key = 'schema_version'",
+    ):
+        with psycopg.connect(team["bob"], autocommit=True) as db:
+            assert db.execute(sql).rowcount == 0, sql
+    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+        rows(
+            team["bob"],
+            "INSERT INTO findsession.settings (key, value) VALUES ('embedding_model', 'x')"
+            " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        )
+    assert rows(team["admin"], model)[0][0] == held
+
+
 def test_a_removed_person_loses_access_and_their_sessions_go_only_when_asked(
     team: dict[str, str], tmp_path: Path
 ) -> None:

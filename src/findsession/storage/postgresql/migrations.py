@@ -20,12 +20,14 @@ from findsession.errors import DatabaseError
 from findsession.storage.postgresql.schema import v1_base
 from findsession.storage.postgresql.schema_v2 import v2_owners
 from findsession.storage.postgresql.schema_v3 import v3_unit_count
+from findsession.storage.postgresql.schema_v4 import v4_settings
 
 SCHEMA = "findsession"
 MIGRATIONS: list[Callable[[psycopg.Connection[Any]], None]] = [
     v1_base,
     v2_owners,
     v3_unit_count,
+    v4_settings,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 #: The advisory lock held while the schema is created or upgraded.

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from findsession.errors import DatabaseError
 from findsession.storage.base import Chunk, Filters, VectorMatch
 from findsession.storage.postgresql.filters import unit_filter_sql
 from findsession.storage.postgresql.keyword_words import KeywordMixin
@@ -66,7 +67,18 @@ class VectorsMixin(KeywordMixin):
         return bool(self.scalar("SELECT EXISTS (SELECT 1 FROM chunks)"))
 
     def clear_vectors(self) -> None:
-        """Drop every vector: they belong to a model that is no longer the configured one."""
+        """Drop every vector: they belong to a model that is no longer the configured one.
+        On a shared server only its admin may: a person's role would drop their own
+        vectors and then be refused the model's change (schema step 4), so it is refused
+        here first, before anything is deleted."""
+        if self.scalar("SELECT row_security_active('settings')"):
+            stored = self.setting("embedding_model")
+            raise DatabaseError(
+                f"the vectors on this shared server come from {stored}, and only its admin"
+                " may replace that model",
+                cli_hint=f"embed with the server's model: set [embedding] model to {stored}"
+                " in the config file",
+            )
         self.db.execute("DELETE FROM chunks")
         self.db.execute("DELETE FROM embedded")
         self.db.execute("DELETE FROM settings WHERE key LIKE 'embedding\\_%%'")
