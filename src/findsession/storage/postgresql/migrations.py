@@ -21,6 +21,7 @@ from findsession.storage.postgresql.schema import v1_base
 from findsession.storage.postgresql.schema_v2 import v2_owners
 from findsession.storage.postgresql.schema_v3 import v3_unit_count
 from findsession.storage.postgresql.schema_v4 import v4_settings
+from findsession.storage.postgresql.schema_v5 import v5_half_graph
 
 SCHEMA = "findsession"
 MIGRATIONS: list[Callable[[psycopg.Connection[Any]], None]] = [
@@ -28,6 +29,7 @@ MIGRATIONS: list[Callable[[psycopg.Connection[Any]], None]] = [
     v2_owners,
     v3_unit_count,
     v4_settings,
+    v5_half_graph,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 #: The advisory lock held while the schema is created or upgraded.

@@ -4,7 +4,8 @@ The embedder hands over int8 vectors with a scale (findsession.quantize); they a
 as given, for the embedder to reuse by text digest, and as a pgvector `vector` for the
 server to search. The HNSW index needs a fixed dimension, which only the model knows,
 so it is made when the first vectors of a dimension arrive: an expression index on
-`embedding::vector(N)`, which the search's ORDER BY names the same way.
+`embedding::halfvec(N)` (half precision holds the int8 values exactly, in half the
+memory: schema step 5), which the search's ORDER BY names the same way.
 
 Filters sit in the same statement as the nearest-neighbour ORDER BY. pgvector 0.8's
 iterative index scan keeps walking the graph until enough rows pass them, so a search
@@ -188,7 +189,9 @@ class VectorsMixin(KeywordMixin):
         if filters.speaker:
             where += " AND c.field = %s"
             params.append(_FIELD[filters.speaker])
-        distance = f"c.embedding::vector({dims}) <=> %s::vector({dims})"
+        # Half precision, as the graph holds them (schema step 5): the stored int8
+        # values are exact in it, and the graph's expression must match to be used.
+        distance = f"c.embedding::halfvec({dims}) <=> %s::halfvec({dims})"
         take = max(limit * CHUNKS_PER_UNIT, 40)
         sql = (
             "SELECT DISTINCT ON (n.unit_id) n.unit_id, n.session_id, n.kind, n.ordinal,"
