@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import numpy as np
 import psycopg
 import pytest
 
@@ -40,5 +41,61 @@ def test_an_index_of_step_one_counts_its_units_after_the_upgrade(
                 "t", [UnitRow("turn", 1, "claude-code", None, "", "delta", "", "", [], [])]
             )
         assert store.word_rarity(["alpha"])["alpha"] == pytest.approx(math.log(5 / 2))
+    finally:
+        store.close()
+
+
+def test_an_index_of_step_four_searches_its_vectors_across_the_new_graph(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """Step 5 drops the graph over single precision; until the next embedding run builds
+    the half-precision one, searches scan exactly and still find the vectors."""
+    from findsession.storage.base import Filters
+    from findsession.storage.postgresql.migrations import MIGRATIONS
+
+    with psycopg.connect(pg_url, autocommit=True) as db:
+        db.execute(f"DROP SCHEMA IF EXISTS {SCHEMA} CASCADE")
+        db.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        db.execute(f"CREATE SCHEMA {SCHEMA}")
+        db.execute(f"SET search_path = {SCHEMA}, public")
+        for step in MIGRATIONS[:4]:
+            step(db)
+        db.execute("INSERT INTO settings (key, value) VALUES ('schema_version', '4')")
+        db.execute(
+            "INSERT INTO settings (key, value) VALUES ('embedding_model', 'm'),"
+            " ('embedding_dims', '3')"
+        )
+        db.execute(
+            "INSERT INTO sessions (id, source, file_path, cwd, title, first_ts, last_ts)"
+            " VALUES ('s', 'claude-code', '/f', '/p', 't', '2026-01-01', '2026-01-01')"
+        )
+        for ordinal, vec in enumerate(([1, 0, 0], [0, 1, 0], [0, 0, 1]), 1):
+            unit = db.execute(
+                "INSERT INTO units (session_id, kind, ordinal, source, prompt, hash)"
+                " VALUES ('s', 'turn', %s, 'claude-code', 'x', %s) RETURNING id",
+                (ordinal, f"h{ordinal}"),
+            ).fetchone()[0]
+            db.execute(
+                "INSERT INTO chunks (unit_id, field, span_start, span_end, scale, vec, code,"
+                " embedding) VALUES (%s, 'prompt', 0, 1, 1, '\\x00', '\\x00', %s::vector)",
+                (unit, str([127 * v for v in vec])),
+            )
+            db.execute("INSERT INTO embedded (unit_id, chunks) VALUES (%s, 1)", (unit,))
+        db.execute("SELECT ensure_graph(3)")
+        old = db.execute("SELECT pg_get_indexdef(to_regclass('chunks_hnsw_3'))").fetchone()[0]
+        assert "vector_cosine_ops" in old
+
+    store, _ = open_index(pg_url, local=tmp_path / "index.db")
+    try:
+        assert store.schema_version() == SCHEMA_VERSION
+        assert store.scalar("SELECT to_regclass('chunks_hnsw_3')") is None
+        found = store.vector_search(np.array([0.1, 0.9, 0.0], dtype=np.float32), Filters(), 3)
+        assert [m.ordinal for m in found][:1] == [2], "an exact scan until the graph is back"
+        with store.transaction():
+            store.pack_vectors()  # as an embedding run ends
+        made = store.scalar("SELECT pg_get_indexdef(to_regclass('chunks_hnsw_3'))")
+        assert "halfvec(3)" in made and "halfvec_cosine_ops" in made
+        found = store.vector_search(np.array([0.0, 0.2, 0.9], dtype=np.float32), Filters(), 3)
+        assert [m.ordinal for m in found][:1] == [3]
     finally:
         store.close()
