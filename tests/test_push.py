@@ -270,6 +270,34 @@ def test_a_person_cannot_replace_the_servers_model(team: dict[str, str], tmp_pat
     assert rows(team["admin"], model)[0][0] == held
 
 
+def test_server_status_shows_the_admin_each_persons_sessions_and_the_graph(
+    team: dict[str, str], tmp_path: Path
+) -> None:
+    alice = machine(tmp_path, "alice-laptop", team["alice"])
+    admin = CLI(tmp_path / "admin", tmp_path / "admin" / "local.db")
+    session(alice, SHOP, ("the cache headers for static assets", "gzip and a year."))
+    session(alice, PRIVATE, ("the cache of letters from grandmother", "Kept private."))
+    alice.run("index")
+    alice.run("push")
+    alice.run("share", SHOP)
+
+    status = admin.json("server", "status", "--url", team["admin"])
+    assert status["schema"] == "findsession.server/1" and status["graph_bytes"] > 0
+    assert "multilingual-e5-small" in status["model"] and status["dims"] == 384
+    people = {p["name"]: p for p in status["people"]}
+    assert set(people) == {"alice", "bob"}
+    assert people["alice"]["sessions"] == 2 and people["alice"]["units"] == 2
+    assert people["alice"]["machines"] == ["alice-laptop"] and people["alice"]["member"]
+    assert people["bob"]["sessions"] == 0 and people["bob"]["last_active"] is None
+    assert status["shares"] == [{"owner": "alice", "project": SHOP}]
+    text = admin.run("server", "status", "--url", team["admin"]).stdout
+    assert "alice: 2 sessions, 2 units from alice-laptop" in text
+    assert f"alice: {SHOP}" in text
+
+    refused = admin.run("server", "status", "--url", team["bob"], check=False)
+    assert refused.returncode != 0 and "server status is the admin's" in refused.stderr
+
+
 def test_a_removed_person_loses_access_and_their_sessions_go_only_when_asked(
     team: dict[str, str], tmp_path: Path
 ) -> None:

@@ -41,7 +41,14 @@ from findsession.search.filters import (
     SearchOptions,
     parse_when,
 )
-from findsession.storage import Storage, add_person, init_server, open_storage, remove_person
+from findsession.storage import (
+    Storage,
+    add_person,
+    init_server,
+    open_storage,
+    remove_person,
+    server_status,
+)
 from findsession.storage.push import PushCounts
 from findsession.titles.report import TitlesReport, UndoReport
 
@@ -123,4 +130,5 @@ __all__ = [
     "init_server",
     "parse_when",
     "remove_person",
+    "server_status",
 ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
@@ -20,9 +21,13 @@ from findsession.api import (
     add_person,
     init_server,
     remove_person,
+    server_status,
 )
 from findsession.cli.console import say
 from findsession.errors import FindsessionError
+
+if TYPE_CHECKING:
+    from findsession.storage.postgresql.roles import ServerStatus
 
 
 def push(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
@@ -90,6 +95,8 @@ def server(args: argparse.Namespace, url: str | None, err: Console) -> int:
             " `findsession server add-person NAME`",
         )
         return 0
+    if args.action == "status":
+        return _status(server_status(url), args.json)
     if not args.name:
         raise FindsessionError(f"name the person's role: findsession server {args.action} NAME")
     if args.action == "remove-person":
@@ -124,4 +131,30 @@ def _remove_person(url: str, name: str, delete: bool, err: Console) -> int:
     else:
         kept = "they had pushed nothing"
     say(err, f"{access}; {kept}. The login role itself stays (DROP ROLE {name} ends it).")
+    return 0
+
+
+def _status(status: ServerStatus, as_json: bool) -> int:
+    if as_json:
+        print(jsonout.dumps(jsonout.server_json(status)))
+        return 0
+    print(f"schema step {status.schema_step}, owned by {status.admin}")
+    if status.model is None:
+        print("model: none yet (the first push or embedding run names it)")
+    else:
+        graph = (
+            f"vector graph {status.graph_bytes / 1e6:,.0f} MB"
+            if status.graph_bytes is not None
+            else "no vector graph yet: the next push or embedding run builds it"
+        )
+        print(f"model: {status.model} ({status.dims} dimensions); {graph}")
+    print(f"people ({len(status.people)}):")
+    for p in status.people:
+        where = f" from {', '.join(p.machines)}" if p.machines else ""
+        last = f", last active {p.last_active[:10]}" if p.last_active else ""
+        gone = "" if p.member else " (not in findsession_users)"
+        print(f"  {p.name}{gone}: {p.sessions} sessions, {p.units} units{where}{last}")
+    print(f"shared projects ({len(status.shares)}):")
+    for owner, project in status.shares:
+        print(f"  {owner}: {project}")
     return 0

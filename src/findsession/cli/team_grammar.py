@@ -62,11 +62,15 @@ def team_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentPars
         "server",
         parents=[common],
         help="the admin's commands for a team's server: init (schema and group role),"
+        " status (the model and its graph, each person's sessions, shared projects),"
         " add-person NAME (a login role of their own), remove-person NAME (their access"
         " ends; what they pushed stays unless --delete-sessions)",
     )
-    p.add_argument("action", choices=("init", "add-person", "remove-person"), help="what to do")
+    p.add_argument(
+        "action", choices=("init", "status", "add-person", "remove-person"), help="what to do"
+    )
     p.add_argument("name", nargs="?", metavar="NAME", help="the person's role")
+    p.add_argument("--json", action="store_true", help="with status: print as JSON")
     p.add_argument(
         "--delete-sessions",
         action="store_true",

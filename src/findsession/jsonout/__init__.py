@@ -9,7 +9,7 @@ One module per command family, every public name (the `*_SCHEMA` names included)
 re-exported here: `common` (the schema names, `dumps`, a session's object), `search`
 (hits and confidence), `resume` (the resume object and `open`), `sessions` (`read` and
 the session list), `status` (`status`, `index`, `forget`, `sources`), `audit`, `titles`
-(`titles` and its undo), `team` (`push`, `share`).
+(`titles` and its undo), `team` (`push`, `share`, `server status`).
 """
 
 from findsession.jsonout.audit import audit_json
@@ -21,6 +21,7 @@ from findsession.jsonout.common import (
     PUSH_SCHEMA,
     READ_SCHEMA,
     SEARCH_SCHEMA,
+    SERVER_SCHEMA,
     SESSIONS_SCHEMA,
     SHARES_SCHEMA,
     SOURCES_SCHEMA,
@@ -39,13 +40,15 @@ from findsession.jsonout.sessions import (
     sessions_json,
 )
 from findsession.jsonout.status import forget_json, index_json, sources_json, status_json
-from findsession.jsonout.team import push_json, shares_json
+from findsession.jsonout.team import push_json, server_json, shares_json
 from findsession.jsonout.titles import titles_json, undo_json
 
 __all__ = [
     "PUSH_SCHEMA",
+    "SERVER_SCHEMA",
     "SHARES_SCHEMA",
     "push_json",
+    "server_json",
     "shares_json",
     "AUDIT_SCHEMA",
     "CONFIDENCE_SAYS",

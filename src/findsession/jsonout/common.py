@@ -25,6 +25,7 @@ AUDIT_SCHEMA = "findsession.audit/1"
 TITLES_SCHEMA = "findsession.titles/1"
 PUSH_SCHEMA = "findsession.push/1"
 SHARES_SCHEMA = "findsession.shares/1"
+SERVER_SCHEMA = "findsession.server/1"
 UNDO_SCHEMA = "findsession.titles-undo/1"
 
 

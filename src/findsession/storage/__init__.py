@@ -56,6 +56,12 @@ def remove_person(url: str, name: str, delete_sessions: bool = False) -> Any:
     return import_module(BACKENDS["postgresql"]).remove_person(url, name, delete_sessions)
 
 
+def server_status(url: str) -> Any:
+    """A shared server as its admin sees it: the model and graph, each person's
+    sessions, and the shared projects (a `ServerStatus`)."""
+    return import_module(BACKENDS["postgresql"]).server_status(url)
+
+
 __all__ = [
     "BACKENDS",
     "SERVER_BACKENDS",
@@ -64,4 +70,5 @@ __all__ = [
     "init_server",
     "open_storage",
     "remove_person",
+    "server_status",
 ]

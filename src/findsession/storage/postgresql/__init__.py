@@ -20,7 +20,12 @@ from findsession.storage.postgresql.connection import Connection
 from findsession.storage.postgresql.migrations import SCHEMA
 from findsession.storage.postgresql.push_target import PushTargetMixin
 from findsession.storage.postgresql.records import RecordsMixin
-from findsession.storage.postgresql.roles import add_person, init_server, remove_person
+from findsession.storage.postgresql.roles import (
+    add_person,
+    init_server,
+    remove_person,
+    server_status,
+)
 from findsession.storage.postgresql.sharing import SharingMixin
 from findsession.storage.postgresql.shown import ShownMixin
 from findsession.storage.postgresql.status import StatusMixin
@@ -81,4 +86,12 @@ def open_index(
     return store, notes
 
 
-__all__ = ["Connection", "Store", "add_person", "init_server", "open_index", "remove_person"]
+__all__ = [
+    "Connection",
+    "Store",
+    "add_person",
+    "init_server",
+    "open_index",
+    "remove_person",
+    "server_status",
+]

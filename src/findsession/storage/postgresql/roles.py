@@ -7,6 +7,10 @@ more: people cannot change the schema, and every row they write is theirs (the p
 of `schema_v2`). Objects a later upgrade creates get the same grants (default
 privileges), so the admin runs `init` again only to upgrade the schema.
 
+`server status` shows the admin what the server holds: the model and its graph, each
+person with their sessions, units, machines and latest activity, and the shared
+projects; as the schema's owner it sees every row, which is why it is the admin's alone.
+
 `server remove-person NAME` takes the role out of the group, which ends its access to
 every table at once. What the person pushed stays unless the admin asks for it to go
 (`--delete-sessions`): a departing colleague's shared projects are often what the team
@@ -64,6 +68,93 @@ class RemovedPerson:
     #: Of those, sessions under a project they shared (still visible when kept).
     shared: int
     deleted: bool
+
+
+@dataclass
+class Person:
+    """One owner of rows on the server, or a member of the group who owns none yet."""
+
+    name: str
+    #: In `findsession_users` now (False: removed, their rows kept).
+    member: bool
+    sessions: int
+    units: int
+    machines: list[str]
+    #: The newest activity among their sessions (an ISO time), or None.
+    last_active: str | None
+
+
+@dataclass
+class ServerStatus:
+    """What `findsession server status` reports."""
+
+    admin: str
+    schema_step: int
+    model: str | None
+    dims: int | None
+    #: Bytes of the vector graph, or None when it is not built (yet).
+    graph_bytes: int | None
+    people: list[Person]
+    #: (owner, project) of every shared project.
+    shares: list[tuple[str, str]]
+
+
+def server_status(url: str, local: Path | None = None) -> ServerStatus:
+    """The server as its admin sees it (every row: the owner is not bound by the
+    policies). Refused to a person, whose view the policies would cut to their own."""
+    with Connection.open(url, local or db_path()) as admin:
+        db = admin.db
+        if db.execute("SELECT row_security_active('sessions')").fetchone()[0]:
+            raise FindsessionError(
+                "server status is the admin's: this role sees only its own rows",
+                cli_hint="connect as the role that ran `findsession server init`: --url",
+            )
+        settings = dict(db.execute("SELECT key, value FROM settings").fetchall())
+        graph = db.execute(
+            "SELECT sum(pg_relation_size(c.oid)) FROM pg_class c JOIN pg_namespace n"
+            " ON n.oid = c.relnamespace WHERE n.nspname = current_schema()"
+            " AND c.relname LIKE 'chunks\\_hnsw\\_%%'"
+        ).fetchone()[0]
+        members = {
+            r[0]
+            for r in db.execute(
+                "SELECT m.rolname FROM pg_auth_members a JOIN pg_roles g ON g.oid = a.roleid"
+                " JOIN pg_roles m ON m.oid = a.member WHERE g.rolname = %s",
+                (GROUP,),
+            )
+        }
+        units = dict(db.execute("SELECT owner, count(*) FROM units GROUP BY owner").fetchall())
+        owners = {
+            r[0]: r[1:]
+            for r in db.execute(
+                "SELECT owner, count(*), array_agg(DISTINCT machine ORDER BY machine),"
+                " max(last_ts) FROM sessions GROUP BY owner"
+            )
+        }
+        people = [
+            Person(
+                name,
+                name in members,
+                int(owners.get(name, (0,))[0]),
+                int(units.get(name, 0)),
+                [m for m in (owners[name][1] if name in owners else []) if m],
+                owners[name][2] if name in owners else None,
+            )
+            for name in sorted(members | set(owners) | set(units))
+        ]
+        shares = [
+            (r[0], r[1]) for r in db.execute("SELECT owner, project FROM shares ORDER BY 1, 2")
+        ]
+        dims = settings.get("embedding_dims")
+        return ServerStatus(
+            str(db.execute("SELECT current_user").fetchone()[0]),
+            int(settings.get("schema_version", 0)),
+            settings.get("embedding_model"),
+            int(dims) if dims else None,
+            int(graph) if graph is not None else None,
+            people,
+            shares,
+        )
 
 
 def add_person(url: str, name: str, local: Path | None = None) -> bool:
