@@ -50,6 +50,7 @@ from findsession.storage import (
     server_status,
 )
 from findsession.storage.push import PushCounts
+from findsession.storage.team import Person, ServerStatus
 from findsession.titles.report import TitlesReport, UndoReport
 
 
@@ -118,10 +119,12 @@ __all__ = [
     "BadOption",
     "Findsession",
     "ForgetReport",
+    "Person",
     "PushReport",
     "Root",
     "RootChoice",
     "SearchOptions",
+    "ServerStatus",
     "Share",
     "SourceReport",
     "TitlesReport",

@@ -27,7 +27,7 @@ from findsession.cli.console import say
 from findsession.errors import FindsessionError
 
 if TYPE_CHECKING:
-    from findsession.storage.postgresql.roles import ServerStatus
+    from findsession.api import ServerStatus
 
 
 def push(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:

@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING, Any
 from findsession.jsonout.common import PUSH_SCHEMA, SERVER_SCHEMA, SHARES_SCHEMA
 
 if TYPE_CHECKING:
-    from findsession.api import PushReport, Share
-    from findsession.storage.postgresql.roles import ServerStatus
+    from findsession.api import PushReport, ServerStatus, Share
 
 
 def push_json(report: PushReport) -> dict[str, Any]:

@@ -30,6 +30,7 @@ from findsession.paths import db_path
 from findsession.storage.postgresql.connection import Connection
 from findsession.storage.postgresql.migrations import SCHEMA
 from findsession.storage.postgresql.schema_v2 import BY_SESSION, BY_UNIT, OWNER_ONLY
+from findsession.storage.team import Person, ServerStatus
 
 #: The role every person's role is a member of.
 GROUP = "findsession_users"
@@ -68,35 +69,6 @@ class RemovedPerson:
     #: Of those, sessions under a project they shared (still visible when kept).
     shared: int
     deleted: bool
-
-
-@dataclass
-class Person:
-    """One owner of rows on the server, or a member of the group who owns none yet."""
-
-    name: str
-    #: In `findsession_users` now (False: removed, their rows kept).
-    member: bool
-    sessions: int
-    units: int
-    machines: list[str]
-    #: The newest activity among their sessions (an ISO time), or None.
-    last_active: str | None
-
-
-@dataclass
-class ServerStatus:
-    """What `findsession server status` reports."""
-
-    admin: str
-    schema_step: int
-    model: str | None
-    dims: int | None
-    #: Bytes of the vector graph, or None when it is not built (yet).
-    graph_bytes: int | None
-    people: list[Person]
-    #: (owner, project) of every shared project.
-    shares: list[tuple[str, str]]
 
 
 def server_status(url: str, local: Path | None = None) -> ServerStatus:
