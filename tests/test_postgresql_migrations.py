@@ -10,7 +10,7 @@ import psycopg
 import pytest
 
 from findsession.storage.base import UnitRow
-from findsession.storage.postgresql import open_index
+from findsession.storage.postgresql import init_server, open_index
 from findsession.storage.postgresql.migrations import SCHEMA, SCHEMA_VERSION
 from findsession.storage.postgresql.schema import v1_base
 
@@ -48,8 +48,9 @@ def test_an_index_of_step_one_counts_its_units_after_the_upgrade(
 def test_an_index_of_step_four_searches_its_vectors_across_the_new_graph(
     pg_url: str, tmp_path: Path
 ) -> None:
-    """Step 5 drops the graph over single precision; until the next embedding run builds
-    the half-precision one, searches scan exactly and still find the vectors."""
+    """Step 5 drops the graph over single precision; until the admin's `server init` (or
+    the next embedding run or push) builds the half-precision one, searches scan exactly
+    and still find the vectors."""
     from findsession.storage.base import Filters
     from findsession.storage.postgresql.migrations import MIGRATIONS
 
@@ -91,8 +92,8 @@ def test_an_index_of_step_four_searches_its_vectors_across_the_new_graph(
         assert store.scalar("SELECT to_regclass('chunks_hnsw_3')") is None
         found = store.vector_search(np.array([0.1, 0.9, 0.0], dtype=np.float32), Filters(), 3)
         assert [m.ordinal for m in found][:1] == [2], "an exact scan until the graph is back"
-        with store.transaction():
-            store.pack_vectors()  # as an embedding run ends
+        assert init_server(pg_url, local=tmp_path / "index.db") == ("postgres", True)
+        assert init_server(pg_url, local=tmp_path / "index.db")[1] is False, "built once"
         made = store.scalar("SELECT pg_get_indexdef(to_regclass('chunks_hnsw_3'))")
         assert "halfvec(3)" in made and "halfvec_cosine_ops" in made
         found = store.vector_search(np.array([0.0, 0.2, 0.9], dtype=np.float32), Filters(), 3)

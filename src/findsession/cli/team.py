@@ -88,10 +88,12 @@ def server(args: argparse.Namespace, url: str | None, err: Console) -> int:
             "name the server as its admin: --url postgresql://admin@host/db",
         )
     if args.action == "init":
-        admin = init_server(url)
+        say(err, "creating or upgrading the index schema (and any missing vector graph)…")
+        admin, built = init_server(url)
+        graph = "; built the vector graph over the stored vectors" if built else ""
         say(
             err,
-            f"the index schema is ready; {admin} owns it; add people with"
+            f"the index schema is ready; {admin} owns it{graph}; add people with"
             " `findsession server add-person NAME`",
         )
         return 0

@@ -39,9 +39,9 @@ def open_storage(
     return package.open_index(location, rebuild=rebuild)
 
 
-def init_server(url: str) -> str:
-    """Create or upgrade a shared server's schema and its group role (as its admin); the
-    admin role's name."""
+def init_server(url: str) -> tuple[str, bool]:
+    """Create or upgrade a shared server's schema and its group role (as its admin), and
+    build a missing vector graph; (the admin role's name, whether a graph was built)."""
     return import_module(BACKENDS["postgresql"]).init_server(url)
 
 

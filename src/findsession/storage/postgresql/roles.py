@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from psycopg import sql
 
@@ -36,9 +37,33 @@ from findsession.storage.team import Person, ServerStatus
 GROUP = "findsession_users"
 
 
-def init_server(url: str, local: Path | None = None) -> str:
+def init_server(url: str, local: Path | None = None) -> tuple[str, bool]:
     """Create or upgrade the schema as the URL's role, and the group's privileges on
-    it; the admin role's name."""
+    it, then build the vector graph if vectors are stored and it is missing (an upgrade
+    to schema step 5 drops the old one): the admin, at a time of their choosing, rather
+    than the next person's push, waiting minutes for it. (The admin role's name, whether
+    a graph was built now.)"""
+    admin_name = _grant(url, local)
+    from findsession.storage.postgresql import Store  # the package imports this module
+
+    with Store.open(url, local or db_path()) as store:
+        before = _graphs(store)
+        with store.transaction():
+            store.pack_vectors()  # makes a missing graph over the stored vectors
+        return admin_name, _graphs(store) > before
+
+
+def _graphs(store: Any) -> int:
+    return int(
+        store.scalar(
+            "SELECT count(*) FROM pg_indexes WHERE schemaname = current_schema()"
+            " AND indexname LIKE 'chunks\\_hnsw\\_%%'"
+        )
+    )
+
+
+def _grant(url: str, local: Path | None) -> str:
+    """The group role and its privileges on the schema (created or upgraded on open)."""
     with Connection.open(url, local or db_path()) as admin:
         db = admin.db
         if not db.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (GROUP,)).fetchone():

@@ -10,9 +10,10 @@ buffers). The query vector is rounded to half precision as well, a change of cos
 the fourth decimal.
 
 This step drops the old graph and replaces `ensure_graph`; it does not build the new
-one, which would hold the migration's lock for minutes on a large server. The next
-embedding run or push builds it (each ends by making a missing graph), and until then
-a search scans the vectors exactly.
+one, which would hold the migration's lock for minutes on a large server, whoever opened
+it. The admin's `findsession server init` builds it right after (findsession.storage.
+postgresql.roles), else the next embedding run or push (each ends by making a missing
+graph); until then a search scans the vectors exactly.
 """
 
 from __future__ import annotations
