@@ -19,16 +19,23 @@ class GoingBackMixin(Core):
 
     def resume(self, session: Session) -> Resume:
         """The command that resumes `session` in its agent (a subagent: its parent's), the
-        directory to run it in and whether that still exists; or why there is none."""
-        return resume_of(self.store, session)
+        directory to run it in and whether that still exists, and the machine it runs
+        on when a shared server holds it from another; or why there is none."""
+        return resume_of(self.store, session, self.settings.machine)
 
     def remember_shown(self, terminal: str, session_ids: list[str]) -> None:
         """Remember the sessions a search showed `terminal`, in order, for `shown`."""
-        remember_shown(self.store, terminal, session_ids)
+        remember_shown(self.store, self._terminal(terminal), session_ids)
 
     def shown(self, terminal: str, n: int) -> Session:
         """Result `n` (from 1) of the last search shown in `terminal`."""
-        return shown_session(self.store, terminal, n)
+        return shown_session(self.store, self._terminal(terminal), n)
+
+    def _terminal(self, terminal: str) -> str:
+        """The terminal as the index keeps it: named with this machine when it has a
+        name, since a shared server hears `tty:/dev/pts/0` from every machine."""
+        machine = self.settings.machine
+        return f"{machine}/{terminal}" if machine else terminal
 
     def live_session(self, project: str, since: float, window_s: float) -> str | None:
         """The project's session whose transcript was written after `since` and within

@@ -35,7 +35,8 @@ class FilesMixin(Connection):
         self.db.execute(
             f"INSERT INTO files ({_COLUMNS}, indexed_at)"
             " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, now_iso())"
-            " ON CONFLICT (path) DO UPDATE SET source = excluded.source, root = excluded.root,"
+            " ON CONFLICT (owner, path) DO UPDATE SET source = excluded.source,"
+            " root = excluded.root,"
             " session_id = excluded.session_id, size = excluded.size,"
             " mtime_ns = excluded.mtime_ns, read_offset = excluded.read_offset,"
             " lines = excluded.lines, tail_hash = excluded.tail_hash,"
@@ -80,7 +81,7 @@ class FilesMixin(Connection):
     def add_redactions(self, path: str, counts: dict[str, int]) -> None:
         self.many(
             "INSERT INTO redactions (file_path, kind, n) VALUES (%s, %s, %s)"
-            " ON CONFLICT (file_path, kind) DO UPDATE SET n = redactions.n + excluded.n",
+            " ON CONFLICT (owner, file_path, kind) DO UPDATE SET n = redactions.n + excluded.n",
             [(path, kind, n) for kind, n in counts.items()],
         )
 
@@ -133,7 +134,7 @@ class FilesMixin(Connection):
     def add_problems(self, file_path: str, problems: Iterable[Problem]) -> None:
         self.many(
             "INSERT INTO problems (file_path, line, reason, detail) VALUES (%s, %s, %s, %s)"
-            " ON CONFLICT (file_path, line) DO UPDATE SET reason = excluded.reason,"
+            " ON CONFLICT (owner, file_path, line) DO UPDATE SET reason = excluded.reason,"
             " detail = excluded.detail",
             [(file_path, p.line, p.reason, p.detail) for p in problems],
         )

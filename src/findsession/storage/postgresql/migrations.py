@@ -22,6 +22,7 @@ from findsession.storage.postgresql.schema_v2 import v2_owners
 from findsession.storage.postgresql.schema_v3 import v3_unit_count
 from findsession.storage.postgresql.schema_v4 import v4_settings
 from findsession.storage.postgresql.schema_v5 import v5_half_graph
+from findsession.storage.postgresql.schema_v6 import v6_owner_keys
 
 SCHEMA = "findsession"
 MIGRATIONS: list[Callable[[psycopg.Connection[Any]], None]] = [
@@ -30,6 +31,7 @@ MIGRATIONS: list[Callable[[psycopg.Connection[Any]], None]] = [
     v3_unit_count,
     v4_settings,
     v5_half_graph,
+    v6_owner_keys,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 #: The advisory lock held while the schema is created or upgraded.
