@@ -246,6 +246,56 @@ def test_row_level_security_shows_bob_only_what_alice_shared(
     assert shop not in bob_finds()
 
 
+def test_a_hit_says_whose_session_it_is_and_where_it_resumes(
+    team: dict[str, str], tmp_path: Path
+) -> None:
+    """On the shared server a colleague's session is marked as theirs and is not offered
+    to resume; one's own from another machine resumes there. Two people searching from
+    terminals of the same name (`shell:<pid>`, `tty:/dev/pts/0`) each open their own
+    list: before the owner was part of its key, the second search could not remember
+    its list at all."""
+    alice, bob = (
+        machine(tmp_path, "alice-laptop", team["alice"]),
+        machine(tmp_path, "bob-laptop", team["bob"]),
+    )
+    mine = session(alice, SHOP, ("the cache headers for static assets", "gzip and a year."))
+    theirs = session(bob, SHOP, ("a cache for the build graph", "Use ccache."))
+    for each in (alice, bob):
+        each.run("index")
+        each.run("push")
+        each.run("share", SHOP)
+
+    def first_hit(cli: CLI, query: str) -> dict:
+        found = cli.json("search", query, "--backend", "postgresql", "--mode", "keyword")
+        return found["results"][0]
+
+    hit = first_hit(bob, "static assets cache headers")
+    assert hit["session"]["id"] == mine
+    assert (hit["session"]["owner"], hit["session"]["machine"]) == ("alice", "alice-laptop")
+    assert hit["session"]["yours"] is False and hit["resume"]["available"] is False
+    assert "alice's session (pushed from alice-laptop)" in hit["resume"]["reason"]
+    shown = bob.run("search", "static assets cache headers", "--backend", "postgresql").stdout
+    assert "alice's, on alice-laptop" in shown
+
+    hit = first_hit(alice, "static assets cache headers")
+    assert hit["session"]["yours"] is True and hit["resume"]["machine"] is None
+    alice.env["FINDSESSION_MACHINE"] = "alice-desktop"
+    elsewhere = alice.run("open", mine, "--backend", "postgresql", "--print")
+    del alice.env["FINDSESSION_MACHINE"]
+    assert mine in elsewhere.stdout and "alice-laptop, not this machine" in elsewhere.stderr
+
+    # The same terminal name for both (this test's process), and machines both named
+    # "laptop": each their own list.
+    alice.env["FINDSESSION_MACHINE"] = bob.env["FINDSESSION_MACHINE"] = "laptop"
+    alice.run("search", "static assets cache headers", "--backend", "postgresql")
+    bob.run("search", "build graph ccache", "--backend", "postgresql")
+    opened = {
+        who: cli.json("open", "1", "--backend", "postgresql")["session"]["id"]
+        for who, cli in (("alice", alice), ("bob", bob))
+    }
+    assert opened == {"alice": mine, "bob": theirs}
+
+
 def test_a_person_may_index_straight_into_the_teams_server(
     team: dict[str, str], tmp_path: Path
 ) -> None:

@@ -89,6 +89,7 @@ def test_claude_code_resumes_with_claude_resume_in_its_directory(cli: CLI, app: 
         "session_id": DECK,
         "note": None,
         "reason": None,
+        "machine": None,
     }
 
 

@@ -32,8 +32,26 @@ FORGET_AFTER = timedelta(days=7)
 _SEARCH_FIRST = "search first, then open a result by the number it was shown with"
 
 
-def resume_of(store: Storage, session: Session) -> Resume:
-    """How to resume `session` with its agent, in its working directory, or why not."""
+def resume_of(store: Storage, session: Session, here: str | None = None) -> Resume:
+    """How to resume `session` with its agent, in its working directory, or why not.
+    `here` is this machine's name: a session a shared server holds from another machine
+    resumes there, and a colleague's not at all."""
+    if not session.yours:
+        return Resume(
+            reason=f"{session.owner}'s session (pushed from {session.machine or 'their index'})"
+            " is theirs to resume; read it here, or ask them"
+        )
+    if session.machine and session.machine != here:
+        plan = resume_of(store, replace(session, machine=None), here)
+        if not plan.available:
+            return plan
+        where = f"run it on {session.machine}, where its transcript is"
+        return replace(
+            plan,
+            cwd_exists=False,
+            machine=session.machine,
+            note="; ".join(n for n in (plan.note, where) if n),
+        )
     target, note = session, None
     if session.is_subagent:
         parent_id = session.parent_id
@@ -63,10 +81,10 @@ def resume_of(store: Storage, session: Session) -> Resume:
     return replace(plan, cwd_exists=bool(plan.cwd and os.path.isdir(plan.cwd)), note=notes or None)
 
 
-def with_resume(store: Storage, hits: Iterable[Hit]) -> None:
-    """Give each hit the command that resumes its session."""
+def with_resume(store: Storage, hits: Iterable[Hit], here: str | None = None) -> None:
+    """Give each hit the command that resumes its session (from machine `here`)."""
     for hit in hits:
-        hit.resume = resume_of(store, hit.session)
+        hit.resume = resume_of(store, hit.session, here)
 
 
 def remember_shown(

@@ -52,7 +52,11 @@ def open_session(args: argparse.Namespace, fs: Findsession, out: Console, err: C
     line = shell_line(plan)
     if plan.note:
         say(err, f"note: {plan.note}")
-    problem = _directory_problem(plan)
+    problem = (
+        f"its transcript is on {plan.machine}, not this machine"
+        if plan.machine
+        else _directory_problem(plan)
+    )
     if args.print:
         print(line)
         if problem:

@@ -196,6 +196,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="print the command (cd DIR && …) instead of running it",
     )
     p.add_argument("--json", action="store_true", help="print the command and session as JSON")
+    backend_option(p)  # `open N` after a search of the shared server
 
     p = sub.add_parser(
         "sources", parents=[common], help="each source: where it looks, files, sessions, problems"

@@ -27,7 +27,7 @@ class ReadingMixin(Core):
             )
         options = options or SearchOptions(hybrid_weight=self.settings.hybrid_weight)
         response = search(self.store, query, options, self._query_embedder)
-        with_resume(self.store, response.hits)
+        with_resume(self.store, response.hits, self.settings.machine)
         return response
 
     def _query_embedder(self) -> Embedder:

@@ -164,6 +164,14 @@ class Session:
     n_turns: int = 0
     n_messages: int = 0
     missing: bool = False
+    #: On a team's shared server: the person whose session it is, and the machine it
+    #: was pushed from (None for a session indexed straight into the server). Both are
+    #: None in a local index, where every session is the asker's and on this machine.
+    owner: str | None = None
+    machine: str | None = None
+    #: False for a colleague's session (seen through a project they shared): it can be
+    #: read and found, never resumed or forgotten from here.
+    yours: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +197,9 @@ class Resume:
     note: str | None = None
     #: Why there is no command; set only when `command` is empty.
     reason: str | None = None
+    #: The machine the command must run on, when it is not this one (a session pushed
+    #: to a shared server from another of the person's machines): its transcript is there.
+    machine: str | None = None
 
     @property
     def available(self) -> bool:

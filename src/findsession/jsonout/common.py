@@ -59,4 +59,7 @@ def session_json(s: Session) -> dict[str, Any]:
         "parent_id": s.parent_id,
         "agent_type": s.agent_type,
         "missing": s.missing,
+        "owner": s.owner,
+        "machine": s.machine,
+        "yours": s.yours,
     }

@@ -15,7 +15,8 @@ from findsession.jsonout.common import OPEN_SCHEMA, session_json
 def resume_json(r: Resume | None) -> dict[str, Any] | None:
     """How to go back into a session: the agent's command as an argv list (never a shell
     line), the directory to run it in and whether it still exists, the session it
-    resumes (a subagent's parent), a note; or, when `available` is false, the reason."""
+    resumes (a subagent's parent), a note, the machine to run it on when it is not this
+    one; or, when `available` is false, the reason."""
     if r is None:
         return None
     return {
@@ -26,6 +27,7 @@ def resume_json(r: Resume | None) -> dict[str, Any] | None:
         "session_id": r.session_id,
         "note": r.note,
         "reason": r.reason,
+        "machine": r.machine,
     }
 
 

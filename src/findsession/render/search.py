@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.text import Text
 
 from findsession.domain import Confidence, Hit, Level, SearchResponse
-from findsession.render.text import day, home, printable, printable_spans
+from findsession.render.text import day, home, printable, printable_spans, whose
 
 #: Hits shown under "nothing close": enough to see what the index came nearest to, few
 #: enough not to read as an answer.
@@ -55,6 +55,8 @@ def print_search(out: Console, response: SearchResponse, explain: bool = False) 
             snippet.stylize("bold yellow", base + start, base + end)
         out.print(snippet, soft_wrap=True)
         where = f"{home(s.cwd)}  ·  {home(s.file_path)}"
+        if whose(s):
+            where = f"{whose(s)}  ·  {where}"
         if hit.turn is not None:
             where += f"  ·  {'section' if hit.unit_kind == 'doc' else 'turn'} {hit.turn}"
         if s.missing:

@@ -12,7 +12,7 @@ from rich.text import Text
 
 from findsession.domain import MessageKind
 from findsession.reader import SessionView
-from findsession.render.text import day, home, printable
+from findsession.render.text import day, home, printable, whose
 from findsession.turns import one_line
 
 
@@ -21,6 +21,8 @@ def print_read(out: Console, view: SessionView) -> None:
     out.print(Text(printable(s.title or s.id), style="bold"), soft_wrap=True)
     meta = f"{printable(s.id)}  ·  {home(s.cwd)}  ·  {day(s.first_ts)} – {day(s.last_ts)}"
     meta += f"  ·  {view.total_turns} turns  ·  {home(s.file_path)}"
+    if whose(s):
+        meta += f"  ·  {whose(s)}"
     out.print(Text(meta, style="dim"), soft_wrap=True)
     for turn in view.turns:
         out.print()

@@ -12,6 +12,10 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from findsession.domain import Session
 
 # Whole sequences, dropped: CSI (colours, cursor moves, screen clears), OSC (window
 # titles, hyperlinks) and the other string controls with their terminator, 7- and 8-bit,
@@ -74,3 +78,11 @@ def home(path: str | None) -> str:
 
 def day(ts: str | None) -> str:
     return printable(ts[:10]) if ts else "????-??-??"
+
+
+def whose(s: Session) -> str:
+    """Whose session and which machine it was pushed from, on a shared server ("" in a
+    local index): a colleague's work is told apart from one's own at a glance."""
+    if not s.yours:
+        return f"{printable(s.owner or 'someone')}'s, on {printable(s.machine or 'their index')}"
+    return f"on {printable(s.machine)}" if s.machine else ""

@@ -119,11 +119,19 @@ class SessionsMixin(FilesMixin):
     ) -> list[Session]:
         cap = f" LIMIT {int(limit)}" if limit >= 0 else ""
         rows = self.query(
-            f"SELECT {', '.join(SESSION_COLUMNS)} FROM sessions WHERE {where}"
-            f" ORDER BY {order}{cap}",
+            f"SELECT {', '.join(SESSION_COLUMNS)}, owner, machine, owner = current_user"
+            f" FROM sessions WHERE {where} ORDER BY {order}{cap}",
             params,
         )
-        return [Session(**dict(zip(SESSION_COLUMNS, row, strict=True))) for row in rows]
+        return [
+            Session(
+                **dict(zip(SESSION_COLUMNS, row[:-3], strict=True)),
+                owner=row[-3],
+                machine=row[-2],
+                yours=bool(row[-1]),
+            )
+            for row in rows
+        ]
 
     def sessions_with_prefix(self, prefix: str, limit: int = -1) -> list[Session]:
         """Sessions whose id starts with `prefix`, taken literally (`%`, `_` too)."""
