@@ -48,7 +48,8 @@ def push(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) 
     say(
         err,
         f"pushed to {report.server} as {report.owner} from {report.machine}: {report.sent}"
-        f" changed sessions in {report.batches} batches; the server wrote {w.sessions}"
+        f" changed sessions in {report.batches} batch{'' if report.batches == 1 else 'es'};"
+        f" the server wrote {w.sessions}"
         f" sessions, {w.units} units, {w.vectors} units' vectors, {w.tombstones} forgets"
         f" ({w.removed} sessions removed, {w.refused} refused as forgotten)",
     )

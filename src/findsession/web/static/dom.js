@@ -74,3 +74,10 @@ export function when(ts) {
 export function place(cwd) {
   return (cwd || "").replace(/^\/(home|Users)\/[^/]+/, "~");
 }
+
+// Whose session and which machine it came from, on a team's shared server ("" in a
+// local index): a colleague's work is told apart from one's own at a glance.
+export function whose(s) {
+  if (s.yours === false) return `${s.owner || "someone"}'s, on ${s.machine || "their index"}`;
+  return s.machine ? `on ${s.machine}` : "";
+}

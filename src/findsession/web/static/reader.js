@@ -3,7 +3,7 @@
 // the matched words marked and stepped through, the resume command one click away.
 
 import { get } from "./api.js";
-import { el, marked, queryWords, size, when, place } from "./dom.js";
+import { el, marked, queryWords, size, when, place, whose } from "./dom.js";
 import { sessionHref, sessionTitle } from "./search.js";
 
 //: A reply longer than this is collapsed too.
@@ -31,6 +31,7 @@ export async function readerView(main, ref, params, backHref, isCurrent) {
       "p",
       { class: "meta" },
       el("span", { class: "source", text: s.source }),
+      whose(s) ? el("span", { class: "whose", text: whose(s) }) : null,
       el("span", { class: "project", text: place(s.cwd) }),
       el("span", { text: `${when(s.started)} – ${when(s.ended)}` }),
       el("span", { text: `${data.total_turns} turn${data.total_turns === 1 ? "" : "s"}` }),

@@ -2,7 +2,7 @@
 // how sure the search is.
 
 import { get } from "./api.js";
-import { el, spans, day, place } from "./dom.js";
+import { el, spans, day, place, whose } from "./dom.js";
 
 export function sessionHref(id, params = {}) {
   const query = new URLSearchParams();
@@ -53,6 +53,7 @@ function resultCard(hit, query) {
       { class: "meta" },
       el("span", { class: "date", text: day(m.timestamp || s.ended) }),
       el("span", { class: "source", text: s.source }),
+      whose(s) ? el("span", { class: "whose", text: whose(s) }) : null,
       el("span", { class: "project", text: place(s.cwd) }),
       m.turn ? el("span", { class: "turn-no", text: `turn ${m.turn}` }) : null,
       s.subagent && s.agent_type ? el("span", { class: "agent", text: `subagent ${s.agent_type}` }) : null,
