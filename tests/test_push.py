@@ -284,6 +284,15 @@ def test_a_hit_says_whose_session_it_is_and_where_it_resumes(
     del alice.env["FINDSESSION_MACHINE"]
     assert mine in elsewhere.stdout and "alice-laptop, not this machine" in elsewhere.stderr
 
+    # Status on the server says where its sessions came from, not "run findsession index".
+    assert bob.json("status", "--backend", "postgresql")["pushed"] == [
+        {"owner": "bob", "machine": "bob-laptop", "sessions": 1, "yours": True},
+        {"owner": "alice", "machine": "alice-laptop", "sessions": 1, "yours": False},
+    ]
+    text = bob.run("status", "--backend", "postgresql").stdout
+    assert "pushed from  bob-laptop: 1 session\n" in text and "never" not in text
+    assert "alice's alice-laptop: 1 session (shared)" in text
+
     # The same terminal name for both (this test's process), and machines both named
     # "laptop": each their own list.
     alice.env["FINDSESSION_MACHINE"] = bob.env["FINDSESSION_MACHINE"] = "laptop"

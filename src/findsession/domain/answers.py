@@ -161,3 +161,7 @@ class IndexStatus:
     embedding_model: str | None = None
     embedded_units: int = 0
     vector_chunks: int = 0
+    #: On a team's shared server: where the sessions the asker sees came from, one entry
+    #: per owner and machine ({"owner", "machine", "sessions", "yours"}), the asker's
+    #: first; empty in a local index. A pushed server has no index runs of its own.
+    pushed: list[dict[str, Any]] = field(default_factory=list)

@@ -100,7 +100,11 @@ def _absent(r: SourceReport) -> bool:
 def print_status(out: Console, st: IndexStatus) -> None:
     rows = [
         ("database", f"{home(st.db_path)}  ({_size(st.db_bytes)}, schema {st.schema_version})"),
-        ("roots", "\n".join(home(r) for r in st.roots) or "none indexed yet"),
+        (
+            "roots",
+            "\n".join(home(r) for r in st.roots)
+            or ("none: its sessions are pushed" if st.pushed else "none indexed yet"),
+        ),
         ("files", ", ".join(f"{n} {k}" for k, n in sorted(st.files.items())) or "0"),
         (
             "sessions",
@@ -125,8 +129,10 @@ def print_status(out: Console, st: IndexStatus) -> None:
                 f"{r['files_seen']} files, {_size(r['bytes_read'] or 0)}",
             )
         )
-    else:
+    elif not st.pushed:
         rows.append(("last run", "never: run `findsession index`"))
+    if st.pushed:
+        rows.append(("pushed from", "\n".join(_origin(o) for o in st.pushed)))
     kinds = ", ".join(f"{n} {kind}" for kind, n in st.redacted.items())
     rows.append(
         ("redacted", f"{sum(st.redacted.values())} secrets" + (f" ({kinds})" if kinds else ""))
@@ -134,7 +140,9 @@ def print_status(out: Console, st: IndexStatus) -> None:
     reasons = ", ".join(f"{n} {reason}" for reason, n in st.skipped_by_reason.items())
     rows.append(("lines skipped", f"{st.skipped_lines}" + (f" ({reasons})" if reasons else "")))
     for key, value in rows:
-        out.print(f"[bold]{key:>13}[/]  {escape(printable(value))}", soft_wrap=True)
+        lines = "\n".join(printable(line) for line in value.split("\n"))
+        text = escape(lines).replace("\n", "\n" + " " * 15)  # under the first line
+        out.print(f"[bold]{key:>13}[/]  {text}", soft_wrap=True)
     if st.recent_problems:
         out.print()
         for p in st.recent_problems:
@@ -188,3 +196,13 @@ def _size(n: int) -> str:
             return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
         value /= 1024
     return f"{n} B"
+
+
+def _origin(o: dict) -> str:
+    """One machine's share of a team's server: `laptop: 120 sessions`, a colleague's
+    named with theirs (what they shared, as the asker sees it)."""
+    who = "" if o["yours"] else f"{o['owner']}'s "
+    shared = "" if o["yours"] else " (shared)"
+    return (
+        f"{who}{o['machine']}: {o['sessions']} session{'' if o['sessions'] == 1 else 's'}{shared}"
+    )

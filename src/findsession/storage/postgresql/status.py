@@ -75,6 +75,14 @@ class StatusMixin(Connection):
                     (problem_limit,),
                 )
             ],
+            pushed=[
+                {"owner": owner, "machine": machine, "sessions": n, "yours": yours}
+                for owner, machine, n, yours in self.query(
+                    "SELECT owner, machine, count(*), owner = current_user FROM sessions"
+                    " WHERE machine <> '' GROUP BY owner, machine"
+                    " ORDER BY owner = current_user DESC, owner, machine"
+                )
+            ],
         )
 
     def source_counts(self) -> dict[str, SourceCounts]:
