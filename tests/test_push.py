@@ -10,9 +10,12 @@ itself is tested, not only our filters.
 
 from __future__ import annotations
 
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 import psycopg
@@ -110,6 +113,46 @@ def test_two_machines_push_into_one_server_once_and_a_forget_follows(
     assert not rows(
         team["admin"], "SELECT 1 FROM findsession.units WHERE session_id LIKE %s", (SYNCED + "%",)
     )
+
+
+def test_push_true_sends_every_index_run_and_the_services_changes(
+    team: dict[str, str], tmp_path: Path
+) -> None:
+    """`[storage] push = true`: an index run ends by pushing, a server that is down
+    costs the run nothing (one line, exit 0, sent on the next run), and the resident
+    service pushes what it indexed from file events."""
+    laptop = machine(tmp_path, "laptop", team["alice"])
+    config = tmp_path / "laptop" / "config.toml"
+    config.write_text(
+        config.read_text("utf-8").replace('backend = "sqlite"', 'backend = "sqlite"\npush = true'),
+        "utf-8",
+    )
+    on_server = "SELECT local_id FROM findsession.sessions"
+    first = session(laptop, SHOP, ("why is the flaky login test flaky", "A shared clock."))
+    done = laptop.run("index")
+    assert "pushed to" in done.stderr and rows(team["admin"], on_server) == [(first,)]
+
+    laptop.env["FINDSESSION_STORAGE_URL"] = team["alice"].replace("host=", "host=/nowhere")
+    second = session(laptop, SHOP, ("the login test again", "Froze the clock."))
+    down = laptop.run("index")
+    assert down.returncode == 0 and "the index is up to date but the push failed" in down.stderr
+    assert len([line for line in down.stderr.splitlines() if "push failed" in line]) == 1
+    del laptop.env["FINDSESSION_STORAGE_URL"]
+    assert laptop.json("push")["sent"] == 1, "the next push sends what the failed one did not"
+
+    runtime = Path(tempfile.mkdtemp(prefix="fs-"))
+    laptop.env["XDG_RUNTIME_DIR"] = str(runtime)
+    try:
+        laptop.run("service", "start")
+        third = session(laptop, SHOP, ("a session the service pushes", "Watched and sent."))
+        deadline = time.monotonic() + 60
+        while (third,) not in rows(team["admin"], on_server):
+            assert time.monotonic() < deadline, "the service did not push the new session"
+            time.sleep(0.2)
+        assert {r[0] for r in rows(team["admin"], on_server)} == {first, second, third}
+    finally:
+        laptop.run("service", "stop", check=False)
+        shutil.rmtree(runtime, ignore_errors=True)
 
 
 def test_a_push_killed_midway_resumes_to_the_same_end_state(

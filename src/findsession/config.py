@@ -43,6 +43,10 @@ class Config:
     #: `[storage] url`, or `FINDSESSION_STORAGE_URL`: the server a server backend uses,
     #: or (with `backend = "sqlite"`) the shared server `push` sends this index to.
     storage_url: str | None = None
+    #: `[storage] push = true`: after each index run (the CLI's, a schedule's) and from
+    #: the resident service, send what changed to `storage_url` (see findsession.core.
+    #: pushing). Off by default: nothing leaves the machine unless the person asks.
+    push_after_index: bool = False
     #: `[search] hybrid_weight`: the vector list's weight in rank fusion.
     hybrid_weight: float = 0.5
     #: `[mcp] all_projects`: the MCP server searches every project, not only its own.
@@ -140,7 +144,8 @@ def _read_storage(table: Any, config: Config) -> None:
     """`[storage]`: `backend` and the server's `url` (which `FINDSESSION_STORAGE_URL`
     replaces). A URL with no backend named means PostgreSQL: the server is the index.
     With `backend = "sqlite"` the URL is the shared server this machine pushes to
-    (`findsession push`) and searches with `--backend postgresql`."""
+    (`findsession push`, or after every index run with `push = true`) and searches with
+    `--backend postgresql`."""
     path = config.path
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [storage] must be a table")
@@ -156,7 +161,15 @@ def _read_storage(table: Any, config: Config) -> None:
             f"{path}: [storage] backend {backend!r} needs [storage] url"
             " (or FINDSESSION_STORAGE_URL): postgresql://user@host:port/database"
         )
-    config.backend, config.storage_url = backend, url
+    push = table.get("push", False)
+    if not isinstance(push, bool):
+        raise ConfigError(f"{path}: [storage] push must be true or false")
+    if push and (backend in SERVER_BACKENDS or not url):
+        raise ConfigError(
+            f"{path}: [storage] push = true sends this machine's own index to [storage] url:"
+            ' it needs backend = "sqlite" and the url'
+        )
+    config.backend, config.storage_url, config.push_after_index = backend, url, push
 
 
 def _read_sources(table: Any, config: Config) -> None:

@@ -19,7 +19,7 @@ from findsession.api import Findsession, SearchOptions
 from findsession.cli.console import say
 from findsession.cli.open_session import open_session
 from findsession.cli.progress import progress_bar
-from findsession.cli.team import push, share
+from findsession.cli.team import push, say_pushed, share
 from findsession.cli.terminal import terminal_id
 from findsession.cli.titles import titles
 from findsession.cli.ui import ui
@@ -100,7 +100,21 @@ def index(args: argparse.Namespace, fs: Findsession, out: Console, err: Console)
         print(jsonout.dumps(jsonout.index_json(report, embedded)))
     if report.failed:
         return 1
-    return 130 if report.interrupted or (embedded and embedded.interrupted) else 0
+    if report.interrupted or (embedded and embedded.interrupted):
+        return 130
+    if fs.settings.push_after_index:
+        _push_after(fs, err)
+    return 0
+
+
+def _push_after(fs: Findsession, err: Console) -> None:
+    """`[storage] push = true`: send the team's server what changed. A server that is
+    down costs this run nothing: the index is done, and the next run (or `findsession
+    push`) sends everything still unsent."""
+    try:
+        say_pushed(err, fs.push())
+    except FindsessionError as exc:
+        say(err, f"warning: the index is up to date but the push failed: {exc}")
 
 
 def read(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:

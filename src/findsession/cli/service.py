@@ -125,6 +125,13 @@ def _status(place: Place, out: Console, as_json: bool) -> int:
         lines.append("embedding new turns now")
     if reply.get("last_error"):
         lines.append(f"last error: {reply['last_error']}")
+    pushed = reply.get("last_push")
+    if pushed:
+        lines.append(
+            f"last push: failed: {pushed['error']}"
+            if pushed.get("error")
+            else f"last push: {pushed['sent']} changed sessions to {pushed['server']}"
+        )
     for line in lines:
         say(out, line)
     return 0

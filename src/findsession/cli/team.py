@@ -27,7 +27,7 @@ from findsession.cli.console import say
 from findsession.errors import FindsessionError
 
 if TYPE_CHECKING:
-    from findsession.api import ServerStatus
+    from findsession.api import PushReport, ServerStatus
 
 
 def push(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
@@ -44,6 +44,12 @@ def push(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) 
     report = fs.push(args.to, batch=batch, everything=args.all, on_batch=each)
     if args.json:
         print(jsonout.dumps(jsonout.push_json(report)))
+    say_pushed(err, report)
+    return 0
+
+
+def say_pushed(err: Console, report: PushReport) -> None:
+    """What a push sent and what the server wrote, in one line (and the model note)."""
     w = report.written
     say(
         err,
@@ -55,7 +61,6 @@ def push(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) 
     )
     if report.other_model:
         say(err, f"note: no vectors sent: the server's come from {report.other_model}")
-    return 0
 
 
 def share(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:

@@ -128,6 +128,15 @@ class PushingMixin(Core):
             opened.close()
         return report
 
+    def unpushed(self, to: str | None = None) -> int:
+        """How many sessions changed here since the last push to the server (`to`, else
+        the config's): asked of this index alone, the server is not contacted."""
+        url = to or self.settings.storage_url
+        if not url or not hasattr(self.store, "push_batch"):
+            return 0
+        source = cast(PushSource, self.store)
+        return source.push_pending(source.push_cursor(url))
+
     def _check_model(self, target: PushTarget) -> str | None:
         """The server's model when it is not this index's (then no vectors travel)."""
         identity = self.store.setting("embedding_model")

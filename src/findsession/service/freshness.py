@@ -8,7 +8,10 @@ Three threads, each asleep until there is something to do:
   session file, a deleted one); it starts with one full run to catch up on whatever
   changed while no service ran;
 - the embedder runs at a lower CPU priority behind it: keyword search has the new turn
-  at once, vectors follow without slowing a search down.
+  at once, vectors follow without slowing a search down;
+- with `[storage] push = true`, the pusher sends the team's server what changed once
+  the embedder is done (vectors go with their units), at most once a `PUSH_EVERY`, so an
+  agent writing turn after turn costs the server one push a minute, not one a turn.
 Each writes through its own connection; WAL lets the searcher read meanwhile.
 
 Another process may already keep the same index fresh: an MCP server started beside a
@@ -36,6 +39,9 @@ log = logging.getLogger("findsession.service")
 STEP_MS = 50
 #: The embedder's niceness: below searches and indexing, above nothing.
 EMBED_NICENESS = 10
+#: Seconds between two pushes to a team's server, at the least; a push that failed
+#: (the server down) is tried again after as long.
+PUSH_EVERY = 60.0
 
 
 class Freshness:
@@ -58,10 +64,13 @@ class Freshness:
         self.last_run: dict | None = None
         self.last_error: str | None = None
         self.embedding = False
+        self._push = threading.Event()
+        self.last_push: dict | None = None
         self._threads = [
             threading.Thread(target=self._watch, name="findsession-watcher", daemon=True),
             threading.Thread(target=self._index, name="findsession-indexer", daemon=True),
             threading.Thread(target=self._embed_loop, name="findsession-embedder", daemon=True),
+            threading.Thread(target=self._push_loop, name="findsession-pusher", daemon=True),
         ]
 
     def start(self) -> None:
@@ -71,6 +80,7 @@ class Freshness:
     def stop(self) -> None:
         self.stopping.set()
         self._embed.set()
+        self._push.set()
         with self._wake:
             self._wake.notify_all()
 
@@ -188,6 +198,8 @@ class Freshness:
                     fs = Findsession.open(self.db)
                     opened = _identity(self.db)
                 fs.embed(say=lambda line: log.info("%s", line))
+                if fs.settings.push_after_index:
+                    self._push.set()
             except Exception as exc:  # noqa: BLE001
                 self.last_error = f"embedding failed: {exc}"
                 log.error("%s", self.last_error)
@@ -198,6 +210,36 @@ class Freshness:
                 self.embedding = False
         if fs is not None:
             fs.close()
+
+    def _push_loop(self) -> None:
+        """Push after the embedder, no sooner than `PUSH_EVERY` after the last push;
+        changes that come meanwhile go in that next push, since a push sends everything
+        logged after its cursor. Asleep (no timer) while nothing changes."""
+        last = float("-inf")
+        while True:
+            self._push.wait()
+            if self.stopping.wait(max(0.0, last + PUSH_EVERY - time.monotonic())):
+                break
+            self._push.clear()
+            try:
+                with Findsession.open(self.db) as fs:
+                    if not fs.settings.push_after_index or not fs.unpushed():
+                        continue  # nothing to send: the server is not even asked
+                    last = time.monotonic()
+                    report = fs.push()
+                self.last_push = {
+                    "at": time.time(),
+                    "server": report.server,
+                    "sent": report.sent,
+                    "sessions_written": report.written.sessions,
+                    "error": None,
+                }
+                log.info("pushed %d changed sessions to %s", report.sent, report.server)
+            except Exception as exc:  # noqa: BLE001 - the server may be down: try again later
+                last = time.monotonic()
+                self.last_push = {"at": time.time(), "error": str(exc)}
+                log.error("push failed: %s", exc)
+                self._push.set()  # what is unsent stays logged; try again after PUSH_EVERY
 
 
 def _identity(path: Path) -> tuple[int, int] | None:

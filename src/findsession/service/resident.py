@@ -68,6 +68,7 @@ class Resident:
             "embedding": fresh.embedding,
             "caught_up": fresh.caught_up(),
             "last_error": fresh.last_error,
+            "last_push": fresh.last_push,
         }
 
     def close(self) -> None:
