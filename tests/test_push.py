@@ -24,6 +24,7 @@ from conftest import CLI
 from postgres_server import Server
 from team import every_row, machine, rows, server_state, session, url_as, versions
 from test_redaction import pieces
+from transcripts import Transcript, project_dir
 
 TOKEN = "ghp_R8sT2vW5yZ1aB4cD7eF0gH3iJ6kL9mN2oP5q"
 SHOP, PRIVATE = "/home/dev/code/shop", "/home/dev/private/diary"
@@ -346,6 +347,33 @@ def test_a_hit_says_whose_session_it_is_and_where_it_resumes(
         for who, cli in (("alice", alice), ("bob", bob))
     }
     assert opened == {"alice": mine, "bob": theirs}
+
+
+def test_a_colleague_reads_the_commands_and_edits_of_a_shared_session(
+    team: dict[str, str], tmp_path: Path
+) -> None:
+    """The transcript stays on its machine, but the tool traffic indexed with each turn
+    (redacted) is on the server: `read --tools` shows it, between prompt and reply."""
+    alice, bob = (
+        machine(tmp_path, "alice-laptop", team["alice"]),
+        machine(tmp_path, "bob-laptop", team["bob"]),
+    )
+    t = Transcript(cwd=SHOP)
+    t.prompt("the login test fails on the first run of the day")
+    t.tool("Bash", {"command": "TZ=UTC npm test -- login.spec.ts"}, "1 passing")
+    t.reply("It passes under UTC: the test read the local clock. Pinned TZ in CI.")
+    t.write(project_dir(Path(alice.env["CLAUDE_CONFIG_DIR"]) / "projects", SHOP))
+    alice.run("index")
+    alice.run("push")
+    alice.run("share", SHOP)
+
+    read = bob.json("read", t.session_id, "--backend", "postgresql", "--tools")
+    kinds = [m["kind"] for m in read["turns"][0]["messages"]]
+    assert kinds == ["prompt", "tool_call", "tool_output", "reply"], kinds
+    call, output = read["turns"][0]["messages"][1:3]
+    assert call["tool"] == "Bash" and "TZ=UTC npm test -- login.spec.ts" in output["text"]
+    plain = bob.json("read", t.session_id, "--backend", "postgresql")
+    assert [m["kind"] for m in plain["turns"][0]["messages"]] == ["prompt", "reply"]
 
 
 def test_a_person_may_index_straight_into_the_teams_server(

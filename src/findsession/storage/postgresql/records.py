@@ -91,10 +91,12 @@ class RecordsMixin(Connection):
 
     def _pushed_messages(self, session_id: str) -> list[Message]:
         """A pushed session's turns, from its units: its messages stayed on its machine.
-        Each turn is its prompt and its reply as indexed (tool calls are not pushed)."""
+        Each turn is its prompt, the tool traffic as indexed (one call naming the tools,
+        then their calls and outputs as one block: what `read --tools` shows a colleague
+        of the edits and commands), and its reply."""
         messages = []
-        for kind, ordinal, title, prompt, reply, ts in self.query(
-            "SELECT kind, ordinal, title, prompt, reply, ts FROM units"
+        for kind, ordinal, title, prompt, reply, tools, names, ts in self.query(
+            "SELECT kind, ordinal, title, prompt, reply, tools, tool_names, ts FROM units"
             " WHERE session_id = %s AND kind IN ('turn', 'doc') ORDER BY ordinal",
             (session_id,),
         ):
@@ -105,6 +107,12 @@ class RecordsMixin(Connection):
                 )
                 continue
             messages.append(Message(MessageKind.PROMPT, prompt, ordinal, timestamp=ts))
+            if tools:
+                called = ", ".join(_names(names)) or "tools"
+                messages.append(
+                    Message(MessageKind.TOOL_CALL, "", ordinal, timestamp=ts, tool_name=called)
+                )
+                messages.append(Message(MessageKind.TOOL_OUTPUT, tools, ordinal, timestamp=ts))
             if reply:
                 messages.append(Message(MessageKind.REPLY, reply, ordinal, timestamp=ts))
         return messages
@@ -124,3 +132,12 @@ class RecordsMixin(Connection):
             (session_id,),
         )
         return [MetaEvent(MetaKind(r[0]), r[1], r[2], leaf_uuid=r[3]) for r in rows]
+
+
+def _names(stored: str | None) -> list[str]:
+    """A unit's tool names, stored as a JSON list."""
+    try:
+        names = json.loads(stored or "[]")
+    except ValueError:
+        return []
+    return [str(n) for n in names] if isinstance(names, list) else []
