@@ -85,6 +85,11 @@ def test_two_machines_push_into_one_server_once_and_a_forget_follows(
     found = desktop.json("search", "deploy healthz probe", "--backend", "postgresql")
     assert found["results"][0]["session"]["id"] == deploy
     assert "Pin TZ=UTC" in laptop.run("read", f"{SYNCED}@desktop", "--backend", "postgresql").stdout
+    # A search shows the synced transcript once, not once per machine.
+    found = laptop.json("search", "flaky test timezone bug", "--backend", "postgresql")
+    copies = [r for r in found["results"] if r["session"]["id"] in (SYNCED, f"{SYNCED}@desktop")]
+    assert len(copies) == 1 and found["results"][0] is copies[0], found["results"]
+    assert [r["rank"] for r in found["results"]] == list(range(1, len(found["results"]) + 1))
     local = laptop.json("search", "borrow checker QIF parser")["results"]
     assert qif not in {r["session"]["id"] for r in local}, "the laptop's own index stays its own"
 

@@ -149,6 +149,14 @@ class Turn:
 class Session:
     """What the index knows about one session."""
 
+    @property
+    def copy_key(self) -> tuple[str, str] | None:
+        """What a transcript's copies pushed from several machines share (None in a
+        local index, or for a session indexed straight into the server)."""
+        if self.machine and self.owner and self.local_id:
+            return (self.owner, self.local_id)
+        return None
+
     id: str
     source: str
     file_path: str | None
@@ -169,6 +177,9 @@ class Session:
     #: None in a local index, where every session is the asker's and on this machine.
     owner: str | None = None
     machine: str | None = None
+    #: Its id on that machine. One transcript synced to several machines is pushed from
+    #: each: the copies share owner and local id, and a search shows the best one only.
+    local_id: str | None = None
     #: False for a colleague's session (seen through a project they shared): it can be
     #: read and found, never resumed or forgotten from here.
     yours: bool = True

@@ -86,7 +86,7 @@ def search(
         index_empty=found.index_empty,
     )
     ranked = rank_sessions(found.units, found.evidence)
-    response.hits = hits_of(store, ranked[: opts.top], query, opts)
+    response.hits = hits_of(store, ranked, query, opts)
     if not opts.session and found.strategy != "none":
         response.confidence = _confidence(store, ranked, query, found.signals)
     if opts.count_excluded and found.strategy != "none":

@@ -25,19 +25,30 @@ PLACES = ("turn", "doc")
 def hits_of(
     store: Storage, sessions: list[RankedSession], query: Query, opts: SearchOptions
 ) -> list[Hit]:
-    """One hit per session, in rank order; a fingerprint hit shows its best turn.
+    """One hit per session, in rank order, up to `opts.top`; a fingerprint hit shows
+    its best turn. On a team's server, a transcript pushed from several of its owner's
+    machines (a synced folder) is one hit: its best-ranked copy.
 
     A session found through its fingerprint is still shown at a turn when one of its
     turns matched too, because "where in the session" is the next question.
     """
-    hits = []
+    hits: list[Hit] = []
+    copies: set[tuple[str, str]] = set()
     for ranked in sessions:
+        if len(hits) >= opts.top:
+            break
         best = ranked.best
         turns = [u for u in ranked.units if u.kind in PLACES]
         shown = turns[0] if best.kind == "session" and turns else best
         hit = hit_of(store, best, shown, len(hits) + 1, query, opts, ranked.score)
-        if hit is not None:
-            hits.append(hit)
+        if hit is None:
+            continue
+        key = hit.session.copy_key
+        if key is not None:
+            if key in copies:
+                continue  # the same transcript from another machine ranked higher
+            copies.add(key)
+        hits.append(hit)
     return hits
 
 

@@ -119,15 +119,16 @@ class SessionsMixin(FilesMixin):
     ) -> list[Session]:
         cap = f" LIMIT {int(limit)}" if limit >= 0 else ""
         rows = self.query(
-            f"SELECT {', '.join(SESSION_COLUMNS)}, owner, machine, owner = current_user"
-            f" FROM sessions WHERE {where} ORDER BY {order}{cap}",
+            f"SELECT {', '.join(SESSION_COLUMNS)}, owner, machine, local_id,"
+            f" owner = current_user FROM sessions WHERE {where} ORDER BY {order}{cap}",
             params,
         )
         return [
             Session(
-                **dict(zip(SESSION_COLUMNS, row[:-3], strict=True)),
-                owner=row[-3],
-                machine=row[-2],
+                **dict(zip(SESSION_COLUMNS, row[:-4], strict=True)),
+                owner=row[-4],
+                machine=row[-3] or None,
+                local_id=row[-2],
                 yours=bool(row[-1]),
             )
             for row in rows
