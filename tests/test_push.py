@@ -269,6 +269,15 @@ def test_row_level_security_shows_bob_only_what_alice_shared(
 
     alice.run("share", SHOP)
     assert shop in bob_finds() and diary not in bob_finds()
+    # A session pushed into a project already shared is shown too, its vectors with it.
+    later = session(alice, SHOP, ("the cache busting query string", "A content hash."))
+    alice.run("index")
+    alice.run("push")
+    assert later in bob_finds()
+    by_meaning = bob.json(
+        "search", "cache busting query string", "--backend", "postgresql", "--mode", "vector"
+    )
+    assert later in {r["session"]["id"] for r in by_meaning["results"]}
     seen = alice_rows_bob_reads()
     assert seen["sessions"] and seen["units"] and seen["chunks"], "the shared rows show"
     assert not any(diary in v or "grandmother" in v for vs in seen.values() for v in vs)
@@ -277,8 +286,8 @@ def test_row_level_security_shows_bob_only_what_alice_shared(
     shared = rows(
         team["admin"],
         "SELECT count(*) FROM findsession.chunks c JOIN findsession.units u ON u.id = c.unit_id"
-        " WHERE u.session_id = %s",
-        (shop,),
+        " WHERE u.session_id = ANY(%s)",
+        ([shop, later],),
     )
     assert owner_only == shared
 

@@ -1,0 +1,126 @@
+"""Search under row-level security: a person's role and a colleague's, beside the admin.
+
+Every person on a team's server searches under row-level security (their own rows, or
+a project someone shared); the admin, the schema's owner, is exempt from it. The speed
+benchmarks search as the admin, so this measures what the policies add: one fresh
+server, the index pushed by a person's role with the real CLI, every project shared,
+then the same warm searches as the admin, as that person and as a colleague who sees
+the rows through the shares, interleaved query by query.
+
+    python bench/rls_bench.py --db index-2000.db [--work DIR] [--rounds N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import speed  # noqa: E402  (bench/speed.py: its queries and modes)
+from backend_bench import open_store, push  # noqa: E402
+
+ROLES = ("admin", "person", "colleague")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--db", type=Path, required=True, help="a local index to push (copied)")
+    ap.add_argument("--work", type=Path, default=None, help="folder for the copy and server")
+    ap.add_argument("--rounds", type=int, default=3)
+    args = ap.parse_args()
+    work = args.work or Path(tempfile.mkdtemp(prefix="rls-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    local = work / "local.db"
+    shutil.copyfile(args.db, local)
+
+    import pgserver
+
+    server = pgserver.get_server(work / "pg", cleanup_mode="delete")
+    try:
+        server.psql("CREATE DATABASE rls_bench;")
+        admin = server.get_uri("rls_bench")
+        env = {
+            **os.environ,
+            "FINDSESSION_DB": str(local),
+            "FINDSESSION_CONFIG": str(work / "none.toml"),
+            "FINDSESSION_MACHINE": "bench-laptop",
+            "FINDSESSION_NO_SERVICE": "1",
+        }
+        cli = [sys.executable, "-m", "findsession"]
+
+        def run(*words: str) -> None:
+            subprocess.run([*cli, *words], env=env, check=True, capture_output=True)
+
+        run("server", "init", "--url", admin)
+        urls = {"admin": admin}
+        for role in ("person", "colleague"):
+            run("server", "add-person", role, "--url", admin)
+            urls[role] = admin.replace("postgresql://postgres:@", f"postgresql://{role}:@", 1)
+        seconds, _ = push(urls["person"], env)
+        with open_store(local, None) as store:
+            projects = [
+                r[0] for r in store.query("SELECT DISTINCT cwd FROM sessions WHERE cwd <> ''")
+            ]
+        for project in projects:
+            run("share", project, "--backend", urls["person"])
+        print(f"pushed as a person in {seconds:.1f} s; {len(projects)} projects shared")
+        times = _timed(local, urls, args.rounds)
+    finally:
+        server.cleanup()
+    print(
+        "| mode | admin (no RLS) p50 / p95 ms | person p50 / p95 | colleague p50 / p95 |"
+        " person / admin | colleague / admin |"
+    )
+    print("|---|---:|---:|---:|---:|---:|")
+    for mode in speed.MODES:
+        t = times[mode]
+        cells = [f"{_pct(t[r], 50):.1f} / {_pct(t[r], 95):.1f}" for r in ROLES]
+        ratios = [
+            statistics.median(o / a for o, a in zip(t[r], t["admin"], strict=True))
+            for r in ROLES[1:]
+        ]
+        print(f"| {mode} | {' | '.join(cells)} | {ratios[0]:.2f} | {ratios[1]:.2f} |")
+
+
+def _timed(local: Path, urls: dict[str, str], rounds: int) -> dict[str, dict[str, list[float]]]:
+    """Warm latencies (ms) per mode and role, the roles' order turned each round."""
+    from findsession.config import load_config
+    from findsession.embeddings import configured_embedder
+    from findsession.search.engine import search
+    from findsession.search.filters import SearchOptions
+
+    model = configured_embedder(load_config().embedding)
+    stores = {role: open_store(local, urls[role]) for role in ROLES}
+    times: dict[str, dict[str, list[float]]] = {m: {r: [] for r in ROLES} for m in speed.MODES}
+    try:
+        for store in stores.values():
+            for mode in speed.MODES:
+                search(store, speed.QUERIES[0], SearchOptions(mode=mode), lambda: model)
+        for turn in range(rounds):
+            order = ROLES if turn % 2 == 0 else ROLES[::-1]
+            for query in speed.QUERIES:
+                for mode in speed.MODES:
+                    for role in order:
+                        started = time.perf_counter()
+                        search(stores[role], query, SearchOptions(mode=mode), lambda: model)
+                        times[mode][role].append((time.perf_counter() - started) * 1000)
+    finally:
+        for store in stores.values():
+            store.close()
+    return times
+
+
+def _pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * p / 100))]
+
+
+if __name__ == "__main__":
+    main()
