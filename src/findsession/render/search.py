@@ -55,8 +55,8 @@ def print_search(out: Console, response: SearchResponse, explain: bool = False) 
             snippet.stylize("bold yellow", base + start, base + end)
         out.print(snippet, soft_wrap=True)
         where = f"{home(s.cwd)}  ·  {home(s.file_path)}"
-        if whose(s):
-            where = f"{whose(s)}  ·  {where}"
+        if origin := whose(s):
+            where = f"{origin}  ·  {where}"
         if hit.turn is not None:
             where += f"  ·  {'section' if hit.unit_kind == 'doc' else 'turn'} {hit.turn}"
         if s.missing:
