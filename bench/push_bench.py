@@ -12,15 +12,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import shutil
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from backend_bench import push, server_memory, written  # noqa: E402
+from backend_bench import fresh_server, people, push, server_memory, written  # noqa: E402
 
 
 def main() -> None:
@@ -35,36 +31,10 @@ def main() -> None:
         " row-level security, instead of as the server's superuser",
     )
     args = ap.parse_args()
-    work = args.work or Path(tempfile.mkdtemp(prefix="push-bench-"))
-    work.mkdir(parents=True, exist_ok=True)
-    local = work / "local.db"
-    shutil.copyfile(args.db, local)
-
-    import pgserver
-
-    server = pgserver.get_server(work / "pg", cleanup_mode="delete")
-    try:
-        server.psql("CREATE DATABASE push_bench;")
-        url = server.get_uri("push_bench")
-        env = {
-            **os.environ,
-            "FINDSESSION_DB": str(local),
-            "FINDSESSION_CONFIG": str(work / "none.toml"),
-            "FINDSESSION_MACHINE": "bench-laptop",
-            "FINDSESSION_NO_SERVICE": "1",
-        }
+    with fresh_server(args.db, args.work, "push_bench") as (admin, env, local):
         if args.batch:
             env["FINDSESSION_PUSH_BATCH"] = str(args.batch)
-        admin = url
-        if args.person:
-            for command in (["init"], ["add-person", "bench"]):
-                subprocess.run(
-                    [sys.executable, "-m", "findsession", "server", *command, "--url", admin],
-                    env=env,
-                    check=True,
-                    capture_output=True,
-                )
-            url = admin.replace("postgresql://postgres:@", "postgresql://bench:@", 1)
+        url = people(admin, env, "bench")["bench"] if args.person else admin
         rows = [("first push (all)", push(url, env))]
         rows.append(("again, nothing new", push(url, env)))
         rows.append(("everything again (--all)", push(url, env, "--all")))
@@ -72,9 +42,7 @@ def main() -> None:
         rows.append((f"longest session ({longest} units) renamed", push(url, env)))
         _grow(local)
         rows.append(("it grew by a turn", push(url, env)))
-        memory = server_memory(admin, work / "mem.db")
-    finally:
-        server.cleanup()
+        memory = server_memory(admin, local.with_name("mem.db"))
     print(f"local index: {args.db} ({args.db.stat().st_size / 1e6:.0f} MB)")
     print("| push | seconds | sessions | units written | vectors written | units/s |")
     print("|---|---:|---:|---:|---:|---:|")

@@ -13,18 +13,15 @@ the rows through the shares, interleaved query by query.
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import speed  # noqa: E402  (bench/speed.py: its queries and modes)
-from backend_bench import open_store, push  # noqa: E402
+from backend_bench import fresh_server, open_store, people, push  # noqa: E402
 
 ROLES = ("admin", "person", "colleague")
 
@@ -35,34 +32,17 @@ def main() -> None:
     ap.add_argument("--work", type=Path, default=None, help="folder for the copy and server")
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
-    work = args.work or Path(tempfile.mkdtemp(prefix="rls-bench-"))
-    work.mkdir(parents=True, exist_ok=True)
-    local = work / "local.db"
-    shutil.copyfile(args.db, local)
-
-    import pgserver
-
-    server = pgserver.get_server(work / "pg", cleanup_mode="delete")
-    try:
-        server.psql("CREATE DATABASE rls_bench;")
-        admin = server.get_uri("rls_bench")
-        env = {
-            **os.environ,
-            "FINDSESSION_DB": str(local),
-            "FINDSESSION_CONFIG": str(work / "none.toml"),
-            "FINDSESSION_MACHINE": "bench-laptop",
-            "FINDSESSION_NO_SERVICE": "1",
-        }
-        cli = [sys.executable, "-m", "findsession"]
+    with fresh_server(args.db, args.work, "rls_bench") as (admin, env, local):
 
         def run(*words: str) -> None:
-            subprocess.run([*cli, *words], env=env, check=True, capture_output=True)
+            subprocess.run(
+                [sys.executable, "-m", "findsession", *words],
+                env=env,
+                check=True,
+                capture_output=True,
+            )
 
-        run("server", "init", "--url", admin)
-        urls = {"admin": admin}
-        for role in ("person", "colleague"):
-            run("server", "add-person", role, "--url", admin)
-            urls[role] = admin.replace("postgresql://postgres:@", f"postgresql://{role}:@", 1)
+        urls = {"admin": admin, **people(admin, env, "person", "colleague")}
         seconds, _ = push(urls["person"], env)
         with open_store(local, None) as store:
             projects = [
@@ -72,8 +52,6 @@ def main() -> None:
             run("share", project, "--backend", urls["person"])
         print(f"pushed as a person in {seconds:.1f} s; {len(projects)} projects shared")
         times = _timed(local, urls, args.rounds)
-    finally:
-        server.cleanup()
     print(
         "| mode | admin (no RLS) p50 / p95 ms | person p50 / p95 | colleague p50 / p95 |"
         " person / admin | colleague / admin |"
