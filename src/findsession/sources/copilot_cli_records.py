@@ -45,9 +45,10 @@ _FILE_KEYS = ("path", "file_path", "filePath")
 #: Arguments of the tool call that starts a subagent which hold the task it was given.
 _TASK_KEYS = ("prompt", "task", "description")
 #: The time the CLI appends to a prompt for the model (older flat logs).
-_DATETIME = re.compile(r"\s*<current_datetime>[^<]*</current_datetime>\s*$")
+_DATETIME = "<current_datetime>"
+_DATETIME_TAG = re.compile(r"<current_datetime>[^<]*</current_datetime>\s*")
 #: Where the environment in a system message names the folder the CLI runs in.
-_SYSTEM_CWD = re.compile(r"^[ \t*-]*Current working directory:[ \t]*(\S[^\n]*?)[ \t]*$", re.M)
+_SYSTEM_CWD = re.compile(r"^[ \t*-]*Current working directory:([^\n]*)", re.M)
 #: A `session.info` of type `folder_trust` ("Folder <path> has been added to trusted
 #: folders.").
 _TRUSTED = re.compile(
@@ -79,7 +80,7 @@ class EventParser:
             return []
         if kind == "system.message" and self.cwd is None:
             found = _SYSTEM_CWD.search(_str(data.get("content")) or "")
-            self.cwd = found.group(1) if found else None
+            self.cwd = (found.group(1).strip() or None) if found else None
             return []
         if kind == "session.info" and data.get("infoType") == "folder_trust" and not self.cwd:
             trusted = _TRUSTED.match(_str(data.get("message")) or "")
@@ -163,7 +164,7 @@ class EventParser:
 
 
 def _user(data: dict[str, Any], common: dict[str, Any]) -> list[Record]:
-    text = _DATETIME.sub("", _str(data.get("content")) or "")
+    text = _without_time(_str(data.get("content")) or "")
     if not text.strip():
         return []
     source = data.get("source")
@@ -176,6 +177,12 @@ def _user(data: dict[str, Any], common: dict[str, Any]) -> list[Record]:
         if isinstance(a, dict) and isinstance(a.get("path"), str) and 0 < len(a["path"]) < 1024
     )
     return [Message(kind, cap(text.strip(), PROMPT_CAP), files=files[:50], **common)]
+
+
+def _without_time(text: str) -> str:
+    """A prompt without the `<current_datetime>` tag the CLI put at its end."""
+    at = text.rfind(_DATETIME)
+    return text[:at] if at >= 0 and _DATETIME_TAG.fullmatch(text, at) else text
 
 
 def _tool_output(data: dict[str, Any], common: dict[str, Any]) -> list[Record]:
