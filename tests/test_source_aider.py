@@ -323,3 +323,74 @@ def test_every_aider_history_of_the_shared_corpus_indexes(store: Store) -> None:
             if len(cells) > 2 and cells[1] == "aider":
                 file, header = cells[2].split("::", 1)
                 assert store.get_session(session_id(CORPUS / file, header)), cells[2]
+
+
+def said(text: str) -> str:
+    """A message as aider logs what it sends (`InputOutput.user_input`)."""
+    return "\n#### " + "  \n#### ".join(text.splitlines()) + "  \n"
+
+
+def answer(text: str) -> str:
+    """A model's reply as aider logs it (`InputOutput.ai_output`)."""
+    return "\n" + text.strip() + "\n\n"
+
+
+def note(*lines: str) -> str:
+    return "".join(f"> {line}  \n" for line in lines)
+
+
+PLAN = (
+    "   Count the bucket tips on GPIO 17 with an interrupt.\n\n"
+    "#### Wiring\n\nThe reed switch goes to GPIO 17 and ground; log tips per hour to tips.csv.\n"
+)
+EDIT = (
+    "gauge.py\n```python\n<<<<<<< SEARCH\nTIPS = 0\n=======\nTIPS = count_tips()\n"
+    ">>>>>>> REPLACE\n```"
+)
+#: What the person typed into the run below, in order.
+TYPED = [
+    "Plan a rain gauge logger for the tipping bucket",
+    "/code add a debounce of 50 ms to the reed switch",
+    "/ask why fifty milliseconds",
+    "/help how do I undo the last edit",
+    "/ok",
+    "/architect plan the battery monitor",
+    "Log the battery voltage too",
+]
+ARCHITECT_RUN = (
+    "\n# aider chat started at 2025-03-11 21:23:54\n\n"
+    + note("Aider v0.76.2", "Main model: gpt-4o with architect edit format")
+    + said(TYPED[0]) + answer(PLAN)
+    + note("Tokens: 2.0k sent, 496 received.", "Edit the files? (Y)es/(N)o [Yes]: y")
+    + said(PLAN) + answer("Here is the edit:\n\n" + EDIT) + note("Applied edit to gauge.py")
+    + said(TYPED[1]) + said("add a debounce of 50 ms to the reed switch") + answer(EDIT)
+    + said(TYPED[2]) + note("Creating empty file notes.md")
+    + said("why fifty milliseconds") + answer("A reed switch bounces for a few ms.")
+    + said(TYPED[3])
+    + said("# Question: how do I undo the last edit\n\n# Relevant docs:\n\n<doc>/undo</doc>")
+    + answer("Type /undo.")
+    + said(TYPED[4]) + said("Ok, please go ahead and make those changes.") + answer(EDIT)
+    + said(TYPED[5]) + said("plan the battery monitor") + answer("Read the ADC on channel 2.")
+    + note("Edit the files? (Y)es/(N)o [Yes]: n")
+    + said(TYPED[6]) + answer("The voltage is logged beside the tips.")
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["lf", "crlf"])
+def test_what_aider_sends_again_for_the_person_is_not_a_prompt(
+    store: Store, tmp_path: Path, newline: str
+) -> None:
+    """Architect mode logs the architect's reply again as `####` lines (what the editor
+    model is sent), and `/code X`, `/ask X`, `/help X` and `/ok` log the message they
+    send: none of them was typed, and the turns stay the person's."""
+    project = tmp_path / "gauge"
+    project.mkdir()
+    (project / FILE_NAME).write_bytes(ARCHITECT_RUN.replace("\n", newline).encode())
+    index(store, project)
+    prompts = [t for (t,) in store.query("SELECT text FROM messages WHERE kind = 'prompt'")]
+    assert prompts == TYPED
+    [(sid,)] = store.query("SELECT id FROM sessions")
+    planned = turns(store, sid)[0]
+    assert "log tips per hour to tips.csv" in planned[1]  # the architect's reply, once
+    assert planned[3] == ["gauge.py"]  # the editor's edit belongs to the typed request
+    assert store.scalar("SELECT count(*) FROM messages WHERE kind = 'harness'") == 6

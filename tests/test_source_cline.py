@@ -19,6 +19,9 @@ from typing import Any
 import pytest
 from conftest import CLI
 
+from findsession.indexing import Root, index_roots
+from findsession.storage.sqlite import Store
+
 FIXTURE = Path(__file__).parent / "fixtures" / "cline" / "User"
 EXTENSION = Path("globalStorage") / "saoudrizwan.claude-dev"
 BAKERY = "1733000000000"
@@ -191,3 +194,67 @@ def test_sources_stays_quiet_about_cline_where_there_is_none(cli: CLI, tmp_path:
     assert listed["files"] == 0
     roots = cli.json("index", "--no-embed")["roots"]
     assert not any("saoudrizwan.claude-dev" in root for root in roots)
+
+
+def test_what_cline_ran_without_asking_is_indexed_and_every_kind_it_writes_is_known(
+    tmp_path: Path,
+) -> None:
+    """A task as current Cline writes it: tools and commands it ran without asking
+    (`say: tool`, `say: command`), a running command's output in `ask` chunks, an
+    answer in plan mode, a context summary, and the harness's records, none of them a
+    kind to report."""
+    said = [
+        ("say", "task", "Make the greenhouse vent open above 28 degrees"),
+        ("say", "checkpoint_created", ""),
+        ("say", "api_req_started", '{"request": "<task>...</task>"}'),
+        ("ask", "plan_mode_respond",
+         json.dumps({"response": "Plan: a servo on the ridge vent, driven by the DHT22 reading",
+                     "options": []})),
+        ("say", "user_feedback", "Go ahead and write it"),
+        ("say", "tool", json.dumps({"tool": "readFile", "path": "vent/config.toml",
+                                    "content": "/home/dev/greenhouse/vent/config.toml"})),
+        ("say", "tool", json.dumps({"tool": "editedExistingFile", "path": "vent/servo.py",
+                                    "content": "------- SEARCH\nANGLE = 0\n=======\nANGLE = 90"})),
+        ("say", "command", "pytest vent"),
+        ("ask", "command_output", ""),
+        ("ask", "command_output", "collected 4 items"),
+        ("ask", "command_output", "4 passed in 0.31s"),
+        ("ask", "command", "sudo systemctl restart ventd 2>&1REQ_APP"),
+        ("say", "error_retry", '{"attempt":1,"maxAttempts":3,"delaySeconds":2}'),
+        ("say", "mcp_server_request_started", ""),
+        ("say", "tool", json.dumps({"tool": "summarizeTask",
+                                    "content": "The vent servo opens above 28 degrees"})),
+        ("say", "completion_result", "The ridge vent servo now opens above 28 degreesHAS_CHANGES"),
+        ("ask", "completion_result", ""),
+    ]  # fmt: skip
+    task = tmp_path / "tasks" / "1733300000000" / "ui_messages.json"
+    task.parent.mkdir(parents=True)
+    task.write_text(json.dumps([
+        {"ts": 1733300000000 + n, "type": side, side: kind, "text": text}
+        for n, (side, kind, text) in enumerate(said)
+    ]))  # fmt: skip
+    with Store.open(tmp_path / "index.db") as store:
+        report = index_roots(store, [Root(tmp_path / "tasks", "cline")])
+        assert report.errors == [] and report.problems == []
+        rows = store.query("SELECT kind, tool_name, files, text FROM messages ORDER BY line")
+    assert [(kind, tool) for kind, tool, _, _ in rows] == [
+        ("prompt", None),
+        ("reply", None),
+        ("prompt", None),
+        ("tool_call", "readFile"),
+        ("tool_call", "editedExistingFile"),
+        ("tool_call", "execute_command"),
+        ("tool_output", None),
+        ("tool_output", None),
+        ("tool_call", "execute_command"),
+        ("compact_summary", None),
+        ("reply", None),
+    ]
+    texts = [text for _, _, _, text in rows]
+    assert texts[1] == "Plan: a servo on the ridge vent, driven by the DHT22 reading"
+    assert texts[8] == "sudo systemctl restart ventd 2>&1"  # Cline's approval flag dropped
+    assert texts[-1] == "The ridge vent servo now opens above 28 degrees"
+    assert [json.loads(files) for _, _, files, _ in rows if files] == [
+        ["vent/config.toml"],
+        ["vent/servo.py"],
+    ]

@@ -18,6 +18,9 @@ from typing import Any
 import pytest
 from conftest import CLI
 
+from findsession.indexing import Root, index_roots
+from findsession.storage.sqlite import Store
+
 FIXTURE = Path(__file__).parent / "fixtures" / "copilot-cli" / "home" / ".copilot"
 SENSOR = "3f6c2a1e-8b4d-4c7a-9e21-5d0b7f3a1c44"
 HIVE = "7a1d9e02-4c3b-4f8e-a6d5-2b9c0e8f7a13"
@@ -156,4 +159,48 @@ def test_a_machine_without_copilot_cli_hears_nothing_of_it(cli: CLI, tmp_path: P
     assert listed["enabled"] and listed["sessions"] == 0
     assert listed["roots"] == [
         {"path": str(tmp_path / "no-copilot" / "session-state"), "exists": False}
+    ]
+
+
+def test_an_older_flat_log_drops_the_time_tag_and_keeps_its_folder_and_summary(
+    tmp_path: Path,
+) -> None:
+    """The older flat log (`producer: copilot-agent`): the CLI appends the time to every
+    prompt for the model, no `session.start` names the folder (a `folder_trust` notice
+    does), and compacting the context leaves a summary."""
+    sid = "5d2f7c10-3b9e-4a61-8c0d-7e4f2a9b1c36"
+
+    def event(n: int, kind: str, **data: Any) -> str:
+        stamp = f"2025-12-02T05:{n:02d}:00.000Z"
+        return json.dumps({"type": kind, "data": data, "id": f"e{n}", "timestamp": stamp})
+
+    lines = [
+        event(0, "session.start", sessionId=sid, version=1, producer="copilot-agent",
+              copilotVersion="unknown", startTime="2025-12-02T05:00:00.000Z"),
+        event(1, "user.message", attachments=[],
+              content="why does the greenhouse fan stall at dawn\n\n"
+                      "<current_datetime>2025-12-02T05:01:00.000Z</current_datetime>"),
+        event(2, "assistant.message", content="The relay coil browns out when the pump starts.",
+              toolRequests=[]),
+        event(3, "session.info", infoType="folder_trust",
+              message="Folder C:\\Users\\dev\\greenhouse has been added to trusted folders."),
+        event(4, "session.compaction_complete", success=False, error="model timed out"),
+        event(5, "session.compaction_complete", success=True, messagesRemoved=12,
+              summaryContent="The fan relay browns out when the irrigation pump starts."),
+        event(6, "user.message", content="continue", attachments=[]),
+    ]  # fmt: skip
+    state = tmp_path / "session-state"
+    state.mkdir()
+    (state / f"{sid}.jsonl").write_text("\n".join(lines) + "\n")
+    with Store.open(tmp_path / "index.db") as store:
+        assert index_roots(store, [Root(state, "copilot-cli")]).errors == []
+        [(cwd, title)] = store.query("SELECT cwd, title FROM sessions")
+        rows = store.query("SELECT kind, text FROM messages ORDER BY line")
+    assert cwd == "C:\\Users\\dev\\greenhouse"
+    assert title == "why does the greenhouse fan stall at dawn"
+    assert rows == [
+        ("prompt", "why does the greenhouse fan stall at dawn"),
+        ("reply", "The relay coil browns out when the pump starts."),
+        ("compact_summary", "The fan relay browns out when the irrigation pump starts."),
+        ("prompt", "continue"),
     ]

@@ -18,6 +18,9 @@ from typing import Any
 import pytest
 from conftest import CLI
 
+from findsession.indexing import Root, index_roots
+from findsession.storage.sqlite import Store
+
 FIXTURE = Path(__file__).parent / "fixtures" / "roo-code" / "User"
 DOME = "aaaa0001-0000-4000-8000-00000000000a"
 ENCODER = "bbbb0002-0000-4000-8000-00000000000b"
@@ -91,3 +94,58 @@ def test_a_rewritten_task_replaces_what_it_gave(cli: CLI, storage: Path) -> None
     assert found(cli, "index pulses") == [ENCODER]
     raw = cli.json("read", ENCODER, "--raw")
     assert raw["turns"] == cli.json("read", ENCODER)["turns"]
+
+
+def test_roo_and_kilo_kinds_are_known_and_a_condensed_context_is_a_summary(
+    tmp_path: Path,
+) -> None:
+    """A task as Roo Code and Kilo Code's extension write them: every tool is asked
+    (auto-approval answers the ask), a command's output comes in chunks, condensing the
+    context leaves its summary in `contextCondense`, and Kilo Code adds kinds of its own
+    (`say: tool` among them). None is reported as unknown."""
+    said = [
+        ("say", "text", "Log the beehive weight every hour from the HX711 load cells", None),
+        ("say", "api_req_rate_limit_wait", "", None),
+        ("ask", "followup", json.dumps({"question": "Which GPIO pins carry the HX711 clock?",
+                                        "suggest": [{"answer": "5 and 6"}]}), None),
+        ("say", "user_feedback", "Clock on 5, data on 6", None),
+        ("ask", "tool", json.dumps({"tool": "appliedDiff", "path": "hive/scale.py",
+                                    "diff": "-GAIN = 64\n+GAIN = 128"}), None),
+        ("ask", "command", "python -m hive.scale --once", None),
+        ("ask", "command_output", "tare done", None),
+        ("say", "command_output", "weight: 31.4 kg", None),
+        ("say", "condense_context", "", {"cost": 0.01, "prevContextTokens": 90000,
+                                          "newContextTokens": 4000,
+                                          "summary": "Hourly hive weight logging over HX711"}),
+        ("say", "tool", json.dumps({"tool": "readFile", "path": "hive/calibration.json"}), None),
+        ("say", "sliding_window_truncation", "", None),
+        ("say", "user_edit_todos", "", None),
+        ("ask", "checkpoint_restore", "", None),
+        ("ask", "auto_approval_max_req_reached", "", None),
+        ("say", "completion_result", "The scale logs the hive weight every hour", None),
+    ]  # fmt: skip
+    task = tmp_path / "tasks" / "dddd0004-0000-4000-8000-00000000000d" / "ui_messages.json"
+    task.parent.mkdir(parents=True)
+    items = []
+    for n, (side, kind, text, condensed) in enumerate(said):
+        item = {"ts": 1733400000000 + n, "type": side, side: kind, "text": text}
+        items.append(item | ({"contextCondense": condensed} if condensed else {}))
+    task.write_text(json.dumps(items))
+    with Store.open(tmp_path / "index.db") as store:
+        report = index_roots(store, [Root(tmp_path / "tasks", "roo-code")])
+        assert report.errors == [] and report.problems == []
+        rows = store.query("SELECT kind, tool_name, text FROM messages ORDER BY line")
+    assert [(kind, tool) for kind, tool, _ in rows] == [
+        ("prompt", None),
+        ("reply", None),
+        ("prompt", None),
+        ("tool_call", "appliedDiff"),
+        ("tool_call", "execute_command"),
+        ("tool_output", None),
+        ("tool_output", None),
+        ("compact_summary", None),
+        ("tool_call", "readFile"),
+        ("reply", None),
+    ]
+    assert rows[1][2] == "Which GPIO pins carry the HX711 clock?"
+    assert rows[7][2] == "Hourly hive weight logging over HX711"

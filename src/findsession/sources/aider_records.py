@@ -13,6 +13,14 @@ Aider appends to `.aider.chat.history.md` as it runs (aider/io.py):
 Every `####` and `>` line aider writes ends with a Markdown line break (two spaces).
 That mark tells aider's lines from the model's own `#### heading` or `> quote`; until a
 session shows a marked line (one written by hand may have none), the mark is not needed.
+
+Aider logs a message it sends on the person's behalf as `####` lines too (aider/io.py
+`user_input`, called by `Coder.run(with_message=…)`): in architect mode the architect's
+reply, again, for the editor model (aider/coders/architect_coder.py); after `/code X`,
+`/ask X`, `/architect X` or `/context X`, the `X` again; after `/help X` the question
+with the docs found for it; after `/ok` its fixed request. Those blocks repeat what
+came just before them, and are the harness's, not prompts (`.aider.input.history`,
+where aider keeps what was typed, has none of them).
 """
 
 from __future__ import annotations
@@ -39,6 +47,37 @@ _VERSION = re.compile(r"^Aider v(\S+)")
 #: Commands whose argument is a message to the model: it can name the session.
 _ASKING = ("/ask", "/code", "/architect", "/context", "/copy-context")
 _TITLE_HOLD = 500
+#: What `/ok` sends (aider/commands.py `cmd_ok`), and how `/help X` begins what it sends
+#: (aider/help.py `Help.ask`).
+_OK_REQUEST = "Ok, please go ahead and make those changes."
+_HELP_QUESTION = "# Question: "
+
+
+class _Said:
+    """A digest of a text as aider compares the two copies of an architect's reply: each
+    line without trailing whitespace, no blank lines at either end, the first line without
+    its indent (`ai_output` logs the reply stripped, `user_input` every line of it).
+    Streamed: a block of any length costs a hash, not its text."""
+
+    def __init__(self) -> None:
+        self.digest = hashlib.blake2b(digest_size=16)
+        self.started = False
+        self.blanks = 0
+
+    def add(self, line: str) -> None:
+        line = line.rstrip()
+        if not line:
+            self.blanks += self.started
+            return
+        if self.started:
+            self.digest.update(b"\n" * (self.blanks + 1))
+        else:
+            line, self.started = line.lstrip(), True
+        self.digest.update(line.encode("utf-8", "replace"))
+        self.blanks = 0
+
+    def same(self, other: _Said) -> bool:
+        return self.started and other.started and self.digest.digest() == other.digest.digest()
 
 
 def is_header(text: str) -> bool:
@@ -77,8 +116,12 @@ class _Block:
     lines: list[tuple[int, str]] = field(default_factory=list)
     held: int = 0
     total: int = 0
+    #: A prompt block's text, to tell a copy of the reply before it.
+    said: _Said = field(default_factory=_Said)
 
     def add(self, number: int, text: str) -> None:
+        if self.kind == "prompt":
+            self.said.add(text[5:] if text.startswith("#### ") else "")
         self.total += len(text) + 1
         if self.held < _HOLD:
             text = text[: _HOLD - self.held]
@@ -105,6 +148,12 @@ class HistoryParser:
         self.named = False
         self.block: _Block | None = None
         self.after_blank = True
+        #: The last reply since the last prompt (a reply aider's notes cut off, files
+        #: added and the question sent again, is not the one the editor is sent), and
+        #: that prompt when it was a command with a message (`/code X`) nothing has
+        #: answered yet.
+        self.replied = _Said()
+        self.command: tuple[str, str] | None = None
 
     def feed(self, number: int, text: str) -> list[Record]:
         """Records completed by this line (a block ends when the next one begins)."""
@@ -114,6 +163,7 @@ class HistoryParser:
             self.header_line, self.version = number, None
             self.marked = self.named = False
             self.after_blank = True
+            self.replied, self.command = _Said(), None
             return out
         blank = not text.strip()
         kind = self._structural(text)
@@ -130,8 +180,11 @@ class HistoryParser:
             # only its first line quoted); after a blank line it is the model's reply.
             if block is None or block.kind != "notes" or self.after_blank:
                 out = self.finish()
-                self.block = _Block("reply")
+                self.block, self.replied = _Block("reply"), _Said()
             self.block.add(number, text)
+        if self.block is not None and self.block.kind == "reply" and kind is None:
+            self.replied.add(text)
+            self.command = None if blank else self.command
         self.after_blank = blank
         return out
 
@@ -175,8 +228,11 @@ class HistoryParser:
         line = block.lines[0][0]
         if not text:
             return []
-        if text == "<blank>":  # Enter on an empty line: nothing was asked
-            return [Message(MessageKind.HARNESS, text, line=line, **common)]
+        echo = self._echoes(text, block)
+        self.replied, self.command = _Said(), None if echo else _with_message(text)
+        if text == "<blank>" or echo:  # Enter on an empty line, or aider's own message
+            return [Message(MessageKind.HARNESS, _capped(text, block, PROMPT_CAP), line=line,
+                            **common)]  # fmt: skip
         out: list[Record] = [
             Message(MessageKind.PROMPT, _capped(text, block, PROMPT_CAP), line=line, **common)
         ]
@@ -190,6 +246,18 @@ class HistoryParser:
                 MetaEvent(MetaKind.LAST_PROMPT, name, self.header_line, session_key=self.key)
             )
         return out
+
+    def _echoes(self, text: str, block: _Block) -> bool:
+        """Whether a prompt block is aider sending what came just before it again: the
+        reply (architect mode), or the message of a command (`/code X`)."""
+        if block.said.same(self.replied):
+            return True
+        if self.command is None:
+            return False
+        name, message = self.command
+        if "/ok".startswith(name):  # `/ok` (or `/o`) sends a request of its own
+            return text.startswith(_OK_REQUEST)
+        return bool(message) and (text == message or text.startswith(_HELP_QUESTION + message))
 
     def _notes(self, block: _Block, common: dict[str, Any]) -> list[Record]:
         texts = [t[2:] if t.startswith("> ") else t.lstrip(">") for _, t in block.lines]
@@ -213,6 +281,15 @@ def _asking(prompt: str) -> str | None:
     if command.lower() in _ASKING and rest.strip():
         return rest.strip()
     return None
+
+
+def _with_message(prompt: str) -> tuple[str, str] | None:
+    """`(command, message)` of a prompt that is a command with an argument; aider sends
+    the argument of some (`/code X`) as a message of its own, logged again."""
+    if not prompt.startswith("/"):
+        return None
+    parts = prompt.split(None, 1)
+    return (parts[0].lower(), parts[1].strip()) if len(parts) == 2 else (parts[0].lower(), "")
 
 
 def _capped(text: str, block: _Block, limit: int) -> str:

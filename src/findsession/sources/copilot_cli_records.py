@@ -7,6 +7,13 @@ of `events.jsonl` mapped to format-free records.
 - `assistant.message`: `content` is the reply, `reasoningText` thinking, each of
   `toolRequests` a tool call; `tool.execution_complete` gives a call's output.
 - `session.start` / `session.resume` name the working directory, branch and version.
+  The older flat logs (`producer: copilot-agent`) name none: there the folder is the
+  `Current working directory` of the environment a `system.message` gives the model,
+  else the one a `session.info` of type `folder_trust` says was trusted. Their prompts
+  end with a `<current_datetime>` tag the CLI adds for the model; it is not the
+  person's, and is dropped.
+- `session.compaction_complete`: `summaryContent`, what compacting the context left of
+  the conversation, is a compaction summary.
 - A subagent's events are written inline, each carrying the `parentToolCallId` of the
   tool call that started it: they go to a child session keyed by that id, whose prompt
   is the task the parent gave (`subagent.started`).
@@ -18,6 +25,7 @@ nothing: it is bookkeeping, not conversation.
 from __future__ import annotations
 
 import json
+import re
 from contextlib import suppress
 from typing import Any
 
@@ -36,6 +44,16 @@ _SKILL_SOURCE = "skill-"
 _FILE_KEYS = ("path", "file_path", "filePath")
 #: Arguments of the tool call that starts a subagent which hold the task it was given.
 _TASK_KEYS = ("prompt", "task", "description")
+#: The time the CLI appends to a prompt for the model (older flat logs).
+_DATETIME = "<current_datetime>"
+_DATETIME_TAG = re.compile(r"<current_datetime>[^<]*</current_datetime>\s*")
+#: Where the environment in a system message names the folder the CLI runs in.
+_SYSTEM_CWD = re.compile(r"^[ \t*-]*Current working directory:([^\n]*)", re.M)
+#: A `session.info` of type `folder_trust` ("Folder <path> has been added to trusted
+#: folders.").
+_TRUSTED = re.compile(
+    r"^Folder (.+?) (?:has been|was) (?:added to (?:the )?trusted folders|trusted\b)"
+)
 
 
 class EventParser:
@@ -60,6 +78,14 @@ class EventParser:
         if kind in ("session.start", "session.resume"):
             self._context(data)
             return []
+        if kind == "system.message" and self.cwd is None:
+            found = _SYSTEM_CWD.search(_str(data.get("content")) or "")
+            self.cwd = (found.group(1).strip() or None) if found else None
+            return []
+        if kind == "session.info" and data.get("infoType") == "folder_trust" and not self.cwd:
+            trusted = _TRUSTED.match(_str(data.get("message")) or "")
+            self.cwd = trusted.group(1).strip() if trusted else None
+            return []
         common: dict[str, Any] = {
             "line": line,
             "uuid": _str(obj.get("id")),
@@ -77,6 +103,11 @@ class EventParser:
             return _tool_output(data, common)
         if kind == "subagent.started":
             return self._subagent(data, common)
+        if kind == "session.compaction_complete":
+            summary = _str(data.get("summaryContent"))
+            if summary and summary.strip() and data.get("success") is not False:
+                return [Message(MessageKind.COMPACT_SUMMARY, cap(summary.strip(), PROMPT_CAP),
+                                **common)]  # fmt: skip
         return []
 
     def _context(self, data: dict[str, Any]) -> None:
@@ -133,8 +164,8 @@ class EventParser:
 
 
 def _user(data: dict[str, Any], common: dict[str, Any]) -> list[Record]:
-    text = _str(data.get("content"))
-    if not text or not text.strip():
+    text = _without_time(_str(data.get("content")) or "")
+    if not text.strip():
         return []
     source = data.get("source")
     injected = isinstance(source, str) and source.startswith(_SKILL_SOURCE)
@@ -146,6 +177,12 @@ def _user(data: dict[str, Any], common: dict[str, Any]) -> list[Record]:
         if isinstance(a, dict) and isinstance(a.get("path"), str) and 0 < len(a["path"]) < 1024
     )
     return [Message(kind, cap(text.strip(), PROMPT_CAP), files=files[:50], **common)]
+
+
+def _without_time(text: str) -> str:
+    """A prompt without the `<current_datetime>` tag the CLI put at its end."""
+    at = text.rfind(_DATETIME)
+    return text[:at] if at >= 0 and _DATETIME_TAG.fullmatch(text, at) else text
 
 
 def _tool_output(data: dict[str, Any], common: dict[str, Any]) -> list[Record]:
