@@ -12,10 +12,17 @@ query is then searched across everything (top 10 sessions). A hit counts for the
 its transcript file belongs to (`sessions.tsv`: a subagent, a tool result or a helper chat
 counts for its parent), so what is scored is the session, as the query set's README says.
 
-Prints hit@1, hit@5, hit@10 and MRR per query kind, per source and overall; for the
-`none` queries (no answer in the corpus) and the answerable ones, how many got each
-confidence level (strong, weak, nothing close), and the ROC AUC of the confidence score
-between answerable and `none` queries. Exits 0; exits 2 without the shared data.
+A set over several people's histories (known-item-large: its `FILES.tsv` names each
+person's repository) is run one index per person instead (`bench/known_item_people.py`):
+
+    python bench/known_item.py --data ../shared/benchmarks/known-item-large \
+        --corpus OUT_DIR --work DIR [--people owner/name,...] [--dump FILE]
+
+Prints hit@1, hit@5, hit@10 and MRR per query kind, per source or language and overall;
+for the `none` queries (no answer in the corpus) and the answerable ones, how many got
+each confidence level (strong, weak, nothing close), the shares answered "nothing close",
+a reliability table of the stated score and the ROC AUC of the confidence score between
+answerable and `none` queries (`bench/scoring.py`). Exits 0; exits 2 without the data.
 """
 
 from __future__ import annotations
@@ -28,20 +35,19 @@ import shutil
 import sys
 import tempfile
 import time
-from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import backend_bench  # noqa: E402  (bench/backend_bench.py)
+import known_item_people  # noqa: E402
+import scoring  # noqa: E402
 
 from findsession import Findsession, Root, SearchOptions  # noqa: E402
-from findsession.domain import Confidence, Level
 from findsession.sources import SOURCES
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
-KS = (1, 5, 10)
 TOP = 10
 
 
@@ -113,14 +119,6 @@ def session_of(hit_path: str, first_ts: str | None, work: Path, corpus: Corpus) 
     return None
 
 
-def auc(positive: list[float], negative: list[float]) -> float | None:
-    """Probability that an answerable query's score beats a `none` query's (ties half)."""
-    if not positive or not negative:
-        return None
-    wins = sum((p > n) + 0.5 * (p == n) for p in positive for n in negative)
-    return wins / (len(positive) * len(negative))
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=SHARED / "benchmarks" / "known-item-dev")
@@ -135,7 +133,16 @@ def main() -> int:
         help="also index the same files into this PostgreSQL database (emptied first), give it"
         " the SQLite index's vectors, and ask it the same queries",
     )
+    parser.add_argument(
+        "--work",
+        type=Path,
+        help="a set over people's histories (FILES.tsv): keep each person's index here",
+    )
+    parser.add_argument("--people", help="only these repositories (comma-separated)")
+    parser.add_argument("--dump", type=Path, help="write each query's outcome here (JSON lines)")
     args = parser.parse_args()
+    if (args.data / "FILES.tsv").exists():
+        return by_person(args)
     if not (args.data / "queries.jsonl").exists() or not args.corpus.is_dir():
         print(f"known-item data not found at {args.data} / {args.corpus}", file=sys.stderr)
         return 2
@@ -165,15 +172,44 @@ def main() -> int:
     )
     if missing:
         print(f"sources the query set has that findsession does not read: {', '.join(missing)}")
-    print_table(rows, args.misses)
+    scoring.print_all(rows, ("kind", "source"), args.misses)
     if args.backend:
         served = on_server(db, args.backend, roots, queries, args.mode, work, corpus)
         print("\nOn the PostgreSQL backend, the same files and vectors:")
-        print_table(served, args.misses)
+        scoring.print_all(served, ("kind", "source"), args.misses)
     return 0
 
 
-def ask(fs: Findsession, queries: list[dict], mode: str, work: Path, corpus: Corpus) -> list:
+def by_person(args: argparse.Namespace) -> int:
+    """A set over several people's histories: one index per person (known_item_people)."""
+    if not args.corpus.is_dir() or args.corpus == SHARED / "corpus":
+        print("give --corpus: the folder the set's build.py laid the histories out in",
+              file=sys.stderr)
+        return 2
+    work = args.work or Path(tempfile.mkdtemp(prefix="known-item-people-"))
+    work.mkdir(parents=True, exist_ok=True)
+    config = work / "config.toml"
+    config.write_text(f'[embedding]\nmodel = "{args.model}"\n', encoding="utf-8")
+    os.environ["FINDSESSION_CONFIG"] = str(config)
+    queries = [json.loads(line) for line in (args.data / "queries.jsonl").open(encoding="utf-8")]
+    everyone = known_item_people.people(args.data, args.corpus)
+    wanted = args.people.split(",") if args.people else list(everyone)
+    rows = []
+    dump = args.dump.open("w", encoding="utf-8") if args.dump else None
+    for repo in wanted:
+        person = everyone[repo]
+        print(known_item_people.build(work, person), flush=True)
+        mine = [q for q in queries if q["repo"] == repo]
+        rows += known_item_people.ask(work, person, mine, args.mode, dump)
+    if dump:
+        dump.close()
+    scoring.print_all(rows, ("kind", "lang", "repo"), args.misses)
+    return 0
+
+
+def ask(
+    fs: Findsession, queries: list[dict], mode: str, work: Path, corpus: Corpus
+) -> list[scoring.Row]:
     """Each query's (query, ranked sessions, confidence, ms)."""
     rows = []
     for q in queries:
@@ -186,7 +222,7 @@ def ask(fs: Findsession, queries: list[dict], mode: str, work: Path, corpus: Cor
             sid = corpus.aliases.get(sid or "", sid) or hit.session.id
             if sid not in ranked:
                 ranked.append(sid)
-        rows.append((q, ranked, response.confidence, ms))
+        rows.append(scoring.Row(q, ranked, response.confidence, ms))
     return rows
 
 
@@ -212,44 +248,6 @@ def on_server(
             return ask(fs, queries, mode, work, corpus)
     finally:
         del os.environ["FINDSESSION_STORAGE_URL"]
-
-
-def print_table(rows: list[tuple[dict, list[str], Confidence, float]], misses: bool) -> None:
-    groups: dict[str, list[int | None]] = defaultdict(list)
-    for q, ranked, _, _ in rows:
-        if q["kind"] == "none":
-            continue
-        rank = ranked.index(q["session_id"]) + 1 if q["session_id"] in ranked else None
-        for name in (f"kind: {q['kind']}", f"source: {q['source']}", "all answerable"):
-            groups[name].append(rank)
-        if misses and (rank is None or rank > 5):
-            print(f"  miss {q['id']} ({q['kind']}, {q['source']}): rank {rank}  {q['query']}")
-    print()
-    print("| queries | n | hit@1 | hit@5 | hit@10 | MRR |")
-    print("|---|---:|---:|---:|---:|---:|")
-    for name in sorted(groups, key=lambda n: (n.startswith("all"), n)):
-        ranks = groups[name]
-        hits = [sum(r is not None and r <= k for r in ranks) / len(ranks) for k in KS]
-        mrr = sum(1 / r for r in ranks if r) / len(ranks)
-        cells = " | ".join(f"{h:.2f}" for h in hits)
-        print(f"| {name} | {len(ranks)} | {cells} | {mrr:.3f} |")
-    nones = [r for r in rows if r[0]["kind"] == "none"]
-    answerable = [r for r in rows if r[0]["kind"] != "none"]
-    print()
-    print("| confidence | none queries | answerable | answerable, target first |")
-    print("|---|---:|---:|---:|")
-    for level in Level:
-        n = sum(r[2].level == level for r in nones)
-        a = [r for r in answerable if r[2].level == level]
-        first = sum(bool(r[1]) and r[1][0] == r[0]["session_id"] for r in a)
-        print(
-            f"| {level.value} | {n}/{len(nones)} | {len(a)}/{len(answerable)} | {first}/{len(a)} |"
-        )
-    area = auc([r[2].score for r in answerable], [r[2].score for r in nones])
-    if area is not None:
-        print(f"\nconfidence ROC AUC (answerable vs none): {area:.2f}")
-    latencies = sorted(r[3] for r in rows)
-    print(f"search p50 {latencies[len(latencies) // 2]:.0f} ms over {len(rows)} queries")
 
 
 if __name__ == "__main__":
