@@ -1,4 +1,5 @@
-"""A Crush database for tests, in Crush's documented schema, written the way Crush writes.
+"""A Crush database for tests, in Crush's documented schema, written the way Crush writes
+(or in the first OpenCode's, the schema Crush grew from).
 
 The schema and the shapes of `parts` come from Crush's own migrations and message
 model (`internal/db/migrations/`, `internal/message/content.go`): sessions and messages
@@ -42,6 +43,44 @@ CREATE TABLE messages (
 );
 CREATE INDEX idx_messages_session_id ON messages (session_id);
 """
+#: The first OpenCode's store (`internal/db/migrations/` of the Go program Crush grew
+#: from): the same two tables before Crush's later columns (`todos`, `provider`,
+#: `is_summary_message`); its summary is the message `summary_message_id` names.
+FIRST_OPENCODE_SCHEMA = """
+CREATE TABLE sessions (
+    id TEXT PRIMARY KEY,
+    parent_session_id TEXT,
+    title TEXT NOT NULL,
+    message_count INTEGER NOT NULL DEFAULT 0,
+    prompt_tokens INTEGER NOT NULL DEFAULT 0,
+    completion_tokens INTEGER NOT NULL DEFAULT 0,
+    cost REAL NOT NULL DEFAULT 0.0,
+    updated_at INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    summary_message_id TEXT
+);
+CREATE TABLE files (
+    id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    path TEXT NOT NULL,
+    content TEXT NOT NULL,
+    version TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+);
+CREATE TABLE messages (
+    id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    role TEXT NOT NULL,
+    parts TEXT NOT NULL DEFAULT '[]',
+    model TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    finished_at INTEGER,
+    FOREIGN KEY (session_id) REFERENCES sessions (id) ON DELETE CASCADE
+);
+CREATE INDEX idx_messages_session_id ON messages (session_id);
+"""
 START = 1_780_000_000  # 2026-05-28, seconds
 
 
@@ -70,12 +109,13 @@ FINISH = {"type": "finish", "data": {"reason": "end_turn", "time": START}}
 class CrushStore:
     """One `crush.db`, held open by the "agent" between writes."""
 
-    def __init__(self, path: Path, journal: str = "wal") -> None:
+    def __init__(self, path: Path, journal: str = "wal", schema: str = SCHEMA) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self.conn = sqlite3.connect(path, isolation_level=None)
         self.conn.execute(f"PRAGMA journal_mode = {journal}")
-        self.conn.executescript(SCHEMA)
+        self.conn.executescript(schema)
+        self.flags = "is_summary_message" in schema
         self.clock = START
         self.n = 0
 
@@ -95,9 +135,13 @@ class CrushStore:
         raw = parts if isinstance(parts, str) else compact(parts)
         self.conn.execute(
             "INSERT INTO messages (id, session_id, role, parts, model, created_at, updated_at,"
-            " finished_at, is_summary_message) VALUES (?, ?, ?, ?, 'claude-sonnet', ?, ?, ?, ?)",
-            (mid, sid, role, raw, self.clock, self.clock, self.clock, int(summary)),
+            " finished_at) VALUES (?, ?, ?, ?, 'claude-sonnet', ?, ?, ?)",
+            (mid, sid, role, raw, self.clock, self.clock, self.clock),
         )
+        if summary and self.flags:
+            self.conn.execute("UPDATE messages SET is_summary_message = 1 WHERE id = ?", (mid,))
+        elif summary:  # the first OpenCode: the session names its summary
+            self.conn.execute("UPDATE sessions SET summary_message_id = ? WHERE id = ?", (mid, sid))
         return mid
 
     def stream(self, mid: str, parts: list[Any]) -> None:

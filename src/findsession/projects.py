@@ -16,7 +16,9 @@ import re
 _WINDOWS = re.compile(r"^(?:[A-Za-z]:[\\/]|\\\\)")
 
 
-def _is_windows(path: str) -> bool:
+def is_windows_path(path: str) -> bool:
+    """True for a path that looks like a Windows one (`C:\\`, `c:/`, `\\\\server`): it
+    names the same folder in any case and with either separator."""
     return bool(_WINDOWS.match(path))
 
 
@@ -25,7 +27,7 @@ def normalise_project(path: str) -> str:
     stripped = path.rstrip("/\\")
     if not stripped:
         return path[:1] or path
-    if _is_windows(path) and len(stripped) == 2 and stripped[1] == ":":
+    if is_windows_path(path) and len(stripped) == 2 and stripped[1] == ":":
         return stripped + "\\"
     return stripped
 
@@ -35,7 +37,7 @@ def in_project(cwd: str | None, project: str) -> bool:
     if cwd is None:
         return False
     root = normalise_project(project)
-    if _is_windows(root) or _is_windows(cwd):
+    if is_windows_path(root) or is_windows_path(cwd):
         root, cwd = root.replace("\\", "/").casefold(), cwd.replace("\\", "/").casefold()
     if root in ("/", ""):
         return cwd.startswith("/") or root == ""
@@ -43,4 +45,4 @@ def in_project(cwd: str | None, project: str) -> bool:
     return cwd == root or cwd.startswith(root + "/")
 
 
-__all__ = ["in_project", "normalise_project"]
+__all__ = ["in_project", "is_windows_path", "normalise_project"]

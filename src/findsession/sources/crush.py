@@ -9,9 +9,10 @@ configuration; a project the index knows from another agent's sessions is looked
 (`project_root`), and a folder the person names is walked for `.crush/crush.db`.
 
 One database holds many sessions, each indexed as `<file id>:<Crush's session id>`; only
-the sessions whose change token moved are read again (`foreign_db`). Crush's own
-title-making sessions (`title-<id>`) are never indexed; a sub-agent's session is linked to
-the session whose tool call started it.
+the sessions whose change token moved are read again (`project_db`, which reads the first
+OpenCode's stores too, and `foreign_db`). Crush's own title-making sessions (`title-<id>`)
+are never indexed; a sub-agent's session is linked to the session whose tool call
+started it.
 """
 
 from __future__ import annotations
@@ -24,22 +25,18 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from findsession.domain import Message, Problem, Resume, Session, SourceKind
-from findsession.sources import crush_db, foreign_db
+from findsession.domain import Resume, Session, SourceKind
+from findsession.sources import foreign_db, project_db
 from findsession.sources.base import Skip, SourceFile
-from findsession.sources.crush_records import session_records
-from findsession.sources.cursor import Cursor, Reading, Record
+from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.opening import open_regular
 from findsession.sources.resuming import option, resume_in_cwd
 
 KIND = SourceKind.CRUSH
-DATA_FOLDER = ".crush"
-DB_NAME = "crush.db"
+STORE = project_db.CRUSH
+DATA_FOLDER = STORE.folder
+DB_NAME = STORE.db_name
 PROJECTS = "projects.json"
-#: Folders a walk for `.crush/` never enters: too big, and no project's own.
-_HEAVY = frozenset(
-    {"node_modules", "__pycache__", "venv", "site-packages", "dist-packages", "target"}
-)
 _LIST_BYTES = 16 << 20
 
 
@@ -81,7 +78,8 @@ def file_id(path: Path) -> str:
 
 
 class CrushSource:
-    """Crush's per-project `crush.db` stores."""
+    """Crush's per-project `crush.db` stores (read by `project_db`, shared with the
+    first OpenCode's)."""
 
     kind = KIND
     companions = foreign_db.COMPANIONS
@@ -95,8 +93,7 @@ class CrushSource:
 
     def project_root(self, project: Path) -> Path | None:
         """A project's own Crush data folder, when it has a database."""
-        folder = project / DATA_FOLDER
-        return folder if (folder / DB_NAME).is_file() else None
+        return STORE.in_project(project)
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """The databases `projects.json` lists (at Crush's data folder), or every
@@ -109,82 +106,18 @@ class CrushSource:
                 if (data / DB_NAME).is_file():
                     yield data / DB_NAME
             return
-
-        def unreadable(exc: OSError) -> None:
-            if exc.filename:
-                skip(Path(exc.filename), f"cannot read the folder: {exc.strerror or exc}")
-
-        for folder, dirs, names in os.walk(root, onerror=unreadable, followlinks=False):
-            if os.path.basename(folder) == DATA_FOLDER:
-                dirs[:] = []
-                if DB_NAME in names:
-                    yield Path(folder) / DB_NAME
-                continue
-            dirs[:] = sorted(
-                d for d in dirs if d == DATA_FOLDER or not (d.startswith(".") or d in _HEAVY)
-            )
+        yield from project_db.walk(root, STORE, skip)
 
     def describe(self, path: Path) -> SourceFile:
         return SourceFile(path=path, source=KIND, session_id=file_id(path), sibling_sessions=True)
 
     def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
-        """The sessions whose token moved since `cursor`, each whole (`fh` is not read:
-        the database is opened read-only by path)."""
-        size = os.fstat(fh.fileno()).st_size
-        cwd = project_of(sf.path)
-        with foreign_db.reading(sf.path) as conn:
-            why = crush_db.missing_tables(conn)
-            if why is not None:
-                return Reading(
-                    [], Cursor(size, 0, foreign_db.encode({})), fresh=False,
-                    problems=[Problem(0, "unknown database", why)],
-                )  # fmt: skip
-            rows = crush_db.sessions(conn)
-            tokens = {row.id: row.token for row in rows}
-            now = Cursor(offset=size, lines=len(rows), digest=foreign_db.encode(tokens))
-            old = foreign_db.decode(cursor.digest if cursor else None)
-            todo = set(foreign_db.changed(old, tokens))
-            if not todo:
-                return Reading([], now, fresh=False, unchanged=True)
-            records: list[Record] = []
-            problems: list[Problem] = []
-            read_bytes = read_rows = 0
-            for row in rows:
-                if row.id not in todo:
-                    continue
-                messages = crush_db.messages(conn, row.id)
-                read_rows += len(messages)
-                read_bytes += sum(len(m.parts) for m in messages if isinstance(m.parts, str))
-                parent = row.parent or crush_db.parent_by_call(conn, row.id)
-                records += session_records(row, messages, parent, cwd, problems)
-        return Reading(
-            records,
-            now,
-            fresh=False,
-            replaced=frozenset(todo),
-            bytes_read=read_bytes,
-            lines_read=read_rows,
-            problems=problems,
-        )
+        """The sessions whose token moved since `cursor`, each whole."""
+        return project_db.read(sf.path, fh, cursor, STORE, project_of(sf.path))
 
     def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
         """Each wanted message as the database holds it now, numbered as `read` did."""
-        ranks = {foreign_db.position_of(line)[0] for line in lines}
-        texts: dict[tuple[int, int], str] = {}
-        with foreign_db.reading(path) as conn:
-            if crush_db.missing_tables(conn) is not None:
-                return texts
-            for row in crush_db.sessions(conn):
-                if row.rank not in ranks:
-                    continue
-                records = session_records(row, crush_db.messages(conn, row.id), None, None, [])
-                parts: dict[int, int] = {}
-                for rec in records:  # numbered as the indexer numbers a line's records
-                    part = parts.get(rec.line, 0)
-                    parts[rec.line] = part + 1
-                    if isinstance(rec, Message) and rec.line in lines:
-                        texts[(rec.line, part)] = rec.text
-        return texts
+        return project_db.read_back(path, lines)
 
     def resume(self, session: Session) -> Resume:
         """`crush --session <id>`, Crush's own way back into a session, in the project
@@ -205,4 +138,4 @@ def project_of(db: Path) -> str | None:
     for project, data in listed_projects():
         if os.path.abspath(data) == folder:
             return project
-    return str(db.parent.parent) if db.parent.name == DATA_FOLDER else str(db.parent)
+    return STORE.project_of(db)

@@ -1,9 +1,10 @@
 """The questions findsession asks a Crush database, read-only, and nothing else.
 
-Crush keeps a project's sessions in `<project>/.crush/crush.db`: `sessions(id,
-parent_session_id, title, created_at, updated_at, ...)` and `messages(id, session_id, role,
-parts, model, created_at, updated_at, finished_at, is_summary_message, ...)`, times in
-Unix seconds. Columns came and went between Crush's versions, so each query asks only for
+Crush keeps a project's sessions in `<project>/.crush/crush.db` (the first OpenCode, which
+Crush grew from, in `<project>/.opencode/opencode.db`): `sessions(id, parent_session_id,
+title, created_at, updated_at, summary_message_id, ...)` and `messages(id, session_id,
+role, parts, model, created_at, updated_at, finished_at, is_summary_message, ...)`, times
+in Unix seconds. Columns came and went between Crush's versions, so each query asks only for
 the columns the file has (`foreign_db.columns`). The only connection is the one
 `foreign_db.reading` opens; this module holds queries, `crush_records` makes records.
 """
@@ -30,6 +31,9 @@ class SessionRow:
     created_at: float | None
     updated_at: float | None
     token: str
+    #: The message that summarises the session so far (`summary_message_id`): how the
+    #: first OpenCode, and Crush before `is_summary_message`, mark it.
+    summary_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,12 +48,13 @@ class MessageRow:
     summary: bool
 
 
-def missing_tables(conn: sqlite3.Connection) -> str | None:
-    """Why the file is not a Crush store this reader knows, or None when it is."""
+def missing_tables(conn: sqlite3.Connection, agent: str = "Crush") -> str | None:
+    """Why the file is not a store of this schema (`agent`'s) this reader knows, or None
+    when it is."""
     sessions = foreign_db.columns(conn, "sessions")
     messages = foreign_db.columns(conn, "messages")
     if not {"id"} <= sessions or not {"session_id", "role", "parts"} <= messages:
-        return "not a Crush database (no sessions and messages tables of the known shape)"
+        return f"not a {agent} database (no sessions and messages tables of the known shape)"
     return None
 
 
@@ -67,13 +72,13 @@ def sessions(conn: sqlite3.Connection) -> list[SessionRow]:
         "SELECT s.rowid, s.id, "
         f"{pick(have, 's', 'parent_session_id')}, {pick(have, 's', 'title')}, "
         f"{pick(have, 's', 'created_at')}, {pick(have, 's', 'updated_at')}, "
-        "count(m.rowid), max(m.rowid), "
+        f"{pick(have, 's', 'summary_message_id')}, count(m.rowid), max(m.rowid), "
         f"max({pick(mine, 'm', 'updated_at')}), max({pick(mine, 'm', 'finished_at')}) "
         "FROM sessions s LEFT JOIN messages m ON m.session_id = s.id "
         "WHERE substr(s.id, 1, ?) != ? GROUP BY s.rowid ORDER BY s.rowid"
     )
     rows = []
-    for rank, sid, parent, title, created, updated, *moved in conn.execute(
+    for rank, sid, parent, title, created, updated, summary, *moved in conn.execute(
         query, (len(TITLE_PREFIX), TITLE_PREFIX)
     ):
         if not isinstance(sid, str) or not sid:
@@ -88,6 +93,7 @@ def sessions(conn: sqlite3.Connection) -> list[SessionRow]:
                 created_at=_number(created),
                 updated_at=_number(updated),
                 token=token,
+                summary_id=summary if isinstance(summary, str) and summary else None,
             )
         )
     return rows

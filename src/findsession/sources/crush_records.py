@@ -5,8 +5,9 @@ A message row holds `parts`, a JSON list of `{type, data}`: `text`, `reasoning
 name, content, is_error}` (in rows of role `tool`), `finish`, `image_url`, `binary` and,
 for a `!command` typed in the prompt, `shell_command {command, output, exit_code}`. What
 a `user` row says in `text` is what the person typed (or, in a sub-agent's session, what
-its parent asked); an assistant row flagged `is_summary_message` is Crush's summary of
-the conversation so far.
+its parent asked); an assistant row flagged `is_summary_message`, or the one the
+session's `summary_message_id` names (the first OpenCode's way), is the summary of the
+conversation so far.
 
 Each message is a line of its own (`foreign_db.line_of(session rank, position)`); the
 session's title and its parent sit on the session's line 0.
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 from findsession.domain import Message, MessageKind, MetaEvent, MetaKind, Problem
@@ -30,8 +32,11 @@ PROMPT_CAP = 100_000
 THINKING_CAP = 8_000
 TOOL_INPUT_CAP = 2_000
 TOOL_OUTPUT_CAP = 4_000
-#: Titles Crush gives a session before its title model has answered.
-PLACEHOLDER_TITLES = frozenset({"New Session", "Untitled Session", "Generate a title", ""})
+#: Titles Crush (and the first OpenCode) give a session before its title model has
+#: answered, and a sub-agent's session for good.
+PLACEHOLDER_TITLES = frozenset(
+    {"New Session", "Untitled Session", "Generate a title", "New Agent Session", ""}
+)
 #: Part kinds with nothing to index (the end of a reply, an attached image or file).
 _QUIET = frozenset({"finish", "image_url", "binary"})
 
@@ -65,6 +70,8 @@ def session_records(
             "message_id": msg.id,
         }
         if msg.role in ("user", "assistant", "tool"):
+            if row.summary_id is not None and msg.id == row.summary_id:
+                msg = replace(msg, summary=True)
             records.extend(_message(msg, parts, base, calls, unknown))
         elif msg.role != "system":
             unknown.setdefault(f"role {msg.role}", []).append(line)

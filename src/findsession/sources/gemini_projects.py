@@ -7,6 +7,16 @@ the slug folder's `.project_root` marker, in `projects.json` (`{"projects": {pat
 slug}}`), or as the path whose SHA-256 is the folder's name or the chat's `projectHash`
 among the paths `projects.json` and `trustedFolders.json` name. A chat of a project
 known to none of them has no project folder, rather than a guessed one.
+
+On Windows the marker and `projects.json` hold the path lower-cased (the CLI's key for
+comparing paths), while `trustedFolders.json` (and so the hashed folder's name) keeps
+the person's spelling: one project would be two, `c:\\users\\me\\app` for the newer
+chats and `C:\\Users\\Me\\App` for the older. A Windows path names the same folder in
+any case, so the spelling of `trustedFolders.json` wins: it is the folder as the person
+opened it (the spelling other agents record too), and the same for every chat of the
+project. A chat's own `directories` do not decide it: only some chats (a subagent's)
+carry them, so the project would again be split. The lowered path stays when no other
+name of the folder spells it.
 """
 
 from __future__ import annotations
@@ -18,6 +28,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from findsession.projects import is_windows_path
 from findsession.sources.opening import open_regular
 
 _MAX_BYTES = 4 * 1024 * 1024
@@ -33,26 +44,51 @@ def project_dir(chat: Path, project_hash: str | None) -> str | None:
         return None
     folder = chats.parent
     home = folder.parent.parent  # <gemini home>/tmp/<project>
-    marker = _read(folder / ".project_root")
-    if marker and marker.strip():
-        return marker.strip()
     registry = _json(home / "projects.json")
     projects = registry.get("projects") if isinstance(registry, dict) else None
     projects = projects if isinstance(projects, dict) else {}
+    trusted = [_json(home / "trustedFolders.json")]
+    if os.environ.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH"):
+        trusted.append(_json(Path(os.environ["GEMINI_CLI_TRUSTED_FOLDERS_PATH"])))
+    known = [p for p in projects if isinstance(p, str)]
+    known += [p for t in trusted if isinstance(t, dict) for p in t if isinstance(p, str)]
+
+    found = _named(folder, project_hash, projects, known)
+    return _as_spelled(found, known) if found else None
+
+
+def _named(
+    folder: Path, project_hash: str | None, projects: dict[Any, Any], known: list[str]
+) -> str | None:
+    """The path the Gemini home gives the project folder `folder`, as it spells it."""
+    marker = (_read(folder / ".project_root") or "").strip()
+    if marker:
+        return marker
     for path, slug in projects.items():
         if slug == folder.name and isinstance(path, str):
             return path
     wanted = {h for h in (folder.name, project_hash) if h and _HASH.match(h)}
-    if not wanted:
-        return None
-    trusted = [_json(home / "trustedFolders.json")]
-    if os.environ.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH"):
-        trusted.append(_json(Path(os.environ["GEMINI_CLI_TRUSTED_FOLDERS_PATH"])))
-    candidates = list(projects) + [p for t in trusted if isinstance(t, dict) for p in t]
-    for path in candidates:
-        if isinstance(path, str) and hashlib.sha256(path.encode()).hexdigest() in wanted:
+    for path in known if wanted else ():
+        if hashlib.sha256(path.encode()).hexdigest() in wanted:
             return path
     return None
+
+
+def _as_spelled(path: str, spellings: list[str]) -> str:
+    """A lower-cased Windows `path` as another name of the same folder spells it (the
+    first one with capitals); any other path as it is."""
+    if not is_windows_path(path) or path != path.lower():
+        return path
+    key = _folder_key(path)
+    for other in spellings:
+        if other != other.lower() and is_windows_path(other) and _folder_key(other) == key:
+            return other
+    return path
+
+
+def _folder_key(path: str) -> str:
+    """A Windows path as Windows compares it: any case, either separator."""
+    return path.replace("/", "\\").rstrip("\\").casefold()
 
 
 def _read(path: Path) -> str | None:

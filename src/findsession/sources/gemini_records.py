@@ -2,8 +2,10 @@
 
 A `user` message is a typed prompt, unless the harness wrote it (the automatic
 "Please continue.", `<session_context>`, a tool's response, the `<state_snapshot>` that
-compression puts in place of older turns); IDE context that Gemini Code Assist appends
-to what was typed is cut off. A `gemini` message gives its reply,
+compression puts in place of older turns, a subagent's last-chance nudge); IDE context
+that Gemini Code Assist appends to what was typed is cut off, and a hint typed while the
+agent worked is kept without the CLI's wrapper, also when it rides in the message that
+carries the tools' responses. A `gemini` message gives its reply,
 its thoughts and its tool calls with their results; `info`, `error` and `warning`
 messages are harness text. The session's `summary` is its title.
 """
@@ -31,13 +33,22 @@ TOOL_OUTPUT_CAP = 4_000
 #: Text the CLI sends as the user: the retry after a broken stream (older builds said
 #: "System: Please continue."), the next-speaker check's nudge, injected context.
 _HARNESS_EXACT = ("System: Please continue.", "Please continue.")
-_HARNESS_PREFIXES = ("<session_context>", "<hook_context>")
+_HARNESS_PREFIXES = (
+    "<session_context>",
+    "<hook_context>",
+    "Background execution update:",  # a backgrounded command's output, handed back
+)
+#: A subagent's last-chance nudge when it ran out of turns or time, or stopped calling
+#: tools ("You have exceeded the maximum number of turns. You have one final chance…").
+_SUBAGENT_NUDGE = re.compile(r"^You have [^.\n]{1,80}\. You have one final chance to complete")
 #: The model's part of a compressed history, written by the CLI after the snapshot.
 _COMPRESSION_ACK = "Got it. Thanks for the additional context!"
-#: A hint typed while the agent works, wrapped by the CLI before it is sent.
+#: A hint typed while the agent works, wrapped by the CLI before it is sent: the main
+#: session's one hint, or a subagent's list of them (one `- hint` a line).
 _STEERING = re.compile(
     r"^User (?:steering update|hints):\s*<user_input>\s*(.*?)\s*</user_input>", re.S
 )
+_HINT_BULLET = re.compile(r"^- ", re.M)
 #: Where context the tool added begins: files referenced with @, and what the VS Code
 #: extension (Gemini Code Assist) appends to each typed message.
 _ADDED_CONTEXT = re.compile(
@@ -104,9 +115,24 @@ def _user(msg: dict[str, Any], base: dict[str, Any], answered: set[str]) -> Iter
                 tool_id=call_id,
                 **base,
             )
+        # What the person typed while the tools ran rides in the same message, as a
+        # text part before the responses ("User steering update: <user_input>…"). It
+        # comes after the outputs here: they answer the calls before it, and the
+        # prompt opens the turn the next reply belongs to. Only text parts: an image a
+        # tool read comes back as `inlineData` beside its response.
+        text = _text([p for p in parts if isinstance(p.get("text"), str)]).strip()
+        if text:
+            kind, text = classify_user_text(text)
+            yield Message(kind, cap(text, PROMPT_CAP), **base)
+        return
+    sent = _text(parts).strip()
+    if sent and classify_user_text(sent)[0] is MessageKind.HARNESS:
+        # The CLI's own words, whatever it shows: a retry after a broken stream sends
+        # "System: Please continue." and shows the request it repeats.
+        yield Message(MessageKind.HARNESS, cap(sent, PROMPT_CAP), **base)
         return
     shown = msg.get("displayContent")
-    text = _text(_parts(shown) if shown else parts).strip()
+    text = _text(_parts(shown)).strip() if shown else sent
     if not text:
         return
     kind, text = classify_user_text(text)
@@ -118,11 +144,16 @@ def classify_user_text(text: str) -> tuple[MessageKind, str]:
     prompt without the context the tool added to it."""
     if text in _HARNESS_EXACT or text.startswith(_HARNESS_PREFIXES):
         return MessageKind.HARNESS, text
+    if _SUBAGENT_NUDGE.match(text):
+        return MessageKind.HARNESS, text
     if "<state_snapshot>" in text and "</state_snapshot>" in text:
         return MessageKind.COMPACT_SUMMARY, text  # what compression left of older turns
     steering = _STEERING.match(text)
     if steering and steering.group(1).strip():
-        return MessageKind.PROMPT, steering.group(1).strip()
+        typed = steering.group(1).strip()
+        if text.startswith("User hints:"):
+            typed = _HINT_BULLET.sub("", typed)
+        return MessageKind.PROMPT, typed
     added = _ADDED_CONTEXT.search(text)
     if added is None:
         return MessageKind.PROMPT, text

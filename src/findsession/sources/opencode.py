@@ -12,6 +12,12 @@ gives each session a change token, and only the sessions whose token moved are r
 again, each whole (`opencode_db`, `foreign_db`). A tree session is indexed under the
 same id, so the database, when it holds the session too, replaces it (see
 `opencode_tree`). Subagents are sessions with a `parent_id`.
+
+OpenCode's first generation (the Go program Crush grew from) kept each project's
+sessions in `<project>/.opencode/opencode.db` instead, in the schema Crush has: such a
+store (told apart by its tables, not its name) is read by Crush's reader
+(`project_db`), found in the folders of indexed projects and in folders named for this
+source, and indexed as OpenCode's, the agent people ran.
 """
 
 from __future__ import annotations
@@ -23,11 +29,14 @@ from pathlib import Path
 from typing import IO, Any
 
 from findsession.domain import Problem, Resume, Session, SourceKind
-from findsession.sources import foreign_db, opencode_db, opencode_tree
+from findsession.sources import foreign_db, opencode_db, opencode_tree, project_db
 from findsession.sources.base import Skip, SourceFile
 from findsession.sources.cursor import Cursor, Reading, Record
 from findsession.sources.opencode_records import SessionInfo, session_records, texts_at
 from findsession.sources.resuming import option, resume_in_cwd
+
+#: How today's OpenCode (and Kilo Code) start a session id.
+_SESSION_PREFIX = "ses_"
 
 
 def data_home() -> Path:
@@ -44,6 +53,9 @@ class OpenCodeSource:
     app = "opencode"
     #: A commit waiting in `<db>-wal` is a change of the store.
     companions = foreign_db.COMPANIONS
+    #: The store the first OpenCode (Go, before the rewrite) kept in each project, in
+    #: the schema Crush has; None for an agent that never had one.
+    first_generation: project_db.ProjectStore | None = project_db.OPENCODE_FIRST
 
     @property
     def store_name(self) -> str:
@@ -52,9 +64,15 @@ class OpenCodeSource:
     def default_roots(self) -> list[Path]:
         return [data_home() / self.app]
 
+    def project_root(self, project: Path) -> Path | None:
+        """A project's `.opencode/` folder, when the first OpenCode kept a store there."""
+        return self.first_generation.in_project(project) if self.first_generation else None
+
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """The store in the data folder `root`, then each session file of its tree (or
-        `root` itself, when it is the store or a session file)."""
+        `root` itself, when it is the store or a session file). A folder that is no data
+        folder (a project, a folder of projects) is walked for the first OpenCode's
+        `.opencode/opencode.db`."""
         if root.is_file():
             if root.name == self.store_name or opencode_tree.is_session_file(root.name):
                 yield root
@@ -62,7 +80,10 @@ class OpenCodeSource:
         store = root / self.store_name
         if store.is_file():
             yield store
-        yield from opencode_tree.discover(root / "storage", skip)
+        if (root / "storage").is_dir():
+            yield from opencode_tree.discover(root / "storage", skip)
+        elif not store.is_file() and self.first_generation is not None:
+            yield from project_db.walk(root, self.first_generation, skip)
 
     def stamp_paths(self, path: Path) -> list[str]:
         """Beside a tree session's own file, the folders its messages and parts are
@@ -84,6 +105,9 @@ class OpenCodeSource:
 
     def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
         if sf.path.name == self.store_name:
+            first = self._first_generation(sf.path)
+            if first is not None:
+                return project_db.read(sf.path, fh, cursor, first, first.project_of(sf.path))
             return read_store(sf.path, cursor, self.kind)
         fh.seek(0)
         return opencode_tree.read_session(sf.path, fh.read(), cursor, self._store_beside(sf.path))
@@ -92,6 +116,8 @@ class OpenCodeSource:
         """Each wanted message as the store (or the tree) holds it now."""
         if path.name != self.store_name:
             return texts_at(opencode_tree.records_of(path), lines)
+        if self._first_generation(path) is not None:
+            return project_db.read_back(path, lines)
         texts: dict[tuple[int, int], str] = {}
         with foreign_db.reading(path) as conn:
             for rank in sorted({foreign_db.position_of(line)[0] for line in lines}):
@@ -103,14 +129,31 @@ class OpenCodeSource:
     def resume(self, session: Session) -> Resume:
         """`opencode --session <id>` (`kilo --session <id>`): the agent's documented way
         into a session by its `ses_…` id, run in the session's directory, the project
-        OpenCode files it under."""
-        return resume_in_cwd(
-            session, self.app, *option("--session", foreign_db.agent_id(session.id))
+        OpenCode files it under.
+
+        A session of the first OpenCode (its ids are UUIDs, never `ses_…`) has no such
+        option: that `opencode` takes no session, only the folder it runs in, whose
+        `.opencode/` it opens; its session list (Ctrl+S) leads to the session."""
+        agent_id = foreign_db.agent_id(session.id)
+        if self.first_generation is None or agent_id.startswith(_SESSION_PREFIX):
+            return resume_in_cwd(session, self.app, *option("--session", agent_id))
+        title = f" “{session.title}”" if session.title else ""
+        note = (
+            "the first OpenCode (the Go program, now Crush) opens a project's sessions"
+            f" with no way to name one: press Ctrl+S and pick the session{title}; today's"
+            " opencode does not read this store"
         )
+        return resume_in_cwd(session, self.app, note=note)
 
     def title_line(self, sf: SourceFile, title: str) -> bytes | None:
         """None: the sessions are rows of the agent's own database, never written here."""
         return None
+
+    def _first_generation(self, store: Path) -> project_db.ProjectStore | None:
+        """The first OpenCode's layout when the store at `store` is one of its (Crush's
+        schema: `sessions` and `messages`, no `part`), else None."""
+        first = self.first_generation
+        return first if first is not None and project_db.is_one(store) else None
 
     def _store_beside(self, session_file: Path) -> Path:
         """The store of the data folder a tree session file sits in."""
@@ -122,6 +165,7 @@ class KiloCodeSource(OpenCodeSource):
 
     kind: str = SourceKind.KILO_CODE
     app = "kilo"
+    first_generation = None
 
 
 def file_id(kind: str, path: Path) -> str:

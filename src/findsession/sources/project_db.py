@@ -1,0 +1,144 @@
+"""A store an agent keeps inside each project, in the schema Crush has: one reader for
+Crush's `.crush/crush.db` and the first OpenCode's `.opencode/opencode.db`.
+
+Crush grew out of OpenCode's first generation (the Go program, before OpenCode was
+rewritten): both keep a project's sessions in `<project>/<folder>/<name>.db` with the
+same `sessions` and `messages` tables (Crush added columns later; `crush_db` asks only
+for the columns a file has). What differs between the two is data, a `ProjectStore`:
+the folder and file name, and the agent's name in what is reported. Which source kind
+a store is indexed as, and how its agent resumes a session, stay with the source that
+owns it (`crush`, `opencode`).
+
+One database holds many sessions, each indexed as `<file id>:<the agent's session id>`;
+only the sessions whose change token moved are read again (`foreign_db`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from findsession.domain import Message, Problem
+from findsession.sources import crush_db, foreign_db
+from findsession.sources.base import Skip
+from findsession.sources.crush_records import session_records
+from findsession.sources.cursor import Cursor, Reading, Record
+
+#: Folders a walk for a project's store never enters: too big, and no project's own.
+_HEAVY = frozenset(
+    {"node_modules", "__pycache__", "venv", "site-packages", "dist-packages", "target"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectStore:
+    """Where one agent keeps a project's store, and its name in what is reported."""
+
+    agent: str
+    folder: str
+    db_name: str
+
+    def in_project(self, project: Path) -> Path | None:
+        """`project`'s folder of this store, when it holds the database."""
+        folder = project / self.folder
+        return folder if (folder / self.db_name).is_file() else None
+
+    def project_of(self, db: Path) -> str:
+        """The project a database belongs to: the folder that holds the store's folder."""
+        return str(db.parent.parent) if db.parent.name == self.folder else str(db.parent)
+
+
+CRUSH = ProjectStore(agent="Crush", folder=".crush", db_name="crush.db")
+#: OpenCode before its rewrite: `data.directory` defaulted to `.opencode`, in the project.
+OPENCODE_FIRST = ProjectStore(agent="OpenCode", folder=".opencode", db_name="opencode.db")
+
+
+def walk(root: Path, store: ProjectStore, skip: Skip) -> Iterator[Path]:
+    """Every `<folder>/<db_name>` under `root`, not entering hidden folders (but the
+    store's own) or dependency folders."""
+
+    def unreadable(exc: OSError) -> None:
+        if exc.filename:
+            skip(Path(exc.filename), f"cannot read the folder: {exc.strerror or exc}")
+
+    for folder, dirs, names in os.walk(root, onerror=unreadable, followlinks=False):
+        if os.path.basename(folder) == store.folder:
+            dirs[:] = []
+            if store.db_name in names:
+                yield Path(folder) / store.db_name
+            continue
+        dirs[:] = sorted(
+            d for d in dirs if d == store.folder or not (d.startswith(".") or d in _HEAVY)
+        )
+
+
+def is_one(path: Path) -> bool:
+    """True when the database at `path` has the tables of this schema (one read-only
+    look at its table list)."""
+    with foreign_db.reading(path) as conn:
+        return crush_db.missing_tables(conn) is None
+
+
+def read(
+    path: Path, fh: IO[bytes], cursor: Cursor | None, store: ProjectStore, cwd: str | None
+) -> Reading:
+    """The sessions whose token moved since `cursor`, each whole (`fh` is not read: the
+    database is opened read-only by path); `cwd` is the project's folder."""
+    size = os.fstat(fh.fileno()).st_size
+    with foreign_db.reading(path) as conn:
+        why = crush_db.missing_tables(conn, store.agent)
+        if why is not None:
+            return Reading(
+                [], Cursor(size, 0, foreign_db.encode({})), fresh=False,
+                problems=[Problem(0, "unknown database", why)],
+            )  # fmt: skip
+        rows = crush_db.sessions(conn)
+        tokens = {row.id: row.token for row in rows}
+        now = Cursor(offset=size, lines=len(rows), digest=foreign_db.encode(tokens))
+        old = foreign_db.decode(cursor.digest if cursor else None)
+        todo = set(foreign_db.changed(old, tokens))
+        if not todo:
+            return Reading([], now, fresh=False, unchanged=True)
+        records: list[Record] = []
+        problems: list[Problem] = []
+        read_bytes = read_rows = 0
+        for row in rows:
+            if row.id not in todo:
+                continue
+            messages = crush_db.messages(conn, row.id)
+            read_rows += len(messages)
+            read_bytes += sum(len(m.parts) for m in messages if isinstance(m.parts, str))
+            parent = row.parent or crush_db.parent_by_call(conn, row.id)
+            records += session_records(row, messages, parent, cwd, problems)
+    return Reading(
+        records,
+        now,
+        fresh=False,
+        replaced=frozenset(todo),
+        bytes_read=read_bytes,
+        lines_read=read_rows,
+        problems=problems,
+    )
+
+
+def read_back(path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
+    """Each wanted message as the database holds it now, numbered as `read` did."""
+    ranks = {foreign_db.position_of(line)[0] for line in lines}
+    texts: dict[tuple[int, int], str] = {}
+    with foreign_db.reading(path) as conn:
+        if crush_db.missing_tables(conn) is not None:
+            return texts
+        for row in crush_db.sessions(conn):
+            if row.rank not in ranks:
+                continue
+            records = session_records(row, crush_db.messages(conn, row.id), None, None, [])
+            parts: dict[int, int] = {}
+            for rec in records:  # numbered as the indexer numbers a line's records
+                part = parts.get(rec.line, 0)
+                parts[rec.line] = part + 1
+                if isinstance(rec, Message) and rec.line in lines:
+                    texts[(rec.line, part)] = rec.text
+    return texts
