@@ -32,6 +32,8 @@ _SESSION = re.compile(
 _TITLE = re.compile(r"^#{1,2}\s+(.*?)\s*$")
 _TRAILING_TIME = re.compile(r"^(.*?)\s*\(([^()]*)\)$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+#: SpecStory's own closing tags of a tool's envelope and of thinking.
+_CLOSERS = re.compile(r"</tool-use>|</think>")
 SEPARATOR = "---"
 #: The first exports' header line.
 _OLDEST = "## SpecStory"
@@ -74,6 +76,8 @@ class Fences:
         self.open: str | None = None
 
     def feed(self, line: str) -> None:
+        if "``" not in line and "~~" not in line:
+            return
         m = _FENCE.match(line)
         if m is None:
             return
@@ -103,16 +107,28 @@ def parse(text: str, name: str) -> tuple[Header, list[Block]]:
     fences = Fences()
     before: str | None = None  # the last line that was not blank
     for number, line in enumerate(lines, 1):
-        m = _LABEL.match(line)
-        if m is not None and (not blocks or before == SEPARATOR or not fences.inside):
+        m = _LABEL.match(line) if line.startswith("_**") else None
+        if m is not None and (not blocks or _labels(before, lines[number - 2], fences)):
             blocks.append(Block(m[1], bool(m[2]), m[3], number))
             fences, before = Fences(), None
             continue
         (blocks[-1].lines if blocks else head).append(line)
         fences.feed(line)
+        if "</" in line and _CLOSERS.search(line):
+            fences = Fences()  # what SpecStory wraps, it closes: a fence inside is over
         if line.strip():
             before = line.strip()
     return header(head, name), blocks
+
+
+def _labels(before: str | None, above: str, fences: Fences) -> bool:
+    """Whether a label line starts a message: after a `---` separator; else when no
+    fence is open; or when the fence seen open was a bare ```` ``` ```` line, a blank
+    line away: SpecStory's own output fence, which a fence in the output it holds had
+    closed early (an example quoted in a fence starts right after its opening line)."""
+    if before == SEPARATOR or not fences.inside:
+        return True
+    return before in ("```", "~~~") and not above.strip()
 
 
 def header(lines: list[str], name: str) -> Header:

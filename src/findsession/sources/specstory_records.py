@@ -72,6 +72,8 @@ _DETAILS = (
     ("Searched web", "web_search"),
     ("Read file", "read_file"),
 )
+#: SpecStory's own markup around a part, by what opens it and what closes it.
+_ENVELOPES = (("<tool-use ", "</tool-use>"), ("<think>", "</think>"), ("<details", "</details>"))
 _SUMMARY = re.compile(r"<summary>(.*?)</summary>", re.DOTALL)
 _TAGS = re.compile(r"</?(?:think|details|tool-use)\b[^>]*>|<summary>Thought Process</summary>")
 _FILE_IN_SUMMARY = re.compile(r"\b(?:Read|Edit|Write|Create|Delete)(?: file)?: ([^\s<•]+)")
@@ -156,18 +158,25 @@ def _reply_messages(block: Block, base: Message) -> Iterator[Message]:
 
 
 def _pieces(block: Block) -> Iterator[tuple[int, list[str]]]:
-    """The block's parts as the extension separates them: at `---` lines outside code."""
-    fences = Fences()
+    """The block's parts as the extension separates them: at `---` lines, except inside
+    SpecStory's own envelopes (a tool's output may hold a `---` line of its own). Code
+    fences do not count: replies hold fences that never close, and a `---` in a fence
+    only cuts a reply's text in two."""
+    closer: str | None = None
     start, lines = block.line + 1, []
     for number, line in enumerate(block.lines, block.line + 1):
-        if line.strip() == SEPARATOR and not fences.inside:
+        stripped = line.strip()
+        if closer is None and stripped == SEPARATOR:
             if lines:
                 yield start, lines
             start, lines = number + 1, []
             continue
-        if line.strip() != _STARS:
+        if stripped != _STARS:
             lines.append(line)
-        fences.feed(line)
+        if closer is None:
+            closer = next((c for o, c in _ENVELOPES if stripped.startswith(o)), None)
+        if closer is not None and closer in stripped:
+            closer = None
     if lines:
         yield start, lines
 
@@ -188,7 +197,7 @@ def _parts(lines: list[str], first: int, extension: bool) -> Iterator[_Part]:
         elif _THINKING_FENCE.match(line):
             end = _fence_end(lines, i)
             yield _Part(MessageKind.THINKING, _thought(lines[i + 1 : end]), at)
-        elif line.startswith("<tool-use"):
+        elif line.startswith("<tool-use "):
             end = _closing(lines, i, "</tool-use>")
             name = _TOOL_NAME.search(line)
             yield from _tool(name[1] if name else "tool", lines[i : end + 1], at)
@@ -284,7 +293,7 @@ def _text_end(lines: list[str], i: int) -> int:
     fences = Fences()
     for j in range(i, len(lines)):
         stripped = lines[j].strip()
-        if j > i and not fences.inside and stripped.startswith(("<think>", "<tool-use")):
+        if j > i and not fences.inside and stripped.startswith(("<think>", "<tool-use ")):
             return j - 1
         fences.feed(lines[j])
     return len(lines) - 1
