@@ -110,8 +110,11 @@ def test_the_first_and_the_current_exports_are_sessions(
     ]
     assert kinds(turns[1]) == [("prompt", None), ("tool_call", "edit_file"), ("reply", None)]
     assert turns[1]["messages"][0]["text"] == "Make it thirty boils"
+    assert cli.json("read", first["id"], "--raw")["turns"] == cli.json("read", first["id"])["turns"]
 
-    second = hits(cli, "barometer station pressure")[0]["session"]
+    [hit] = hits(cli, "barometer station pressure")
+    assert hit["match"]["files"] == ["src/baro.py"]  # the file its summary names
+    second = hit["session"]
     assert second["id"] == f"specstory-{BAROMETER}" and second["title"] == "Barometer calibration"
     turns = read(cli, second["id"])["turns"]
     assert [t["timestamp"][:16] for t in turns] == ["2025-12-02T12:49", "2025-12-02T13:05"]

@@ -8,11 +8,15 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
-from specstory_exports import cli, current, tool_use
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from specstory_exports import cli, current, tool_use, write
 
 from findsession.domain import Message, MessageKind, MetaEvent
+from findsession.sources.specstory import SpecStorySource
 from findsession.sources.specstory_parse import parse
 from findsession.sources.specstory_records import session_records
 from findsession.sources.specstory_times import header_time, label_time
@@ -127,3 +131,36 @@ def test_the_three_clocks_of_specstory_headers(sao_paulo: None) -> None:
     assert label_time("claude-4-sonnet 2025-08-18 14:14:40Z") == "2025-08-18T14:14:40Z"
     assert label_time("model gpt-5, mode Agent") is None
     assert label_time("2025-08-18 14:14:40") is None  # no zone: the session's time stands
+
+
+def test_a_binary_file_and_a_file_with_no_chat_say_so(tmp_path: Path) -> None:
+    source = SpecStorySource()
+    binary = write(tmp_path, "2025-01-01_00-00-image.md", "")
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    empty = write(tmp_path, "2025-01-02_00-00-notes.md", "# Just notes\n\nNo chat here.\n")
+    with binary.open("rb") as fh:
+        got = source.read(source.describe(binary), fh, None)
+    assert got.records == [] and got.binary
+    with empty.open("rb") as fh:
+        got = source.read(source.describe(empty), fh, None)
+    assert [p.reason for p in got.problems] == ["no chat in it"]
+
+
+#: Pieces of exports, in any order: labels, separators, fences, SpecStory's tags.
+_SNIPPETS = st.sampled_from([
+    "_**User**_", "_**User (2025-07-24 21:35Z)**_", "_**Assistant**_", "_**Agent (x)**_",
+    "_**Agent - sidechain**_", "---", "```", "```diff", "```thinking", "I```thinking", "~~~",
+    "<think><details>", "</details></think>", '<tool-use data-tool-name="Bash">',
+    "</tool-use>", "<details>", "<summary>Listed directory</summary>", "</details>",
+    "Tool use: **Read** `x`", "Result:", "Error:", "Read file: a.py", "Cancelled", "_****_",
+    "<command-message>x</command-message>", "## SpecStory", "# Title (2/19/2025, 9:30 AM)",
+    "<!-- cursor Session abc (2025-07-19 23:13Z) -->", "", "words", "\r",
+])  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(_SNIPPETS, st.text(max_size=20)), max_size=60))
+def test_any_arrangement_of_export_markup_gives_records(lines: list[str]) -> None:
+    for m in messages("\n".join(lines)):
+        assert m.text.strip() or m.kind is MessageKind.TOOL_CALL
+        assert m.line >= 1

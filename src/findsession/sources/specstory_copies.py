@@ -69,15 +69,17 @@ class Copies:
     def __init__(self) -> None:
         # folder -> (its mtime, {file name: the agent's session id, or None})
         self._folders: dict[str, tuple[int, dict[str, str | None]]] = {}
+        # export -> ((its size, its mtime), the agent's session id it names, or None)
+        self._heads: dict[str, tuple[tuple[int, int], str | None]] = {}
         # Cursor's store -> (its stamp, the composer ids it holds)
         self._composers: dict[str, tuple[tuple[int, ...], frozenset[str]]] = {}
 
     def siblings(self, path: Path) -> list[Path]:
         """The other exports of the same session in the file's folder."""
-        ids = self._ids(path.parent)
-        own = ids.get(path.name)
+        own = self._own(path)
         if own is None:
-            return []
+            return []  # an export that names no session has no copies to tell apart
+        ids = self._ids(path.parent)
         return [path.parent / name for name, sid in ids.items() if sid == own and name != path.name]
 
     def fuller(self, path: Path) -> Path | None:
@@ -105,23 +107,41 @@ class Copies:
                 return f"Claude Code's transcript {found}"
         return None
 
+    def _own(self, path: Path) -> str | None:
+        """The export's session id, read again only when the file changed."""
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        stamp = (st.st_size, st.st_mtime_ns)
+        cached = self._heads.get(str(path))
+        if cached is None or cached[0] != stamp:
+            found = head_ids(path)
+            cached = self._heads[str(path)] = (stamp, found[1] if found else None)
+        return cached[1]
+
     def _ids(self, folder: Path) -> dict[str, str | None]:
+        """Each export's session id in `folder`, listed again only when the folder
+        changed (a file added, removed or renamed); a header not read yet (a file
+        still being written when listed) is read again."""
         key = str(folder)
         try:
             mtime = os.stat(folder).st_mtime_ns
-            names = [e.name for e in os.scandir(folder) if _export_name(e.name) and e.is_file()]
         except OSError:
             return {}
         cached = self._folders.get(key)
-        old = cached[1] if cached is not None and cached[0] == mtime else {}
-        ids = {}
-        for name in sorted(names):
-            if name in old:
-                ids[name] = old[name]
-            else:
-                found = head_ids(folder / name)
-                ids[name] = found[1] if found else None
-        self._folders[key] = (mtime, ids)
+        if cached is None or cached[0] != mtime:
+            try:
+                with os.scandir(folder) as listing:
+                    names = sorted(e.name for e in listing if _export_name(e.name) and e.is_file())
+            except OSError:
+                return {}
+            old = cached[1] if cached is not None else {}
+            cached = self._folders[key] = (mtime, {n: old.get(n) for n in names})
+        ids = cached[1]
+        for name, sid in ids.items():
+            if sid is None:
+                ids[name] = self._own(folder / name)
         return ids
 
     def _composer_ids(self, store: Path) -> frozenset[str]:
