@@ -283,3 +283,52 @@ def test_markdown_notes_leave_specstory_exports_to_their_source(
     assert [h["session"]["source"] for h in hits(cli, "relay drives element")] == ["markdown"]
     index(cli, "--source", "specstory", str(project))
     assert [h["session"]["source"] for h in hits(cli, "prime the pump")] == ["specstory"]
+
+
+def test_no_secret_planted_in_any_part_of_an_export_leaves_a_trace(
+    cli: CLI, project: Path
+) -> None:
+    """Every field an export gives (title, prompt, reply, thinking, each era's tool call
+    and output, a tool's file) goes through redaction like any other source's."""
+    from test_planted_secrets import _stored
+    from test_redaction import LEAKED_KINDS, pieces
+
+    planted = "\n".join(text for _, text, _ in LEAKED_KINDS)
+    first = [
+        (
+            f"deploy with these\n{planted}",
+            [
+                f"Reading them.\n{planted}",
+                listing(f"Listed directory {planted.splitlines()[0]} • **1** results", ["a"]),
+                f"Read file: {planted.splitlines()[0]}",
+                f"```diff\n+ {planted}\n```",
+            ],
+        )
+    ]
+    write(project, "2025-02-19_09-30-first.md", oldest(f"Deploy {planted}", "2/19/2025", first))
+    now = [
+        (
+            "2025-12-02 12:49Z",
+            f"and again\n{planted}",
+            [
+                thinking(f"weighing\n{planted}"),
+                tool_use("shell", "Bash", f"Run {planted}", f"**Result:**\n\n```\n{planted}\n```"),
+                f"Tool use: **Read** `{planted.splitlines()[0]}`\n\nResult:\n\n{planted}",
+            ],
+        )
+    ]
+    write(project, "2025-12-02_12-49Z-now.md", current(ANEMOMETER, f"Now {planted}",
+                                                        "2025-12-02 12:49Z", now))  # fmt: skip
+    report = index(cli, "--source", "specstory", str(project))
+    assert report["sessions_total"] == 2
+    assert sum(report["redacted"].values()) >= len(LEAKED_KINDS)
+    raw, values = _stored(Path(cli.env["FINDSESSION_DB"]))
+    raw, text = raw.lower(), "\n".join(values).lower()
+    leaks = [
+        f"{name}: {piece!r}"
+        for name, _, secrets in LEAKED_KINDS
+        for secret in secrets
+        for piece in pieces(secret)
+        if piece.lower().encode() in raw or piece.lower() in text
+    ]
+    assert not leaks, f"{len(leaks)} leaks: " + "; ".join(leaks[:5])

@@ -41,14 +41,19 @@ AGENTS = {
     "codex cli": SourceKind.CODEX,
     "gemini cli": SourceKind.GEMINI,
     "factory droid cli": SourceKind.DROID,
-    "vs code copilot ide": SourceKind.VSCODE_COPILOT,
+    "copilot": SourceKind.VSCODE_COPILOT,
 }
+#: The CLI names each VS Code build's Copilot (`VS Code Copilot IDE`, `VSCodium Copilot IDE`).
+_COPILOT = "copilot ide"
 _SAFE_ID = re.compile(r"^[0-9A-Za-z][0-9A-Za-z._-]*$")
 
 
 def agent_kind(agent: str | None) -> str | None:
     """The source that reads the named agent's own sessions, if findsession has one."""
-    return AGENTS.get(" ".join(agent.lower().split())) if agent else None
+    name = " ".join(agent.lower().split()) if agent else ""
+    if name.endswith(_COPILOT):
+        return SourceKind.VSCODE_COPILOT
+    return AGENTS.get(name)
 
 
 def head_ids(path: Path) -> tuple[str, str] | None:
