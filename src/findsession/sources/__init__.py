@@ -66,6 +66,7 @@ SOURCES: Mapping[str, Source] = _Registry(
         SourceKind.KIRO: "findsession.sources.kiro:KiroSource",
         SourceKind.CURSOR: "findsession.sources.cursor_ide:CursorIdeSource",
         SourceKind.WINDSURF: "findsession.sources.cursor_ide:WindsurfSource",
+        SourceKind.SPECSTORY: "findsession.sources.specstory:SpecStorySource",
         SourceKind.MARKDOWN: "findsession.sources.markdown:MarkdownSource",
         SourceKind.JOURNAL: "findsession.sources.journal:JournalSource",
         SourceKind.MEMORY: "findsession.sources.memory:MemorySource",
@@ -98,6 +99,7 @@ SPOKEN_NAMES: dict[str, tuple[str, ...]] = {
     # from the query's coverage. "composer" is PHP's package manager.
     SourceKind.CURSOR: ("cursor-ide",),
     SourceKind.WINDSURF: ("windsurf",),
+    SourceKind.SPECSTORY: ("specstory",),
 }
 #: Files a database keeps beside itself while its agent writes (`-wal`: commits waiting
 #: for a checkpoint; `-shm`, `-journal`): a change to one is a change of the database.

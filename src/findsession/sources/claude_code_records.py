@@ -23,7 +23,7 @@ TOOL_OUTPUT_CAP = 4_000
 #: Key under which inline (Claude Code 1.0) subagent lines are split into a child session.
 SIDECHAIN_KEY = "sidechain"
 
-_HARNESS_PREFIXES = (
+HARNESS_PREFIXES = (
     "<command-name>",
     "<command-message>",
     "<command-args>",
@@ -124,7 +124,7 @@ def _parse_user(obj: dict[str, Any], content: Any, common: dict[str, Any]) -> It
         return
     if obj.get("isCompactSummary") is True:
         kind = MessageKind.COMPACT_SUMMARY
-    elif obj.get("isMeta") is True or results or text.startswith(_HARNESS_PREFIXES):
+    elif obj.get("isMeta") is True or results or text.startswith(HARNESS_PREFIXES):
         kind = MessageKind.HARNESS
     else:
         kind = MessageKind.PROMPT

@@ -40,6 +40,8 @@ MAX_SECTIONS = 2_000
 SUFFIXES = (".md", ".markdown")
 #: Folders that hold other people's Markdown, not the user's notes.
 _SKIP_DIRS = frozenset({"node_modules"})
+#: Where SpecStory keeps a project's chat exports (`.specstory/history/`).
+SPECSTORY_FOLDER = ".specstory"
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +79,13 @@ def storable(path: Path, skip: Skip) -> bool:
 
 def walk_notes(root: Path, skip: Skip) -> Iterator[Path]:
     """Every note under `root` in name order, hidden folders and `node_modules` left out;
-    links to folders are not followed (a loop must not hang the walk)."""
+    links to folders are not followed (a loop must not hang the walk). A root inside a
+    `.specstory` folder is left out, saying why: SpecStory's chat exports are sessions,
+    which the specstory source reads (under a larger root the hidden folder is passed
+    over like any other)."""
+    if SPECSTORY_FOLDER in Path(os.path.abspath(root)).parts:
+        skip(root, "SpecStory chat exports: read by the specstory source, not as notes")
+        return
     if root.is_file():
         if is_note(root.name) and storable(root, skip):
             yield root
