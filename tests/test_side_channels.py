@@ -137,6 +137,8 @@ def test_explain_on_every_indexed_column_shows_bob_none_of_alices_hidden_rows(
     for table, column, _type in _indexed_columns(admin):
         if column in ("owner", "shared", "audience") or table not in (*CONTENT, *OWN):
             continue  # the keys every policy reads; settings and shares are everyone's
+        if _type == "tsvector":
+            continue  # its index answers `@@` alone: the next test
         owner = "owner = 'alice'" + (" AND NOT shared" if table in CONTENT else "")
         values = [
             r[0]
