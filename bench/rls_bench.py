@@ -1,11 +1,12 @@
-"""Search under row-level security: a person's role and a colleague's, beside the admin.
+"""Search under row-level security: a person's role and a colleague's, beside the admin
+and beside the SQLite file they were pushed from.
 
 Every person on a team's server searches under row-level security (their own rows, or
-a project someone shared); the admin, the schema's owner, is exempt from it. The speed
-benchmarks search as the admin, so this measures what the policies add: one fresh
-server, the index pushed by a person's role with the real CLI, every project shared,
-then the same warm searches as the admin, as that person and as a colleague who sees
-the rows through the shares, interleaved query by query.
+a project someone shared); the admin, the schema's owner, is exempt from it. This
+measures what that costs: one fresh server, the index pushed by a person's role with
+the real CLI, every project shared, then the same warm searches in the local SQLite
+file (the same units and vectors), as the admin, as that person and as a colleague
+who sees the rows through the shares, interleaved query by query.
 
     python bench/rls_bench.py --db index-2000.db [--work DIR] [--rounds N]
 """
@@ -23,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import speed  # noqa: E402  (bench/speed.py: its queries and modes)
 from backend_bench import fresh_server, open_store, people, push  # noqa: E402
 
-ROLES = ("admin", "person", "colleague")
+ROLES = ("sqlite", "admin", "person", "colleague")
 
 
 def main() -> None:
@@ -53,18 +54,18 @@ def main() -> None:
         print(f"pushed as a person in {seconds:.1f} s; {len(projects)} projects shared")
         times = _timed(local, urls, args.rounds)
     print(
-        "| mode | admin (no RLS) p50 / p95 ms | person p50 / p95 | colleague p50 / p95 |"
-        " person / admin | colleague / admin |"
+        "| mode | SQLite p50 / p95 ms | admin (no RLS) p50 / p95 | person p50 / p95 |"
+        " colleague p50 / p95 | person / SQLite | person / admin | colleague / person |"
     )
-    print("|---|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for mode in speed.MODES:
         t = times[mode]
         cells = [f"{_pct(t[r], 50):.1f} / {_pct(t[r], 95):.1f}" for r in ROLES]
         ratios = [
-            statistics.median(o / a for o, a in zip(t[r], t["admin"], strict=True))
-            for r in ROLES[1:]
+            statistics.median(o / a for o, a in zip(t[r], t[base], strict=True))
+            for r, base in (("person", "sqlite"), ("person", "admin"), ("colleague", "person"))
         ]
-        print(f"| {mode} | {' | '.join(cells)} | {ratios[0]:.2f} | {ratios[1]:.2f} |")
+        print(f"| {mode} | {' | '.join(cells)} | {' | '.join(f'{x:.2f}' for x in ratios)} |")
 
 
 def _timed(local: Path, urls: dict[str, str], rounds: int) -> dict[str, dict[str, list[float]]]:
@@ -75,7 +76,7 @@ def _timed(local: Path, urls: dict[str, str], rounds: int) -> dict[str, dict[str
     from findsession.search.filters import SearchOptions
 
     model = configured_embedder(load_config().embedding)
-    stores = {role: open_store(local, urls[role]) for role in ROLES}
+    stores = {role: open_store(local, urls.get(role)) for role in ROLES}
     times: dict[str, dict[str, list[float]]] = {m: {r: [] for r in ROLES} for m in speed.MODES}
     try:
         for store in stores.values():

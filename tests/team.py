@@ -13,6 +13,18 @@ from postgres_server import Server
 from transcripts import Transcript, project_dir
 
 
+def make_team(server: Server, url: str, tmp_path: Path) -> dict[str, str]:
+    """The admin prepares the fresh database at `url` and makes alice and bob, through
+    the real CLI; each one's URL (and the admin's)."""
+    database = url.split(":@/", 1)[1].split("?")[0]
+    admin = CLI(tmp_path / "admin", tmp_path / "admin" / "local.db")
+    (tmp_path / "admin").mkdir()
+    admin.run("server", "init", "--url", url)
+    for person in ("alice", "bob"):
+        admin.run("server", "add-person", person, "--url", url)
+    return {p: url_as(server, p, database) for p in ("alice", "bob")} | {"admin": url}
+
+
 def url_as(server: Server, role: str, database: str) -> str:
     """The database's URL for another role (the test server trusts local connections)."""
     return server.url(database).replace("postgresql://postgres:@", f"postgresql://{role}:@", 1)
@@ -55,7 +67,22 @@ def every_row(url: str) -> dict[str, list[str]]:
             url, "SELECT tablename FROM pg_tables WHERE schemaname = 'findsession' ORDER BY 1"
         )
     ]
-    return {t: [r[0] for r in rows(url, f"SELECT x::text FROM findsession.{t} x")] for t in tables}
+    seen = {}
+    for t in tables:
+        columns = [  # people may not read every column (chunks' vectors)
+            r[0]
+            for r in rows(
+                url,
+                "SELECT quote_ident(attname) FROM pg_attribute WHERE attrelid = %s::regclass"
+                " AND attnum > 0 AND NOT attisdropped"
+                " AND has_column_privilege(attrelid, attnum, 'SELECT') ORDER BY attnum",
+                (f"findsession.{t}",),
+            )
+        ]
+        seen[t] = [
+            r[0] for r in rows(url, f"SELECT ({', '.join(columns)})::text FROM findsession.{t}")
+        ]
+    return seen
 
 
 def server_state(url: str) -> set[tuple[Any, ...]]:

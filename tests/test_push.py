@@ -22,7 +22,7 @@ import psycopg
 import pytest
 from conftest import CLI
 from postgres_server import Server
-from team import every_row, machine, rows, server_state, session, url_as, versions
+from team import every_row, machine, make_team, rows, server_state, session, url_as, versions
 from test_redaction import pieces
 from transcripts import Transcript, project_dir
 
@@ -34,13 +34,7 @@ SYNCED = "5a3f0c11-7d2e-4b9a-9c41-0e6d2b8f7a10"  # one transcript on both machin
 @pytest.fixture
 def team(pg_server: Server, pg_url: str, tmp_path: Path) -> dict[str, str]:
     """The admin prepares the fresh database and makes alice and bob; their URLs."""
-    database = pg_url.split(":@/", 1)[1].split("?")[0]
-    admin = CLI(tmp_path / "admin", tmp_path / "admin" / "local.db")
-    (tmp_path / "admin").mkdir()
-    admin.run("server", "init", "--url", pg_url)
-    for person in ("alice", "bob"):
-        admin.run("server", "add-person", person, "--url", pg_url)
-    return {p: url_as(pg_server, p, database) for p in ("alice", "bob")} | {"admin": pg_url}
+    return make_team(pg_server, pg_url, tmp_path)
 
 
 def test_two_machines_push_into_one_server_once_and_a_forget_follows(

@@ -1,7 +1,7 @@
 """Rows as every backend stores them, turned into the domain's records and back.
 
-The SQLite file and the PostgreSQL server hold the same columns for messages and audit
-records; only the SQL around them differs. The conversion lives here once, so the two
+The SQLite file and the PostgreSQL server hold the same columns for sessions, messages
+and audit records; only the SQL around them differs. The conversion lives here once, so the two
 backends cannot come to read a row differently.
 """
 
@@ -12,6 +12,24 @@ from typing import Any
 
 from findsession.domain import AuditRecord, Exclusions, Message, MessageKind
 
+#: Columns of `sessions` that are fields of `Session`, under the same names.
+SESSION_COLUMNS = (
+    "id",
+    "source",
+    "file_path",
+    "cwd",
+    "title",
+    "first_ts",
+    "last_ts",
+    "git_branch",
+    "version",
+    "parent_id",
+    "is_subagent",
+    "agent_type",
+    "n_turns",
+    "n_messages",
+    "missing",
+)
 #: A message's columns, in the order `message` reads them.
 MESSAGE_COLUMNS = (
     "kind, text, line, uuid, parent_uuid, message_id, ts, tool_name, tool_id, files,"

@@ -37,3 +37,16 @@ def session_filter_sql(filters: Filters) -> tuple[str, list[Any]]:
         clauses.append("s.source = ANY(%s)")
         params.append(list(filters.sources))
     return (" AND ".join(clauses) or "true"), params
+
+
+def filter_values(filters: Filters) -> list[Any]:
+    """The filters as the search functions of schema step 8 take them: project, session,
+    sources, kind, after, before (None for each filter not set)."""
+    return [
+        filters.project_path,
+        filters.session,
+        list(filters.sources) if filters.sources else None,
+        filters.kind,
+        filters.after,
+        filters.before,
+    ]

@@ -25,7 +25,7 @@ from findsession.query import Query
 from findsession.storage.base import RRF_K, Filters, KeywordQueryError, UnitMatch
 from findsession.storage.postgresql import tsquery
 from findsession.storage.postgresql.connection import Connection as Store
-from findsession.storage.postgresql.filters import unit_filter_sql
+from findsession.storage.postgresql.filters import filter_values
 
 #: `ts_rank_cd` weights {D, C, B, A}: title 4, prompt 2, reply 1 (and tools 0.5 among the
 #: bigrams), scaled into the 0..1 range it takes; `TF_SCALE` scales them back.
@@ -81,19 +81,15 @@ def phrases(store: Store, words: list[str]) -> dict[str, str]:
 
 
 def unit_count(store: Store) -> int:
-    """How many units there are (kept by triggers: counting reads the whole table)."""
-    return int(store.scalar("SELECT n FROM unit_count") or 0)
+    """How many units the caller may read (kept by triggers per audience and owner:
+    counting reads the whole table), the N of every IDF."""
+    return int(store.scalar("SELECT coalesce(sum(n), 0) FROM unit_count") or 0)
 
 
 def document_count(store: Store, column: str, query: str, at_most: int | None = None) -> int:
-    """How many units' `column` matches `query` (stopping past `at_most`)."""
-    cap = f" LIMIT {int(at_most) + 1}" if at_most is not None else ""
-    return int(
-        store.scalar(
-            f"SELECT count(*) FROM (SELECT 1 FROM units WHERE {column} @@ %s::tsquery{cap}) t",
-            (query,),
-        )
-    )
+    """How many units the caller may read match `query` in `column` (stopping past
+    `at_most`), through the GIN index (`matching_count`, schema step 8)."""
+    return int(store.scalar("SELECT matching_count(%s, %s, %s)", (column, query, at_most)))
 
 
 def idf(units: int, found: int) -> float:
@@ -180,40 +176,32 @@ def raw_query(store: Store, text: str) -> str | None:
 def _ranked(store: Store, ranked: Ranked, filters: Filters, limit: int) -> list[UnitMatch]:
     """One list's best units by BM25 as FTS5 computes it: per word, idf × f(k1+1)/(f +
     k1·K), f the word's occurrences in the unit weighted by field (4 title, 2 prompt, 1
-    reply) and K the unit's length against the average (b = 0.75). For a one-word query
+    reply) and K the unit's length against the average (k1 = 1.2, b = 0.75). For a one-word query
     with normalisation 0, `ts_rank_cd` is exactly the sum of the weights of the word's
     positions, so f is it, scaled back from 0..1 (`ts_rank`, which saturates with
     repetitions, made a unit saying a word three times barely beat one saying it once,
-    and its length penalty outweighed both). Each unit's `tsvector` is read from TOAST
-    once (`|| ''` makes the in-memory copy every f then reads; each call would otherwise
-    decompress it again: 578k buffers instead of 158k for 43k units), and `OFFSET 0`
-    keeps each inner query whole: pulled up, its expressions would be computed again."""
-    column = f"u.{ranked.column}"
-    scale = TF_SCALE[ranked.weights]
-    rs = ", ".join(
-        f"{scale} * ts_rank_cd('{ranked.weights}', v, %s::tsquery, 0) AS r{i}"
-        for i in range(len(ranked.terms))
+    and its length penalty outweighed both). `keyword_ranked` (schema step 8) runs it as
+    the schema's owner, through the GIN index, over the units the caller may read: each
+    unit's `tsvector` read from TOAST once (`|| ''` makes the in-memory copy every f
+    then reads: 578k buffers instead of 158k for 43k units), each inner query kept whole
+    by `OFFSET 0` (pulled up, its expressions would be computed again)."""
+    rows = store.query(
+        "SELECT * FROM keyword_ranked(%s, %s::float4[], %s, %s, %s, %s, %s,"
+        " %s, %s, %s, %s, %s, %s)",
+        [
+            ranked.column,
+            ranked.weights,
+            TF_SCALE[ranked.weights],
+            [t for t, _ in ranked.terms],
+            [w for _, w in ranked.terms],
+            average_length(store, ranked.column),
+            limit,
+            *filter_values(filters),
+        ],
     )
-    score = " + ".join(f"%s * r{i} * {K1 + 1} / (r{i} + k)" for i in range(len(ranked.terms)))
-    matches = tsquery.any_of(t for t, _ in ranked.terms)
-    where, params = unit_filter_sql(filters)
-    join = " JOIN sessions s ON s.id = u.session_id" if params else ""
-    sql = (
-        f"SELECT id, session_id, kind, ordinal, {score} AS score FROM ("
-        f" SELECT id, session_id, kind, ordinal, {rs},"
-        f" {K1} * ({1 - B} + {B} * length(v) / %s::float8) AS k FROM ("
-        f" SELECT u.id, u.session_id, u.kind, u.ordinal, {column} || ''::tsvector AS v"
-        f" FROM units u{join} WHERE {column} @@ %s::tsquery AND {where} OFFSET 0) d"
-        " OFFSET 0) t ORDER BY score DESC, id LIMIT %s"
-    )
-    average = average_length(store, ranked.column)
-    values = [*(w for _, w in ranked.terms), *(t for t, _ in ranked.terms)]
-    rows = store.query(sql, [*values, average, matches, *params, limit])
     return [UnitMatch(r[0], r[1], r[2], r[3], -float(r[4]), ranked.column) for r in rows]
 
 
-#: BM25's term-frequency saturation and length normalisation.
-K1, B = 1.2, 0.75
 #: Units the average length is taken over: the most recent, enough to be stable.
 _LENGTH_SAMPLE = 2000
 

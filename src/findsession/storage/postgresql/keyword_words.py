@@ -133,20 +133,24 @@ class KeywordMixin(UnitsMixin):
         every = tsquery.all_of(found.values())
         if every is None:
             return set()
+        columns = ["words"] if filters.speaker else ["words", "tool_words"]
         if filters.speaker:
-            column = "u.words @@ %s::tsquery"
             every = tsquery.restrict(every, tsquery.SPEAKER_WEIGHT[filters.speaker])
-            params: list[object] = [every]
-        else:
-            column = "(u.words @@ %s::tsquery OR u.tool_words @@ %s::tsquery)"
-            params = [every, every]
+        # The candidates through the GIN indexes (`matching_units`, schema step 8), then
+        # read by id under the policies.
+        matching = " UNION ".join("SELECT id FROM matching_units(%s, %s, NULL)" for _ in columns)
         text = "lower(u.title || ' ' || u.prompt || ' ' || u.reply || ' ' || u.tools)"
         verbatim = " AND ".join(f"strpos({text}, %s) > 0" for _ in tokens)
         where, filter_params = unit_filter_sql(filters)
         with keyword_index.index_scans(self):
             rows = self.query(
                 "SELECT u.id FROM units u JOIN sessions s ON s.id = u.session_id"
-                f" WHERE {column} AND {verbatim} AND {where} LIMIT %s",
-                [*params, *(t.lower() for t in tokens), *filter_params, limit],
+                f" WHERE u.id IN ({matching}) AND {verbatim} AND {where} LIMIT %s",
+                [
+                    *(v for c in columns for v in (c, every)),
+                    *(t.lower() for t in tokens),
+                    *filter_params,
+                    limit,
+                ],
             )
         return {r[0] for r in rows}

@@ -16,14 +16,15 @@ from __future__ import annotations
 
 from findsession.errors import DatabaseError
 from findsession.storage.postgresql.push_rows import PushRowsMixin
-from findsession.storage.postgresql.sessions import SESSION_COLUMNS
+from findsession.storage.postgresql.sessions import SESSION_KEY
 from findsession.storage.push import Chunk, PushBatch, PushCounts, PushedSession
+from findsession.storage.rows import SESSION_COLUMNS
 
 _PUSHED_COLUMNS = (*SESSION_COLUMNS, "agent_description", "machine", "local_id")
 _UPSERT = (
     f"INSERT INTO sessions ({', '.join(_PUSHED_COLUMNS)})"
     f" VALUES ({', '.join(['%s'] * len(_PUSHED_COLUMNS))})"
-    f" ON CONFLICT (id) DO UPDATE SET"
+    f" ON CONFLICT ({SESSION_KEY}) DO UPDATE SET"
     f" {', '.join(f'{c} = excluded.{c}' for c in _PUSHED_COLUMNS[1:])}"
     f" WHERE ({', '.join(f'sessions.{c}' for c in _PUSHED_COLUMNS[1:])})"
     f" IS DISTINCT FROM ({', '.join(f'excluded.{c}' for c in _PUSHED_COLUMNS[1:])})"

@@ -67,7 +67,8 @@ class RecordsMixin(Connection):
             )
         self.many(
             "INSERT INTO session_meta (session_id, file_path, line, kind, value, leaf_uuid)"
-            " VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (owner, file_path, line) DO UPDATE SET"
+            " VALUES (%s, %s, %s, %s, %s, %s)"
+            " ON CONFLICT (sealed(ARRAY[owner, file_path, line::text])) DO UPDATE SET"
             " session_id = excluded.session_id, kind = excluded.kind, value = excluded.value,"
             " leaf_uuid = excluded.leaf_uuid",
             meta,
@@ -75,7 +76,8 @@ class RecordsMixin(Connection):
         marks = ", ".join(["%s"] * 18)
         self.many(
             f"INSERT INTO messages ({_MESSAGE_COLUMNS}) VALUES ({marks})"
-            f" ON CONFLICT (owner, file_path, line, part) DO UPDATE SET {_UPDATE}",
+            " ON CONFLICT (sealed(ARRAY[owner, file_path, line::text, part::text]))"
+            f" DO UPDATE SET {_UPDATE}",
             messages,
         )
 

@@ -80,6 +80,24 @@ def _grant(url: str, local: Path | None) -> str:
             "ALTER DEFAULT PRIVILEGES IN SCHEMA {s} GRANT EXECUTE ON FUNCTIONS TO {g}",
         ):
             db.execute(sql.SQL(statement).format(s=schema, g=group))
+        # Every column of `chunks` but the vectors: a person's ORDER BY over the graph
+        # would say which hidden vectors lie near one of their choosing (schema step 8).
+        # Their search reads the vectors through `vector_ranked`, their writes need none.
+        readable = [
+            r[0]
+            for r in db.execute(
+                "SELECT attname FROM pg_attribute WHERE attrelid = %s::regclass"
+                " AND attnum > 0 AND NOT attisdropped AND attname <> 'embedding'",
+                (f"{SCHEMA}.chunks",),
+            )
+        ]
+        chunks = sql.Identifier(SCHEMA, "chunks")
+        db.execute(sql.SQL("REVOKE SELECT ON {} FROM {}").format(chunks, group))
+        db.execute(
+            sql.SQL("GRANT SELECT ({}) ON {} TO {}").format(
+                sql.SQL(", ").join(map(sql.Identifier, readable)), chunks, group
+            )
+        )
         return str(db.execute("SELECT current_user").fetchone()[0])
 
 

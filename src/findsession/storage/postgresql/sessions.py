@@ -7,25 +7,10 @@ from typing import Any
 
 from findsession.domain import Session
 from findsession.storage.postgresql.files import FilesMixin
+from findsession.storage.rows import SESSION_COLUMNS
 
-#: Columns of `sessions` that are fields of `Session`, under the same names.
-SESSION_COLUMNS = (
-    "id",
-    "source",
-    "file_path",
-    "cwd",
-    "title",
-    "first_ts",
-    "last_ts",
-    "git_branch",
-    "version",
-    "parent_id",
-    "is_subagent",
-    "agent_type",
-    "n_turns",
-    "n_messages",
-    "missing",
-)
+#: The unique key of a session (schema step 8: `sealed`, which no index walk can use).
+SESSION_KEY = "sealed(ARRAY[id])"
 _MARK = "INSERT INTO private_sessions (id, marked_at) VALUES (%s, now_iso()) ON CONFLICT DO NOTHING"
 
 
@@ -79,7 +64,7 @@ class SessionsMixin(FilesMixin):
         updates = ", ".join(f"{c} = excluded.{c}" for c in kept)
         self.db.execute(
             f"INSERT INTO sessions ({columns}, agent_description) VALUES ({marks})"
-            f" ON CONFLICT (id) DO UPDATE SET {updates}",
+            f" ON CONFLICT ({SESSION_KEY}) DO UPDATE SET {updates}",
             [*values, agent_description],
         )
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from findsession.errors import DatabaseError
 from findsession.storage.base import Chunk, Filters, VectorMatch
-from findsession.storage.postgresql.filters import unit_filter_sql
+from findsession.storage.postgresql.filters import filter_values
 from findsession.storage.postgresql.keyword_words import KeywordMixin
 
 if TYPE_CHECKING:
@@ -122,25 +122,19 @@ class VectorsMixin(KeywordMixin):
                     copy.write_row(row)
         self.db.execute(
             "INSERT INTO embedded (unit_id, chunks) SELECT * FROM unnest(%s::bigint[], %s::int[])"
-            " ON CONFLICT (unit_id) DO UPDATE SET chunks = excluded.chunks",
+            " ON CONFLICT (sealed(ARRAY[owner, unit_id::text]))"
+            " DO UPDATE SET chunks = excluded.chunks",
             (kept_ids, [len(u[2]) for u in kept]),
         )
         return len(kept)
-
-    def _vectors_of(self, dims: int) -> bool:
-        """Whether any stored vector has `dims` dimensions."""
-        return bool(
-            self.scalar(
-                "SELECT EXISTS (SELECT 1 FROM chunks WHERE vector_dims(embedding) = %s)", (dims,)
-            )
-        )
 
     def _ensure_graph(self, dims: int) -> None:
         """The HNSW index for vectors of `dims` dimensions, made once. Made over rows
         already stored it is built in memory in one pass (up to `BUILD_MEMORY`), many
         times faster than the same rows inserted into the graph one at a time. Made by
-        `ensure_graph`, which runs as the schema's owner: on a shared server the person
-        whose run embedded first may not create indexes."""
+        `ensure_graph`, which runs as the schema's owner (on a shared server the person
+        whose run embedded first may not create indexes) and only when vectors of the
+        server's model's size are stored."""
         if self.scalar("SELECT to_regclass(%s)", (f"chunks_hnsw_{int(dims)}",)) is None:
             if self.in_transaction:
                 self.graph_build_memory()
@@ -175,7 +169,7 @@ class VectorsMixin(KeywordMixin):
         """Build the HNSW index when the vectors were loaded into an empty table (an
         embedding run's end); after that the server keeps it current with every write."""
         dims = self.setting("embedding_dims")
-        if dims and self._vectors_of(int(dims)):
+        if dims:
             self._ensure_graph(int(dims))
         return False
 
@@ -183,31 +177,26 @@ class VectorsMixin(KeywordMixin):
         """Nothing to load: the server searches its own index."""
 
     def vector_search(self, vector: np.ndarray, filters: Filters, limit: int) -> list[VectorMatch]:
-        """The best `limit` units by cosine to `vector`, filters inside the statement."""
+        """The best `limit` units by cosine to `vector`, filters inside the statement:
+        `vector_ranked` (schema step 8) walks the graph as the schema's owner and keeps
+        the chunks the caller may read (people may not read the vectors themselves).
+        The vectors are compared in half precision, as the graph holds them (step 5):
+        the stored int8 values are exact in it, and the graph's expression must match."""
         dims = int(vector.shape[0])
-        where, params = unit_filter_sql(filters)
-        if filters.speaker:
-            where += " AND c.field = %s"
-            params.append(_FIELD[filters.speaker])
-        # Half precision, as the graph holds them (schema step 5): the stored int8
-        # values are exact in it, and the graph's expression must match to be used.
-        distance = f"c.embedding::halfvec({dims}) <=> %s::halfvec({dims})"
         take = max(limit * CHUNKS_PER_UNIT, 40)
-        sql = (
-            "SELECT DISTINCT ON (n.unit_id) n.unit_id, n.session_id, n.kind, n.ordinal,"
-            " 1 - n.distance, n.field, n.span_start, n.span_end FROM ("
-            " SELECT c.unit_id, u.session_id, u.kind, u.ordinal, c.field, c.span_start,"
-            f" c.span_end, {distance} AS distance"
-            " FROM chunks c JOIN units u ON u.id = c.unit_id"
-            " JOIN sessions s ON s.id = u.session_id"
-            f" WHERE vector_dims(c.embedding) = {dims} AND {where}"
-            f" ORDER BY {distance} LIMIT %s) n ORDER BY n.unit_id, n.distance"
-        )
-        query = vector_text(vector)
         with self.transaction() if self.in_transaction else self.snapshot():
             self.db.execute(f"SET LOCAL hnsw.ef_search = {min(max(EF_SEARCH, take), 1000)}")
             self.db.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-            rows = self.query(sql, [query, *params, query, take])
+            rows = self.query(
+                "SELECT * FROM vector_ranked(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                [
+                    vector_text(vector),
+                    dims,
+                    take,
+                    *filter_values(filters),
+                    _FIELD.get(filters.speaker or ""),
+                ],
+            )
         rows.sort(key=lambda r: -r[4])
         return [
             VectorMatch(r[0], r[1], r[2], r[3], float(r[4]), r[5], r[6], r[7]) for r in rows[:limit]

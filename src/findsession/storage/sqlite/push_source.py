@@ -16,8 +16,8 @@ from collections.abc import Iterable
 from findsession.domain import Session
 from findsession.storage.base import TitleWrite, UnitRow
 from findsession.storage.push import Chunk, PushBatch, PushedSession, PushedUnit
+from findsession.storage.rows import SESSION_COLUMNS as _SESSION_COLUMNS
 from findsession.storage.sqlite.connection import Connection
-from findsession.storage.sqlite.rows import _SESSION_COLUMNS
 
 _UNIT_COLUMNS = (
     "u.session_id, u.id, u.kind, u.ordinal, u.source, u.ts, u.title, u.prompt, u.reply,"

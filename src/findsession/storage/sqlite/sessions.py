@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from findsession.domain import Session
+from findsession.storage.rows import SESSION_COLUMNS as _SESSION_COLUMNS
 from findsession.storage.sqlite.connection import Connection
-from findsession.storage.sqlite.rows import _SESSION_COLUMNS
 
 
 class SessionsMixin(Connection):
