@@ -165,8 +165,9 @@ def copy_vectors(db: Path, url: str) -> tuple[int, int]:
 
     with Store.open(db) as lite:
         rows = lite.query(
-            "SELECT u.session_id, u.kind, u.ordinal, c.field, c.start, c.end, c.scale, c.vec,"
-            " c.code, c.text_hash FROM chunks c JOIN units u ON u.id = c.unit_id ORDER BY c.id"
+            "SELECT u.session_id, u.kind, u.ordinal, c.field, c.span_start, c.span_end, c.scale,"
+            " c.vec, c.code, c.text_hash FROM chunks c JOIN units u ON u.id = c.unit_id"
+            " ORDER BY c.id"
         )
         settings = {k: lite.setting(k) for k in ("embedding_model", "embedding_dims")}
     chunks: dict[tuple[str, str, int], list[Any]] = {}

@@ -40,7 +40,7 @@ def content(db: Path) -> list[list[tuple]]:
                 " ORDER BY session_id, kind, ordinal",
                 "SELECT session_id, file_path, line, part, kind, text FROM messages"
                 " ORDER BY file_path, line, part",
-                "SELECT path, size, offset, lines, tail_hash, status FROM files ORDER BY path",
+                "SELECT path, size, read_offset, lines, tail_hash, status FROM files ORDER BY path",
                 "SELECT u.session_id, u.ordinal FROM units_fts"
                 " JOIN units u ON u.id = units_fts.rowid"
                 " WHERE units_fts MATCH 'normalised' ORDER BY 1, 2",
@@ -152,7 +152,8 @@ def test_ctrl_c_while_embedding_keeps_finished_vectors_and_resumes(tmp_path: Pat
     conn = apsw.Connection(str(db))
     try:
         per_unit = conn.execute(
-            "SELECT max(n) FROM (SELECT count(*) AS n FROM chunks GROUP BY unit_id, field, start)"
+            "SELECT max(n) FROM (SELECT count(*) AS n FROM chunks"
+            " GROUP BY unit_id, field, span_start)"
         ).fetchone()[0]
     finally:
         conn.close()

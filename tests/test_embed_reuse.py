@@ -55,9 +55,9 @@ def session(session_id: str, turns: list[tuple[str, str]], day: int = 1) -> Tran
 def vectors(store: Store, session_id: str) -> list[tuple[int, str, int, int, bytes]]:
     """Each chunk of a session's turns: (turn, field, start, end, int8 vector)."""
     return store.query(
-        "SELECT u.ordinal, c.field, c.start, c.end, c.vec FROM chunks c"
+        "SELECT u.ordinal, c.field, c.span_start, c.span_end, c.vec FROM chunks c"
         " JOIN units u ON u.id = c.unit_id WHERE u.session_id = ? AND u.kind = 'turn'"
-        " ORDER BY u.ordinal, c.field, c.start",
+        " ORDER BY u.ordinal, c.field, c.span_start",
         (session_id,),
     )
 

@@ -22,14 +22,20 @@ from findsession.storage.postgresql import Store as PostgresStore
 from findsession.storage.sqlite import Store
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "findsession"
-#: The backend packages: the only places SQL, apsw and psycopg may appear.
+#: The backend packages: the only places apsw and psycopg may appear.
 BACKEND_DIRS = tuple(PACKAGE / "storage" / name for name in BACKENDS)
+#: The statements every backend runs, written once: SQL, but no driver and no backend.
+QUERY_LAYER = PACKAGE / "storage" / "sql"
 #: Database drivers, each imported by its backend alone.
 DRIVERS = {"apsw", "psycopg"}
 
 
 def _in_a_backend(path: Path) -> bool:
     return any(folder in path.parents for folder in BACKEND_DIRS)
+
+
+def _may_hold_sql(path: Path) -> bool:
+    return _in_a_backend(path) or QUERY_LAYER in path.parents
 
 
 #: What an interface may import from the package: the core API, rendering, the JSON
@@ -137,14 +143,18 @@ def _reads_a_foreign_database(name: str) -> bool:
 
 
 def test_sql_and_the_driver_live_in_the_store_package_alone() -> None:
-    """Every SQL statement and every use of a driver (apsw, psycopg) is in a backend package
-    (`findsession/storage/sqlite/`, `.../postgresql/`): a backend is one more package, and
-    nothing above the store reaches into its connection."""
+    """Every SQL statement is in a backend package (`findsession/storage/sqlite/`,
+    `.../postgresql/`) or in the statements they share (`findsession/storage/sql/`), and
+    every use of a driver (apsw, psycopg) in its backend: a backend is one more package,
+    and nothing above the store reaches into its connection."""
     sql = re.compile(r"\b(SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM|CREATE TABLE)\b")
     reach = re.compile(r"\.(db|query|scalar)\b[.(]")
-    assert all(folder.is_dir() for folder in BACKEND_DIRS), BACKEND_DIRS
+    assert all(folder.is_dir() for folder in (*BACKEND_DIRS, QUERY_LAYER)), BACKEND_DIRS
     for path in sorted(PACKAGE.rglob("*.py")):
         if _in_a_backend(path):
+            continue
+        if _may_hold_sql(path):
+            assert not DRIVERS & {m.split(".")[0] for m in _imports(path)}, path.name
             continue
         name = path.relative_to(PACKAGE).as_posix()
         assert not DRIVERS & {m.split(".")[0] for m in _imports(path)}, name
@@ -220,3 +230,4 @@ def test_each_store_answers_every_storage_method(protocol: type, store_class: ty
 def test_each_open_store_has_the_protocols_attributes(protocol: type, storage: object) -> None:
     for attribute in getattr(protocol, "__annotations__", {}):
         assert hasattr(storage, attribute), f"{type(storage).__module__} Store has no {attribute}"
+

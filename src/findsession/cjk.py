@@ -9,6 +9,7 @@ Only the CJK runs of a text are kept; everything else is already in the main ind
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 #: Kana, Han (with extensions and compatibility forms) and Hangul, as a regex class body.
 CJK_CHARS = (
@@ -28,6 +29,16 @@ def bigrams(run: str) -> list[str]:
     if len(run) < 2:
         return [run] if run else []
     return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def query_terms(query_runs: Iterable[str]) -> list[tuple[str, bool]]:
+    """What a query's CJK runs look for in the bigram index, each once: the bigrams of a
+    run, or a single character as a prefix of the bigrams that start with it (`True`).
+    Each keyword index writes them in its own syntax."""
+    terms: list[tuple[str, bool]] = []
+    for run in query_runs:
+        terms += [(run, True)] if len(run) == 1 else [(g, False) for g in bigrams(run)]
+    return list(dict.fromkeys(terms))
 
 
 def index_text(text: str) -> str:

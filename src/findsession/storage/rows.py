@@ -102,5 +102,14 @@ def audit_record(row: tuple[Any, ...]) -> AuditRecord:
     )
 
 
+def json_list(stored: str | None) -> list[Any]:
+    """A list stored as JSON text (a unit's tool names, its files); [] for anything else."""
+    try:
+        value = json.loads(stored or "[]")
+    except ValueError:
+        return []
+    return value if isinstance(value, list) else []
+
+
 def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))

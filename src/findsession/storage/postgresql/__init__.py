@@ -1,10 +1,12 @@
 """A findsession index on a PostgreSQL server: text, full-text search and pgvector.
 
 The same tables as the SQLite file, one schema (`findsession`) in the database the URL
-names, created or upgraded on open. Keyword search runs on `tsvector` columns (see
-`schema`), vector search on pgvector's HNSW index (see `vectors`), every filter inside
-both statements. `Store` is assembled from one part per concern over one connection,
-as the SQLite store is; nothing outside this package sees SQL or psycopg.
+names, created or upgraded on open. `Store` is the statements both backends share
+(findsession.storage.sql), one part per concern, over this package's connection, with
+what only the server does: keyword search on `tsvector` columns (see `schema`), vector
+search on pgvector's HNSW index (see `vectors`), every filter inside both statements;
+pushes received, projects shared, a pushed session read from its units. Nothing outside
+this package sees psycopg.
 """
 
 from __future__ import annotations
@@ -14,9 +16,9 @@ from pathlib import Path
 
 from findsession.paths import db_path
 from findsession.storage.base import TitleWrite, protocol_methods
-from findsession.storage.postgresql.audit import AuditMixin
 from findsession.storage.postgresql.boundary import map_errors
 from findsession.storage.postgresql.connection import Connection
+from findsession.storage.postgresql.keyword_words import KeywordMixin
 from findsession.storage.postgresql.migrations import SCHEMA
 from findsession.storage.postgresql.push_target import PushTargetMixin
 from findsession.storage.postgresql.records import RecordsMixin
@@ -27,22 +29,32 @@ from findsession.storage.postgresql.roles import (
     server_status,
 )
 from findsession.storage.postgresql.sharing import SharingMixin
-from findsession.storage.postgresql.shown import ShownMixin
-from findsession.storage.postgresql.status import StatusMixin
-from findsession.storage.postgresql.titles import TitlesMixin
+from findsession.storage.postgresql.units import UnitsMixin
 from findsession.storage.postgresql.vectors import VectorsMixin
 from findsession.storage.push import PushTarget, Sharing, push_methods
+from findsession.storage.sql.audit import AuditMixin
+from findsession.storage.sql.connection import carry_over
+from findsession.storage.sql.files import FilesMixin
+from findsession.storage.sql.sessions import SessionsMixin
+from findsession.storage.sql.shown import ShownMixin
+from findsession.storage.sql.status import StatusMixin
+from findsession.storage.sql.titles import TitlesMixin
 
 
 class Store(
     PushTargetMixin,
+    SharingMixin,
+    KeywordMixin,
     VectorsMixin,
     RecordsMixin,
+    UnitsMixin,
+    FilesMixin,
+    SessionsMixin,
     StatusMixin,
     AuditMixin,
     ShownMixin,
     TitlesMixin,
-    SharingMixin,
+    Connection,
 ):
     """A findsession index on a PostgreSQL server (`findsession.storage.base.Storage`);
     use `open_index`, and close it when done."""
@@ -70,19 +82,14 @@ def open_index(
         titles = old.title_writes()
         aside = f"{SCHEMA}_aside_{time.strftime('%Y%m%d_%H%M%S')}"
         with old.transaction():
-            old.db.execute(f"ALTER SCHEMA {SCHEMA} RENAME TO {aside}")
+            old.execute(f"ALTER SCHEMA {SCHEMA} RENAME TO {aside}")
         old.close()
         notes.append(
             f"set the old index aside as schema {aside} (drop it when no longer wanted);"
             " indexing from scratch"
         )
     store = Store.open(location, local or db_path())
-    if forgotten:
-        store.keep_forgotten(forgotten)
-    if titles:
-        with store.transaction():
-            for write in titles:
-                store.record_title_write(write)
+    carry_over(store, forgotten, titles)
     return store, notes
 
 

@@ -8,14 +8,14 @@ its own errors.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
+from collections.abc import Iterable
+from typing import TypeVar
 
 import psycopg
 from psycopg import errors
 
 from findsession.errors import DatabaseError, IndexBusy, IndexFull
+from findsession.storage.sql import boundary
 
 T = TypeVar("T", bound=type)
 
@@ -40,20 +40,9 @@ def database_error(exc: psycopg.Error, where: str) -> DatabaseError:
 
 def map_errors(cls: T, names: Iterable[str]) -> T:
     """Wrap each named method of `cls` so psycopg errors leave it as `DatabaseError`s."""
-    for name in names:
-        method = getattr(cls, name)
-        if isinstance(method, property | classmethod | staticmethod):
-            continue
-        setattr(cls, name, _mapped(method))
-    return cls
-
-
-def _mapped(method: Callable[..., Any]) -> Callable[..., Any]:
-    @functools.wraps(method)
-    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return method(self, *args, **kwargs)
-        except psycopg.Error as exc:
-            raise database_error(exc, f"the index at {self.url}") from exc
-
-    return call
+    return boundary.map_errors(
+        cls,
+        names,
+        psycopg.Error,
+        lambda exc, store: database_error(exc, f"the index at {store.url}"),
+    )

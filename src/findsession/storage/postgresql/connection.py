@@ -20,10 +20,15 @@ from psycopg import errors, pq
 from psycopg.types.string import StrDumperUnknown
 
 from findsession.errors import DatabaseError, IndexBusy
+from findsession.storage.postgresql.dialect import PostgresDialect, native
 from findsession.storage.postgresql.migrations import SCHEMA, migrate
+from findsession.storage.sql.connection import SqlConnection
 
 #: How long a writer waits for another writer before giving up, as on SQLite.
 LOCK_TIMEOUT_MS = 30_000
+#: How long a search waits for the writers' lock to remember its list: it must not wait
+#: out an index run's whole commit group, let alone a `forget`.
+BRIEF_WAIT_MS = 2_000
 #: The advisory lock every write transaction holds (any number, fixed for this schema).
 WRITE_LOCK = 0x66696E64
 URL_HINT = "check [storage] url (or FINDSESSION_STORAGE_URL): postgresql://user@host:port/database"
@@ -40,7 +45,7 @@ def display_url(url: str) -> str:
     return f"postgresql://{user}{where}{port}/{info.get('dbname', '')}"
 
 
-class Connection:
+class Connection(PostgresDialect, SqlConnection):
     """The PostgreSQL connection under every part of the store."""
 
     def __init__(self, db: psycopg.Connection[Any], url: str, path: Path) -> None:
@@ -76,15 +81,6 @@ class Connection:
             db.close()
             raise
         return cls(db, url, path)
-
-    def close(self) -> None:
-        self.db.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     @property
     def in_transaction(self) -> bool:
@@ -152,6 +148,17 @@ class Connection:
         """Nothing to check here: a role that may not write gets the server's refusal."""
 
     @contextmanager
+    def brief_transaction(self) -> Iterator[None]:
+        """A write transaction that waits `BRIEF_WAIT_MS` at most for the writers' lock."""
+        self.begin_waiting(BRIEF_WAIT_MS)
+        try:
+            yield
+        except BaseException:
+            self.end_open_transaction(commit=False)
+            raise
+        self.commit()
+
+    @contextmanager
     def snapshot(self) -> Iterator[None]:
         """Several reads that see one state of the database."""
         if self.in_transaction:
@@ -164,39 +171,36 @@ class Connection:
             self.db.execute("COMMIT")
 
     def query(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]:
-        return self.db.execute(sql, params).fetchall()
+        return self.db.execute(native(sql), params).fetchall()
 
     def scalar(self, sql: str, params: Any = ()) -> Any:
-        row = self.db.execute(sql, params).fetchone()
+        row = self.db.execute(native(sql), params).fetchone()
         return row[0] if row else None
+
+    def execute(self, sql: str, params: Any = ()) -> int:
+        return int(self.db.execute(native(sql), params).rowcount)
 
     def many(self, sql: str, rows: Iterable[Any]) -> None:
         batch = list(rows)
         if batch:
             with self.db.cursor() as cursor:
-                cursor.executemany(sql, batch)
-
-    def setting(self, key: str) -> str | None:
-        return self.scalar("SELECT value FROM settings WHERE key = %s", (key,))
-
-    def set_setting(self, key: str, value: str) -> None:
-        self.db.execute(
-            "INSERT INTO settings (key, value) VALUES (%s, %s)"
-            " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            (key, value),
-        )
+                cursor.executemany(native(sql), batch)
 
     def schema_version(self) -> int:
         return int(self.setting("schema_version") or 0)
 
-    def keep_forgotten(self, ids: Iterable[str]) -> None:
-        """Put `ids` on the never-index-again list (carried over by a rebuild)."""
-        with self.transaction():
-            self.many(
-                "INSERT INTO private_sessions (id, marked_at) VALUES (%s, now_iso())"
-                " ON CONFLICT DO NOTHING",
-                [(i,) for i in ids],
+    def location(self) -> str:
+        return self.url
+
+    def pushed(self) -> list[dict[str, Any]]:
+        return [
+            {"owner": owner, "machine": machine, "sessions": n, "yours": yours}
+            for owner, machine, n, yours in self.query(
+                "SELECT owner, machine, count(*), owner = current_user FROM sessions"
+                " WHERE machine <> '' GROUP BY owner, machine"
+                " ORDER BY owner = current_user DESC, owner, machine"
             )
+        ]
 
     def scrub_wal(self) -> None:
         """The server's write-ahead log is its own to recycle: nothing to do here."""
@@ -212,7 +216,7 @@ class Connection:
             self.scalar(
                 "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c"
                 " JOIN pg_namespace n ON n.oid = c.relnamespace"
-                " WHERE n.nspname = %s AND c.relkind IN ('r', 'm')",
+                " WHERE n.nspname = ? AND c.relkind IN ('r', 'm')",
                 (SCHEMA,),
             )
         )

@@ -22,22 +22,17 @@ from psycopg import errors
 
 from findsession import cjk
 from findsession.query import Query
-from findsession.storage.base import RRF_K, Filters, KeywordQueryError, UnitMatch
+from findsession.storage.base import Filters, KeywordQueryError, UnitMatch
 from findsession.storage.postgresql import tsquery
 from findsession.storage.postgresql.connection import Connection as Store
 from findsession.storage.postgresql.filters import filter_values
+from findsession.storage.sql.ranking import TOOLS_WEIGHT, common_above, fuse
 
 #: `ts_rank_cd` weights {D, C, B, A}: title 4, prompt 2, reply 1 (and tools 0.5 among the
 #: bigrams), scaled into the 0..1 range it takes; `TF_SCALE` scales them back.
 CONVERSATION_WEIGHTS = "{0.125, 0.25, 0.5, 1.0}"
 TOOLS_WEIGHTS = "{1.0, 1.0, 1.0, 1.0}"
 TF_SCALE = {CONVERSATION_WEIGHTS: 4.0, TOOLS_WEIGHTS: 1.0}
-#: Rank-fusion weight of the tool-text list against the conversation list (1.0).
-TOOLS_WEIGHT = 0.5
-#: A word in more than this share of units, and in more than `COMMON_MIN_UNITS`, is
-#: dropped from a query that has rarer ones (as on SQLite).
-COMMON_SHARE = 0.2
-COMMON_MIN_UNITS = 5000
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,9 +56,9 @@ def index_scans(store: Store) -> Iterator[None]:
     touches nothing else the connection runs."""
     with store.transaction() if store.in_transaction else store.snapshot():
         before = store.scalar("SELECT current_setting('enable_seqscan')")
-        store.db.execute("SET LOCAL enable_seqscan = off")
+        store.execute("SET LOCAL enable_seqscan = off")
         yield
-        store.db.execute("SELECT set_config('enable_seqscan', %s, true)", (before,))
+        store.execute("SELECT set_config('enable_seqscan', ?, true)", (before,))
 
 
 def phrases(store: Store, words: list[str]) -> dict[str, str]:
@@ -74,7 +69,7 @@ def phrases(store: Store, words: list[str]) -> dict[str, str]:
     clean = tsquery.CLEAN_SQL.format("w")
     rows = store.query(
         f"SELECT w, phraseto_tsquery('{tsquery.CONFIG}', {clean})::text"
-        " FROM unnest(%s::text[]) AS w",
+        " FROM unnest(?::text[]) AS w",
         (list(dict.fromkeys(words)),),
     )
     return {w: tsquery.as_prefix(w, p) for w, p in rows if p}
@@ -89,7 +84,7 @@ def unit_count(store: Store) -> int:
 def document_count(store: Store, column: str, query: str, at_most: int | None = None) -> int:
     """How many units the caller may read match `query` in `column` (stopping past
     `at_most`), through the GIN index (`matching_count`, schema step 8)."""
-    return int(store.scalar("SELECT matching_count(%s, %s, %s)", (column, query, at_most)))
+    return int(store.scalar("SELECT matching_count(?, ?, ?)", (column, query, at_most)))
 
 
 def idf(units: int, found: int) -> float:
@@ -120,16 +115,9 @@ def keyword_search(store: Store, query: Query, filters: Filters, limit: int) -> 
     grams = None if query.raw else _cjk_terms(store, query.cjk_runs, filters)
     if grams:
         lists.append((1.0, Ranked("cjk_grams", CONVERSATION_WEIGHTS, grams)))
-    fused: dict[int, UnitMatch] = {}
-    for weight, ranked in lists:
-        for rank, match in enumerate(_ranked(store, ranked, filters, limit), 1):
-            score = weight / (RRF_K + rank)
-            seen = fused.get(match.unit_id)
-            if seen is None:
-                fused[match.unit_id] = UnitMatch(*_fields(match), score=score)
-            else:  # keep the first list's column: the conversation's, for the snippet
-                fused[match.unit_id] = UnitMatch(*_fields(seen), score=seen.score + score)
-    return sorted(fused.values(), key=lambda m: -m.score)[:limit]
+    return fuse(
+        [(weight, _ranked(store, ranked, filters, limit)) for weight, ranked in lists], limit
+    )
 
 
 def _weighted_terms(store: Store, words: list[str]) -> list[tuple[str, float]]:
@@ -141,7 +129,7 @@ def _weighted_terms(store: Store, words: list[str]) -> list[tuple[str, float]]:
         return []
     units = unit_count(store)
     counts = {w: document_count(store, "words", p) for w, p in found.items()}
-    common = max(COMMON_SHARE * units, COMMON_MIN_UNITS)
+    common = common_above(units)
     kept = [w for w in found if counts[w] <= common] if len(found) > 1 else list(found)
     return [(found[w], idf(units, counts[w])) for w in kept or list(found)]
 
@@ -167,7 +155,7 @@ def raw_query(store: Store, text: str) -> str | None:
         return None
     try:
         with store.transaction() if store.in_transaction else nullcontext():
-            parsed = store.scalar(f"SELECT to_tsquery('{tsquery.CONFIG}', %s)::text", (text,))
+            parsed = store.scalar(f"SELECT to_tsquery('{tsquery.CONFIG}', ?)::text", (text,))
     except (errors.SyntaxError, errors.DataException) as exc:
         raise KeywordQueryError(str(exc).strip().splitlines()[0]) from exc
     return parsed or None
@@ -186,8 +174,7 @@ def _ranked(store: Store, ranked: Ranked, filters: Filters, limit: int) -> list[
     then reads: 578k buffers instead of 158k for 43k units), each inner query kept whole
     by `OFFSET 0` (pulled up, its expressions would be computed again)."""
     rows = store.query(
-        "SELECT * FROM keyword_ranked(%s, %s::float4[], %s, %s, %s, %s, %s,"
-        " %s, %s, %s, %s, %s, %s)",
+        "SELECT * FROM keyword_ranked(?, ?::float4[], ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             ranked.column,
             ranked.weights,
@@ -219,7 +206,3 @@ def average_length(store: Store, column: str) -> float:
         )
         seen = cache[column] = (units, max(float(average or 1.0), 1.0))
     return seen[1]
-
-
-def _fields(m: UnitMatch) -> tuple[int, str, str, int, float, str]:
-    return (m.unit_id, m.session_id, m.kind, m.ordinal, m.bm25, m.table)

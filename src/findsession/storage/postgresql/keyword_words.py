@@ -9,9 +9,9 @@ from findsession import cjk
 from findsession.query import Query
 from findsession.storage.base import MARK_END, MARK_START, Filters, KeywordQueryError, UnitMatch
 from findsession.storage.postgresql import keyword_index, tsquery
-from findsession.storage.postgresql.filters import unit_filter_sql
+from findsession.storage.postgresql.connection import Connection
 from findsession.storage.postgresql.schema import FIELD_CHARS
-from findsession.storage.postgresql.units import UnitsMixin
+from findsession.storage.sql.filters import unit_filter_sql
 
 _SNIPPET = (
     f"StartSel={MARK_START}, StopSel={MARK_END}, MaxWords=28, MinWords=12, ShortWord=1,"
@@ -24,24 +24,24 @@ _SPEAKER_FIELD = {"user": "prompt", "assistant": "reply"}
 
 def _holds(field: str) -> str:
     clean = tsquery.CLEAN_SQL.format(f"left({field}, {FIELD_CHARS})")
-    return f"to_tsvector('{tsquery.CONFIG}', {clean}) @@ %(q)s::tsquery"
+    return f"to_tsvector('{tsquery.CONFIG}', {clean}) @@ ?::tsquery"
 
 
-def _any_column(store: UnitsMixin, word: str) -> tuple[str, dict[str, str]]:
+def _any_column(store: Connection, word: str) -> tuple[str, list[str]]:
     """The condition under which a unit holds `word` in any keyword column."""
     found = keyword_index.phrases(store, [word])
     grams = tsquery.cjk_query(cjk.runs(word))
-    checks, params = [], {}
+    checks, params = [], []
     if word in found:
-        checks += ["u.words @@ %(w)s::tsquery", "u.tool_words @@ %(w)s::tsquery"]
-        params["w"] = found[word]
+        checks += ["u.words @@ ?::tsquery", "u.tool_words @@ ?::tsquery"]
+        params += [found[word], found[word]]
     if grams:
-        checks.append("u.cjk_grams @@ %(g)s::tsquery")
-        params["g"] = grams
+        checks.append("u.cjk_grams @@ ?::tsquery")
+        params.append(grams)
     return " OR ".join(checks) or "false", params
 
 
-class KeywordMixin(UnitsMixin):
+class KeywordMixin(Connection):
     """The store's keyword index (see findsession.storage.base.KeywordIndex)."""
 
     def keyword_search(self, query: Query, filters: Filters, limit: int) -> list[UnitMatch]:
@@ -67,12 +67,12 @@ class KeywordMixin(UnitsMixin):
             fields = (_SPEAKER_FIELD[filters.speaker],)
         cases = " ".join(
             f"WHEN {_holds(f)} THEN ts_headline('{tsquery.CONFIG}',"
-            f" left({f}, {FIELD_CHARS}), %(q)s::tsquery, %(opts)s)"
+            f" left({f}, {FIELD_CHARS}), ?::tsquery, ?)"
             for f in fields
         )
         text = self.scalar(
-            f"SELECT CASE {cases} ELSE '' END FROM units WHERE id = %(id)s",
-            {"q": expression, "opts": _SNIPPET, "id": match.unit_id},
+            f"SELECT CASE {cases} ELSE '' END FROM units WHERE id = ?",
+            [*[expression, expression, _SNIPPET] * len(fields), match.unit_id],
         )
         return text if text and MARK_START in text else ""
 
@@ -80,8 +80,8 @@ class KeywordMixin(UnitsMixin):
         condition, params = _any_column(self, word)
         return bool(
             self.scalar(
-                f"SELECT EXISTS (SELECT 1 FROM units u WHERE u.id = %(id)s AND ({condition}))",
-                {**params, "id": unit_id},
+                f"SELECT EXISTS (SELECT 1 FROM units u WHERE u.id = ? AND ({condition}))",
+                [unit_id, *params],
             )
         )
 
@@ -92,9 +92,8 @@ class KeywordMixin(UnitsMixin):
         for word in words:
             condition, params = _any_column(self, word)
             if self.scalar(
-                "SELECT EXISTS (SELECT 1 FROM units u WHERE u.id = ANY(%(ids)s)"
-                f" AND ({condition}))",
-                {**params, "ids": list(unit_ids)},
+                f"SELECT EXISTS (SELECT 1 FROM units u WHERE u.id = ANY(?) AND ({condition}))",
+                [list(unit_ids), *params],
             ):
                 held.add(word)
         return held
@@ -138,14 +137,14 @@ class KeywordMixin(UnitsMixin):
             every = tsquery.restrict(every, tsquery.SPEAKER_WEIGHT[filters.speaker])
         # The candidates through the GIN indexes (`matching_units`, schema step 8), then
         # read by id under the policies.
-        matching = " UNION ".join("SELECT id FROM matching_units(%s, %s, NULL)" for _ in columns)
+        matching = " UNION ".join("SELECT id FROM matching_units(?, ?, NULL)" for _ in columns)
         text = "lower(u.title || ' ' || u.prompt || ' ' || u.reply || ' ' || u.tools)"
-        verbatim = " AND ".join(f"strpos({text}, %s) > 0" for _ in tokens)
-        where, filter_params = unit_filter_sql(filters)
+        verbatim = " AND ".join(f"strpos({text}, ?) > 0" for _ in tokens)
+        where, filter_params = unit_filter_sql(self, filters)
         with keyword_index.index_scans(self):
             rows = self.query(
                 "SELECT u.id FROM units u JOIN sessions s ON s.id = u.session_id"
-                f" WHERE u.id IN ({matching}) AND {verbatim} AND {where} LIMIT %s",
+                f" WHERE u.id IN ({matching}) AND {verbatim} AND {where} LIMIT ?",
                 [
                     *(v for c in columns for v in (c, every)),
                     *(t.lower() for t in tokens),

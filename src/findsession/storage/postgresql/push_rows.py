@@ -9,12 +9,13 @@ runs the model.
 
 from __future__ import annotations
 
-from findsession.storage.postgresql.vectors import VectorsMixin
+from findsession.storage.postgresql.connection import Connection
 from findsession.storage.push import Chunk, PushCounts, PushedSession, PushedUnit
 
 
-class PushRowsMixin(VectorsMixin):
-    """Writing one pushed session's units, vectors and titles."""
+class PushRowsMixin(Connection):
+    """Writing one pushed session's units (findsession.storage.sql.units and this
+    package's `units`), vectors (`vectors`) and titles."""
 
     def write_units(
         self, sid: str, pushed: PushedSession, vectors: dict[int, list[Chunk]]
@@ -23,7 +24,7 @@ class PushRowsMixin(VectorsMixin):
         existing = {
             (r[0], r[1]): (r[2], r[3])
             for r in self.query(
-                "SELECT kind, ordinal, id, hash FROM units WHERE session_id = %s", (sid,)
+                "SELECT kind, ordinal, id, hash FROM units WHERE session_id = ?", (sid,)
             )
         }
         server_ids: dict[int, int] = {}
@@ -43,10 +44,7 @@ class PushRowsMixin(VectorsMixin):
         for unit in fresh:
             server_ids[unit.local_id] = made[(unit.row.kind, unit.row.ordinal)]
         gone = [unit_id for unit_id, _ in existing.values()]
-        if gone:
-            counts.units_removed = self.db.execute(
-                "DELETE FROM units WHERE id = ANY(%s)", (gone,)
-            ).rowcount
+        counts.units_removed = self.delete_units(gone)
         counts.vectors = self._write_vectors(pushed, server_ids, vectors)
         counts.titles = self._write_titles(sid, pushed)
         return counts
@@ -70,7 +68,7 @@ class PushRowsMixin(VectorsMixin):
         held = {
             r[0]
             for r in self.query(
-                "SELECT unit_id FROM embedded WHERE unit_id = ANY(%s)", (list(offered),)
+                "SELECT unit_id FROM embedded WHERE unit_id = ANY(?)", (list(offered),)
             )
         }
         return self.save_vectors_many(
@@ -82,7 +80,7 @@ class PushRowsMixin(VectorsMixin):
         held = [
             r[0]
             for r in self.query(
-                "SELECT title FROM title_writes WHERE session_id = %s AND line_offset IS NULL"
+                "SELECT title FROM title_writes WHERE session_id = ? AND line_offset IS NULL"
                 " ORDER BY id",
                 (sid,),
             )
@@ -90,13 +88,13 @@ class PushRowsMixin(VectorsMixin):
         wanted = [t.title for t in pushed.titles]
         if held == wanted:
             return 0
-        self.db.execute(
-            "DELETE FROM title_writes WHERE session_id = %s AND line_offset IS NULL", (sid,)
+        self.execute(
+            "DELETE FROM title_writes WHERE session_id = ? AND line_offset IS NULL", (sid,)
         )
         for write in pushed.titles:
-            self.db.execute(
+            self.execute(
                 "INSERT INTO title_writes (session_id, file_path, title, written_at)"
-                " VALUES (%s, %s, %s, coalesce(nullif(%s, ''), now_iso()))",
+                " VALUES (?, ?, ?, coalesce(nullif(?, ''), now_iso()))",
                 (sid, write.file_path, write.title, write.written_at),
             )
         return len(wanted) or 1

@@ -15,16 +15,16 @@ that has not heard of the forget cannot bring it back.
 from __future__ import annotations
 
 from findsession.errors import DatabaseError
+from findsession.storage.postgresql.dialect import PostgresDialect
 from findsession.storage.postgresql.push_rows import PushRowsMixin
-from findsession.storage.postgresql.sessions import SESSION_KEY
 from findsession.storage.push import Chunk, PushBatch, PushCounts, PushedSession
 from findsession.storage.rows import SESSION_COLUMNS
 
 _PUSHED_COLUMNS = (*SESSION_COLUMNS, "agent_description", "machine", "local_id")
 _UPSERT = (
     f"INSERT INTO sessions ({', '.join(_PUSHED_COLUMNS)})"
-    f" VALUES ({', '.join(['%s'] * len(_PUSHED_COLUMNS))})"
-    f" ON CONFLICT ({SESSION_KEY}) DO UPDATE SET"
+    f" VALUES ({', '.join(['?'] * len(_PUSHED_COLUMNS))})"
+    f" ON CONFLICT ({PostgresDialect.KEYS['sessions']}) DO UPDATE SET"
     f" {', '.join(f'{c} = excluded.{c}' for c in _PUSHED_COLUMNS[1:])}"
     f" WHERE ({', '.join(f'sessions.{c}' for c in _PUSHED_COLUMNS[1:])})"
     f" IS DISTINCT FROM ({', '.join(f'excluded.{c}' for c in _PUSHED_COLUMNS[1:])})"
@@ -53,7 +53,7 @@ class PushTargetMixin(PushRowsMixin):
             "SELECT s.local_id, u.kind, u.ordinal, u.hash, e.unit_id IS NOT NULL"
             " FROM sessions s JOIN units u ON u.session_id = s.id AND u.owner = s.owner"
             " LEFT JOIN embedded e ON e.unit_id = u.id"
-            " WHERE s.owner = current_user AND s.machine = %s AND s.local_id = ANY(%s)",
+            " WHERE s.owner = current_user AND s.machine = ? AND s.local_id = ANY(?)",
             (machine, list(local_ids)),
         )
         return {(r[0], r[1], r[2]): (r[3], bool(r[4])) for r in rows}
@@ -66,19 +66,19 @@ class PushTargetMixin(PushRowsMixin):
             if batch.tombstones:
                 counts.tombstones = self._tombstones(batch.tombstones)
                 counts.removed += self._drop(
-                    "owner = current_user AND (local_id = ANY(%s)"
-                    " OR (local_id IS NULL AND id = ANY(%s)))",
+                    "owner = current_user AND (local_id = ANY(?)"
+                    " OR (local_id IS NULL AND id = ANY(?)))",
                     (batch.tombstones, batch.tombstones),
                 )
             if batch.gone:
                 counts.removed += self._drop(
-                    "owner = current_user AND machine = %s AND local_id = ANY(%s)",
+                    "owner = current_user AND machine = ? AND local_id = ANY(?)",
                     (machine, batch.gone),
                 )
             forgotten = {
                 r[0]
                 for r in self.query(
-                    "SELECT id FROM private_sessions WHERE owner = current_user AND id = ANY(%s)",
+                    "SELECT id FROM private_sessions WHERE owner = current_user AND id = ANY(?)",
                     ([p.session.id for p in batch.sessions],),
                 )
             }
@@ -105,11 +105,11 @@ class PushTargetMixin(PushRowsMixin):
     def _tombstones(self, ids: list[str]) -> int:
         written = 0
         for sid in ids:
-            written += self.db.execute(
-                "INSERT INTO private_sessions (id, marked_at) VALUES (%s, now_iso())"
+            written += self.execute(
+                "INSERT INTO private_sessions (id, marked_at) VALUES (?, now_iso())"
                 " ON CONFLICT DO NOTHING",
                 (sid,),
-            ).rowcount
+            )
         return written
 
     def _drop(self, where: str, params: tuple) -> int:
@@ -121,25 +121,25 @@ class PushTargetMixin(PushRowsMixin):
         ids += [
             r[0]
             for r in self.query(
-                "SELECT id FROM sessions WHERE owner = current_user AND parent_id = ANY(%s)",
+                "SELECT id FROM sessions WHERE owner = current_user AND parent_id = ANY(?)",
                 (ids,),
             )
         ]
         for table in ("units", "title_writes", "messages", "session_meta"):
-            self.db.execute(
-                f"DELETE FROM {table} WHERE owner = current_user AND session_id = ANY(%s)", (ids,)
+            self.execute(
+                f"DELETE FROM {table} WHERE owner = current_user AND session_id = ANY(?)", (ids,)
             )
-        return self.db.execute(
-            "DELETE FROM sessions WHERE owner = current_user AND id = ANY(%s)", (ids,)
-        ).rowcount
+        return self.execute(
+            "DELETE FROM sessions WHERE owner = current_user AND id = ANY(?)", (ids,)
+        )
 
     def _server_ids(self, machine: str, local_ids: list[str]) -> dict[str, str]:
         """Each session's id on the server: the one it was given before, else its own id
         when free, else qualified by the machine (and then the owner)."""
         ids = dict(
             self.query(
-                "SELECT local_id, id FROM sessions WHERE owner = current_user AND machine = %s"
-                " AND local_id = ANY(%s)",
+                "SELECT local_id, id FROM sessions WHERE owner = current_user AND machine = ?"
+                " AND local_id = ANY(?)",
                 (machine, list(local_ids)),
             )
         )
@@ -150,7 +150,7 @@ class PushTargetMixin(PushRowsMixin):
                 continue
             for candidate in (local, f"{local}@{machine}", f"{local}@{machine}.{owner}"):
                 if candidate not in given and not self.scalar(
-                    "SELECT session_id_taken(%s)", (candidate,)
+                    "SELECT session_id_taken(?)", (candidate,)
                 ):
                     ids[local] = candidate
                     given.add(candidate)
@@ -169,8 +169,8 @@ class PushTargetMixin(PushRowsMixin):
             parent = (
                 ids.get(parent)
                 or self.scalar(
-                    "SELECT id FROM sessions WHERE owner = current_user AND machine = %s"
-                    " AND local_id = %s",
+                    "SELECT id FROM sessions WHERE owner = current_user AND machine = ?"
+                    " AND local_id = ?",
                     (machine, parent),
                 )
                 or parent
@@ -178,11 +178,11 @@ class PushTargetMixin(PushRowsMixin):
         values = {name: getattr(s, name) for name in SESSION_COLUMNS}
         values.update(id=sid, parent_id=parent)
         row = [*values.values(), pushed.agent_description, machine, s.id]
-        if self.db.execute(_UPSERT, row).fetchone():
+        if self.query(_UPSERT, row):
             counts.sessions += 1
         if sid != s.id:  # subagents pushed before it point at its id on their machine
-            self.db.execute(
-                "UPDATE sessions SET parent_id = %s WHERE owner = current_user AND machine = %s"
-                " AND parent_id = %s AND local_id IS NOT NULL",
+            self.execute(
+                "UPDATE sessions SET parent_id = ? WHERE owner = current_user AND machine = ?"
+                " AND parent_id = ? AND local_id IS NOT NULL",
                 (sid, machine, s.id),
             )

@@ -57,7 +57,7 @@ def _graphs(store: Any) -> int:
     return int(
         store.scalar(
             "SELECT count(*) FROM pg_indexes WHERE schemaname = current_schema()"
-            " AND indexname LIKE 'chunks\\_hnsw\\_%%'"
+            " AND indexname LIKE 'chunks\\_hnsw\\_%'"
         )
     )
 

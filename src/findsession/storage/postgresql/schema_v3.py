@@ -13,10 +13,19 @@ from typing import Any
 
 import psycopg
 
+#: The statement triggers that count units in and out (step 8 keeps them, counting per
+#: audience through a new `units_counted`).
+COUNTED_ON_WRITE = """
+        CREATE TRIGGER units_count_ai AFTER INSERT ON units REFERENCING NEW TABLE AS added
+            FOR EACH STATEMENT EXECUTE FUNCTION units_counted();
+        CREATE TRIGGER units_count_ad AFTER DELETE ON units REFERENCING OLD TABLE AS removed
+            FOR EACH STATEMENT EXECUTE FUNCTION units_counted();
+"""
+
 
 def v3_unit_count(db: psycopg.Connection[Any]) -> None:
     db.execute(
-        """
+        f"""
         CREATE TABLE unit_count (n bigint NOT NULL);
         INSERT INTO unit_count (n) SELECT count(*) FROM units;
         CREATE FUNCTION units_counted() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -30,10 +39,7 @@ def v3_unit_count(db: psycopg.Connection[Any]) -> None:
             END IF;
             RETURN NULL;
         END $$;
-        CREATE TRIGGER units_count_ai AFTER INSERT ON units REFERENCING NEW TABLE AS added
-            FOR EACH STATEMENT EXECUTE FUNCTION units_counted();
-        CREATE TRIGGER units_count_ad AFTER DELETE ON units REFERENCING OLD TABLE AS removed
-            FOR EACH STATEMENT EXECUTE FUNCTION units_counted();
+        {COUNTED_ON_WRITE}
         CREATE TRIGGER units_count_at AFTER TRUNCATE ON units
             FOR EACH STATEMENT EXECUTE FUNCTION units_counted();
         """

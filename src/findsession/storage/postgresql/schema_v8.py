@@ -44,6 +44,7 @@ from typing import Any
 import psycopg
 
 from findsession.storage.postgresql.schema_v2 import BY_SESSION, BY_UNIT, OWNER_ONLY
+from findsession.storage.postgresql.schema_v3 import COUNTED_ON_WRITE
 
 #: Tables whose rows are read with their session (or unit): led by `audience`.
 CONTENT = ("sessions", *BY_SESSION, *BY_UNIT)
@@ -238,10 +239,7 @@ def _unit_count(db: psycopg.Connection[Any]) -> None:
             END IF;
             RETURN NULL;
         END $$;
-        CREATE TRIGGER units_count_ai AFTER INSERT ON units REFERENCING NEW TABLE AS added
-            FOR EACH STATEMENT EXECUTE FUNCTION units_counted();
-        CREATE TRIGGER units_count_ad AFTER DELETE ON units REFERENCING OLD TABLE AS removed
-            FOR EACH STATEMENT EXECUTE FUNCTION units_counted();
+        {COUNTED_ON_WRITE}
         CREATE TRIGGER units_count_au AFTER UPDATE ON units
             REFERENCING OLD TABLE AS removed NEW TABLE AS added
             FOR EACH STATEMENT EXECUTE FUNCTION units_counted();

@@ -18,18 +18,18 @@ class SharingMixin(Connection):
         """Show the team the owner's sessions under `project`; False if already shown."""
         with self.transaction():
             return bool(
-                self.db.execute(
-                    "INSERT INTO shares (project) VALUES (%s) ON CONFLICT DO NOTHING", (project,)
-                ).rowcount
+                self.execute(
+                    "INSERT INTO shares (project) VALUES (?) ON CONFLICT DO NOTHING", (project,)
+                )
             )
 
     def unshare(self, project: str) -> bool:
         """Stop showing `project`; False if it was not shown."""
         with self.transaction():
             return bool(
-                self.db.execute(
-                    "DELETE FROM shares WHERE owner = current_user AND project = %s", (project,)
-                ).rowcount
+                self.execute(
+                    "DELETE FROM shares WHERE owner = current_user AND project = ?", (project,)
+                )
             )
 
     def shares(self) -> list[tuple[str, str, str, bool]]:

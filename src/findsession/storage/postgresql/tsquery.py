@@ -57,10 +57,5 @@ def _weighted(lexeme: str, weight: str) -> str:
 
 def cjk_query(runs: Iterable[str]) -> str | None:
     """CJK runs as OR-ed bigram lexemes; a single character matches as a prefix."""
-    parts = []
-    for run in runs:
-        if len(run) == 1:
-            parts.append(f"'{run}':*")
-        else:
-            parts += [f"'{gram}'" for gram in cjk.bigrams(run)]
-    return " | ".join(dict.fromkeys(parts)) or None
+    terms = cjk.query_terms(runs)
+    return " | ".join(f"'{t}':*" if prefix else f"'{t}'" for t, prefix in terms) or None

@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING
 
 from findsession.errors import DatabaseError
 from findsession.storage.base import Chunk, Filters, VectorMatch
+from findsession.storage.postgresql.connection import Connection
 from findsession.storage.postgresql.filters import filter_values
-from findsession.storage.postgresql.keyword_words import KeywordMixin
+from findsession.storage.sql import vectors
 
 if TYPE_CHECKING:
     import numpy as np
@@ -41,9 +42,9 @@ _COPY_CHUNKS = (
 )
 _INSERT_CHUNKS = (
     "INSERT INTO chunks (unit_id, field, span_start, span_end, scale, vec, code, text_hash,"
-    " embedding) SELECT u, f, s, e, sc, v, c, h, emb::vector FROM unnest(%s::bigint[],"
-    " %s::text[], %s::int[], %s::int[], %s::real[], %s::bytea[], %s::bytea[], %s::bytea[],"
-    " %s::text[]) AS x(u, f, s, e, sc, v, c, h, emb)"
+    " embedding) SELECT u, f, s, e, sc, v, c, h, emb::vector FROM unnest(?::bigint[],"
+    " ?::text[], ?::int[], ?::int[], ?::real[], ?::bytea[], ?::bytea[], ?::bytea[],"
+    " ?::text[]) AS x(u, f, s, e, sc, v, c, h, emb)"
 )
 #: Each int8 value's text, for writing vectors without formatting floats.
 _INT8_TEXT = [str(b - 256 if b > 127 else b) for b in range(256)]
@@ -61,11 +62,8 @@ def int8_vector_text(vec: bytes) -> str:
     return "[" + ",".join([_INT8_TEXT[b] for b in vec]) + "]"
 
 
-class VectorsMixin(KeywordMixin):
+class VectorsMixin(vectors.VectorsMixin, Connection):
     """Stored vectors and their search (see findsession.storage.base.VectorIndex)."""
-
-    def has_vectors(self) -> bool:
-        return bool(self.scalar("SELECT EXISTS (SELECT 1 FROM chunks)"))
 
     def clear_vectors(self) -> None:
         """Drop every vector: they belong to a model that is no longer the configured one.
@@ -80,17 +78,9 @@ class VectorsMixin(KeywordMixin):
                 cli_hint=f"embed with the server's model: set [embedding] model to {stored}"
                 " in the config file",
             )
-        self.db.execute("DELETE FROM chunks")
-        self.db.execute("DELETE FROM embedded")
-        self.db.execute("DELETE FROM settings WHERE key LIKE 'embedding\\_%%'")
-        self.bump_vector_generation()
+        super().clear_vectors()
 
-    def save_vectors(
-        self,
-        unit_id: int,
-        unit_hash: str,
-        chunks: list[Chunk],
-    ) -> bool:
+    def save_vectors(self, unit_id: int, unit_hash: str, chunks: list[Chunk]) -> bool:
         """Store a unit's (field, start, end, scale, vec, code, text_hash) chunks and mark
         it done; refused (False) when the unit changed or vanished since it was read."""
         return self.save_vectors_many([(unit_id, unit_hash, chunks)]) == 1
@@ -103,26 +93,26 @@ class VectorsMixin(KeywordMixin):
         if not units:
             return 0
         ids = [u[0] for u in units]
-        current = dict(self.query("SELECT id, hash FROM units WHERE id = ANY(%s)", (ids,)))
+        current = dict(self.query("SELECT id, hash FROM units WHERE id = ANY(?)", (ids,)))
         kept = [u for u in units if current.get(u[0]) == u[1]]
         if not kept:
             return 0
         kept_ids = [u[0] for u in kept]
-        self.db.execute("DELETE FROM chunks WHERE unit_id = ANY(%s)", (kept_ids,))
+        self.execute("DELETE FROM chunks WHERE unit_id = ANY(?)", (kept_ids,))
         rows = [
             (unit_id, *c[:7], int8_vector_text(c[4])) for unit_id, _, chunks in kept for c in chunks
         ]
         if self.scalar("SELECT row_security_active('chunks')"):
             # A person's role on a shared server: PostgreSQL refuses COPY under
             # row-level security, and one INSERT over arrays is the next fastest.
-            self.db.execute(_INSERT_CHUNKS, [list(c) for c in zip(*rows, strict=True)])
+            self.execute(_INSERT_CHUNKS, [list(c) for c in zip(*rows, strict=True)])
         else:
             with self.db.cursor() as cursor, cursor.copy(_COPY_CHUNKS) as copy:
                 for row in rows:
                     copy.write_row(row)
-        self.db.execute(
-            "INSERT INTO embedded (unit_id, chunks) SELECT * FROM unnest(%s::bigint[], %s::int[])"
-            " ON CONFLICT (sealed(ARRAY[owner, unit_id::text]))"
+        self.execute(
+            "INSERT INTO embedded (unit_id, chunks) SELECT * FROM unnest(?::bigint[], ?::int[])"
+            f" ON CONFLICT ({self.key('embedded')})"
             " DO UPDATE SET chunks = excluded.chunks",
             (kept_ids, [len(u[2]) for u in kept]),
         )
@@ -135,34 +125,19 @@ class VectorsMixin(KeywordMixin):
         `ensure_graph`, which runs as the schema's owner (on a shared server the person
         whose run embedded first may not create indexes) and only when vectors of the
         server's model's size are stored."""
-        if self.scalar("SELECT to_regclass(%s)", (f"chunks_hnsw_{int(dims)}",)) is None:
+        if self.scalar("SELECT to_regclass(?)", (f"chunks_hnsw_{int(dims)}",)) is None:
             if self.in_transaction:
                 self.graph_build_memory()
-            self.db.execute("SELECT ensure_graph(%s)", (int(dims),))
+            self.execute("SELECT ensure_graph(?)", (int(dims),))
 
     def graph_build_memory(self) -> None:
         """Let this transaction's HNSW build take `BUILD_MEMORY`, unless the server's own
         `maintenance_work_mem` is larger already: an administrator who raised it for a big
         first load (a 1M-unit graph needs about 4 GB) keeps the raise."""
-        self.db.execute(
-            "SELECT set_config('maintenance_work_mem', %s, true)"
-            " WHERE pg_size_bytes(current_setting('maintenance_work_mem')) < pg_size_bytes(%s)",
+        self.execute(
+            "SELECT set_config('maintenance_work_mem', ?, true)"
+            " WHERE pg_size_bytes(current_setting('maintenance_work_mem')) < pg_size_bytes(?)",
             (BUILD_MEMORY, BUILD_MEMORY),
-        )
-
-    def vectors_of_texts(self, text_hashes: list[bytes]) -> dict[bytes, tuple[float, bytes, bytes]]:
-        """The stored (scale, vec, code) of each of these text digests that some chunk has."""
-        rows = self.query(
-            "SELECT text_hash, scale, vec, code FROM chunks WHERE text_hash = ANY(%s)",
-            (list(text_hashes),),
-        )
-        return {bytes(h): (float(s), bytes(v), bytes(c)) for h, s, v, c in rows}
-
-    def bump_vector_generation(self) -> None:
-        """Tell long-lived searchers that the vectors changed."""
-        self.db.execute(
-            "INSERT INTO settings (key, value) VALUES ('vector_generation', md5(random()::text))"
-            " ON CONFLICT (key) DO UPDATE SET value = excluded.value"
         )
 
     def pack_vectors(self) -> bool:
@@ -185,10 +160,10 @@ class VectorsMixin(KeywordMixin):
         dims = int(vector.shape[0])
         take = max(limit * CHUNKS_PER_UNIT, 40)
         with self.transaction() if self.in_transaction else self.snapshot():
-            self.db.execute(f"SET LOCAL hnsw.ef_search = {min(max(EF_SEARCH, take), 1000)}")
-            self.db.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+            self.execute(f"SET LOCAL hnsw.ef_search = {min(max(EF_SEARCH, take), 1000)}")
+            self.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
             rows = self.query(
-                "SELECT * FROM vector_ranked(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                "SELECT * FROM vector_ranked(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     vector_text(vector),
                     dims,

@@ -1,50 +1,58 @@
 """The one SQLite file: text, keyword index and vectors, kept consistent together.
 
 Opened through apsw because it can load SQLite extensions on every platform and ships a
-recent SQLite with FTS5. WAL mode lets searches read while an index run writes. Only
-this package writes SQL that changes data; `Store` is assembled from one part per
-concern (files, records, sessions, units, vectors) over one connection.
+recent SQLite with FTS5. WAL mode lets searches read while an index run writes. `Store`
+is the statements both backends share (findsession.storage.sql), one part per concern,
+over this package's connection, with what only SQLite does: FTS5 and its CJK bigram
+table, the vector scan and its pack, and what a push reads from the file.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from findsession.storage.base import TitleWrite, protocol_methods
+from findsession.storage.base import FileState, TitleWrite, UnitRow, protocol_methods
 from findsession.storage.push import PushSource, push_methods
-from findsession.storage.sqlite.audit import AuditMixin
+from findsession.storage.sql.audit import AuditMixin
+from findsession.storage.sql.connection import carry_over
+from findsession.storage.sql.files import FilesMixin
+from findsession.storage.sql.records import RecordsMixin
+from findsession.storage.sql.sessions import SessionsMixin
+from findsession.storage.sql.shown import ShownMixin
+from findsession.storage.sql.status import StatusMixin
+from findsession.storage.sql.titles import TitlesMixin
+from findsession.storage.sql.units import UnitsMixin
 from findsession.storage.sqlite.boundary import map_errors
 from findsession.storage.sqlite.chunks import VectorsMixin
-from findsession.storage.sqlite.files import FilesMixin
+from findsession.storage.sqlite.cjk_index import CjkIndexMixin
+from findsession.storage.sqlite.connection import Connection
 from findsession.storage.sqlite.keyword_index import KeywordMixin
 from findsession.storage.sqlite.opening import BUSY_TIMEOUT_MS
 from findsession.storage.sqlite.push_source import PushSourceMixin
-from findsession.storage.sqlite.records import RecordsMixin
-from findsession.storage.sqlite.rows import FileState, UnitRow
-from findsession.storage.sqlite.runs import RunsMixin
-from findsession.storage.sqlite.sessions import SessionsMixin
-from findsession.storage.sqlite.shown import ShownMixin
-from findsession.storage.sqlite.status import StatusMixin
-from findsession.storage.sqlite.titles import TitlesMixin
+from findsession.storage.sqlite.titles import title_writes_in
 from findsession.storage.sqlite.vector_index import VectorSearchMixin
 
 
 class Store(
-    FilesMixin,
-    RecordsMixin,
-    SessionsMixin,
     KeywordMixin,
     VectorsMixin,
     VectorSearchMixin,
-    RunsMixin,
+    PushSourceMixin,
+    CjkIndexMixin,
+    FilesMixin,
+    RecordsMixin,
+    SessionsMixin,
+    UnitsMixin,
     StatusMixin,
     AuditMixin,
     ShownMixin,
     TitlesMixin,
-    PushSourceMixin,
+    Connection,
 ):
     """A findsession index database (`findsession.storage.base.Storage`); use
     `Store.open`, and close it when done."""
+
+    title_writes_in = staticmethod(title_writes_in)
 
 
 # Every method the storage protocols name maps SQLite's errors (see `boundary`).
@@ -67,19 +75,14 @@ def open_index(path: Path, *, rebuild: bool = False) -> tuple[Store, list[str]]:
                     "warning: the old index is too damaged to tell which sessions were"
                     " forgotten: forget them again after this run"
                 )
-            titles = Store.title_writes_in(aside)
+            titles = title_writes_in(aside)
             if titles is None:
                 notes.append(
                     "warning: the old index is too damaged to tell which titles findsession"
                     " wrote: they can no longer be taken back by findsession"
                 )
     store = Store.open(path)
-    if forgotten:
-        store.keep_forgotten(forgotten)
-    if titles:
-        with store.transaction():
-            for write in titles:
-                store.record_title_write(write)
+    carry_over(store, forgotten, titles)
     return store, notes
 
 

@@ -10,14 +10,14 @@ can read.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import apsw
 
 from findsession.errors import DatabaseError, IndexBusy, IndexFull
+from findsession.storage.sql import boundary
 
 T = TypeVar("T", bound=type)
 
@@ -45,20 +45,6 @@ def database_error(exc: apsw.Error, path: Path | None) -> DatabaseError:
 
 def map_errors(cls: T, names: Iterable[str]) -> T:
     """Wrap each named method of `cls` so apsw errors leave it as `DatabaseError`s."""
-    for name in names:
-        method = getattr(cls, name)
-        if isinstance(method, property | classmethod | staticmethod):
-            continue
-        setattr(cls, name, _mapped(method))
-    return cls
-
-
-def _mapped(method: Callable[..., Any]) -> Callable[..., Any]:
-    @functools.wraps(method)
-    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return method(self, *args, **kwargs)
-        except apsw.Error as exc:
-            raise database_error(exc, getattr(self, "path", None)) from exc
-
-    return call
+    return boundary.map_errors(
+        cls, names, apsw.Error, lambda exc, store: database_error(exc, getattr(store, "path", None))
+    )

@@ -12,6 +12,8 @@ from typing import Any, Self
 import apsw
 
 from findsession.errors import DatabaseError, IndexBusy, IndexFull
+from findsession.storage.sql.connection import SqlConnection
+from findsession.storage.sqlite.dialect import SqliteDialect
 from findsession.storage.sqlite.migrations import migrate
 from findsession.storage.sqlite.opening import (
     BUSY_TIMEOUT_MS,
@@ -26,8 +28,13 @@ from findsession.storage.sqlite.opening import (
     writable,
 )
 
+#: How long a search waits for the write lock to remember its list. An index run
+#: commits about every half second, so this is ample; a `forget` compacting the file
+#: can hold the lock for longer, and a search must not wait that out.
+BRIEF_BUSY_MS = 2_000
 
-class Connection:
+
+class Connection(SqliteDialect, SqlConnection):
     """The SQLite connection under every part of the store."""
 
     def __init__(self, db: apsw.Connection, path: Path) -> None:
@@ -123,24 +130,6 @@ class Connection:
         except apsw.Error:
             return None
 
-    def keep_forgotten(self, ids: Iterable[str]) -> None:
-        """Put `ids` on the never-index-again list (carried over from a set-aside index)."""
-        with self.transaction():
-            self.db.executemany(
-                "INSERT OR IGNORE INTO private_sessions (id, marked_at)"
-                " VALUES (?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))",
-                [(i,) for i in ids],
-            )
-
-    def close(self) -> None:
-        self.db.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     @contextmanager
     def transaction(self) -> Iterator[None]:
         """All or nothing: a crash inside leaves the database as it was before.
@@ -204,6 +193,18 @@ class Connection:
             )
 
     @contextmanager
+    def brief_transaction(self) -> Iterator[None]:
+        """A transaction that waits `BRIEF_BUSY_MS` at most for the write lock."""
+        self.db.set_busy_timeout(BRIEF_BUSY_MS)
+        try:
+            with self.transaction():
+                yield
+        except (IndexBusy, apsw.BusyError) as exc:
+            raise IndexBusy("another findsession process is writing the index") from exc
+        finally:
+            self.db.set_busy_timeout(BUSY_TIMEOUT_MS)
+
+    @contextmanager
     def snapshot(self) -> Iterator[None]:
         """Several reads that see one state of the database, without taking the write lock."""
         if self.db.in_transaction:
@@ -222,11 +223,12 @@ class Connection:
         row = self.db.execute(sql, params).fetchone()
         return row[0] if row else None
 
-    def setting(self, key: str) -> str | None:
-        return self.scalar("SELECT value FROM settings WHERE key = ?", (key,))
+    def execute(self, sql: str, params: Any = ()) -> int:
+        self.db.execute(sql, params)
+        return int(self.db.changes())
 
-    def set_setting(self, key: str, value: str) -> None:
-        self.db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", (key, value))
+    def many(self, sql: str, rows: Iterable[Any]) -> None:
+        self.db.executemany(sql, rows)
 
     def schema_version(self) -> int:
         return int(self.scalar("PRAGMA user_version"))
@@ -242,6 +244,15 @@ class Connection:
     def size_bytes(self) -> int:
         """The bytes of the index file (its WAL is folded in by `reclaim_space`)."""
         return self.path.stat().st_size
+
+    def location(self) -> str:
+        return str(self.path)
+
+    def status_bytes(self) -> int:
+        """The file and its write-ahead log, which holds what was written since the
+        last checkpoint."""
+        sides = (self.path, Path(f"{self.path}-wal"))
+        return sum(side.stat().st_size for side in sides if side.exists())
 
     def reclaim_space(self) -> None:
         """Give the pages freed by deletions back to the file system."""

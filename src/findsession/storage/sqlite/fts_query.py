@@ -53,10 +53,5 @@ def cjk_expression(runs: Iterable[str]) -> str | None:
 
     A single character matches as a prefix of the bigrams that start with it.
     """
-    parts = []
-    for run in runs:
-        if len(run) == 1:
-            parts.append(f'"{run}" *')
-        else:
-            parts += [f'"{gram}"' for gram in cjk.bigrams(run)]
-    return " OR ".join(dict.fromkeys(parts)) or None
+    terms = cjk.query_terms(runs)
+    return " OR ".join(f'"{t}" *' if prefix else f'"{t}"' for t, prefix in terms) or None

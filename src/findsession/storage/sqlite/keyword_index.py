@@ -14,23 +14,14 @@ import apsw
 
 from findsession import cjk
 from findsession.query import Query
-from findsession.storage.base import (
-    MARK_END,
-    MARK_START,
-    RRF_K,
-    Filters,
-    KeywordQueryError,
-    UnitMatch,
-)
+from findsession.storage.base import MARK_END, MARK_START, Filters, KeywordQueryError, UnitMatch
+from findsession.storage.sql.filters import unit_filter_sql
+from findsession.storage.sql.ranking import TOOLS_WEIGHT, common_above, fuse
 from findsession.storage.sqlite import fts_query
 from findsession.storage.sqlite.connection import Connection as Store
-from findsession.storage.sqlite.filters import unit_filter_sql
-from findsession.storage.sqlite.units import UnitsMixin
 
 # Column weights inside the conversation index: title, prompt, reply.
 CONVERSATION_WEIGHTS = (4.0, 2.0, 1.0)
-#: Rank-fusion weight of the tool-text list against the conversation list (1.0).
-TOOLS_WEIGHT = 0.5
 _SNIPPET_TOKENS = 28
 _SPEAKER_COLUMN = {"user": "prompt", "assistant": "reply"}
 
@@ -67,23 +58,7 @@ def keyword_search(store: Store, query: Query, filters: Filters, limit: int) -> 
             grams = fts_query.restrict_columns(grams, [_SPEAKER_COLUMN[filters.speaker]])
         cjk_weights = ", ".join(str(w) for w in (*CONVERSATION_WEIGHTS, TOOLS_WEIGHT))
         lists.append((1.0, _ranked(store, "cjk_fts", cjk_weights, grams, filters, limit)))
-    fused: dict[int, UnitMatch] = {}
-    for weight, matches in lists:
-        for rank, match in enumerate(matches, 1):
-            score = weight / (RRF_K + rank)
-            seen = fused.get(match.unit_id)
-            if seen is None:
-                fused[match.unit_id] = UnitMatch(*_fields(match), score=score)
-            else:  # keep the first list's table: the conversation's, for the snippet
-                fused[match.unit_id] = UnitMatch(*_fields(seen), score=seen.score + score)
-    return sorted(fused.values(), key=lambda m: -m.score)[:limit]
-
-
-#: A word in more than this share of units, and in more than `COMMON_MIN_UNITS`, is
-#: dropped from a query that has rarer ones. Small indexes are fast anyway, and in them
-#: every word looks common.
-COMMON_SHARE = 0.2
-COMMON_MIN_UNITS = 5000
+    return fuse(lists, limit)
 
 
 def _specific_words(store: Store, query: Query) -> list[str]:
@@ -96,7 +71,7 @@ def _specific_words(store: Store, query: Query) -> list[str]:
     if len(words) < 2:
         return words
     units = store.scalar("SELECT max(id) FROM units") or 0
-    if units <= COMMON_MIN_UNITS:  # no word can be that common: skip the lookups
+    if units <= common_above(0):  # no word can be that common: skip the lookups
         return words
     tokenizer = store.db.fts5_tokenizer("porter", ["unicode61"])
     kept = []
@@ -106,7 +81,7 @@ def _specific_words(store: Store, query: Query) -> list[str]:
             store.scalar("SELECT doc FROM units_vocab WHERE term = ?", (term,)) or 0
             for term in terms
         ]
-        if not counts or min(counts) <= max(COMMON_SHARE * units, COMMON_MIN_UNITS):
+        if not counts or min(counts) <= common_above(units):
             kept.append(word)
     return kept or words
 
@@ -134,14 +109,10 @@ def snippet(store: Store, query: Query, filters: Filters, match: UnitMatch) -> s
         return ""
 
 
-def _fields(m: UnitMatch) -> tuple[int, str, str, int, float, str]:
-    return (m.unit_id, m.session_id, m.kind, m.ordinal, m.bm25, m.table)
-
-
 def _ranked(
     store: Store, table: str, weights: str, expression: str, filters: Filters, limit: int
 ) -> list[UnitMatch]:
-    where, params = unit_filter_sql(filters)
+    where, params = unit_filter_sql(store, filters)
     if params:  # filters need each match's unit and session before the top-k
         sql = (
             f"SELECT u.id, u.session_id, u.kind, u.ordinal, bm25({table}, {weights}) AS score,"
@@ -251,7 +222,7 @@ def _cjk_count(store: Store, gram: str) -> int:
         return 0
 
 
-class KeywordMixin(UnitsMixin):
+class KeywordMixin(Store):
     """The store's keyword index (see findsession.storage.base.KeywordIndex)."""
 
     def keyword_search(self, query: Query, filters: Filters, limit: int) -> list[UnitMatch]:
@@ -280,3 +251,14 @@ class KeywordMixin(UnitsMixin):
         except KeywordQueryError:
             return set()
         return self.units_containing(candidates, tokens) if candidates else set()
+
+    def units_containing(self, unit_ids: list[int], tokens: list[str]) -> set[int]:
+        """Those of `unit_ids` whose text holds every token verbatim (any case)."""
+        text = "lower(title || ' ' || prompt || ' ' || reply || ' ' || tools)"
+        checks = " AND ".join(f"instr({text}, ?) > 0" for _ in tokens)
+        ids, params = self.among("id", unit_ids)
+        rows = self.query(
+            f"SELECT id FROM units WHERE {ids} AND {checks}",
+            [*params, *(t.lower() for t in tokens)],
+        )
+        return {r[0] for r in rows}

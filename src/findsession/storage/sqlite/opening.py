@@ -7,6 +7,7 @@ import os
 import stat
 import time
 from contextlib import suppress
+from datetime import UTC, datetime
 from pathlib import Path
 
 import apsw
@@ -126,7 +127,15 @@ def claim(source: Path, target: Path) -> None:
 
 
 def register_functions(db: apsw.Connection) -> None:
-    """SQL functions every query may use: `in_project(cwd, project)` (see projects.py)."""
+    """SQL functions every query may use, as the PostgreSQL schema defines them too:
+    `in_project(cwd, project)` (see projects.py) and `now_iso()`, the time now in UTC as
+    `YYYY-MM-DDTHH:MM:SSZ` (in statements only: a trigger or default naming it would
+    leave the file unwritable by any other program)."""
     db.create_scalar_function(
         "in_project", lambda cwd, root: int(in_project(cwd, root)), 2, deterministic=True
     )
+    db.create_scalar_function("now_iso", now_iso, 0, deterministic=False)
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -10,13 +10,11 @@ server committed the batch (see findsession.core.pushing).
 from __future__ import annotations
 
 import hashlib
-import json
-from collections.abc import Iterable
 
 from findsession.domain import Session
 from findsession.storage.base import TitleWrite, UnitRow
 from findsession.storage.push import Chunk, PushBatch, PushedSession, PushedUnit
-from findsession.storage.rows import SESSION_COLUMNS as _SESSION_COLUMNS
+from findsession.storage.rows import SESSION_COLUMNS, json_list
 from findsession.storage.sqlite.connection import Connection
 
 _UNIT_COLUMNS = (
@@ -52,7 +50,7 @@ class PushSourceMixin(Connection):
             )
             batch = PushBatch(seq=logged[-1][1] if logged else after)
             ids = [sid for sid, _ in logged]
-            private = self._among("SELECT id FROM private_sessions WHERE id IN", ids)
+            private = self._among("SELECT id FROM private_sessions WHERE", ids)
             rows = self._rows_of(ids)
             units = self._units_of(ids)
             titles = self._titles_of(ids)
@@ -72,21 +70,22 @@ class PushSourceMixin(Connection):
         wanted = dict(units)
         found: dict[int, list[Chunk]] = {}
         with self.snapshot():
-            for part in _parts(list(wanted)):
-                marks = ",".join("?" * len(part))
+            for part in self.batches(wanted):
+                ids, params = self.among("u.id", part)
+                of_units, chunk_params = self.among("unit_id", part)
                 held = {
                     r[0]
                     for r in self.query(
-                        f"SELECT u.id, u.hash FROM units u JOIN embedded e ON e.unit_id = u.id"
-                        f" WHERE u.id IN ({marks})",
-                        part,
+                        "SELECT u.id, u.hash FROM units u JOIN embedded e ON e.unit_id = u.id"
+                        f" WHERE {ids}",
+                        params,
                     )
                     if wanted.get(r[0]) == r[1]
                 }
                 for row in self.query(
-                    "SELECT unit_id, field, start, end, scale, vec, code, text_hash FROM chunks"
-                    f" WHERE unit_id IN ({marks}) ORDER BY unit_id, id",
-                    part,
+                    "SELECT unit_id, field, span_start, span_end, scale, vec, code, text_hash"
+                    f" FROM chunks WHERE {of_units} ORDER BY unit_id, id",
+                    chunk_params,
                 ):
                     if row[0] in held:
                         found.setdefault(row[0], []).append(
@@ -96,20 +95,20 @@ class PushSourceMixin(Connection):
 
     def _among(self, select: str, ids: list[str]) -> set[str]:
         out: set[str] = set()
-        for part in _parts(ids):
-            out |= {r[0] for r in self.query(f"{select} ({','.join('?' * len(part))})", part)}
+        for part in self.batches(ids):
+            where, params = self.among("id", part)
+            out |= {r[0] for r in self.query(f"{select} {where}", params)}
         return out
 
     def _rows_of(self, ids: list[str]) -> dict[str, tuple[Session, str | None]]:
-        columns = ", ".join(_SESSION_COLUMNS)
+        columns = ", ".join(SESSION_COLUMNS)
         out = {}
-        for part in _parts(ids):
+        for part in self.batches(ids):
+            where, params = self.among("id", part)
             for row in self.query(
-                f"SELECT {columns}, agent_description FROM sessions"
-                f" WHERE id IN ({','.join('?' * len(part))})",
-                part,
+                f"SELECT {columns}, agent_description FROM sessions WHERE {where}", params
             ):
-                session = Session(**dict(zip(_SESSION_COLUMNS, row[:-1], strict=True)))
+                session = Session(**dict(zip(SESSION_COLUMNS, row[:-1], strict=True)))
                 session.is_subagent, session.missing = (
                     bool(session.is_subagent),
                     bool(session.missing),
@@ -119,15 +118,14 @@ class PushSourceMixin(Connection):
 
     def _units_of(self, ids: list[str]) -> dict[str, list[PushedUnit]]:
         out: dict[str, list[PushedUnit]] = {}
-        for part in _parts(ids):
+        for part in self.batches(ids):
+            where, params = self.among("u.session_id", part)
             for r in self.query(
                 f"SELECT {_UNIT_COLUMNS} FROM units u LEFT JOIN embedded e ON e.unit_id = u.id"
-                f" WHERE u.session_id IN ({','.join('?' * len(part))}) ORDER BY u.id",
-                part,
+                f" WHERE {where} ORDER BY u.id",
+                params,
             ):
-                row = UnitRow(
-                    r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], _list(r[10]), _list(r[11])
-                )
+                row = UnitRow(*r[2:10], json_list(r[10]), json_list(r[11]))
                 out.setdefault(r[0], []).append(PushedUnit(row, r[12], r[1], bool(r[13])))
         return out
 
@@ -135,26 +133,13 @@ class PushSourceMixin(Connection):
         """The titles kept in the index only: a title line written into a transcript is
         already in the session's row."""
         out: dict[str, list[TitleWrite]] = {}
-        for part in _parts(ids):
+        for part in self.batches(ids):
+            where, params = self.among("session_id", part)
             for sid, path, title, at in self.query(
                 "SELECT session_id, file_path, title, written_at FROM title_writes"
-                f" WHERE offset IS NULL AND session_id IN ({','.join('?' * len(part))})"
-                " ORDER BY id",
-                part,
+                f" WHERE line_offset IS NULL AND {where} ORDER BY id",
+                params,
             ):
                 out.setdefault(sid, []).append(TitleWrite(sid, path, title, written_at=at))
         return out
 
-
-def _parts(items: list, size: int = 500) -> Iterable[list]:
-    """SQLite's bound parameters per statement are limited: ask in parts."""
-    for at in range(0, len(items), size):
-        yield items[at : at + size]
-
-
-def _list(text: str | None) -> list[str]:
-    try:
-        value = json.loads(text or "[]")
-    except ValueError:
-        return []
-    return value if isinstance(value, list) else []

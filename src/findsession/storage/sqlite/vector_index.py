@@ -23,9 +23,9 @@ import numpy as np
 
 from findsession.quantize import sign_codes
 from findsession.storage.base import Filters, VectorMatch
+from findsession.storage.sql.filters import session_filter_sql
 from findsession.storage.sqlite import vector_pack
 from findsession.storage.sqlite.connection import Connection as Store
-from findsession.storage.sqlite.filters import session_filter_sql
 from findsession.storage.sqlite.vector_arrays import ChunkArrays, holding_vectors, in_room
 from findsession.storage.sqlite.vector_rows import KIND_CODES, NO_TIME, SPEAKER_CODES
 
@@ -179,7 +179,7 @@ class VectorMatrix:
         chunk_info = {
             r[0]: r[1:]
             for r in store.query(
-                "SELECT c.id, u.session_id, u.kind, u.ordinal, c.field, c.start, c.end"
+                "SELECT c.id, u.session_id, u.kind, u.ordinal, c.field, c.span_start, c.span_end"
                 " FROM chunks c JOIN units u ON u.id = c.unit_id WHERE c.id IN"
                 f" ({','.join('?' * len(ranked))})",
                 [chunk for _, (_, chunk) in ranked],
@@ -212,7 +212,7 @@ def _mask(store: Store, arrays: ChunkArrays, filters: Filters) -> np.ndarray | N
         narrow(arrays.ts >= _epoch(filters.after))
     if filters.before:
         narrow((arrays.ts < _epoch(filters.before)) & (arrays.ts != NO_TIME))
-    where, params = session_filter_sql(filters)
+    where, params = session_filter_sql(store, filters)
     if params:
         positions = arrays.session_positions
         wanted = [

@@ -6,61 +6,55 @@ from pathlib import Path
 from typing import Any
 
 from findsession.domain import Session
-from findsession.storage.rows import SESSION_COLUMNS as _SESSION_COLUMNS
-from findsession.storage.sqlite.connection import Connection
+from findsession.storage.rows import SESSION_COLUMNS
+from findsession.storage.sql.connection import SqlConnection
+
+_MARK = "INSERT INTO private_sessions (id, marked_at) VALUES (?, now_iso()) ON CONFLICT DO NOTHING"
+#: What is stored of a session besides its row, each table with its session column.
+_SESSION_ROWS = (
+    ("units", "session_id"),
+    ("messages", "session_id"),
+    ("session_meta", "session_id"),
+)
 
 
-class SessionsMixin(Connection):
+class SessionsMixin(SqlConnection):
     """Sessions."""
 
     def private_sessions(self) -> set[str]:
-        return {r[0] for r in self.db.execute("SELECT id FROM private_sessions")}
+        return {r[0] for r in self.query("SELECT id FROM private_sessions")}
 
     def mark_private(self, session_id: str) -> None:
         """Never index this session again, and drop what was stored of it."""
-        self.db.execute(
-            "INSERT OR IGNORE INTO private_sessions (id, marked_at)"
-            " VALUES (?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))",
-            (session_id,),
-        )
+        self.execute(_MARK, (session_id,))
         self.drop_session_content(session_id)
         children = [
-            r[0]
-            for r in self.db.execute("SELECT id FROM sessions WHERE parent_id = ?", (session_id,))
+            r[0] for r in self.query("SELECT id FROM sessions WHERE parent_id = ?", (session_id,))
         ]
         for child in children:  # its subagents, indexed before the marker was typed
-            self.db.execute(
-                "INSERT OR IGNORE INTO private_sessions (id, marked_at)"
-                " VALUES (?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))",
-                (child,),
-            )
+            self.execute(_MARK, (child,))
             self.delete_session(child)
 
     def drop_session_content(self, session_id: str) -> None:
         """Delete what was stored of a session's records; its next rebuild removes it."""
-        self.db.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
-        self.db.execute("DELETE FROM session_meta WHERE session_id = ?", (session_id,))
+        self.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
+        self.execute("DELETE FROM session_meta WHERE session_id = ?", (session_id,))
 
     def forget(self, session_ids: list[str]) -> None:
         """Delete sessions (and their subagents) for good: later runs skip them too.
 
-        Skipped-line previews of their files go too: they quote the transcript.
+        Skipped-line previews of their files go too: they quote the transcript; and a
+        list of results shown before keeps no trace of them (the others in it keep
+        their numbers).
         """
         for sid in session_ids:
-            files = [
-                r[0]
-                for r in self.db.execute(
-                    "SELECT file_path FROM sessions WHERE id = ? OR parent_id = ?"
-                    " UNION SELECT file_path FROM messages WHERE session_id = ?",
-                    (sid, sid, sid),
-                )
-            ]
-            self.db.executemany(
-                "UPDATE problems SET detail = NULL WHERE file_path = ?", [(f,) for f in files]
+            self.execute(
+                "UPDATE problems SET detail = NULL WHERE file_path IN ("
+                " SELECT file_path FROM sessions WHERE id = ? OR parent_id = ?"
+                " UNION SELECT file_path FROM messages WHERE session_id = ?)",
+                (sid, sid, sid),
             )
-            # A list of results shown before keeps no trace of them either; the others in
-            # it keep their numbers.
-            self.db.execute(
+            self.execute(
                 "UPDATE last_results SET session_id = '' WHERE session_id = ?"
                 " OR session_id IN (SELECT id FROM sessions WHERE parent_id = ?)",
                 (sid, sid),
@@ -69,23 +63,21 @@ class SessionsMixin(Connection):
             self.delete_session(sid)
 
     def save_session(self, s: Session, agent_description: str | None = None) -> None:
-        values = [getattr(s, name) for name in _SESSION_COLUMNS]
-        columns = ", ".join(_SESSION_COLUMNS)
-        marks = ",".join("?" * (len(values) + 1))
-        self.db.execute(
-            f"INSERT OR REPLACE INTO sessions ({columns}, agent_description) VALUES ({marks})",
+        values = [getattr(s, name) for name in SESSION_COLUMNS]
+        kept = (*SESSION_COLUMNS[1:], "agent_description")
+        self.execute(
+            f"INSERT INTO sessions ({', '.join(SESSION_COLUMNS)}, agent_description)"
+            f" VALUES ({', '.join('?' * (len(values) + 1))})"
+            f" ON CONFLICT ({self.key('sessions')}) DO UPDATE SET"
+            f" {', '.join(f'{c} = excluded.{c}' for c in kept)}",
             [*values, agent_description],
         )
 
     def delete_session(self, session_id: str) -> None:
-        self.db.execute(
-            "DELETE FROM cjk_fts WHERE rowid IN (SELECT id FROM units WHERE session_id = ?)",
-            (session_id,),
-        )
-        self.db.execute("DELETE FROM units WHERE session_id = ?", (session_id,))
-        self.db.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
-        self.db.execute("DELETE FROM session_meta WHERE session_id = ?", (session_id,))
-        self.db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+        self.units_leaving("session_id = ?", (session_id,))
+        for table, column in _SESSION_ROWS:
+            self.execute(f"DELETE FROM {table} WHERE {column} = ?", (session_id,))
+        self.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
 
     def recent_sessions(
         self, project: str | None, after: str | None, before: str | None, limit: int
@@ -102,7 +94,7 @@ class SessionsMixin(Connection):
         if before:
             clauses.append("last_ts < ?")
             params.append(before)
-        return self._sessions_where(" AND ".join(clauses), params, "last_ts DESC", limit)
+        return self._sessions_where(" AND ".join(clauses), params, "last_ts DESC NULLS LAST", limit)
 
     def first_prompt(self, session_id: str) -> str:
         """What the person typed first in a session, or ''."""
@@ -120,32 +112,36 @@ class SessionsMixin(Connection):
     def _sessions_where(
         self, where: str, params: Any = (), order: str = "id", limit: int = -1
     ) -> list[Session]:
-        rows = self.db.execute(
-            f"SELECT {', '.join(_SESSION_COLUMNS)} FROM sessions WHERE {where}"
-            f" ORDER BY {order} LIMIT {int(limit)}",
+        cap = f" LIMIT {int(limit)}" if limit >= 0 else ""
+        rows = self.query(
+            f"SELECT {', '.join(SESSION_COLUMNS)}{self.SESSION_EXTRAS} FROM sessions"
+            f" WHERE {where} ORDER BY {order}{cap}",
             params,
         )
+        width = len(SESSION_COLUMNS)
         sessions = []
         for row in rows:
-            session = Session(**dict(zip(_SESSION_COLUMNS, row, strict=True)))
+            session = Session(
+                **dict(zip(SESSION_COLUMNS, row[:width], strict=True)),
+                **self.session_extras(row[width:]),
+            )
             session.is_subagent, session.missing = bool(session.is_subagent), bool(session.missing)
             sessions.append(session)
         return sessions
 
     def sessions_with_prefix(self, prefix: str, limit: int = -1) -> list[Session]:
         """Sessions whose id starts with `prefix`, taken literally (`%`, `_` too)."""
-        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        return self._sessions_where("id LIKE ? ESCAPE '\\'", (escaped + "%",), "id", limit)
+        where, params = self.starts_with("id", prefix)
+        return self._sessions_where(where, params, "id", limit)
 
     def project_dirs(self, sources: tuple[str, ...]) -> list[str]:
         """The distinct project directories of sessions from `sources`."""
-        marks = ", ".join("?" * len(sources))
+        where, params = self.among("source", sources)
         return [
             r[0]
-            for r in self.db.execute(
-                f"SELECT DISTINCT cwd FROM sessions WHERE cwd IS NOT NULL AND source IN ({marks})"
-                " ORDER BY cwd",
-                sources,
+            for r in self.query(
+                f"SELECT DISTINCT cwd FROM sessions WHERE cwd IS NOT NULL AND {where} ORDER BY cwd",
+                params,
             )
         ]
 
@@ -158,4 +154,4 @@ class SessionsMixin(Connection):
 
     def subagents_of(self, session_id: str) -> list[Session]:
         """The sessions `session_id` started (its subagents), in the order they began."""
-        return self._sessions_where("parent_id = ?", (session_id,), "first_ts, id")
+        return self._sessions_where("parent_id = ?", (session_id,), "first_ts NULLS FIRST, id")

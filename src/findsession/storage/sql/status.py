@@ -1,57 +1,64 @@
-"""What is in the index, for `findsession status`; and the index runs."""
+"""What is in the index, for `findsession status` and for agents asking the same; and
+one row per index run, for `status` to say when the index last caught up."""
 
 from __future__ import annotations
 
 from findsession.domain import IndexStatus, SourceCounts
-from findsession.storage.postgresql.connection import Connection
+from findsession.storage.sql.connection import SqlConnection
 
-_NOW = "now_iso()"
+_LAST_RUN = (
+    "started_at",
+    "finished_at",
+    "files_seen",
+    "files_read",
+    "bytes_read",
+    "sessions_changed",
+    "lines_skipped",
+)
+_RUN_COUNTS = (
+    "files_seen",
+    "files_read",
+    "bytes_read",
+    "lines_read",
+    "sessions",
+    "problems",
+    "interrupted",
+)
 
 
-class StatusMixin(Connection):
-    """Counts for `status` and `sources`, and one row per index run."""
+class StatusMixin(SqlConnection):
+    """Counts for `status` and `sources`, and the index runs."""
 
     def status(self, problem_limit: int = 10) -> IndexStatus:
-        files = dict(self.query("SELECT status, count(*) FROM files GROUP BY status"))
+        """Counts straight from the database, so they are right even after a crash."""
         last = self.query(
             "SELECT started_at, finished_at, files_seen, files_read, bytes_read, sessions,"
             " problems, interrupted FROM runs ORDER BY id DESC LIMIT 1"
         )
         last_run = None
         if last:
-            r = last[0]
-            last_run = {
-                "started_at": r[0],
-                "finished_at": r[1],
-                "files_seen": r[2],
-                "files_read": r[3],
-                "bytes_read": r[4],
-                "sessions_changed": r[5],
-                "lines_skipped": r[6],
-                "interrupted": bool(r[7]) or r[1] is None,
-            }
-        (sessions, subagents, missing) = self.query(
+            last_run = dict(zip(_LAST_RUN, last[0][:7], strict=True))
+            last_run["interrupted"] = bool(last[0][7]) or last[0][1] is None
+        sessions, subagents, missing = self.query(
             "SELECT count(*), count(*) FILTER (WHERE is_subagent),"
             " count(*) FILTER (WHERE missing) FROM sessions"
         )[0]
-        (units, turns) = self.query(
-            "SELECT count(*), count(*) FILTER (WHERE kind = 'turn') FROM units"
-        )[0]
         return IndexStatus(
-            db_path=self.url,
-            db_bytes=self.size_bytes(),
+            db_path=self.location(),
+            db_bytes=self.status_bytes(),
             schema_version=self.schema_version(),
-            files=files,
+            files=dict(self.query("SELECT status, count(*) FROM files GROUP BY status")),
             sessions=sessions,
             subagent_sessions=subagents,
             missing_sessions=missing,
-            turns=turns,
-            units=units,
-            redacted=dict(
-                self.query(
-                    "SELECT kind, sum(n)::bigint FROM redactions GROUP BY kind ORDER BY 2 DESC"
+            turns=self.scalar("SELECT count(*) FROM units WHERE kind = 'turn'"),
+            units=self.scalar("SELECT count(*) FROM units"),
+            redacted={
+                kind: int(n)
+                for kind, n in self.query(
+                    "SELECT kind, sum(n) FROM redactions GROUP BY kind ORDER BY 2 DESC"
                 )
-            ),
+            },
             embedding_model=self.setting("embedding_model"),
             embedded_units=self.scalar("SELECT count(*) FROM embedded"),
             vector_chunks=self.scalar("SELECT count(*) FROM chunks"),
@@ -71,18 +78,11 @@ class StatusMixin(Connection):
                 {"path": p, "line": line, "reason": reason, "detail": detail}
                 for p, line, reason, detail in self.query(
                     "SELECT file_path, line, reason, detail FROM problems"
-                    " ORDER BY file_path, line LIMIT %s",
+                    " ORDER BY file_path, line LIMIT ?",
                     (problem_limit,),
                 )
             ],
-            pushed=[
-                {"owner": owner, "machine": machine, "sessions": n, "yours": yours}
-                for owner, machine, n, yours in self.query(
-                    "SELECT owner, machine, count(*), owner = current_user FROM sessions"
-                    " WHERE machine <> '' GROUP BY owner, machine"
-                    " ORDER BY owner = current_user DESC, owner, machine"
-                )
-            ],
+            pushed=self.pushed(),
         )
 
     def source_counts(self) -> dict[str, SourceCounts]:
@@ -112,7 +112,7 @@ class StatusMixin(Connection):
         with self.transaction():
             return int(
                 self.scalar(
-                    f"INSERT INTO runs (started_at, roots) VALUES ({_NOW}, %s) RETURNING id",
+                    "INSERT INTO runs (started_at, roots) VALUES (now_iso(), ?) RETURNING id",
                     ("\n".join(roots),),
                 )
             )
@@ -129,26 +129,16 @@ class StatusMixin(Connection):
         problems: int,
         interrupted: bool,
     ) -> None:
+        counts = (files_seen, files_read, bytes_read, lines_read, sessions, problems)
         with self.transaction():
-            self.db.execute(
-                f"UPDATE runs SET finished_at = {_NOW}, files_seen = %s, files_read = %s,"
-                " bytes_read = %s, lines_read = %s, sessions = %s, problems = %s,"
-                " interrupted = %s WHERE id = %s",
-                (
-                    files_seen,
-                    files_read,
-                    bytes_read,
-                    lines_read,
-                    sessions,
-                    problems,
-                    interrupted,
-                    run_id,
-                ),
+            self.execute(
+                "UPDATE runs SET finished_at = now_iso(),"
+                f" {', '.join(f'{c} = ?' for c in _RUN_COUNTS)} WHERE id = ?",
+                (*counts, bool(interrupted), run_id),
             )
 
     def totals(self) -> tuple[int, int]:
-        """(sessions, turns) in the index, from the small sessions table."""
-        sessions, turns = self.query(
-            "SELECT count(*), coalesce(sum(n_turns), 0)::bigint FROM sessions"
-        )[0]
+        """(sessions, turns) in the index, from the small sessions table: counting turn
+        units scans every unit row."""
+        sessions, turns = self.query("SELECT count(*), coalesce(sum(n_turns), 0) FROM sessions")[0]
         return int(sessions), int(turns)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from findsession.storage.base import Filters
+from findsession.storage.sql.dialect import Dialect
+from findsession.storage.types import Filters
 
 
-def unit_filter_sql(filters: Filters) -> tuple[str, list[Any]]:
+def unit_filter_sql(dialect: Dialect, filters: Filters) -> tuple[str, list[Any]]:
     """A WHERE fragment over `units u JOIN sessions s`, and its parameters."""
-    where, params = session_filter_sql(filters)
+    where, params = session_filter_sql(dialect, filters)
     clauses = [where] if params else []
     if filters.kind:
         clauses.append("u.kind = ?")
@@ -20,10 +21,10 @@ def unit_filter_sql(filters: Filters) -> tuple[str, list[Any]]:
     if filters.before:
         clauses.append("u.ts < ?")
         params.append(filters.before)
-    return (" AND ".join(clauses) or "1"), params
+    return (" AND ".join(clauses) or "true"), params
 
 
-def session_filter_sql(filters: Filters) -> tuple[str, list[Any]]:
+def session_filter_sql(dialect: Dialect, filters: Filters) -> tuple[str, list[Any]]:
     """A WHERE fragment over `sessions s` for the filters that pick whole sessions."""
     clauses: list[str] = []
     params: list[Any] = []
@@ -31,13 +32,11 @@ def session_filter_sql(filters: Filters) -> tuple[str, list[Any]]:
         clauses.append("in_project(s.cwd, ?)")  # see findsession.projects
         params.append(filters.project_path)
     if filters.session:
-        clauses.append("(s.id = ? OR s.id LIKE ? ESCAPE '\\' OR s.parent_id = ?)")
-        params += [filters.session, _like_prefix(filters.session) + "%", filters.session]
+        prefix, value = dialect.starts_with("s.id", filters.session)
+        clauses.append(f"(s.id = ? OR {prefix} OR s.parent_id = ?)")
+        params += [filters.session, *value, filters.session]
     if filters.sources:
-        clauses.append(f"s.source IN ({', '.join('?' * len(filters.sources))})")
-        params += list(filters.sources)
-    return (" AND ".join(clauses) or "1"), params
-
-
-def _like_prefix(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        where, values = dialect.among("s.source", filters.sources)
+        clauses.append(where)
+        params += values
+    return (" AND ".join(clauses) or "true"), params

@@ -1,25 +1,26 @@
 """The audit of agents' searches: one row per answered MCP tool call, never a query's text.
 
-Each record is committed before the tool answers, so a write that fails reaches the
-caller as a `DatabaseError` while there is still time to withhold the results.
+Each record is written in a transaction of its own and committed before the tool answers,
+so a write that fails (a locked, full or read-only index) reaches the caller as a
+`DatabaseError` while there is still time to withhold the results.
 """
 
 from __future__ import annotations
 
 from findsession.domain import AuditRecord
-from findsession.storage.postgresql.connection import Connection
 from findsession.storage.rows import AUDIT_COLUMNS, audit_record, audit_values
+from findsession.storage.sql.connection import SqlConnection
 
 
-class AuditMixin(Connection):
-    """The `audit` table (see findsession.storage.base.ContentStore)."""
+class AuditMixin(SqlConnection):
+    """The `audit` table (see findsession.storage.base)."""
 
     def add_audit_record(self, record: AuditRecord) -> int:
+        marks = ", ".join("?" * len(AUDIT_COLUMNS.split(",")))
         with self.transaction():
             return int(
                 self.scalar(
-                    f"INSERT INTO audit ({AUDIT_COLUMNS}) VALUES"
-                    " (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
+                    f"INSERT INTO audit ({AUDIT_COLUMNS}) VALUES ({marks}) RETURNING id",
                     audit_values(record),
                 )
             )
@@ -27,15 +28,15 @@ class AuditMixin(Connection):
     def audit_records(self, since: str | None, limit: int, digest: str | None) -> list[AuditRecord]:
         clauses, params = [], []
         if since:
-            clauses.append("at >= %s")
+            clauses.append("at >= ?")
             params.append(since)
         if digest:
-            clauses.append("query_digest = %s")
+            clauses.append("query_digest = ?")
             params.append(digest)
-        where = " AND ".join(clauses) or "true"
-        cap = " LIMIT %s" if limit >= 0 else ""
+        cap = " LIMIT ?" if limit >= 0 else ""
         rows = self.query(
-            f"SELECT id, {AUDIT_COLUMNS} FROM audit WHERE {where} ORDER BY at DESC, id DESC{cap}",
+            f"SELECT id, {AUDIT_COLUMNS} FROM audit WHERE {' AND '.join(clauses) or 'true'}"
+            f" ORDER BY at DESC, id DESC{cap}",
             [*params, limit] if cap else params,
         )
         return [audit_record(row) for row in rows]

@@ -5,39 +5,54 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from findsession.domain import Problem
-from findsession.storage.sqlite.connection import Connection
-from findsession.storage.sqlite.rows import FileState
+from findsession.storage.sql.connection import SqlConnection
+from findsession.storage.types import FileState
+
+#: A file's columns, in the order of `FileState`'s fields.
+FILE_COLUMNS = (
+    "path",
+    "source",
+    "root",
+    "session_id",
+    "size",
+    "mtime_ns",
+    "read_offset",
+    "lines",
+    "tail_hash",
+    "status",
+    "error",
+)
+#: What a file's content leaves in the tables beside its own row.
+_READ_FROM_FILE = ("messages", "session_meta", "problems", "redactions", "replays")
 
 
-class FilesMixin(Connection):
+class FilesMixin(SqlConnection):
     """Transcript files."""
 
     def file_states(self, paths: Iterable[str] | None = None) -> dict[str, FileState]:
-        columns = (
-            "SELECT path, source, root, session_id, size, mtime_ns, offset, lines, tail_hash,"
-            " status, error FROM files"
-        )
+        select = f"SELECT {', '.join(FILE_COLUMNS)} FROM files"
         if paths is None:
-            return {row[0]: FileState(*row) for row in self.db.execute(columns)}
-        wanted = list(dict.fromkeys(paths))
+            return {row[0]: FileState(*row) for row in self.query(select)}
         states: dict[str, FileState] = {}
-        for at in range(0, len(wanted), 500):
-            batch = wanted[at : at + 500]
-            rows = self.db.execute(f"{columns} WHERE path IN ({','.join('?' * len(batch))})", batch)
-            states.update((row[0], FileState(*row)) for row in rows)
+        for batch in self.batches(paths):
+            where, params = self.among("path", batch)
+            states.update(
+                (row[0], FileState(*row)) for row in self.query(f"{select} WHERE {where}", params)
+            )
         return states
 
     def indexed_roots(self) -> list[tuple[str, str]]:
-        rows = self.db.execute(
-            "SELECT DISTINCT root, source FROM files WHERE root IS NOT NULL ORDER BY root"
+        rows = self.query(
+            "SELECT DISTINCT root, source FROM files WHERE root IS NOT NULL ORDER BY root, source"
         )
         return [(row[0], row[1]) for row in rows]
 
     def save_file(self, state: FileState) -> None:
-        self.db.execute(
-            "INSERT OR REPLACE INTO files (path, source, root, session_id, size, mtime_ns,"
-            " offset, lines, tail_hash, status, error, indexed_at)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?, strftime('%Y-%m-%dT%H:%M:%SZ','now'))",
+        kept = ", ".join(f"{c} = excluded.{c}" for c in (*FILE_COLUMNS[1:], "indexed_at"))
+        self.execute(
+            f"INSERT INTO files ({', '.join(FILE_COLUMNS)}, indexed_at)"
+            f" VALUES ({', '.join('?' * len(FILE_COLUMNS))}, now_iso())"
+            f" ON CONFLICT ({self.key('files')}) DO UPDATE SET {kept}",
             (
                 state.path,
                 state.source,
@@ -54,34 +69,29 @@ class FilesMixin(Connection):
         )
 
     def set_file_status(self, path: str, status: str, error: str | None = None) -> None:
-        self.db.execute(
-            "UPDATE files SET status = ?, error = ? WHERE path = ?", (status, error, path)
-        )
-        self.db.execute(
-            "UPDATE sessions SET missing = ? WHERE file_path = ?", (int(status == "missing"), path)
+        self.execute("UPDATE files SET status = ?, error = ? WHERE path = ?", (status, error, path))
+        self.execute(
+            "UPDATE sessions SET missing = ? WHERE file_path = ?", (status == "missing", path)
         )
 
     def forget_file_content(self, path: str) -> list[str]:
         """Drop what was read from `path` (before a full re-read); return its sessions."""
         sessions = [
             r[0]
-            for r in self.db.execute(
-                "SELECT DISTINCT session_id FROM messages WHERE file_path = ?"
-                " UNION SELECT DISTINCT session_id FROM session_meta WHERE file_path = ?",
+            for r in self.query(
+                "SELECT session_id FROM messages WHERE file_path = ?"
+                " UNION SELECT session_id FROM session_meta WHERE file_path = ?",
                 (path, path),
             )
         ]
-        self.db.execute("DELETE FROM messages WHERE file_path = ?", (path,))
-        self.db.execute("DELETE FROM session_meta WHERE file_path = ?", (path,))
-        self.db.execute("DELETE FROM problems WHERE file_path = ?", (path,))
-        self.db.execute("DELETE FROM redactions WHERE file_path = ?", (path,))
-        self.db.execute("DELETE FROM replays WHERE file_path = ?", (path,))
+        for table in _READ_FROM_FILE:
+            self.execute(f"DELETE FROM {table} WHERE file_path = ?", (path,))
         return sessions
 
     def add_redactions(self, path: str, counts: dict[str, int]) -> None:
-        self.db.executemany(
+        self.many(
             "INSERT INTO redactions (file_path, kind, n) VALUES (?, ?, ?)"
-            " ON CONFLICT(file_path, kind) DO UPDATE SET n = n + excluded.n",
+            f" ON CONFLICT ({self.key('redactions')}) DO UPDATE SET n = redactions.n + excluded.n",
             [(path, kind, n) for kind, n in counts.items()],
         )
 
@@ -89,17 +99,17 @@ class FilesMixin(Connection):
         """Remove a file and every session it holds from the index (`--prune`)."""
         sessions = self.forget_file_content(path)
         sessions += [
-            r[0] for r in self.db.execute("SELECT id FROM sessions WHERE file_path = ?", (path,))
+            r[0] for r in self.query("SELECT id FROM sessions WHERE file_path = ?", (path,))
         ]
         for sid in set(sessions):
             self.delete_session(sid)
-        self.db.execute("DELETE FROM files WHERE path = ?", (path,))
-        self.db.execute("DELETE FROM replays WHERE file_path = ? OR source_path = ?", (path, path))
+        self.execute("DELETE FROM files WHERE path = ?", (path,))
+        self.execute("DELETE FROM replays WHERE file_path = ? OR source_path = ?", (path, path))
 
     def add_replays(self, path: str, sources: Iterable[str]) -> None:
         """Remember that `path` repeated lines first read from each of `sources`."""
-        self.db.executemany(
-            "INSERT OR IGNORE INTO replays (file_path, source_path) VALUES (?, ?)",
+        self.many(
+            "INSERT INTO replays (file_path, source_path) VALUES (?, ?) ON CONFLICT DO NOTHING",
             [(path, src) for src in sources],
         )
 
@@ -107,32 +117,30 @@ class FilesMixin(Connection):
         """Files whose lines were skipped as replays of lines of `source_path`."""
         return [
             r[0]
-            for r in self.db.execute(
+            for r in self.query(
                 "SELECT file_path FROM replays WHERE source_path = ?", (source_path,)
             )
         ]
 
     def read_again(self, path: str) -> None:
         """Make the next read of `path` start from scratch and claim its session id anew."""
-        self.db.execute(
+        self.execute(
             "UPDATE files SET status = 'stale', session_id = NULL, tail_hash = NULL WHERE path = ?",
             (path,),
         )
 
     def add_problems(self, file_path: str, problems: Iterable[Problem]) -> None:
-        self.db.executemany(
-            "INSERT OR REPLACE INTO problems (file_path, line, reason, detail) VALUES (?,?,?,?)",
+        self.many(
+            "INSERT INTO problems (file_path, line, reason, detail) VALUES (?, ?, ?, ?)"
+            f" ON CONFLICT ({self.key('problems')}) DO UPDATE SET reason = excluded.reason,"
+            " detail = excluded.detail",
             [(file_path, p.line, p.reason, p.detail) for p in problems],
         )
 
     def file_sources(self, paths: Iterable[str]) -> dict[str, str]:
         """The source kind each of `paths` was indexed as (paths not indexed are left out)."""
         found: dict[str, str] = {}
-        batch = list(paths)
-        for start in range(0, len(batch), 500):
-            chunk = batch[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            found.update(
-                self.query(f"SELECT path, source FROM files WHERE path IN ({marks})", chunk)
-            )
+        for batch in self.batches(paths):
+            where, params = self.among("path", batch)
+            found.update(self.query(f"SELECT path, source FROM files WHERE {where}", params))
         return found

@@ -1,0 +1,116 @@
+"""What every backend's connection gives the statements written once.
+
+A statement here is SQL with `?` for each value, as SQLite takes it and as the DB-API
+calls `qmark`; the PostgreSQL connection turns the marks into psycopg's own before
+sending. `query` returns rows, `scalar` the first value, `execute` runs a statement
+for the rows it changes, `many` runs one statement per row of values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any, Self
+
+from findsession.storage.sql.dialect import Dialect
+from findsession.storage.types import TitleWrite
+
+
+class SqlConnection(Dialect):
+    """One backend's connection, as the shared statements use it."""
+
+    db: Any
+    path: Path
+    read_only: bool
+
+    def query(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]:
+        """The rows of a statement that returns rows (`SELECT`, `... RETURNING`)."""
+        raise NotImplementedError
+
+    def scalar(self, sql: str, params: Any = ()) -> Any:
+        """The first value of the first row, or None."""
+        raise NotImplementedError
+
+    def execute(self, sql: str, params: Any = ()) -> int:
+        """Run a statement that returns no rows; how many rows it changed."""
+        raise NotImplementedError
+
+    def many(self, sql: str, rows: Iterable[Any]) -> None:
+        """Run one statement once per row of values."""
+        raise NotImplementedError
+
+    def transaction(self) -> AbstractContextManager[None]:
+        """All or nothing; nested, a savepoint."""
+        raise NotImplementedError
+
+    def snapshot(self) -> AbstractContextManager[None]:
+        """Several reads that see one state of the index."""
+        raise NotImplementedError
+
+    def brief_transaction(self) -> AbstractContextManager[None]:
+        """A transaction that waits only briefly for the writers' lock, else raises
+        `IndexBusy`: a search remembering its list must not wait out an index run."""
+        raise NotImplementedError
+
+    @property
+    def in_transaction(self) -> bool:
+        raise NotImplementedError
+
+    def location(self) -> str:
+        """Where the index is, as `status` names it (a file, a server's URL)."""
+        raise NotImplementedError
+
+    def size_bytes(self) -> int:
+        raise NotImplementedError
+
+    def status_bytes(self) -> int:
+        """The space the index takes as `status` reports it."""
+        return self.size_bytes()
+
+    def schema_version(self) -> int:
+        raise NotImplementedError
+
+    def pushed(self) -> list[dict[str, Any]]:
+        """Where the sessions came from, per owner and machine, on a server people push
+        to (`IndexStatus.pushed`); nothing in a local index."""
+        return []
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def setting(self, key: str) -> str | None:
+        return self.scalar("SELECT value FROM settings WHERE key = ?", (key,))
+
+    def set_setting(self, key: str, value: str) -> None:
+        self.execute(
+            "INSERT INTO settings (key, value) VALUES (?, ?)"
+            " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    def keep_forgotten(self, ids: Iterable[str]) -> None:
+        """Put `ids` on the never-index-again list (carried over from a set-aside index)."""
+        with self.transaction():
+            self.many(
+                "INSERT INTO private_sessions (id, marked_at) VALUES (?, now_iso())"
+                " ON CONFLICT DO NOTHING",
+                [(i,) for i in ids],
+            )
+
+
+def carry_over(store: Any, forgotten: list[str] | None, titles: list[TitleWrite] | None) -> None:
+    """What a rebuilt index keeps of the one set aside: the sessions forgotten (never
+    indexed again) and the titles findsession wrote (so `titles --undo` still can)."""
+    if forgotten:
+        store.keep_forgotten(forgotten)
+    if titles:
+        with store.transaction():
+            for write in titles:
+                store.record_title_write(write)

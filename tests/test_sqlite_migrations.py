@@ -1,0 +1,65 @@
+"""An index file written before schema step 12 (three columns renamed to the server's
+names, so both backends run one statement) keeps every cursor, title and vector."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import apsw
+
+from findsession.storage.base import TitleWrite
+from findsession.storage.sqlite import Store, open_index
+from findsession.storage.sqlite.migrations import MIGRATIONS, SCHEMA_VERSION
+
+
+def _index_of_step_11(db: Path) -> None:
+    conn = apsw.Connection(str(db))
+    for version, step in enumerate(MIGRATIONS[:11], 1):
+        step(conn)
+        conn.execute(f"PRAGMA user_version = {version}")
+    conn.execute(
+        "INSERT INTO files (path, source, size, mtime_ns, offset, lines, tail_hash)"
+        " VALUES ('/t.jsonl', 'claude-code', 900, 7, 812, 12, 'abc')"
+    )
+    conn.execute(
+        "INSERT INTO title_writes (session_id, file_path, offset, line, title, written_at)"
+        " VALUES ('s', '/t.jsonl', 812, x'0a', 'kept', '2026-01-02T00:00:00Z'),"
+        " ('s', '/t.jsonl', NULL, NULL, 'index only', '2026-01-03T00:00:00Z')"
+    )
+    conn.execute(
+        "INSERT INTO chunks (unit_id, field, start, end, scale, vec, code)"
+        " VALUES (7, 'prompt', 3, 40, 0.01, x'00', x'00')"
+    )
+    conn.close()
+
+
+def test_an_index_of_step_11_keeps_its_cursors_titles_and_chunk_spans(tmp_path: Path) -> None:
+    db = tmp_path / "old.db"
+    _index_of_step_11(db)
+    with Store.open(db) as store:
+        assert store.schema_version() == SCHEMA_VERSION
+        state = store.file_states()["/t.jsonl"]
+        assert (state.size, state.offset, state.lines, state.tail_hash) == (900, 812, 12, "abc")
+        assert store.title_writes("s") == [
+            TitleWrite("s", "/t.jsonl", "kept", 812, b"\n", "2026-01-02T00:00:00Z"),
+            TitleWrite("s", "/t.jsonl", "index only", None, None, "2026-01-03T00:00:00Z"),
+        ]
+        assert store.query("SELECT unit_id, span_start, span_end FROM chunks") == [(7, 3, 40)]
+
+
+def test_a_rebuild_of_an_index_of_step_11_keeps_the_titles_findsession_wrote(
+    tmp_path: Path,
+) -> None:
+    """The set-aside file is read as it is, before any upgrade: its offsets are under
+    their old name, and the new index must still know which lines are findsession's."""
+    db = tmp_path / "old.db"
+    _index_of_step_11(db)
+    store, notes = open_index(db, rebuild=True)
+    try:
+        assert not [n for n in notes if n.startswith("warning")], notes
+        assert [(w.title, w.offset) for w in store.title_writes("s")] == [
+            ("kept", 812),
+            ("index only", None),
+        ]
+    finally:
+        store.close()
