@@ -17,7 +17,18 @@ from pathlib import Path
 import pytest
 
 from findsession.storage import BACKENDS
-from findsession.storage.base import ContentStore, KeywordIndex, TitleLog, VectorIndex
+from findsession.storage.base import (
+    PROTOCOLS,
+    Embedding,
+    Index,
+    IndexWriter,
+    KeywordIndex,
+    SearchReader,
+    SessionReader,
+    TitleLog,
+    VectorIndex,
+    methods_of,
+)
 from findsession.storage.postgresql import Store as PostgresStore
 from findsession.storage.sqlite import Store
 
@@ -209,7 +220,7 @@ def test_storage_imports_nothing_from_the_layers_above() -> None:
 
 
 @pytest.mark.parametrize("store_class", [Store, PostgresStore], ids=["sqlite", "postgresql"])
-@pytest.mark.parametrize("protocol", [ContentStore, KeywordIndex, VectorIndex, TitleLog])
+@pytest.mark.parametrize("protocol", PROTOCOLS, ids=lambda p: p.__name__)
 def test_each_store_answers_every_storage_method(protocol: type, store_class: type) -> None:
     """What a backend must provide is written down once, in the protocols; each store
     provides all of it, under the same parameter names."""
@@ -226,8 +237,43 @@ def test_each_store_answers_every_storage_method(protocol: type, store_class: ty
         assert list(inspect.signature(ours).parameters) == wanted, name
 
 
-@pytest.mark.parametrize("protocol", [ContentStore, KeywordIndex, VectorIndex, TitleLog])
+@pytest.mark.parametrize("protocol", PROTOCOLS, ids=lambda p: p.__name__)
 def test_each_open_store_has_the_protocols_attributes(protocol: type, storage: object) -> None:
     for attribute in getattr(protocol, "__annotations__", {}):
         assert hasattr(storage, attribute), f"{type(storage).__module__} Store has no {attribute}"
 
+
+#: The protocols each layer that uses the index is the user of (storage/base.py): search
+#: reads and never writes; an index run writes, and reads back what it rebuilds from.
+USERS = {
+    "search": (Index, SearchReader, KeywordIndex, VectorIndex, SessionReader),
+    "indexing": (Index, IndexWriter, Embedding, SessionReader, TitleLog),
+}
+
+
+def _methods_called(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {
+        node.func.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+    }
+
+
+@pytest.mark.parametrize("layer", sorted(USERS))
+def test_each_layer_asks_the_index_only_what_its_protocols_name(layer: str) -> None:
+    """The protocols are split by who uses them; a layer that called another's method
+    (search writing, an index run ranking) would blur what each may do to the index."""
+    allowed = {name for protocol in USERS[layer] for name in methods_of(protocol)}
+    others = {name for p in PROTOCOLS if p not in USERS[layer] for name in methods_of(p)}
+    files = sorted((PACKAGE / layer).rglob("*.py"))
+    assert files
+    for path in files:
+        wrong = _methods_called(path) & (others - allowed)
+        assert not wrong, (str(path.relative_to(PACKAGE)), sorted(wrong))
+
+
+def test_every_protocol_method_is_asked_for_once() -> None:
+    """One method, one protocol: a name in two would be two promises to keep alike."""
+    names = [name for protocol in PROTOCOLS for name in methods_of(protocol)]
+    assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)

@@ -1,8 +1,11 @@
 """The storage seam: what the indexer, search and the core API may ask of an index.
 
-Small protocols, one per job: the content store (files, records, sessions, units,
-runs and settings), the keyword index, the vector index and the log of the titles
-findsession wrote. A backend is one package that satisfies them all (`Storage`):
+Small protocols, grouped by who uses them: the index itself (`Index`: transactions,
+settings), what an index run writes (`IndexWriter`) and an embedding run (`Embedding`),
+what search reads (`SearchReader`, `KeywordIndex`, `VectorIndex`), what people read
+through the core API (`SessionReader`), what looks after the index (`Upkeep`: status,
+forgetting, space, the audit) and the log of the titles findsession wrote (`TitleLog`).
+A backend is one package that satisfies them all (`Storage`):
 `storage/sqlite` (a file on this machine) and `storage/postgresql` (a server). Nothing above
 this seam writes a query in a backend's language: filters travel as `Filters`, queries
 as a parsed `Query`, results as the dataclasses of `storage/types.py` (re-exported
@@ -31,6 +34,7 @@ from findsession.storage.types import (
     MARK_END,
     MARK_START,
     RRF_K,
+    Chunk,
     FileState,
     Filters,
     KeywordQueryError,
@@ -45,8 +49,9 @@ if TYPE_CHECKING:  # numpy only where vectors are computed: `--help` must not lo
     import numpy as np
 
 
-class ContentStore(Protocol):
-    """Files, records, sessions, units, runs and settings, with their transactions."""
+class Index(Protocol):
+    """The index itself, which every user of it holds: where it is, its transactions and
+    settings."""
 
     path: Path
     read_only: bool
@@ -59,23 +64,15 @@ class ContentStore(Protocol):
     def require_writable(self) -> None: ...
     def setting(self, key: str) -> str | None: ...
     def set_setting(self, key: str, value: str) -> None: ...
-    def reclaim_space(self) -> None: ...
-    def size_bytes(self) -> int:
-        """The space the index takes (a file: its bytes; a server: its tables')."""
-        ...
 
-    def scrub_wal(self) -> None: ...
-    def keep_forgotten(self, ids: Iterable[str]) -> None: ...
-    def status(self, problem_limit: int = 10) -> IndexStatus: ...
-    def source_counts(self) -> dict[str, SourceCounts]: ...
+
+class IndexWriter(Protocol):
+    """What an index run writes (`indexing/`): files and their cursors, records,
+    sessions, units, runs; and what it reads back to know what changed."""
 
     # files
     def file_states(self, paths: Iterable[str] | None = None) -> dict[str, FileState]:
         """Every indexed file's state, or only those of `paths` (a watcher's changes)."""
-        ...
-
-    def indexed_roots(self) -> list[tuple[str, str]]:
-        """Each root files were indexed from, with its source: what a watcher keeps fresh."""
         ...
 
     def save_file(self, state: FileState) -> None: ...
@@ -94,52 +91,19 @@ class ContentStore(Protocol):
     def add_records(
         self, file_path: str, rows: Iterable[tuple[str, int, Message | MetaEvent]]
     ) -> None: ...
-    def session_messages(self, session_id: str) -> list[Message]: ...
-    def message_sources(self, session_id: str) -> list[tuple[str, int, int]]: ...
     def session_meta(self, session_id: str) -> list[MetaEvent]: ...
 
     # sessions
     def private_sessions(self) -> set[str]: ...
     def mark_private(self, session_id: str) -> None: ...
     def drop_session_content(self, session_id: str) -> None: ...
-    def forget(self, session_ids: list[str]) -> None: ...
     def save_session(self, s: Session, agent_description: str | None = None) -> None: ...
     def delete_session(self, session_id: str) -> None: ...
-    def recent_sessions(
-        self, project: str | None, after: str | None, before: str | None, limit: int
-    ) -> list[Session]: ...
-    def sessions_with_prefix(self, prefix: str, limit: int = -1) -> list[Session]: ...
-    def project_dirs(self, sources: tuple[str, ...]) -> list[str]: ...
-    def first_prompt(self, session_id: str) -> str: ...
-    def get_session(self, session_id: str) -> Session | None: ...
     def session_file(self, session_id: str) -> str | None: ...
     def parent_of(self, session_id: str) -> str | None: ...
-    def subagents_of(self, session_id: str) -> list[Session]: ...
 
     # units
     def sync_units(self, session_id: str, units: list[UnitRow]) -> int: ...
-    def pending_units(self) -> list[int]: ...
-    def unit_texts(self, unit_ids: list[int]) -> list[tuple[Any, ...]]: ...
-    def turn_texts(self, session_id: str, ordinals: list[int]) -> dict[int, tuple[str, str]]: ...
-    def has_units(self) -> bool: ...
-    def unit_fields(self, unit_id: int) -> tuple[Any, ...] | None: ...
-    def recent_turn_texts(self, turns: int, chars: int) -> list[tuple[str, str]]: ...
-    def units_kept(self, unit_ids: list[int], filters: Filters) -> set[int]:
-        """Those of `unit_ids` that `filters` keep, all but `speaker` (what may match)."""
-        ...
-
-    # the last list of results each terminal was shown
-    def remember_shown(
-        self, terminal: str, session_ids: list[str], shown_at: str, forget_before: str
-    ) -> None:
-        """Replace `terminal`'s list with `session_ids` (numbered from 1 as shown), and
-        drop every terminal's list shown before `forget_before`. Waits only briefly for
-        the write lock (`IndexBusy`): a search must not hang on an index run."""
-        ...
-
-    def shown_list(self, terminal: str) -> ShownList | None:
-        """The list `terminal` was last shown, or None."""
-        ...
 
     # runs
     def start_run(self, roots: list[str]) -> int: ...
@@ -156,8 +120,55 @@ class ContentStore(Protocol):
         interrupted: bool,
     ) -> None: ...
     def totals(self) -> tuple[int, int]: ...
+    def scrub_wal(self) -> None: ...
 
-    # the audit of agents' searches
+
+class SessionReader(Protocol):
+    """What people read through the core API (`read`, the session list, `open N`, the
+    roots a watcher keeps fresh); an index run's rebuild of a session reads its
+    messages too."""
+
+    def get_session(self, session_id: str) -> Session | None: ...
+    def session_messages(self, session_id: str) -> list[Message]: ...
+    def message_sources(self, session_id: str) -> list[tuple[str, int, int]]: ...
+    def recent_sessions(
+        self, project: str | None, after: str | None, before: str | None, limit: int
+    ) -> list[Session]: ...
+    def sessions_with_prefix(self, prefix: str, limit: int = -1) -> list[Session]: ...
+    def subagents_of(self, session_id: str) -> list[Session]: ...
+    def first_prompt(self, session_id: str) -> str: ...
+    def project_dirs(self, sources: tuple[str, ...]) -> list[str]: ...
+    def indexed_roots(self) -> list[tuple[str, str]]:
+        """Each root files were indexed from, with its source: what a watcher keeps fresh."""
+        ...
+
+    # the last list of results each terminal was shown
+    def remember_shown(
+        self, terminal: str, session_ids: list[str], shown_at: str, forget_before: str
+    ) -> None:
+        """Replace `terminal`'s list with `session_ids` (numbered from 1 as shown), and
+        drop every terminal's list shown before `forget_before`. Waits only briefly for
+        the write lock (`IndexBusy`): a search must not hang on an index run."""
+        ...
+
+    def shown_list(self, terminal: str) -> ShownList | None:
+        """The list `terminal` was last shown, or None."""
+        ...
+
+
+class Upkeep(Protocol):
+    """What a person (on a server, its admin) runs to look after the index: its status,
+    forgetting sessions for good, giving space back, the audit of agents' searches."""
+
+    def status(self, problem_limit: int = 10) -> IndexStatus: ...
+    def source_counts(self) -> dict[str, SourceCounts]: ...
+    def forget(self, session_ids: list[str]) -> None: ...
+    def keep_forgotten(self, ids: Iterable[str]) -> None: ...
+    def reclaim_space(self) -> None: ...
+    def size_bytes(self) -> int:
+        """The space the index takes (a file: its bytes; a server: its tables')."""
+        ...
+
     def add_audit_record(self, record: AuditRecord) -> int:
         """Store one record, committed on return (nothing is shown before); its id."""
         ...
@@ -167,8 +178,19 @@ class ContentStore(Protocol):
         ...
 
 
+class SearchReader(Protocol):
+    """What search reads besides its two retrievals (`search/`): whether there is
+    anything to search, a unit's fields for its snippet, what the filters keep."""
+
+    def has_units(self) -> bool: ...
+    def unit_fields(self, unit_id: int) -> tuple[Any, ...] | None: ...
+    def units_kept(self, unit_ids: list[int], filters: Filters) -> set[int]:
+        """Those of `unit_ids` that `filters` keep, all but `speaker` (what may match)."""
+        ...
+
+
 class KeywordIndex(Protocol):
-    """BM25 over the units' text, with the filters inside each query."""
+    """BM25 over the units' text, with the filters inside each query (search reads)."""
 
     def keyword_search(self, query: Query, filters: Filters, limit: int) -> list[UnitMatch]:
         """Best `limit` units, best first; `KeywordQueryError` only for a raw query."""
@@ -197,21 +219,16 @@ class KeywordIndex(Protocol):
         ...
 
 
-#: One embedded piece of a unit: (field, start, end, scale, vec, code, text_hash).
-Chunk = tuple[str, int, int, float, bytes, bytes, bytes | None]
+class Embedding(Protocol):
+    """What an embedding run reads and writes (`indexing/embed.py`): the units awaiting
+    vectors and their text, the vectors, and what tells searchers they changed."""
 
-
-class VectorIndex(Protocol):
-    """Chunks' vectors, stored with their units and searched by cosine."""
-
-    def has_vectors(self) -> bool: ...
+    def pending_units(self) -> list[int]: ...
+    def unit_texts(self, unit_ids: list[int]) -> list[tuple[Any, ...]]: ...
+    def turn_texts(self, session_id: str, ordinals: list[int]) -> dict[int, tuple[str, str]]: ...
+    def recent_turn_texts(self, turns: int, chars: int) -> list[tuple[str, str]]: ...
     def clear_vectors(self) -> None: ...
-    def save_vectors(
-        self,
-        unit_id: int,
-        unit_hash: str,
-        chunks: list[tuple[str, int, int, float, bytes, bytes, bytes | None]],
-    ) -> bool:
+    def save_vectors(self, unit_id: int, unit_hash: str, chunks: list[Chunk]) -> bool:
         """Store a unit's (field, start, end, scale, vec, code, text_hash) chunks; False
         when the unit's text changed since `unit_hash` was read."""
         ...
@@ -235,6 +252,11 @@ class VectorIndex(Protocol):
         the last time; True when it wrote. Inside a transaction."""
         ...
 
+
+class VectorIndex(Protocol):
+    """Chunks' vectors searched by cosine (search reads)."""
+
+    def has_vectors(self) -> bool: ...
     def load_vectors(self) -> None:
         """Get ready to search (a backend that keeps vectors in memory loads them), so
         the work overlaps with loading the model; searching without it works too."""
@@ -259,36 +281,70 @@ class TitleLog(Protocol):
         ...
 
 
-class Storage(ContentStore, KeywordIndex, VectorIndex, TitleLog, Protocol):
+#: The protocols, grouped by who uses them: every user; indexing; search; people
+#: reading through the core API; looking after the index; titles.
+PROTOCOLS: tuple[type, ...] = (
+    Index,
+    IndexWriter,
+    Embedding,
+    SearchReader,
+    KeywordIndex,
+    VectorIndex,
+    SessionReader,
+    Upkeep,
+    TitleLog,
+)
+
+
+class Storage(
+    Index,
+    IndexWriter,
+    Embedding,
+    SearchReader,
+    KeywordIndex,
+    VectorIndex,
+    SessionReader,
+    Upkeep,
+    TitleLog,
+    Protocol,
+):
     """A whole index: what one backend package provides."""
+
+
+def methods_of(protocol: type) -> list[str]:
+    """The names of the methods one protocol asks for."""
+    return [n for n, m in vars(protocol).items() if callable(m) and not n.startswith("_")]
 
 
 def protocol_methods() -> list[str]:
     """The names of every method the protocols ask a backend for."""
-    return [
-        name
-        for protocol in (ContentStore, KeywordIndex, VectorIndex, TitleLog)
-        for name, member in vars(protocol).items()
-        if callable(member) and not name.startswith("_")
-    ]
+    return [name for protocol in PROTOCOLS for name in methods_of(protocol)]
 
 
 __all__ = [
     "MARK_END",
     "MARK_START",
     "RRF_K",
-    "ContentStore",
+    "Chunk",
+    "PROTOCOLS",
+    "Embedding",
+    "Index",
+    "IndexWriter",
     "FileState",
     "Filters",
     "KeywordIndex",
     "KeywordQueryError",
+    "SearchReader",
+    "SessionReader",
     "ShownList",
     "Storage",
     "TitleLog",
     "TitleWrite",
     "UnitMatch",
     "UnitRow",
+    "Upkeep",
     "VectorIndex",
     "VectorMatch",
+    "methods_of",
     "protocol_methods",
 ]

@@ -14,11 +14,9 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from findsession.domain import Session
-from findsession.storage.types import TitleWrite, UnitRow
+from findsession.storage.types import Chunk, TitleWrite, UnitRow
 
-#: One chunk's vector as both indexes store it: (field, start, end, scale, int8 vector,
-#: sign bits, text digest). The server dequantises it; nothing is embedded again.
-Chunk = tuple[str, int, int, float, bytes, bytes, bytes | None]
+__all__ = ["Chunk"]  # a pushed chunk travels as stored: nothing is embedded again
 
 
 @dataclass(frozen=True, slots=True)

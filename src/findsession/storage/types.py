@@ -22,6 +22,11 @@ MARK_START, MARK_END = "\x02", "\x03"
 RRF_K = 60
 
 
+#: One embedded piece of a unit as every index stores it: (field, start, end, scale, int8
+#: vector, sign bits, digest of the text embedded).
+Chunk = tuple[str, int, int, float, bytes, bytes, bytes | None]
+
+
 @dataclass(frozen=True, slots=True)
 class Filters:
     """What a search keeps, applied inside each retrieval (never after a top-k:
