@@ -23,21 +23,15 @@ from postgres_server import Server
 from psycopg import sql
 from team import machine, make_team, rows, session
 
+from findsession.storage.sql.tables import OWNER, SESSION, TABLES, UNIT
+
 SECRET_PROJECT = "/home/alice/secretproj"
 SECRET_WORD = "zanzibarquux"
-#: Tables whose rows belong to a session's owner and are read by everyone once shared.
-CONTENT = ("sessions", "units", "chunks", "embedded", "title_writes", "messages", "session_meta")
-#: Tables whose rows are their owner's alone.
-OWN = (
-    "files",
-    "problems",
-    "runs",
-    "redactions",
-    "replays",
-    "private_sessions",
-    "last_results",
-    "audit",
-)
+#: Tables whose rows belong to a session's owner and are read by everyone once shared,
+#: and tables whose rows are their owner's alone: every table both backends hold, as
+#: described once (findsession.storage.sql.tables), so a new one is tried unasked.
+CONTENT = tuple(n for n, t in TABLES.items() if t.belongs in (SESSION, UNIT))
+OWN = tuple(n for n, t in TABLES.items() if t.belongs == OWNER)
 #: Counts of an EXPLAIN (ANALYZE) node that count rows the scan visited.
 VISITED = ("Actual Rows", "Rows Removed by Filter", "Rows Removed by Index Recheck")
 

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from findsession.storage.sql.dialect import Dialect
+from findsession.storage.sql.tables import INDEX, OWNER, Table
 
 #: A quoted literal or identifier (left as it is, its `%` doubled), a mark, or a `%`.
 _TOKENS = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|%[s(]|\?|%")
@@ -39,18 +40,28 @@ class PostgresDialect(Dialect):
 
     #: A list travels as one array: as many values as a statement is given.
     BATCH = 100_000
-    KEYS = {
-        "settings": "key",
-        "files": "owner, path",
-        "problems": "owner, file_path, line",
-        "redactions": "owner, file_path, kind",
-        "replays": "owner, file_path, source_path",
-        "last_results": "owner, terminal, rank",
-        "sessions": "sealed(ARRAY[id])",
-        "messages": "sealed(ARRAY[owner, file_path, line::text, part::text])",
-        "session_meta": "sealed(ARRAY[owner, file_path, line::text])",
-        "embedded": "sealed(ARRAY[owner, unit_id::text])",
-    }
+
+    def conflict_target(self, table: Table) -> str:
+        columns, rows = self.key_index(table)
+        return f"({columns})" + (f" WHERE {rows}" if rows else "")
+
+    def key_index(self, table: Table) -> tuple[str, str]:
+        """The unique index of a table's key: its columns, and which rows it holds ('':
+        all). A person's own rows are keyed from their owner; a content row's key is
+        `sealed(...)`, an index no person's condition can walk (a session's id across
+        all owners), over the rows whose key is whole (`sealed` of a missing value would
+        be a value, and two rows without one would collide)."""
+        if table.belongs == INDEX:
+            return ", ".join(table.key), ""
+        if table.belongs == OWNER:
+            return ", ".join(("owner", *table.key)), ""
+        parts = [c if table.column(c).type == "text" else f"{c}::text" for c in table.key]
+        owner = ["owner"] if table.key_per_owner else []
+        optional = [c for c in table.key if not table.column(c).required]
+        return (
+            f"sealed(ARRAY[{', '.join(owner + parts)}])",
+            " AND ".join(f"{c} IS NOT NULL" for c in optional),
+        )
 
     #: Who pushed a session, from which machine and its id there, and whether it is the
     #: reader's own (`Session.owner`, `machine`, `local_id`, `yours`).

@@ -24,7 +24,7 @@ _PUSHED_COLUMNS = (*SESSION_COLUMNS, "agent_description", "machine", "local_id")
 _UPSERT = (
     f"INSERT INTO sessions ({', '.join(_PUSHED_COLUMNS)})"
     f" VALUES ({', '.join(['?'] * len(_PUSHED_COLUMNS))})"
-    f" ON CONFLICT ({PostgresDialect.KEYS['sessions']}) DO UPDATE SET"
+    f" ON CONFLICT {PostgresDialect().key('sessions')} DO UPDATE SET"
     f" {', '.join(f'{c} = excluded.{c}' for c in _PUSHED_COLUMNS[1:])}"
     f" WHERE ({', '.join(f'sessions.{c}' for c in _PUSHED_COLUMNS[1:])})"
     f" IS DISTINCT FROM ({', '.join(f'excluded.{c}' for c in _PUSHED_COLUMNS[1:])})"

@@ -112,7 +112,7 @@ class VectorsMixin(vectors.VectorsMixin, Connection):
                     copy.write_row(row)
         self.execute(
             "INSERT INTO embedded (unit_id, chunks) SELECT * FROM unnest(?::bigint[], ?::int[])"
-            f" ON CONFLICT ({self.key('embedded')})"
+            f" ON CONFLICT {self.key('embedded')}"
             " DO UPDATE SET chunks = excluded.chunks",
             (kept_ids, [len(u[2]) for u in kept]),
         )

@@ -91,7 +91,7 @@ class SqlConnection(Dialect):
     def set_setting(self, key: str, value: str) -> None:
         self.execute(
             "INSERT INTO settings (key, value) VALUES (?, ?)"
-            " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            f" ON CONFLICT {self.key('settings')} DO UPDATE SET value = excluded.value",
             (key, value),
         )
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from findsession.storage.sql.tables import TABLES, Table
 from findsession.storage.types import UnitRow
 
 #: The writer's own rows, for a backend where rows have no owner: every row.
@@ -22,9 +23,6 @@ class Dialect:
     #: Values one statement may carry through `among` (SQLite's bound parameters are
     #: limited; a server takes a whole list as one array).
     BATCH: int = 500
-    #: Each table's unique key, as `ON CONFLICT (...)` names it.
-    KEYS: dict[str, str] = {}
-
     def among(self, column: str, values: Sequence[Any]) -> tuple[str, list[Any]]:
         """The condition "`column` is one of `values`" and its parameters (at most
         `BATCH` values: `batches` cuts a longer list)."""
@@ -71,4 +69,9 @@ class Dialect:
             yield items[at : at + self.BATCH]
 
     def key(self, table: str) -> str:
-        return self.KEYS[table]
+        """`table`'s unique key (findsession.storage.sql.tables) as an upsert names it:
+        `ON CONFLICT {key} DO ...`."""
+        return self.conflict_target(TABLES[table])
+
+    def conflict_target(self, table: Table) -> str:
+        return f"({', '.join(table.key)})"

@@ -6,22 +6,11 @@ from collections.abc import Iterable
 
 from findsession.domain import Problem
 from findsession.storage.sql.connection import SqlConnection
+from findsession.storage.sql.tables import FILES
 from findsession.storage.types import FileState
 
-#: A file's columns, in the order of `FileState`'s fields.
-FILE_COLUMNS = (
-    "path",
-    "source",
-    "root",
-    "session_id",
-    "size",
-    "mtime_ns",
-    "read_offset",
-    "lines",
-    "tail_hash",
-    "status",
-    "error",
-)
+#: A file's columns but the time it was indexed: the order of `FileState`'s fields.
+FILE_COLUMNS = FILES.names[:-1]
 #: What a file's content leaves in the tables beside its own row.
 _READ_FROM_FILE = ("messages", "session_meta", "problems", "redactions", "replays")
 
@@ -48,11 +37,11 @@ class FilesMixin(SqlConnection):
         return [(row[0], row[1]) for row in rows]
 
     def save_file(self, state: FileState) -> None:
-        kept = ", ".join(f"{c} = excluded.{c}" for c in (*FILE_COLUMNS[1:], "indexed_at"))
+        kept = ", ".join(f"{c} = excluded.{c}" for c in FILES.names if c not in FILES.key)
         self.execute(
             f"INSERT INTO files ({', '.join(FILE_COLUMNS)}, indexed_at)"
             f" VALUES ({', '.join('?' * len(FILE_COLUMNS))}, now_iso())"
-            f" ON CONFLICT ({self.key('files')}) DO UPDATE SET {kept}",
+            f" ON CONFLICT {self.key('files')} DO UPDATE SET {kept}",
             (
                 state.path,
                 state.source,
@@ -91,7 +80,7 @@ class FilesMixin(SqlConnection):
     def add_redactions(self, path: str, counts: dict[str, int]) -> None:
         self.many(
             "INSERT INTO redactions (file_path, kind, n) VALUES (?, ?, ?)"
-            f" ON CONFLICT ({self.key('redactions')}) DO UPDATE SET n = redactions.n + excluded.n",
+            f" ON CONFLICT {self.key('redactions')} DO UPDATE SET n = redactions.n + excluded.n",
             [(path, kind, n) for kind, n in counts.items()],
         )
 
@@ -132,7 +121,7 @@ class FilesMixin(SqlConnection):
     def add_problems(self, file_path: str, problems: Iterable[Problem]) -> None:
         self.many(
             "INSERT INTO problems (file_path, line, reason, detail) VALUES (?, ?, ?, ?)"
-            f" ON CONFLICT ({self.key('problems')}) DO UPDATE SET reason = excluded.reason,"
+            f" ON CONFLICT {self.key('problems')} DO UPDATE SET reason = excluded.reason,"
             " detail = excluded.detail",
             [(file_path, p.line, p.reason, p.detail) for p in problems],
         )

@@ -9,33 +9,16 @@ from typing import Any
 from findsession.domain import Message, MetaEvent, MetaKind
 from findsession.storage.rows import MESSAGE_COLUMNS, message
 from findsession.storage.sql.connection import SqlConnection
+from findsession.storage.sql.tables import MESSAGES, SESSION_META, Table
 
 #: A message row's columns as written, in the order of `_message_values`.
-_WRITTEN = (
-    "session_id",
-    "file_path",
-    "line",
-    "part",
-    "uuid",
-    "parent_uuid",
-    "message_id",
-    "kind",
-    "text",
-    "ts",
-    "tool_name",
-    "tool_id",
-    "files",
-    "is_error",
-    "cwd",
-    "git_branch",
-    "version",
-    "heading",
-)
-_META = ("session_id", "file_path", "line", "kind", "value", "leaf_uuid")
+_WRITTEN = MESSAGES.names
+_META = SESSION_META.names
 
 
-def _updates(columns: Iterable[str], key: tuple[str, ...]) -> str:
-    return ", ".join(f"{c} = excluded.{c}" for c in columns if c not in key)
+def _updates(table: Table) -> str:
+    """Every column but the key's taken from the row an upsert brought."""
+    return ", ".join(f"{c} = excluded.{c}" for c in table.names if c not in table.key)
 
 
 def _message_values(session_id: str, file_path: str, part: int, rec: Message) -> tuple[Any, ...]:
@@ -94,16 +77,16 @@ class RecordsMixin(SqlConnection):
         if meta:
             self.many(
                 f"INSERT INTO session_meta ({', '.join(_META)}) VALUES ({', '.join('?' * 6)})"
-                f" ON CONFLICT ({self.key('session_meta')}) DO UPDATE SET"
-                f" {_updates(_META, ('file_path', 'line'))}",
+                f" ON CONFLICT {self.key('session_meta')} DO UPDATE SET"
+                f" {_updates(SESSION_META)}",
                 meta,
             )
         if messages:
             self.many(
                 f"INSERT INTO messages ({', '.join(_WRITTEN)})"
                 f" VALUES ({', '.join('?' * len(_WRITTEN))})"
-                f" ON CONFLICT ({self.key('messages')}) DO UPDATE SET"
-                f" {_updates(_WRITTEN, ('file_path', 'line', 'part'))}",
+                f" ON CONFLICT {self.key('messages')} DO UPDATE SET"
+                f" {_updates(MESSAGES)}",
                 messages,
             )
 

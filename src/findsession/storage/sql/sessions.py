@@ -68,7 +68,7 @@ class SessionsMixin(SqlConnection):
         self.execute(
             f"INSERT INTO sessions ({', '.join(SESSION_COLUMNS)}, agent_description)"
             f" VALUES ({', '.join('?' * (len(values) + 1))})"
-            f" ON CONFLICT ({self.key('sessions')}) DO UPDATE SET"
+            f" ON CONFLICT {self.key('sessions')} DO UPDATE SET"
             f" {', '.join(f'{c} = excluded.{c}' for c in kept)}",
             [*values, agent_description],
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from findsession.domain import IndexStatus, SourceCounts
 from findsession.storage.sql.connection import SqlConnection
+from findsession.storage.sql.tables import RUNS
 
 _LAST_RUN = (
     "started_at",
@@ -15,15 +16,8 @@ _LAST_RUN = (
     "sessions_changed",
     "lines_skipped",
 )
-_RUN_COUNTS = (
-    "files_seen",
-    "files_read",
-    "bytes_read",
-    "lines_read",
-    "sessions",
-    "problems",
-    "interrupted",
-)
+#: What a finished run records, after when it started and from which roots.
+_RUN_COUNTS = RUNS.names[3:]
 
 
 class StatusMixin(SqlConnection):

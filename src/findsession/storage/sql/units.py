@@ -7,25 +7,13 @@ from typing import Any
 
 from findsession.storage.sql.connection import SqlConnection
 from findsession.storage.sql.filters import unit_filter_sql
+from findsession.storage.sql.tables import UNITS
 from findsession.storage.types import Filters, UnitRow
 
 #: A unit's columns as written, in the order of `unit_values`.
-UNIT_COLUMNS = (
-    "session_id",
-    "kind",
-    "ordinal",
-    "source",
-    "ts",
-    "title",
-    "prompt",
-    "reply",
-    "tools",
-    "tool_names",
-    "files",
-    "hash",
-)
+UNIT_COLUMNS = UNITS.names
 #: Those a rewrite of the unit's text changes (the rest are its key).
-_REWRITTEN = UNIT_COLUMNS[3:]
+_REWRITTEN = tuple(c for c in UNIT_COLUMNS if c not in UNITS.key)
 
 
 def unit_values(session_id: str, unit: UnitRow, digest: str) -> tuple[Any, ...]:

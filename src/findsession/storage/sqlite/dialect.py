@@ -9,22 +9,10 @@ from findsession.storage.sql.dialect import Dialect
 
 
 class SqliteDialect(Dialect):
-    """Values listed one mark each; keys as the tables were made."""
+    """Values listed one mark each; keys as the tables describe them."""
 
     #: Well under SQLite's limit on the values one statement binds.
     BATCH = 500
-    KEYS = {
-        "settings": "key",
-        "files": "path",
-        "problems": "file_path, line",
-        "redactions": "file_path, kind",
-        "replays": "file_path, source_path",
-        "last_results": "terminal, rank",
-        "sessions": "id",
-        "messages": "file_path, line, part",
-        "session_meta": "file_path, line",
-        "embedded": "unit_id",
-    }
 
     def among(self, column: str, values: Sequence[Any]) -> tuple[str, list[Any]]:
         if not values:
