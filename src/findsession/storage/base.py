@@ -296,18 +296,7 @@ PROTOCOLS: tuple[type, ...] = (
 )
 
 
-class Storage(
-    Index,
-    IndexWriter,
-    Embedding,
-    SearchReader,
-    KeywordIndex,
-    VectorIndex,
-    SessionReader,
-    Upkeep,
-    TitleLog,
-    Protocol,
-):
+class Storage(*PROTOCOLS, Protocol):  # type: ignore[misc]
     """A whole index: what one backend package provides."""
 
 

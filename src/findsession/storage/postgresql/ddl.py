@@ -18,16 +18,24 @@ attacker would, these too.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import psycopg
 
 from findsession.storage.postgresql.dialect import PostgresDialect
 from findsession.storage.postgresql.schema_v8 import MINE, VISIBLE
-from findsession.storage.sql.tables import INDEX, OWNER, SESSION, TABLES, TYPES, UNIT, Table
+from findsession.storage.sql.tables import (
+    INDEX,
+    OWNER,
+    SESSION,
+    TYPES,
+    UNIT,
+    Step,
+    Table,
+    added_column,
+    schema_step,
+)
 
-Step = Callable[[psycopg.Connection[Any]], None]
 _AUDIENCE = (
     "shared boolean NOT NULL DEFAULT false,"
     " audience text NOT NULL GENERATED ALWAYS AS (CASE WHEN shared THEN '' ELSE owner END)"
@@ -165,24 +173,15 @@ def _triggers(table: Table, path: str) -> list[str]:
 def create(table: Table) -> Step:
     """The schema step that creates `table` in the server's shape."""
 
-    def step(db: psycopg.Connection[Any]) -> None:
+    def statements(db: psycopg.Connection[Any]) -> list[str]:
         path = db.execute("SELECT current_setting('search_path')").fetchone()[0]
-        for statement in (*_table(table), *_policies(table), *_triggers(table, path)):
-            db.execute(statement)
+        return [*_table(table), *_policies(table), *_triggers(table, path)]
 
-    step.__name__ = step.__qualname__ = f"create_{table.name}"
-    return step
+    return schema_step(f"create_{table.name}", statements)
 
 
 def add_column(table: str, column: str) -> Step:
     """The schema step that adds one column (`later=True` in its table's description)."""
-    described = TABLES[table].column(column)
-    if not described.later:
-        raise ValueError(f"{table}.{column} is made with its table, not added later")
-    sql = _column(described.name, described.type, described.required, described.default)
-
-    def step(db: psycopg.Connection[Any]) -> None:
-        db.execute(f"ALTER TABLE {table} ADD COLUMN {sql}")
-
-    step.__name__ = step.__qualname__ = f"add_{table}_{column}"
-    return step
+    c = added_column(table, column)
+    sql = f"ALTER TABLE {table} ADD COLUMN {_column(c.name, c.type, c.required, c.default)}"
+    return schema_step(f"add_{table}_{column}", lambda db: [sql])

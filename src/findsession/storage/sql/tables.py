@@ -13,7 +13,9 @@ holds both backends' tables to what is described here.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 #: Whose rows a table holds. `SESSION` and `UNIT`: a session's content, read with its
 #: session (or its unit's) by whoever may read that; `OWNER`: its writer's alone (their
@@ -279,3 +281,29 @@ TABLES = {
         SETTINGS,
     )
 }
+
+
+#: A schema step: run on a connection of the backend's driver inside the migration.
+Step = Callable[[Any], None]
+
+
+def schema_step(name: str, statements: Callable[[Any], Iterable[str]]) -> Step:
+    """A step that runs `statements(db)` one by one, named for the migration's list."""
+
+    def step(db: Any) -> None:
+        for statement in statements(db):
+            db.execute(statement)
+
+    step.__name__ = step.__qualname__ = name
+    return step
+
+
+def added_column(table: str, column: str) -> Column:
+    """The description of a column a later step adds (`later=True`): one that may be
+    added to a table already holding rows."""
+    described = TABLES[table].column(column)
+    if not described.later:
+        raise ValueError(f"{table}.{column} is made with its table, not added later")
+    if described.required and described.default is None:
+        raise ValueError(f"{table}.{column}: a column added later needs a default")
+    return described

@@ -7,13 +7,15 @@ PostgreSQL package makes the same table from the same description in the server'
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-import apsw
-
-from findsession.storage.sql.tables import TABLES, TYPES, UNIT, Column, Table
-
-Step = Callable[[apsw.Connection], None]
+from findsession.storage.sql.tables import (
+    TYPES,
+    UNIT,
+    Column,
+    Step,
+    Table,
+    added_column,
+    schema_step,
+)
 
 
 def column_sql(column: Column) -> str:
@@ -53,24 +55,10 @@ def create_sql(table: Table) -> str:
 
 def create(table: Table) -> Step:
     """The schema step that creates `table`."""
-
-    def step(db: apsw.Connection) -> None:
-        db.execute(create_sql(table))
-
-    step.__name__ = step.__qualname__ = f"create_{table.name}"
-    return step
+    return schema_step(f"create_{table.name}", lambda db: [create_sql(table)])
 
 
 def add_column(table: str, column: str) -> Step:
     """The schema step that adds one column (`later=True` in its table's description)."""
-    described = TABLES[table].column(column)
-    if not described.later:
-        raise ValueError(f"{table}.{column} is made with its table, not added later")
-    if described.required and described.default is None:
-        raise ValueError(f"{table}.{column}: a column added later needs a default")
-
-    def step(db: apsw.Connection) -> None:
-        db.execute(f"ALTER TABLE {table} ADD COLUMN {column_sql(described)}")
-
-    step.__name__ = step.__qualname__ = f"add_{table}_{column}"
-    return step
+    sql = f"ALTER TABLE {table} ADD COLUMN {column_sql(added_column(table, column))}"
+    return schema_step(f"add_{table}_{column}", lambda db: [sql])
