@@ -48,6 +48,8 @@ def display_url(url: str) -> str:
 class Connection(PostgresDialect, SqlConnection):
     """The PostgreSQL connection under every part of the store."""
 
+    BEGIN_SNAPSHOT = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+
     def __init__(self, db: psycopg.Connection[Any], url: str, path: Path) -> None:
         self.db = db
         #: The server and database, password left out.
@@ -158,24 +160,8 @@ class Connection(PostgresDialect, SqlConnection):
             raise
         self.commit()
 
-    @contextmanager
-    def snapshot(self) -> Iterator[None]:
-        """Several reads that see one state of the database."""
-        if self.in_transaction:
-            yield
-            return
-        self.db.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-        try:
-            yield
-        finally:
-            self.db.execute("COMMIT")
-
     def query(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]:
         return self.db.execute(native(sql), params).fetchall()
-
-    def scalar(self, sql: str, params: Any = ()) -> Any:
-        row = self.db.execute(native(sql), params).fetchone()
-        return row[0] if row else None
 
     def execute(self, sql: str, params: Any = ()) -> int:
         return int(self.db.execute(native(sql), params).rowcount)

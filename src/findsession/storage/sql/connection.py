@@ -8,8 +8,8 @@ for the rows it changes, `many` runs one statement per row of values.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from contextlib import AbstractContextManager
+from collections.abc import Iterable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any, Self
 
@@ -30,7 +30,8 @@ class SqlConnection(Dialect):
 
     def scalar(self, sql: str, params: Any = ()) -> Any:
         """The first value of the first row, or None."""
-        raise NotImplementedError
+        rows = self.query(sql, params)
+        return rows[0][0] if rows else None
 
     def execute(self, sql: str, params: Any = ()) -> int:
         """Run a statement that returns no rows; how many rows it changed."""
@@ -44,9 +45,20 @@ class SqlConnection(Dialect):
         """All or nothing; nested, a savepoint."""
         raise NotImplementedError
 
-    def snapshot(self) -> AbstractContextManager[None]:
-        """Several reads that see one state of the index."""
-        raise NotImplementedError
+    #: How a backend starts a transaction that only reads (SQLite's takes no write lock).
+    BEGIN_SNAPSHOT = "BEGIN"
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Several reads that see one state of the index (inside a transaction: its own)."""
+        if self.in_transaction:
+            yield
+            return
+        self.db.execute(self.BEGIN_SNAPSHOT)
+        try:
+            yield
+        finally:
+            self.db.execute("COMMIT")
 
     def brief_transaction(self) -> AbstractContextManager[None]:
         """A transaction that waits only briefly for the writers' lock, else raises

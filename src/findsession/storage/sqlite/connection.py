@@ -204,24 +204,8 @@ class Connection(SqliteDialect, SqlConnection):
         finally:
             self.db.set_busy_timeout(BUSY_TIMEOUT_MS)
 
-    @contextmanager
-    def snapshot(self) -> Iterator[None]:
-        """Several reads that see one state of the database, without taking the write lock."""
-        if self.db.in_transaction:
-            yield
-            return
-        self.db.execute("BEGIN")
-        try:
-            yield
-        finally:
-            self.db.execute("COMMIT")
-
     def query(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]:
         return list(self.db.execute(sql, params))
-
-    def scalar(self, sql: str, params: Any = ()) -> Any:
-        row = self.db.execute(sql, params).fetchone()
-        return row[0] if row else None
 
     def execute(self, sql: str, params: Any = ()) -> int:
         self.db.execute(sql, params)
