@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from findsession.domain import AuditRecord
 from findsession.storage.rows import AUDIT_COLUMNS, audit_record, audit_values
-from findsession.storage.sql.connection import SqlConnection
+from findsession.storage.sql.connection import SqlConnection, conditions
 
 
 class AuditMixin(SqlConnection):
@@ -26,17 +26,10 @@ class AuditMixin(SqlConnection):
             )
 
     def audit_records(self, since: str | None, limit: int, digest: str | None) -> list[AuditRecord]:
-        clauses, params = [], []
-        if since:
-            clauses.append("at >= ?")
-            params.append(since)
-        if digest:
-            clauses.append("query_digest = ?")
-            params.append(digest)
+        where, params = conditions(("at >= ?", since), ("query_digest = ?", digest))
         cap = " LIMIT ?" if limit >= 0 else ""
         rows = self.query(
-            f"SELECT id, {AUDIT_COLUMNS} FROM audit WHERE {' AND '.join(clauses) or 'true'}"
-            f" ORDER BY at DESC, id DESC{cap}",
+            f"SELECT id, {AUDIT_COLUMNS} FROM audit WHERE {where} ORDER BY at DESC, id DESC{cap}",
             [*params, limit] if cap else params,
         )
         return [audit_record(row) for row in rows]

@@ -117,6 +117,13 @@ class SqlConnection(Dialect):
             )
 
 
+def conditions(*pairs: tuple[str, object]) -> tuple[str, list[object]]:
+    """The conditions (each with one `?`) whose value is given, AND-ed, and their values;
+    `true` when none is."""
+    kept = [(condition, value) for condition, value in pairs if value]
+    return " AND ".join(c for c, _ in kept) or "true", [v for _, v in kept]
+
+
 def carry_over(store: Any, forgotten: list[str] | None, titles: list[TitleWrite] | None) -> None:
     """What a rebuilt index keeps of the one set aside: the sessions forgotten (never
     indexed again) and the titles findsession wrote (so `titles --undo` still can)."""

@@ -7,7 +7,7 @@ from typing import Any
 
 from findsession.domain import Session
 from findsession.storage.rows import SESSION_COLUMNS
-from findsession.storage.sql.connection import SqlConnection
+from findsession.storage.sql.connection import SqlConnection, conditions
 
 _MARK = "INSERT INTO private_sessions (id, marked_at) VALUES (?, now_iso()) ON CONFLICT DO NOTHING"
 #: What is stored of a session besides its row, each table with its session column.
@@ -84,17 +84,15 @@ class SessionsMixin(SqlConnection):
     ) -> list[Session]:
         """Main sessions active in [after, before), most recent first; `project` keeps
         that directory and those below it (None or `/`: every project)."""
-        clauses, params = ["NOT is_subagent"], []
-        if project and project.strip("/\\"):
-            clauses.append("in_project(cwd, ?)")
-            params.append(str(Path(project).expanduser()))
-        if after:
-            clauses.append("last_ts >= ?")
-            params.append(after)
-        if before:
-            clauses.append("last_ts < ?")
-            params.append(before)
-        return self._sessions_where(" AND ".join(clauses), params, "last_ts DESC NULLS LAST", limit)
+        if not (project or "").strip("/\\"):
+            project = None  # the filesystem's root: every project
+        where, params = conditions(
+            ("in_project(cwd, ?)", project and str(Path(project).expanduser())),
+            ("last_ts >= ?", after),
+            ("last_ts < ?", before),
+        )
+        order = "last_ts DESC NULLS LAST"
+        return self._sessions_where(f"NOT is_subagent AND {where}", params, order, limit)
 
     def first_prompt(self, session_id: str) -> str:
         """What the person typed first in a session, or ''."""
