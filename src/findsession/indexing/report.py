@@ -42,6 +42,24 @@ class IndexReport:
     #: know all of).
     full_scan: bool = True
 
+    def absorb(self, part: IndexReport) -> None:
+        """Add one file's report to the run's: done only once the file's savepoint held,
+        so a file whose reading failed and rolled back counts nothing it did not keep."""
+        for name in (
+            "files_read",
+            "files_unchanged",
+            "bytes_read",
+            "lines_read",
+            "sessions_changed",
+            "units_written",
+        ):
+            setattr(self, name, getattr(self, name) + getattr(part, name))
+        self.problems.extend(part.problems)
+        self.errors.extend(part.errors)
+        self.skipped.extend(part.skipped)
+        for kind, n in part.redacted.items():
+            self.redacted[kind] = self.redacted.get(kind, 0) + n
+
     def skipped_by_reason(self) -> dict[str, int]:
         counts: dict[str, int] = {}
         for _, problem in self.problems:

@@ -125,9 +125,13 @@ class RolloutParser:
         if kind == "response_item":
             records = self._item(payload, common)
         elif kind == "compacted":
+            # A real history holds `"message": ""`: a compaction with no summary.
             text = str_or_none(payload.get("message"))
-            records = [Message(MessageKind.COMPACT_SUMMARY, cap(text, PROMPT_CAP), **common)]
-            records = records if text and text.strip() else []
+            records = (
+                [Message(MessageKind.COMPACT_SUMMARY, cap(text, PROMPT_CAP), **common)]
+                if text and text.strip()
+                else []
+            )
         else:
             return []
         return [
