@@ -18,7 +18,7 @@ from findsession.indexing.records import redacted_problem, store_records
 from findsession.indexing.report import IndexReport
 from findsession.indexing.scan import os_error
 from findsession.indexing.session import rebuild_session
-from findsession.sources import SOURCES, Cursor, SourceFile, file_stamp
+from findsession.sources import SOURCES, Cursor, SourceFile, budget, file_stamp
 from findsession.sources.opening import NotRegular, open_regular
 from findsession.storage.base import FileState, Storage
 
@@ -92,7 +92,8 @@ def _index_open_file(
         _drop_superseded(store, str(sf.supersedes), path)
     session_id = state.session_id if state and state.session_id else _claim_id(store, sf)
     try:
-        reading = SOURCES[sf.source].read(sf, fh, _stored_cursor(state))
+        with budget.limit() as spent:
+            reading = SOURCES[sf.source].read(sf, fh, _stored_cursor(state))
     except OSError as exc:
         report.errors.append((path, os_error(exc)))
         raise Abort from exc
@@ -107,6 +108,8 @@ def _index_open_file(
         reading.cursor.lines,
         reading.cursor.digest,
     )
+    if spent.cut:
+        _cut_short(new_state, spent.cut, os.fstat(fh.fileno()).st_size, report)
     if reading.unchanged:
         report.files_unchanged += 1
         store.save_file(new_state)
@@ -146,6 +149,19 @@ def _index_open_file(
     for sid in sorted(sessions | forgotten):
         rebuild_session(store, sid, sf, session_id, path, report)
     store.save_file(new_state)
+
+
+def _cut_short(state: FileState, why: str, size: int, report: IndexReport) -> None:
+    """A read that ran out of its budget (`sources.budget`): named in the run's summary
+    and kept in the file's row for `status`. A file read on from an offset is read on
+    from the cut on the next run (its stored size is left unmatched, so the next run
+    does not take it for unchanged); one read whole keeps what it gave."""
+    more = state.offset < size
+    rest = "read on the next run" if more else "not read while the file stays as it is"
+    state.error = f"{why}; the rest is {rest}"
+    report.cut.append((state.path, state.error))
+    if more:
+        state.size = -1
 
 
 def _stored_cursor(state: FileState | None) -> Cursor | None:

@@ -38,6 +38,9 @@ class IndexReport:
     #: Files and folders left out, with the reason: unreadable folders, FIFOs, links out
     #: of the roots, binary files.
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    #: Files whose read was cut short at the work one read may cost (lines, seconds,
+    #: decompressed bytes: `sources.budget`), with where and what happens to the rest.
+    cut: list[tuple[str, str]] = field(default_factory=list)
     #: The roots were walked in full (no list of changed files, or one the index did not
     #: know all of).
     full_scan: bool = True
@@ -57,6 +60,7 @@ class IndexReport:
         self.problems.extend(part.problems)
         self.errors.extend(part.errors)
         self.skipped.extend(part.skipped)
+        self.cut.extend(part.cut)
         for kind, n in part.redacted.items():
             self.redacted[kind] = self.redacted.get(kind, 0) + n
 

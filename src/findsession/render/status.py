@@ -174,6 +174,9 @@ def print_index_report(err: Console, r: IndexReport, verbose: bool) -> None:
         err.print(
             Text(f"skipped {home(path)}: {printable(reason)}", style="yellow"), soft_wrap=True
         )
+    for path, reason in r.cut:
+        line = f"cut short {home(path)}: {printable(reason)}"
+        err.print(Text(line, style="yellow"), soft_wrap=True)
     skipped = r.skipped_by_reason()
     reasons = ", ".join(f"{n} {reason}" for reason, n in skipped.items())
     line = (
