@@ -373,3 +373,18 @@ def test_real_crush_stores_committed_with_their_log(cli: CLI, tmp_path: Path) ->
         assert snapshot(folder) == before
         assert users > 0
     assert {s["kind"]: s["sessions"] for s in cli.json("sources")["sources"]}["crush"] > 0
+
+
+def test_text_that_is_not_utf8_costs_its_characters_not_the_store(tmp_path: Path) -> None:
+    """A store holding one text value that is not UTF-8 (a writer that stored Latin-1)
+    could not be read at all: fetching the row raised, so every session was lost."""
+    db = tmp_path / "agent.db"
+    conn = sqlite3.connect(db)
+    conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)")
+    conn.execute("INSERT INTO t (body) VALUES ('fine')")
+    conn.execute("INSERT INTO t (body) VALUES (CAST(x'66e96e' AS TEXT))")  # Latin-1 "fén"
+    conn.commit()
+    conn.close()
+    with foreign_db.reading(db) as reader:
+        bodies = [r[0] for r in reader.execute("SELECT body FROM t ORDER BY id")]
+    assert bodies == ["fine", "f\ufffdn"]

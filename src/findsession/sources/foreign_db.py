@@ -80,6 +80,7 @@ def _connect_quiet(still: Quiet) -> sqlite3.Connection:
     uri = still.target.resolve().as_uri() + ("?mode=ro&immutable=1" if still.in_place else "")
     try:
         conn = sqlite3.connect(uri, uri=True, timeout=BUSY_SECONDS, isolation_level=None)
+        conn.text_factory = _text
         conn.execute("PRAGMA query_only = 1")
         conn.execute("PRAGMA schema_version").fetchone()
     except sqlite3.Error as exc:
@@ -96,6 +97,7 @@ def _connect(path: Path) -> sqlite3.Connection:
             conn = sqlite3.connect(
                 uri + options, uri=True, timeout=BUSY_SECONDS, isolation_level=None
             )
+            conn.text_factory = _text
             conn.execute("PRAGMA query_only = 1")
             conn.execute("PRAGMA schema_version").fetchone()  # opens the file for real
             return conn
@@ -106,6 +108,12 @@ def _connect(path: Path) -> sqlite3.Connection:
             if "locked" in str(exc) or "busy" in str(exc):
                 break  # immutable would read past the agent's lock: wait for the next run
     raise OSError(_reason(last))
+
+
+def _text(value: bytes) -> str:
+    """A text value as the store holds it, bytes that are not UTF-8 replaced (as in a
+    transcript's lines): one such value must not make every row unreadable."""
+    return value.decode("utf-8", "replace")
 
 
 def _reason(exc: BaseException | None) -> str:
