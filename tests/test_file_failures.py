@@ -165,3 +165,72 @@ def test_a_codex_compaction_with_an_empty_message_is_indexed_with_the_rest(
     assert counts["codex"]["sessions"] == 1 and counts["gemini"]["sessions"] >= 3
     hits = cli.json("search", "kiln ramp rate", "--mode", "keyword")["results"]
     assert hits and hits[0]["session"]["source"] == "codex"
+
+
+class Stumbling(ClaudeCodeSource):
+    """Claude Code's real source, failing to describe a file named `*stumble*` and to
+    walk a folder holding a `stumble` folder, while `armed`."""
+
+    armed = True
+
+    def describe(self, path: Path) -> SourceFile:
+        if self.armed and "stumble" in path.name:
+            raise KeyError("sidecar")
+        return super().describe(path)
+
+    def discover(self, root: Path, skip):  # noqa: ANN001, ANN201
+        for path in super().discover(root, skip):
+            yield path
+            if self.armed and (root / "stumble").is_dir():
+                raise ValueError("a folder it did not expect")
+
+
+@pytest.fixture
+def stumbling() -> Iterator[Stumbling]:
+    made = SOURCES._made  # type: ignore[attr-defined]
+    before = made.get("claude-code")
+    made["claude-code"] = source = Stumbling()
+    yield source
+    if before is None:
+        made.pop("claude-code", None)
+    else:
+        made["claude-code"] = before
+
+
+def test_a_file_its_source_cannot_describe_costs_that_file(
+    store: Store, projects: Path, stumbling: Stumbling
+) -> None:
+    folder = project_dir(projects, "/home/dev/code/app")
+    Transcript(session_id="fine").prompt("tune the lighthouse lens").write(folder)
+    odd = Transcript(session_id="stumble-1").prompt("the oyster farm sensor").write(folder)
+    report = index(store, projects)
+    assert [p for p, _ in report.errors] == [str(odd)] and "KeyError" in report.errors[0][1]
+    assert found(store, "lighthouse") and not found(store, "oyster")
+    assert [e["path"] for e in store.status().file_errors] == [str(odd)]
+    stumbling.armed = False
+    assert index(store, projects).errors == [] and found(store, "oyster")
+
+
+def test_a_folder_its_source_cannot_walk_costs_that_folder_and_prunes_nothing(
+    store: Store, tmp_path: Path, stumbling: Stumbling
+) -> None:
+    """What a failed walk did not see has not vanished: `--prune` keeps it."""
+    from findsession.indexing import Root, index_roots
+
+    good, odd = tmp_path / "good", tmp_path / "odd"
+    Transcript(session_id="g").prompt("tune the lighthouse lens").write(good / "p")
+    for n in range(3):
+        Transcript(session_id=f"o{n}").prompt(f"the oyster{n} farm sensor").write(odd / "p")
+    (odd / "stumble").mkdir()
+    roots = [Root(good, "claude-code"), Root(odd, "claude-code")]
+    stumbling.armed = False
+    index_roots(store, roots)
+    assert all(found(store, f"oyster{n}") for n in range(3))
+
+    stumbling.armed = True
+    report = index_roots(store, roots, prune=True)
+    assert not report.interrupted and report.files_pruned == 0
+    [(where, why)] = report.errors
+    assert where == str(odd) and "ValueError" in why
+    assert all(found(store, f"oyster{n}") for n in range(3))  # none pruned
+    assert found(store, "lighthouse")

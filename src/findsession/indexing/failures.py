@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 import traceback
 
+from findsession.indexing.report import IndexReport
 from findsession.redact import redact
-from findsession.sources import SourceFile
 from findsession.storage.base import FileState, Storage
 
 #: Characters of an exception's message kept: enough to recognise it in a report.
@@ -45,23 +45,35 @@ def failure_reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}{where}: {message}" if message else type(exc).__name__ + where
 
 
+def file_failed(
+    store: Storage,
+    path: str,
+    source: str,
+    root: str,
+    state: FileState | None,
+    exc: Exception,
+    report: IndexReport,
+) -> None:
+    """Report a file its source failed on (describing or reading it), and keep its row
+    for the next run; the file's own savepoint, if any, is rolled back already."""
+    reason = failure_reason(exc)
+    report.errors.append((path, f"{reason}; read again on the next run"))
+    with store.transaction():
+        keep_for_next_run(store, path, source, root, state, reason)
+
+
 def keep_for_next_run(
-    store: Storage, sf: SourceFile, root: str, state: FileState | None, reason: str
+    store: Storage, path: str, source: str, root: str, state: FileState | None, reason: str
 ) -> None:
     """Mark the file `error` with `reason`, keeping the cursor of its last good read (a
     file never read well gets a row with none), so the next run reads it again."""
-    path = str(sf.path)
     if state is None:
-        store.save_file(
-            FileState(path, sf.source, root, None, 0, 0, 0, 0, None, "error", reason)
-        )
+        store.save_file(FileState(path, source, root, None, 0, 0, 0, 0, None, "error", reason))
     elif state.status == "ok" or (state.status == "error" and state.tail_hash is not None):
         store.set_file_status(path, "error", reason)
     else:
         # A stale, binary or missing row was to be read from the start: still is.
         store.save_file(
-            FileState(
-                path, sf.source, root, state.session_id, 0, 0, 0, 0, None, "error", reason
-            )
+            FileState(path, source, root, state.session_id, 0, 0, 0, 0, None, "error", reason)
         )
         store.set_file_status(path, "error", reason)  # its sessions are not missing

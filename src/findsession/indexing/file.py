@@ -13,7 +13,7 @@ from typing import IO
 
 from findsession.domain import Message
 from findsession.errors import FindsessionError
-from findsession.indexing.failures import failure_reason, keep_for_next_run
+from findsession.indexing.failures import file_failed
 from findsession.indexing.records import redacted_problem, store_records
 from findsession.indexing.report import IndexReport
 from findsession.indexing.scan import os_error
@@ -68,10 +68,7 @@ def index_file(
     except FindsessionError:
         raise  # the index's own failure (a full disk, a lock): the run's, not the file's
     except Exception as exc:  # noqa: BLE001 - one file's failure must not end the run
-        reason = failure_reason(exc)
-        report.errors.append((path, f"{reason}; read again on the next run"))
-        with store.transaction():
-            keep_for_next_run(store, sf, root, state, reason)
+        file_failed(store, path, sf.source, root, state, exc, report)
         return
     report.absorb(part)
 
