@@ -373,6 +373,7 @@ FOUND = [
     ("qwen", [((0, 5, "subtype"), {"type": "user"})]),
     ("pi", [((0, 2, "message", "role"), {"type": "session"})]),
     ("kiro-lines", [((0, 1, "kind"), ["AssistantMessage"])]),
+    ("codex-zst", [((0, 23, "payload"), None), ((0, 23, "type"), {"id": "x"})]),
     # A kind's name quoted in its problem, a lone surrogate: storing it raised.
     ("amp", [((0, "messages", 1, "content", 2, "type"), "\ud800")]),
     ("opencode-db", [((0, "rows", "part", 4, 5, "json", "type"), "\ud800")]),
