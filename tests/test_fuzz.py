@@ -27,6 +27,9 @@ from findsession.sources import SOURCES, Reading
 from findsession.sources.claude_code_records import parse_record
 from findsession.sources.jsonl import ReadStats, iter_objects
 
+#: Per example: generous, so a loaded machine does not fail a property on time alone.
+DEADLINE = timedelta(seconds=5)
+
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner),
@@ -84,7 +87,7 @@ record_like = st.recursive(
 )
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=DEADLINE, suppress_health_check=[HealthCheck.too_slow])
 @given(st.dictionaries(keys, record_like, max_size=8), st.booleans())
 def test_parse_record_accepts_any_object(obj: dict, in_subagent: bool) -> None:
     parse_record(obj, 1, in_subagent)
@@ -98,7 +101,7 @@ def _real_lines() -> list[bytes]:
     return t.render().splitlines(keepends=True)
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=DEADLINE, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_mutated_transcript_bytes_are_read_without_raising(data: st.DataObject) -> None:
     lines = _real_lines()
@@ -119,7 +122,7 @@ def test_mutated_transcript_bytes_are_read_without_raising(data: st.DataObject) 
         parse_record(obj, line, False)
 
 
-@settings(max_examples=200)
+@settings(max_examples=200, deadline=DEADLINE)
 @given(json_values)
 def test_any_json_line_is_read_without_raising(value: object) -> None:
     raw = (json.dumps(value) + "\n").encode()
@@ -127,7 +130,7 @@ def test_any_json_line_is_read_without_raising(value: object) -> None:
         parse_record(obj, line, False)
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=DEADLINE)
 @given(st.text(max_size=400))
 def test_redact_never_raises_and_keeps_plain_text(text: str) -> None:
     out, found = redact(text)
@@ -281,7 +284,7 @@ EXAMPLES = int(os.environ.get("FINDSESSION_FUZZ_EXAMPLES", "20"))
 @pytest.mark.parametrize("seed", SEEDS, ids=[s.name for s in SEEDS])
 @settings(
     max_examples=EXAMPLES,
-    deadline=timedelta(seconds=5),
+    deadline=DEADLINE,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @given(data=st.data())
@@ -330,7 +333,7 @@ _MARKERS = [
 @pytest.mark.parametrize("name, kind, fixture, target", TEXT_SEEDS, ids=[t[0] for t in TEXT_SEEDS])
 @settings(
     max_examples=EXAMPLES,
-    deadline=timedelta(seconds=5),
+    deadline=DEADLINE,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @given(data=st.data())
