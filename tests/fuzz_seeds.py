@@ -25,6 +25,8 @@ from goose_store import GooseStore, tool_request, tool_response
 from goose_store import text as goose_text
 from kiro_store import KiroStore, prompt, reply, results, tool_use
 from opencode_store import OpenCodeStore
+from specstory_exports import current, oldest, thinking, write
+from specstory_exports import tool_use as specstory_tool
 from transcripts import Transcript
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -369,12 +371,60 @@ SEEDS = [
          ["User/globalStorage/state.vscdb"]),
 ]  # fmt: skip
 
-#: Formats that are text, not JSON: their seeds are mutated as bytes.
+def _specstory(folder: Path) -> None:
+    turns = [
+        ("how often should the kettle descale", [
+            "Let me look at the firmware.",
+            specstory_tool("read", "Read file", "firmware/descale.c", "```c\nint n;\n```"),
+            thinking("counting boils"),
+            "## What the counter says\n\nEvery forty boils.",
+        ]),
+        ("make it thirty", ["Changed."]),
+    ]  # fmt: skip
+    write(folder, "2025-02-19_09-30-kettle.md", oldest("Kettle", "2/19/2025, 9:30:45 AM", turns))
+    timed = [("2025-12-02 12:49Z", prompt_, parts) for prompt_, parts in turns]
+    sid = "7d2e4c1a-1111-4f5e-9a8b-000000000001"
+    text = current(sid, "Barometer", "2025-12-02 12:49Z", timed)
+    write(folder, "2025-12-02_12-49Z-barometer.md", text)
+
+
+def _opencode_first(folder: Path) -> None:
+    """The first OpenCode's per-project store: Crush's schema, in `.opencode/`."""
+    s = CrushStore(folder / ".opencode" / "opencode.db")
+    s.session("f-1", "Lathe chuck")
+    s.message("f-1", "user", [crush_text("why does the lathe chuck chatter")])
+    s.message("f-1", "assistant", [crush_text("A worn jaw."), call("k1", "view", {"path": "a"})])
+    s.message("f-1", "tool", [result("k1", "view", "jaw = 3")])
+    s.close()
+
+
+SEEDS.append(
+    Seed("opencode-first", "opencode", _opencode_first, ".opencode/opencode.db",
+         [".opencode/opencode.db"])
+)  # fmt: skip
+
+
+@dataclass
+class TextSeed:
+    """A format that is text, not JSON: its seed is mutated as bytes."""
+
+    name: str
+    kind: str
+    tree: Callable[[Path], None]
+    target: str
+
+
+_SPECSTORY = ".specstory/history"
+
 TEXT_SEEDS = [
-    ("aider", "aider", "aider", "weather-station/.aider.chat.history.md"),
-    ("cursor-agent-text", "cursor-agent", "cursor-agent",
-     f"{_CURSOR_AGENT}/9c2f4e1a-7b35-4d8c-a061-3e5f2b9d0c18.txt"),
-    ("markdown", "markdown", "notes", "docs/guide.md"),
-    ("journal", "journal", "notes", "journal/2026-03-14.md"),
-    ("memory", "memory", "notes", "memory/MEMORY.md"),
+    TextSeed("aider", "aider", _copy("aider"), "weather-station/.aider.chat.history.md"),
+    TextSeed("cursor-agent-text", "cursor-agent", _copy("cursor-agent"),
+             f"{_CURSOR_AGENT}/9c2f4e1a-7b35-4d8c-a061-3e5f2b9d0c18.txt"),
+    TextSeed("markdown", "markdown", _copy("notes"), "docs/guide.md"),
+    TextSeed("journal", "journal", _copy("notes"), "journal/2026-03-14.md"),
+    TextSeed("memory", "memory", _copy("notes"), "memory/MEMORY.md"),
+    TextSeed("specstory-first", "specstory", _specstory,
+             f"{_SPECSTORY}/2025-02-19_09-30-kettle.md"),
+    TextSeed("specstory-current", "specstory", _specstory,
+             f"{_SPECSTORY}/2025-12-02_12-49Z-barometer.md"),
 ]  # fmt: skip

@@ -10,12 +10,11 @@ import copy
 import io
 import json
 import os
-import shutil
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from fuzz_seeds import FIXTURES, SEEDS, TEXT_SEEDS, Seed, _form
+from fuzz_seeds import SEEDS, TEXT_SEEDS, Seed, TextSeed, _form
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from transcripts import Transcript
@@ -313,24 +312,36 @@ def _pristine(seed: Seed, folder: Path) -> list:
 
 
 @pytest.fixture(scope="module")
-def text_trees(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def text_trees(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, bytes]]:
+    """Each text seed's tree laid out once, with its target's bytes as laid out."""
     trees = _Trees()
-    for name, _kind, fixture, _target in TEXT_SEEDS:
-        folder = tmp_path_factory.mktemp(name)
-        shutil.copytree(FIXTURES / fixture, folder, dirs_exist_ok=True)
-        trees[name] = folder
+    for seed in TEXT_SEEDS:
+        folder = tmp_path_factory.mktemp(seed.name)
+        seed.tree(folder)
+        trees[seed.name] = (folder, (folder / seed.target).read_bytes())
     return trees
+
+
+@pytest.mark.parametrize("seed", TEXT_SEEDS, ids=[t.name for t in TEXT_SEEDS])
+def test_every_text_format_reads_its_seed(
+    seed: TextSeed, text_trees: dict[str, tuple[Path, bytes]]
+) -> None:
+    reading = _read(seed.kind, text_trees[seed.name][0] / seed.target)
+    assert reading is not None and reading.records, seed.name
+    _well_formed(reading)
 
 
 #: Lines a text format gives meaning to, dropped into a text seed.
 _MARKERS = [
     b"#### ", b"> ", b"```", b"---\n", b"# ", b"## 2026-13-45\n", b"user:", b"assistant:",
     b"A:", b"<user_query>", b"</user_query>", b"---\ntitle: [\n---\n", b"---\n: : :\n---\n",
-    b"\x00", b"\xff\xfe", b"\r\n", b"*" * 50, b"[" * 200,
+    b"\x00", b"\xff\xfe", b"\r\n", b"*" * 50, b"[" * 200, b"_**User**_\n",
+    b"_**Assistant**_\n", b"_**Agent (model x, mode Agent)**_\n", b"<!-- cursor Session ",
+    b"## SpecStory\n", b"<tool-use data-tool-type=", b"</tool-use>", b"<think>",
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("name, kind, fixture, target", TEXT_SEEDS, ids=[t[0] for t in TEXT_SEEDS])
+@pytest.mark.parametrize("seed", TEXT_SEEDS, ids=[t.name for t in TEXT_SEEDS])
 @settings(
     max_examples=EXAMPLES,
     deadline=DEADLINE,
@@ -338,13 +349,14 @@ _MARKERS = [
 )
 @given(data=st.data())
 def test_mutated_text_formats_are_read_without_raising(
-    name: str, kind: str, fixture: str, target: str, text_trees: dict[str, Path],
-    data: st.DataObject,
-) -> None:  # fmt: skip
-    """Aider's history, cursor-agent's text transcripts and Markdown notes (front matter
-    included): bytes flipped, cut and inserted, and the lines each format reads."""
-    path = text_trees[name] / target
-    blob = bytearray((FIXTURES / fixture / target).read_bytes())
+    seed: TextSeed, text_trees: dict[str, tuple[Path, bytes]], data: st.DataObject
+) -> None:
+    """Aider's history, cursor-agent's text transcripts, SpecStory's exports and Markdown
+    notes (front matter included): bytes flipped, cut and inserted, and the lines each
+    format reads."""
+    folder, pristine = text_trees[seed.name]
+    path = folder / seed.target
+    blob = bytearray(pristine)
     for _ in range(data.draw(st.integers(1, 6), label="changes")):
         at = data.draw(st.integers(0, len(blob)), label="at")
         how = data.draw(st.sampled_from(["marker", "cut", "bytes", "line"]), label="how")
@@ -358,7 +370,7 @@ def test_mutated_text_formats_are_read_without_raising(
             line = data.draw(st.text(max_size=40), label="line")
             blob[at:at] = b"\n" + line.encode("utf-8", "surrogatepass") + b"\n"
     path.write_bytes(bytes(blob))
-    reading = _read(kind, path)
+    reading = _read(seed.kind, path)
     if reading is not None:
         _well_formed(reading)
 
