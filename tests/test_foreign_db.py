@@ -352,7 +352,8 @@ REAL_CRUSH = SHARED / "realfiles" / "crush"
 @pytest.mark.skipif(not REAL_CRUSH.is_dir(), reason="needs ../shared/realfiles/crush")
 def test_real_crush_stores_committed_with_their_log(cli: CLI, tmp_path: Path) -> None:
     """Real `crush.db` files people committed with a 4 MB `-wal` of commits beside them:
-    every message of the log is read, and none of the three files changes."""
+    every session of the log is read, and none of the three files changes."""
+    expected = 0
     for real in sorted(REAL_CRUSH.iterdir()):
         folder = tmp_path / real.name / ".crush"
         folder.mkdir(parents=True)
@@ -367,12 +368,13 @@ def test_real_crush_stores_committed_with_their_log(cli: CLI, tmp_path: Path) ->
                 "SELECT count(DISTINCT session_id) FROM messages WHERE role = 'user'"
             ).fetchone()[0]
         conn.close()
+        expected += users
         before = snapshot(folder)
         report = cli.json("index", "--no-embed", "--source", "crush", str(folder / "crush.db"))
         assert report["errors"] == []
         assert snapshot(folder) == before
-        assert users > 0
-    assert {s["kind"]: s["sessions"] for s in cli.json("sources")["sources"]}["crush"] > 0
+    assert expected > 0
+    assert {s["kind"]: s["sessions"] for s in cli.json("sources")["sources"]}["crush"] == expected
 
 
 def test_text_that_is_not_utf8_costs_its_characters_not_the_store(tmp_path: Path) -> None:
@@ -388,3 +390,28 @@ def test_text_that_is_not_utf8_costs_its_characters_not_the_store(tmp_path: Path
     with foreign_db.reading(db) as reader:
         bodies = [r[0] for r in reader.execute("SELECT body FROM t ORDER BY id")]
     assert bodies == ["fine", "f\ufffdn"]
+
+
+@LINUX
+def test_a_store_too_big_to_copy_is_read_the_ordinary_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Commits in the log of a store past the copy limit: read in place, read-only, the
+    log's commits included (SQLite then writes its `-shm`, as docs/sources.md says)."""
+    from findsession.sources import foreign_quiet
+
+    monkeypatch.setattr(foreign_quiet, "COPY_LIMIT", 1024)
+    db = wal_store(tmp_path / "agent.db")
+    agent = writer(
+        db,
+        """
+        conn.execute("INSERT INTO t (body) VALUES ('in the log')")
+        print("ready", flush=True)
+        sys.stdin.readline()
+        """,
+    )
+    agent.send_signal(signal.SIGKILL)
+    agent.wait()
+    before = hashlib.sha256(db.read_bytes()).hexdigest()
+    assert rows(db) == 4
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == before

@@ -55,6 +55,9 @@ _SHARED_FIRST = _PENDING + 2
 _SHARED_SIZE = 510
 #: The byte findsession holds a read lock on while it reads a quiet store.
 _OURS = _SHARED_FIRST + _SHARED_SIZE - 1
+#: Bytes of store and log copied at most to replay a log privately; a bigger store with
+#: commits in its log is read the ordinary way.
+COPY_LIMIT = 512 << 20
 #: Files SQLite keeps beside a database; their state is part of the store's.
 _SIDES = ("-wal", "-shm", "-journal")
 #: `struct flock` on 64-bit Linux: type, whence, start, length, pid.
@@ -83,16 +86,20 @@ def quiet(path: Path) -> Iterator[Quiet | None]:
 
     Raises `OSError` on leaving when the store stopped being quiet during the read."""
     fd = _open_quiet(path)
+    before = _state(fd, path) if fd is not None else {}
+    logs = sum(size for size, _ in (before[s] for s in ("-wal", "-journal") if before.get(s)))
+    if fd is not None and logs and before[""][1] + logs > COPY_LIMIT:  # type: ignore[index]
+        os.close(fd)  # too big to copy: read the ordinary way (docs/sources.md says so)
+        fd = None
     if fd is None:
         yield None
         return
     try:
-        before = _state(fd, path)
-        if any(size for size, _ in (before[s] for s in ("-wal", "-journal") if before[s])):
+        if not logs:
+            yield Quiet(path, in_place=True)
+        else:
             with _copied(path) as copy:
                 yield Quiet(copy, in_place=False)
-        else:
-            yield Quiet(path, in_place=True)
         if _held_by_others(fd) or _state(fd, path) != before:
             raise OSError(
                 "the database changed while it was read (its agent started); read again"
