@@ -345,36 +345,56 @@ def test_indexing_stores_of_agents_not_running_writes_nothing_beside_them(
     assert all(counts[kind] == 1 for kind in folders)
 
 
-REAL_CRUSH = SHARED / "realfiles" / "crush"
+REAL = SHARED / "realfiles"
+#: Each real store: its source, where it lies under `REAL`, and the query that counts its
+#: sessions with messages without findsession (a store without the table holds none).
+REAL_STORES = [
+    ("crush", "crush/gleicon+mcpfier/.crush/crush.db",
+     "SELECT count(DISTINCT session_id) FROM messages WHERE role = 'user'"),
+    ("crush", "crush/jsanchezdaza+conecta4/.crush/crush.db",
+     "SELECT count(DISTINCT session_id) FROM messages WHERE role = 'user'"),
+    ("opencode", "opencode/suhd550/opencode.db", "SELECT count(DISTINCT session_id) FROM message"),
+    ("goose", "goose/sessions.db", "SELECT count(DISTINCT session_id) FROM messages"),
+    ("kiro", "kiro/data.sqlite3", "SELECT count(DISTINCT conversation_id) FROM conversations_v2"),
+]  # fmt: skip
 
 
 @LINUX
-@pytest.mark.skipif(not REAL_CRUSH.is_dir(), reason="needs ../shared/realfiles/crush")
-def test_real_crush_stores_committed_with_their_log(cli: CLI, tmp_path: Path) -> None:
-    """Real `crush.db` files people committed with a 4 MB `-wal` of commits beside them:
-    every session of the log is read, and none of the three files changes."""
-    expected = 0
-    for real in sorted(REAL_CRUSH.iterdir()):
-        folder = tmp_path / real.name / ".crush"
-        folder.mkdir(parents=True)
-        for f in (real / ".crush").iterdir():
-            shutil.copyfile(f, folder / f.name)
-            os.chmod(folder / f.name, 0o644)
-        # Counted without findsession, on a copy of its own: what Crush would see.
-        other = tmp_path / "count" / real.name
+@pytest.mark.skipif(not REAL.is_dir(), reason="needs ../shared/realfiles")
+def test_real_stores_are_read_without_a_byte_written_beside_them(
+    cli: CLI, tmp_path: Path
+) -> None:
+    """Real stores as people's machines left them (two Crush stores committed with a
+    4 MB `-wal` of commits beside them): every session is read, and no file of a store
+    changes or appears."""
+    expected: dict[str, int] = {}
+    for kind, rel, count in REAL_STORES:
+        real = REAL / rel
+        if not real.exists():
+            continue
+        folder = tmp_path / rel.replace("/", "_")
+        folder.mkdir()
+        for f in real.parent.iterdir():
+            if f.name.startswith(real.name):
+                shutil.copyfile(f, folder / f.name)
+                os.chmod(folder / f.name, 0o644)
+        # Counted without findsession, on a copy of its own (SQLite replays the log there).
+        other = tmp_path / "count" / folder.name
         shutil.copytree(folder, other)
-        with sqlite3.connect(other / "crush.db") as conn:
-            users = conn.execute(
-                "SELECT count(DISTINCT session_id) FROM messages WHERE role = 'user'"
-            ).fetchone()[0]
+        conn = sqlite3.connect(other / real.name)
+        try:
+            n = conn.execute(count).fetchone()[0]
+        except sqlite3.OperationalError:
+            n = 0  # no such table yet: a store before its first session
         conn.close()
-        expected += users
+        expected[kind] = expected.get(kind, 0) + n
         before = snapshot(folder)
-        report = cli.json("index", "--no-embed", "--source", "crush", str(folder / "crush.db"))
-        assert report["errors"] == []
-        assert snapshot(folder) == before
-    assert expected > 0
-    assert {s["kind"]: s["sessions"] for s in cli.json("sources")["sources"]}["crush"] == expected
+        report = cli.json("index", "--no-embed", "--source", kind, str(folder / real.name))
+        assert report["errors"] == [] and report["problems"] == []
+        assert snapshot(folder) == before, rel
+    assert expected.get("crush", 0) > 0
+    counts = {s["kind"]: s["sessions"] for s in cli.json("sources")["sources"]}
+    assert {kind: counts[kind] for kind in expected} == expected
 
 
 def test_text_that_is_not_utf8_costs_its_characters_not_the_store(tmp_path: Path) -> None:
