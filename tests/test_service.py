@@ -316,3 +316,42 @@ def test_the_service_serves_the_page_and_a_second_ui_reuses_it(service_cli: CLI)
     cli.run("service", "stop")
     with pytest.raises(OSError):
         urllib.request.urlopen(request, timeout=5)  # the page went with the service
+
+
+def test_an_index_of_named_folders_gets_no_sample_sessions(tmp_path: Path, db_path: Path) -> None:
+    """The service watched "the standard roots", which fall back to the shipped sample
+    when no agent folder exists: starting it added the nine sample sessions to an index
+    built from a folder of archived transcripts. The sample is for an empty index only."""
+    cli = CLI(tmp_path, db_path)
+    runtime = Path(tempfile.mkdtemp(prefix="fs-"))
+    cli.env["XDG_RUNTIME_DIR"] = str(runtime)
+    (tmp_path / "home").mkdir()  # no agent folder in it
+    archive = tmp_path / "archive"
+    t = Transcript(session_id="a7c10000-0000-4000-8000-000000000001", cwd="/srv/old")
+    t.prompt("why did the tarpaulin cache expire early").reply("Its TTL was in seconds.")
+    t.write(project_dir(archive, "/srv/old"))
+    cli.run("index", "--no-embed", str(archive))
+    assert cli.json("status")["sessions"] == 1
+    # Run by hand too, with no folder named: nothing to read, and no sample either.
+    assert "sample" not in cli.run("index", "--no-embed").stderr
+    assert cli.json("status")["sessions"] == 1
+    try:
+        cli.run("service", "start")
+        wait_for(lambda: status(cli).get("caught_up"))
+        assert cli.json("status")["sessions"] == 1
+        assert cli.json("search", "tarpaulin cache", "--mode", "keyword")["results"]
+        # An appended turn in the named folder is still followed.
+        t.time, t._n = t.time.replace(hour=11), 100
+        t.prompt("and the quokkaferry purge job").reply("Runs nightly now.")
+        t.append_to(project_dir(archive, "/srv/old") / f"{t.session_id}.jsonl")
+        wait_for(
+            lambda: bool(cli.json("search", "quokkaferry", "--mode", "keyword")["results"]),
+            seconds=20,
+        )
+        assert cli.json("status")["sessions"] == 1
+    finally:
+        cli.run("service", "stop", check=False)
+        pid = _lock_pid(place_of(cli))
+        if pid:
+            _kill(pid)
+        shutil.rmtree(runtime, ignore_errors=True)

@@ -4,7 +4,7 @@ The core API's choice of roots, apart from the API itself: the folders a person 
 (each read as the source whose standard place holds it), else every enabled source's
 standard place, the config's roots and each indexed project's own folder (for its
 `CLAUDE.md`, `AGENTS.md`, `GEMINI.md`, and a store an agent keeps in the project, as
-Crush's `.crush/`); with nothing anywhere, the shipped sample.
+Crush's `.crush/`); with nothing anywhere and an empty index, the shipped sample.
 """
 
 from __future__ import annotations
@@ -51,12 +51,22 @@ def choose_roots(
         return RootChoice(found)
     standard = config.default_roots(settings)
     where = f"at {standard[0].path}" if standard else "(every source is off in the config)"
+    sample = config.sample_root()
+    if any(root != str(sample.path) for root, _ in store.indexed_roots()):
+        # The sample is for a first look at an empty index: an index of folders named
+        # before (archived transcripts) must not gain its sessions, neither from a run
+        # with no folder named nor from the service keeping the index fresh.
+        note = (
+            f"no transcripts found {where}; nothing read (the index holds folders named"
+            " before: name one to read it again, or add it to the config file's roots)"
+        )
+        return RootChoice([], [note])
     note = (
         f"no transcripts found {where}; indexing the sample corpus that ships with"
         " findsession instead (name a folder, or add roots to the config file, to index"
         " your own)"
     )
-    return RootChoice([config.sample_root()], [note], sample=True)
+    return RootChoice([sample], [note], sample=True)
 
 
 def project_memory_roots(settings: Config, store: Storage, roots: list[Root]) -> list[Root]:

@@ -31,7 +31,8 @@ class IndexingMixin(Core):
         """The folders to index: `paths` if given (read as `source`, else as the source
         whose standard place or configured root holds them, else the default source),
         else every source's standard place, the config's roots and each indexed
-        project's own folder; with no transcripts anywhere, the shipped sample corpus."""
+        project's own folder; with no transcripts anywhere and nothing indexed yet, the
+        shipped sample corpus."""
         return choose_roots(self.settings, self.store, paths, source)
 
     def watched_roots(self) -> list[Root]:

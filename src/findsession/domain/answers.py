@@ -156,6 +156,10 @@ class IndexStatus:
     skipped_lines: int
     skipped_by_reason: dict[str, int]
     recent_problems: list[dict[str, Any]] = field(default_factory=list)
+    #: Files whose last read did not end well, each `{"path", "status", "error"}`: one
+    #: whose reader failed (`error`, read again from its old cursor on the next run), or
+    #: one cut short at the work a file may cost (`ok`, the note says where).
+    file_errors: list[dict[str, Any]] = field(default_factory=list)
     #: Secrets replaced by `[REDACTED:kind]` in everything indexed, by kind.
     redacted: dict[str, int] = field(default_factory=dict)
     embedding_model: str | None = None

@@ -1,19 +1,24 @@
 """Index one changed file: open it safely, let its source read what changed since the
 stored cursor, store the records and rebuild the sessions they touch, all in one
-savepoint with the new cursor."""
+savepoint with the new cursor. Whatever goes wrong inside rolls that savepoint back and
+is the file's problem alone (`failures`); only the index's own failures (a full disk)
+end the run."""
 
 from __future__ import annotations
 
 import hashlib
 import os
 from dataclasses import replace
+from typing import IO
 
 from findsession.domain import Message
+from findsession.errors import FindsessionError
+from findsession.indexing.failures import file_failed
 from findsession.indexing.records import redacted_problem, store_records
 from findsession.indexing.report import IndexReport
 from findsession.indexing.scan import os_error
 from findsession.indexing.session import rebuild_session
-from findsession.sources import SOURCES, Cursor, SourceFile, file_stamp
+from findsession.sources import SOURCES, Cursor, SourceFile, budget, file_stamp
 from findsession.sources.opening import NotRegular, open_regular
 from findsession.storage.base import FileState, Storage
 
@@ -31,7 +36,12 @@ def index_file(
     excluded: tuple[str, ...] = (),
 ) -> None:
     """Bring one file's part of the index up to date; on `Abort` the caller's savepoint
-    is rolled back and the error is in the report."""
+    is rolled back and the error is in the report.
+
+    Any other exception while the file is read (a reader meeting a record it did not
+    expect) rolls the file's savepoint back too, and is reported as the file's: its row
+    keeps its old cursor with status `error`, so the next run reads it again from there.
+    """
     path = str(sf.path)
     try:
         fh = open_regular(path)
@@ -47,72 +57,117 @@ def index_file(
             with store.transaction():
                 store.set_file_status(path, "error", os_error(exc))
         return
-    with fh, store.transaction():
-        size, mtime_ns = file_stamp(sf.source, sf.path, os.fstat(fh.fileno()))
-        if state is None and sf.supersedes is not None:
-            _drop_superseded(store, str(sf.supersedes), path)
-        session_id = state.session_id if state and state.session_id else _claim_id(store, sf)
-        try:
+    # The file's counts join the run's only if its savepoint holds.
+    part = IndexReport(roots=[])
+    try:
+        with fh, store.transaction():
+            _index_open_file(store, sf, root, state, part, excluded, fh)
+    except Abort:
+        report.errors.extend(part.errors)  # the I/O error, said once
+        raise
+    except FindsessionError:
+        raise  # the index's own failure (a full disk, a lock): the run's, not the file's
+    except Exception as exc:  # noqa: BLE001 - one file's failure must not end the run
+        file_failed(store, path, sf.source, root, state, exc, report)
+        return
+    report.absorb(part)
+
+
+def _index_open_file(
+    store: Storage,
+    sf: SourceFile,
+    root: str,
+    state: FileState | None,
+    report: IndexReport,
+    excluded: tuple[str, ...],
+    fh: IO[bytes],
+) -> None:
+    """`index_file`'s work once the file is open, inside its savepoint."""
+    path = str(sf.path)
+    size, mtime_ns = file_stamp(sf.source, sf.path, os.fstat(fh.fileno()))
+    if state is None and sf.supersedes is not None:
+        _drop_superseded(store, str(sf.supersedes), path)
+    session_id = state.session_id if state and state.session_id else _claim_id(store, sf)
+    try:
+        with budget.limit() as spent:
             reading = SOURCES[sf.source].read(sf, fh, _stored_cursor(state))
-        except OSError as exc:
-            report.errors.append((path, os_error(exc)))
-            raise Abort from exc
-        new_state = FileState(
-            path,
-            sf.source,
-            root,
-            session_id,
-            size,
-            mtime_ns,
-            reading.cursor.offset,
-            reading.cursor.lines,
-            reading.cursor.digest,
-        )
-        if reading.unchanged:
-            report.files_unchanged += 1
-            store.save_file(new_state)
-            return
-        # Sessions that lose records are rebuilt below, with those that gain them.
-        forgotten = set(store.forget_file_content(path)) if reading.fresh else set()
-        for key in sorted(reading.replaced):
-            replaced = f"{session_id}:{key}"
-            store.drop_session_content(replaced)
-            forgotten.add(replaced)
-        if reading.binary:
-            report.skipped.append((path, reading.binary))
-            new_state.status = "binary"
-            store.save_file(new_state)
-            return
-        report.files_read += 1
-        report.bytes_read += reading.bytes_read
-        report.lines_read += reading.lines_read
-        problems = [redacted_problem(p) for p in reading.problems]
-        report.problems.extend((path, p) for p in problems)
-        store.add_problems(path, problems)
-        records = reading.records
-        sessions = store_records(store, sf, session_id, path, records, report, excluded)
-        if sf.is_subagent and sf.parent_id is None:
-            # A layout that does not name a subagent's parent (Claude Code 2.0.x flat
-            # agent files) leaves it to the records.
-            parent = next(
-                (
-                    r.record_session_id
-                    for r in records
-                    if isinstance(r, Message) and r.record_session_id
-                ),
-                None,
-            )
-            if parent and parent != session_id:
-                sf = replace(sf, parent_id=parent)
-        for sid in sorted(sessions | forgotten):
-            rebuild_session(store, sid, sf, session_id, path, report)
+    except OSError as exc:
+        report.errors.append((path, os_error(exc)))
+        raise Abort from exc
+    new_state = FileState(
+        path,
+        sf.source,
+        root,
+        session_id,
+        size,
+        mtime_ns,
+        reading.cursor.offset,
+        reading.cursor.lines,
+        reading.cursor.digest,
+    )
+    if spent.cut:
+        _cut_short(new_state, spent.cut, os.fstat(fh.fileno()).st_size, report)
+    if reading.unchanged:
+        report.files_unchanged += 1
         store.save_file(new_state)
+        return
+    # Sessions that lose records are rebuilt below, with those that gain them.
+    forgotten = set(store.forget_file_content(path)) if reading.fresh else set()
+    for key in sorted(reading.replaced):
+        replaced = f"{session_id}:{key}"
+        store.drop_session_content(replaced)
+        forgotten.add(replaced)
+    if reading.binary:
+        report.skipped.append((path, reading.binary))
+        new_state.status = "binary"
+        store.save_file(new_state)
+        return
+    report.files_read += 1
+    report.bytes_read += reading.bytes_read
+    report.lines_read += reading.lines_read
+    problems = [redacted_problem(p) for p in reading.problems]
+    report.problems.extend((path, p) for p in problems)
+    store.add_problems(path, problems)
+    records = reading.records
+    sessions = store_records(store, sf, session_id, path, records, report, excluded)
+    if sf.is_subagent and sf.parent_id is None:
+        # A layout that does not name a subagent's parent (Claude Code 2.0.x flat
+        # agent files) leaves it to the records.
+        parent = next(
+            (
+                r.record_session_id
+                for r in records
+                if isinstance(r, Message) and r.record_session_id
+            ),
+            None,
+        )
+        if parent and parent != session_id:
+            sf = replace(sf, parent_id=parent)
+    for sid in sorted(sessions | forgotten):
+        rebuild_session(store, sid, sf, session_id, path, report)
+    store.save_file(new_state)
+
+
+def _cut_short(state: FileState, why: str, size: int, report: IndexReport) -> None:
+    """A read that ran out of its budget (`sources.budget`): named in the run's summary
+    and kept in the file's row for `status`. A file read on from an offset is read on
+    from the cut on the next run (its stored size is left unmatched, so the next run
+    does not take it for unchanged); one read whole keeps what it gave."""
+    more = state.offset < size
+    rest = "read on the next run" if more else "not read while the file stays as it is"
+    state.error = f"{why}; the rest is {rest}"
+    report.cut.append((state.path, state.error))
+    if more:
+        state.size = -1
 
 
 def _stored_cursor(state: FileState | None) -> Cursor | None:
-    """The cursor kept in the file's row; none when its last read did not end well (a
-    binary, missing, stale or unreadable file is read from the start)."""
-    if state is None or state.status != "ok":
+    """The cursor kept in the file's row; none when it is to be read from the start (a
+    binary, missing or stale file, or one whose last good read left no cursor). A file
+    whose last read failed (`error`) goes on from the cursor of the read before."""
+    if state is None or state.status not in ("ok", "error"):
+        return None
+    if state.status == "error" and state.tail_hash is None:
         return None
     return Cursor(state.offset, state.lines, state.tail_hash)
 

@@ -11,6 +11,7 @@ from findsession.domain import Message, MessageKind, MetaEvent, Problem
 from findsession.indexing.report import IndexReport
 from findsession.redact import PRIVATE_MARKER, redact
 from findsession.sources import SourceFile
+from findsession.sources.jsonl import clean_text
 from findsession.storage.base import Storage
 
 #: Characters of a skipped line kept to show where it is.
@@ -137,8 +138,13 @@ def _redacted(rec: Message | MetaEvent, found: Counter[str]) -> Message | MetaEv
 
 def redacted_problem(problem: Problem) -> Problem:
     """A skipped line's preview quotes the transcript: it is stored redacted too, then
-    shortened (the reader cut it on a token boundary, so a secret is whole to redact)."""
-    detail, counts = redact(problem.detail or "")
+    shortened (the reader cut it on a token boundary, so a secret is whole to redact).
+    Reason and detail may quote a value of the file (an unknown kind's name): lone
+    surrogates are replaced, as in any stored text."""
+    detail, counts = redact(clean_text(problem.detail or ""))
     if len(detail) > _PREVIEW:
         detail = detail[:_PREVIEW] + "…"
-    return replace(problem, detail=detail) if counts or detail != problem.detail else problem
+    reason = clean_text(problem.reason)
+    if counts or detail != problem.detail or reason != problem.reason:
+        return replace(problem, reason=reason, detail=detail)
+    return problem

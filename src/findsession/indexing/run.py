@@ -14,7 +14,8 @@ from contextlib import suppress
 from pathlib import Path
 
 from findsession.domain import Root
-from findsession.errors import IndexFull
+from findsession.errors import FindsessionError, IndexFull
+from findsession.indexing.failures import file_failed
 from findsession.indexing.file import Abort, index_file
 from findsession.indexing.report import IndexReport, Progress
 from findsession.indexing.scan import handle_vanished, known_changes, os_error, scan
@@ -52,8 +53,10 @@ def index_roots(
             report.full_scan = False
         else:
             known = store.file_states()
-            found = scan(roots, report, seen)
-            if handle_vanished(store, roots, known, seen, prune, report):
+            unwalked: set[str] = set()
+            found = scan(roots, report, seen, unwalked)
+            walked = [r for r in roots if str(r.path) not in unwalked]
+            if handle_vanished(store, walked, known, seen, prune, report):
                 known = store.file_states()
         work: list[tuple[SourceFile, str]] = []
         for f in found:
@@ -69,6 +72,10 @@ def index_roots(
                 work.append((SOURCES[f.source].describe(f.path), f.root))
             except OSError as exc:  # gone or unreadable between the scan and now
                 report.errors.append((str(f.path), os_error(exc)))
+            except FindsessionError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - the source failed on this file alone
+                file_failed(store, str(f.path), f.source, f.root, state, exc, report)
         with _CommitGroups(store) as group:
             for done, (sf, root_key) in enumerate(work, 1):
                 if progress:

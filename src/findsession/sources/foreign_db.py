@@ -4,11 +4,16 @@ OpenCode, Goose, Crush, Kiro and the Cursor IDE keep every session in one SQLite
 that their agent holds open and writes while it runs. This module is the only way a
 source opens one:
 
-- read-only through a `mode=ro` URI, with a busy timeout, in one short read transaction
-  (a consistent snapshot; in WAL mode a reader never blocks the agent's writer, and in
-  rollback-journal mode the shared lock is held for milliseconds). When even that cannot
-  open (a read-only folder beside a WAL file), `immutable=1`: no lock and no journal is
-  touched. Nothing here ever writes: `query_only` is set on every connection.
+- while its agent is not running (no process holds SQLite's locks on it), without
+  writing a byte beside it: in place with `immutable=1`, or from a private copy when
+  commits wait in its `-wal` (`foreign_quiet`).
+- while its agent runs, read-only through a `mode=ro` URI, with a busy timeout, in one
+  short read transaction (a consistent snapshot; in WAL mode a reader never blocks the
+  agent's writer, and in rollback-journal mode the shared lock is held for
+  milliseconds). Such a reader is one more client of the agent's `-shm`: it writes its
+  read mark there, as every reader of a WAL database does. When even that cannot open
+  (a read-only folder beside a WAL file), `immutable=1`: no lock and no journal is
+  touched. Nothing here writes the database: `query_only` is set on every connection.
 - a database that is locked past the timeout, corrupt or not a database at all becomes
   an `OSError` with one line that says so: the indexer reports it, keeps the file's old
   cursor, and reads it on the next run.
@@ -30,9 +35,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from findsession.sources.foreign_quiet import Quiet, quiet
 
 #: Files beside a database whose changes are the database's (WAL mode).
 COMPANIONS = ("-wal",)
@@ -41,6 +49,7 @@ BUSY_SECONDS = 2.0
 #: Messages a session may hold before its line numbers would run into the next one's.
 _POSITIONS = 1 << 24
 _PREFIX = "rows:"
+_ONE_AT_A_TIME = threading.RLock()
 
 
 @contextmanager
@@ -49,17 +58,34 @@ def reading(path: Path) -> Iterator[sqlite3.Connection]:
 
     Raises `OSError` with the reason when the database cannot be read now.
     """
-    conn = _connect(path)
+    # One read at a time in this process: a quiet read closes its own descriptor of the
+    # file at the end, which would drop the locks of another read's SQLite connection.
+    with _ONE_AT_A_TIME, quiet(path) as still:
+        conn = _connect(path) if still is None else _connect_quiet(still)
+        try:
+            conn.execute("BEGIN")
+            yield conn
+        except sqlite3.Error as exc:
+            raise OSError(_reason(exc)) from exc
+        finally:
+            try:
+                conn.rollback()
+            finally:
+                conn.close()
+
+
+def _connect_quiet(still: Quiet) -> sqlite3.Connection:
+    """The quiet store itself, `immutable=1` (no side file, no lock); or our private
+    copy of it, writable so SQLite can replay its log there."""
+    uri = still.target.resolve().as_uri() + ("?mode=ro&immutable=1" if still.in_place else "")
     try:
-        conn.execute("BEGIN")
-        yield conn
+        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_SECONDS, isolation_level=None)
+        conn.text_factory = _text
+        conn.execute("PRAGMA query_only = 1")
+        conn.execute("PRAGMA schema_version").fetchone()
     except sqlite3.Error as exc:
         raise OSError(_reason(exc)) from exc
-    finally:
-        try:
-            conn.rollback()
-        finally:
-            conn.close()
+    return conn
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -71,6 +97,7 @@ def _connect(path: Path) -> sqlite3.Connection:
             conn = sqlite3.connect(
                 uri + options, uri=True, timeout=BUSY_SECONDS, isolation_level=None
             )
+            conn.text_factory = _text
             conn.execute("PRAGMA query_only = 1")
             conn.execute("PRAGMA schema_version").fetchone()  # opens the file for real
             return conn
@@ -81,6 +108,12 @@ def _connect(path: Path) -> sqlite3.Connection:
             if "locked" in str(exc) or "busy" in str(exc):
                 break  # immutable would read past the agent's lock: wait for the next run
     raise OSError(_reason(last))
+
+
+def _text(value: bytes) -> str:
+    """A text value as the store holds it, bytes that are not UTF-8 replaced (as in a
+    transcript's lines): one such value must not make every row unreadable."""
+    return value.decode("utf-8", "replace")
 
 
 def _reason(exc: BaseException | None) -> str:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from findsession.domain import Message, Problem
+from findsession.sources import budget
 from findsession.sources.cursor import HEAD, Cursor, Reading, Record, looks_binary
 
 #: Lines longer than this are skipped: nothing a person reads is that long, and holding
@@ -102,13 +103,16 @@ def iter_objects(
     Line numbers are 1-based and count every line of the file, so a problem reported
     for line N is line N in an editor. `stats` is updated as reading goes. With `glued`,
     a line that holds several objects with nothing between them (`}{`: a writer that
-    lost a newline) gives each of them, under the line's number.
+    lost a newline) gives each of them, under the line's number. Each line spends the
+    file's read budget (`sources.budget`); when it runs out, reading stops before the
+    line, so the cursor in `stats` lies where a later read may go on.
     """
+    spend = budget.current()
     fh.seek(start_offset)
     offset, line_no = start_offset, start_line
     while True:
         raw, length, complete = _read_line(fh)
-        if not length:
+        if not length or not spend.line():
             break
         number = line_no + 1
         stats.bytes_read += length

@@ -75,6 +75,14 @@ class StatusMixin(Connection):
                     (problem_limit,),
                 )
             ],
+            file_errors=[
+                {"path": p, "status": status, "error": error}
+                for p, status, error in self.query(
+                    "SELECT path, status, error FROM files WHERE error IS NOT NULL"
+                    " ORDER BY path LIMIT %s",
+                    (problem_limit,),
+                )
+            ],
             pushed=[
                 {"owner": owner, "machine": machine, "sessions": n, "yours": yours}
                 for owner, machine, n, yours in self.query(

@@ -62,6 +62,14 @@ def collect_status(store: Store, problem_limit: int = 10) -> IndexStatus:
                 (problem_limit,),
             )
         ],
+        file_errors=[
+            {"path": p, "status": status, "error": error}
+            for p, status, error in store.query(
+                "SELECT path, status, error FROM files WHERE error IS NOT NULL"
+                " ORDER BY path LIMIT ?",
+                (problem_limit,),
+            )
+        ],
     )
 
 
