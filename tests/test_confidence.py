@@ -130,7 +130,7 @@ def test_the_session_meant_is_found_with_strong_confidence(many: Path, e5: Embed
 @pytest.mark.parametrize(
     "query",
     [
-        "the sourdough starter feeding schedule and oven temperature",
+        "planning the garden beds and which tomatoes to plant in spring",
         "when we fine-tuned a language model on the GPU and ran out of memory",
     ],
 )
@@ -187,7 +187,7 @@ def test_a_session_matching_every_part_of_the_course_outranks_one_matching_a_par
 
 def test_cli_says_nothing_close_and_shows_only_the_nearest(cli: CLI, many: Path) -> None:
     cli.env["FINDSESSION_DB"] = str(many)
-    query = "the sourdough starter feeding schedule and oven temperature"
+    query = "planning the garden beds and which tomatoes to plant in spring"
     shown = cli.run("search", query)
     assert shown.stdout.startswith("Nothing close: no indexed session matches this well.")
     assert shown.stdout.count("\n[") <= 3 and "[4]" not in shown.stdout
@@ -209,7 +209,7 @@ def test_mcp_answer_tells_the_agent_nothing_is_close(cli: CLI, many: Path, tmp_p
             error, data = await call(
                 client,
                 "search_conversation",
-                query="the sourdough starter feeding schedule and oven temperature",
+                query="planning the garden beds and which tomatoes to plant in spring",
                 directory="/",
             )
             assert not error and data["confidence"]["level"] == "nothing"

@@ -78,6 +78,10 @@ STOPWORDS = frozenset(
         "your",
     ]
 )
+#: At most this many content words, and no CJK run longer than `KEYWORD_CJK_RUN`
+#: characters: a query of typed terms (`Query.looks_like_keywords`).
+KEYWORD_QUERY_TERMS = 4
+KEYWORD_CJK_RUN = 8
 _WORD = re.compile(r"\w", re.UNICODE)
 _EDGE = re.compile(r"^[^\w/.~-]+|[^\w/]+$")
 _CAMEL = re.compile(r"[a-z][A-Z]")
@@ -129,6 +133,23 @@ class Query:
             for run in runs:
                 found += cjk.bigrams(run) if len(run) > 1 else [run]
         return tuple(dict.fromkeys(found))
+
+    @property
+    def looks_like_keywords(self) -> bool:
+        """A few terms typed to be found as they are ("roofline.md GMAC/s", "进度栏 香蕉"),
+        not a sentence describing a session.
+
+        The two call for different ranking. Typed terms are meant verbatim: the unit
+        holding them is the answer, however weakly the vector list agrees. In a sentence,
+        a proper noun ("GitHub's") looks like an identifier and three common words make a
+        keyword winner; pinning either put wrong sessions first (measured on four real
+        people's histories: docs/benchmarks.md, "Ranking that holds on hundreds of
+        look-alike sessions"). A CJK sentence has no spaces, so a long CJK run is a
+        sentence however few its pieces.
+        """
+        if len(self.content) > KEYWORD_QUERY_TERMS:
+            return False
+        return all(len(run) <= KEYWORD_CJK_RUN for run in self.cjk_runs)
 
     @property
     def is_empty(self) -> bool:

@@ -59,6 +59,8 @@ class Retrieval:
     evidence: sessions.Evidence = field(default_factory=sessions.Evidence)
     #: The query's vector, when the vector list ran.
     query_vector: np.ndarray | None = None
+    #: What each session's match strengths are measured against.
+    scale: sessions.Scale = field(default_factory=sessions.Scale)
 
 
 def search(
@@ -85,7 +87,7 @@ def search(
         notes=found.notes,
         index_empty=found.index_empty,
     )
-    ranked = rank_sessions(found.units, found.evidence)
+    ranked = rank_sessions(found.units, found.evidence, found.scale)
     response.hits = hits_of(store, ranked, query, opts)
     if not opts.session and found.strategy != "none":
         response.confidence = _confidence(store, ranked, query, found.signals)
@@ -104,7 +106,8 @@ def _confidence(
     first = sessions[0]
     cosines = [u.vector.cosine for u in first.units if u.vector is not None]
     share = confidence.coverage(store, query, [u.unit_id for u in first.units])
-    return confidence.assess(share, max(cosines, default=None), signals, first.session_id)
+    margin = first.score - (sessions[1].score if len(sessions) > 1 else 0.0)
+    return confidence.assess(share, max(cosines, default=None), signals, first.session_id, margin)
 
 
 def retrieve(
@@ -157,8 +160,10 @@ def retrieve(
             " ([embedding] in the config file) and run `findsession index`"
         )
         return found
-    # Only a keyword list can be pinned: without one the lookup would be thrown away.
-    wanted = keyword and not query.raw
+    # Only a keyword list can be pinned: without one the lookup would be thrown away. And
+    # only terms typed to be found are pinned: in a sentence, "GitHub's" is no identifier.
+    typed = query.raw or query.looks_like_keywords
+    wanted = keyword and typed and not query.raw
     exact = store.units_with_all(list(query.identifiers), filters, limit) if wanted else set()
     pins = dict.fromkeys(exact, "identifier")
     named = set() if opts.source else named_sources(query)
@@ -171,9 +176,9 @@ def retrieve(
         winner = keyword[0].session_id
         winner_named = not named or sources(winner) in named
         winner_named &= window is None or activity.overlaps(winner, window)
-        if held >= WINNER_COVERAGE * words and winner_named:
+        if typed and held >= WINNER_COVERAGE * words and winner_named:
             pins.setdefault(keyword[0].unit_id, "keyword-winner")
-        elif words >= 3 and held < WEAK_COVERAGE * words:
+        elif held < INCIDENTAL_WORDS and held < WEAK_COVERAGE * words:
             found.notes.append(
                 f"the best keyword match holds {held} of the query's {words} words:"
                 " ranked by meaning"
@@ -182,7 +187,9 @@ def retrieve(
     if vector is None and keyword:
         best = min(m.bm25 for m in keyword)
         found.evidence = sessions.Evidence(bm25=best * sessions.EVIDENCE_BM25_SHARE)
-    found.signals = _signals(keyword, vector)  # after an incidental keyword list is dropped
+    found.signals = _signals(keyword, vector)
+    background = found.signals.background
+    found.scale = sessions.Scale.of(keyword, vector, floor if background is None else background)
     found.units = fuse(keyword, vector, opts.hybrid_weight, pins, floor)
     if named:
         found.units = favour(found.units, named, sources)
@@ -196,10 +203,16 @@ def retrieve(
 
 #: Share of the query's words the keyword winner must hold to keep first place.
 WINNER_COVERAGE = 0.5
+
 #: Below this share, even the best keyword match only shares an incidental word with a
 #: query of three or more words (typical of a question in another language than the
-#: session): fusing it would put that word's units above the meaning's best.
+#: session): its list is left out, and the vector list ranks alone.
 WEAK_COVERAGE = 1 / 3
+#: ... and only when it holds fewer words than this: a long CJK sentence counts dozens of
+#: bigrams, most of them across word boundaries, so the right session's best turn may
+#: hold a tenth of them and still be the answer (measured on four real histories:
+#: dropping such lists cost Chinese and Korean queries 5-7 points of hit@5).
+INCIDENTAL_WORDS = 3
 
 
 #: Vector-list ranks whose mean cosine is a query's background (confidence's lift).

@@ -73,9 +73,11 @@ def keyword_search(store: Store, query: Query, filters: Filters, limit: int) -> 
             score = weight / (RRF_K + rank)
             seen = fused.get(match.unit_id)
             if seen is None:
-                fused[match.unit_id] = UnitMatch(*_fields(match), score=score)
+                fused[match.unit_id] = UnitMatch(*_fields(match), score=score, weight=weight)
             else:  # keep the first list's table: the conversation's, for the snippet
-                fused[match.unit_id] = UnitMatch(*_fields(seen), score=seen.score + score)
+                fused[match.unit_id] = UnitMatch(
+                    *_fields(seen), score=seen.score + score, weight=seen.weight
+                )
     return sorted(fused.values(), key=lambda m: -m.score)[:limit]
 
 
