@@ -6,7 +6,9 @@ what ran and how long it took on stderr. Every piece of text shown passes `print
 One module per command family, every public name re-exported here so the interfaces
 write `render.print_search(...)`: `text` (`printable`, `home`, `day`: shared by all),
 `search` (results and the confidence footer), `sessions` (`read`), `status` (index and
-embedding runs, `status`, `sources`), `audit`, `titles` (`titles` and its undo).
+embedding runs, `status`, `sources`), `audit`, `titles` (`titles` and its undo),
+`export_md` and `export_html` (a session as one file; their shared parts in
+`export_parts`).
 
 Each name is imported when first used (PEP 562): `printable` alone (the command line's
 own errors, before any command runs) must not import rich and every renderer.
@@ -19,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from findsession.render.audit import print_audit
+    from findsession.render.export_html import export_html
+    from findsession.render.export_md import export_markdown
     from findsession.render.search import (
         NEAREST_SHOWN,
         confidence_words,
@@ -39,6 +43,8 @@ if TYPE_CHECKING:
 #: Each public name and the module of this package that defines it.
 _HOMES = {
     "print_audit": "audit",
+    "export_html": "export_html",
+    "export_markdown": "export_md",
     "NEAREST_SHOWN": "search",
     "confidence_words": "search",
     "explain_line": "search",
@@ -62,6 +68,8 @@ __all__ = [
     "confidence_words",
     "day",
     "explain_line",
+    "export_html",
+    "export_markdown",
     "home",
     "print_audit",
     "print_embed_report",
