@@ -1,7 +1,8 @@
 """The domain, as plain dataclasses shared by every layer.
 
 `records`: what a transcript becomes (messages, turns, sessions); `answers`: what the
-index answers with (hits, confidence, status, audit records). Import from here.
+index answers with (hits, confidence, status, audit records); `writes`: the files a
+session's tool calls wrote. Import from here.
 """
 
 from findsession.domain.answers import (
@@ -27,11 +28,13 @@ from findsession.domain.records import (
     SourceKind,
     Turn,
 )
+from findsession.domain.writes import FileWrite
 
 __all__ = [
     "AuditRecord",
     "Confidence",
     "Exclusions",
+    "FileWrite",
     "Hit",
     "IndexStatus",
     "Level",
