@@ -24,6 +24,7 @@ from findsession.config import Config
 from findsession.core.auditing import AuditingMixin
 from findsession.core.forgetting import ForgetReport, ForgettingMixin
 from findsession.core.going_back import GoingBackMixin
+from findsession.core.handing_off import HandingOffMixin
 from findsession.core.indexing import IndexingMixin
 from findsession.core.indexing import Say as Say
 from findsession.core.pushing import BATCH, PushingMixin, PushReport, choose_backend
@@ -58,6 +59,7 @@ class Findsession(
     IndexingMixin,
     ReadingMixin,
     GoingBackMixin,
+    HandingOffMixin,
     AuditingMixin,
     TitlingMixin,
     ForgettingMixin,

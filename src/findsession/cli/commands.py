@@ -18,6 +18,7 @@ from findsession import jsonout, render
 from findsession.api import Findsession, SearchOptions
 from findsession.cli.console import say
 from findsession.cli.export import export
+from findsession.cli.handoff import handoff
 from findsession.cli.open_session import open_session
 from findsession.cli.progress import progress_bar
 from findsession.cli.team import push, say_pushed, share
@@ -203,4 +204,5 @@ COMMANDS: dict[str, Command] = {
     "push": push,
     "share": share,
     "export": export,
+    "handoff": handoff,
 }

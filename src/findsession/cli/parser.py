@@ -34,6 +34,7 @@ COMMANDS = (
     "share",
     "server",
     "export",
+    "handoff",
 )
 #: What `findsession service` does: run and control the resident search service, or
 #: install the unit that starts it at login.

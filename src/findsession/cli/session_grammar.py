@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 
 EXPORT_FORMATS = ("md", "html")
+#: The agents `handoff --to` can start with a first prompt (sources.starting).
+HANDOFF_AGENTS = ("claude", "codex", "gemini", "qwen", "opencode", "cursor-agent")
 
 
 def session_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -39,3 +41,29 @@ def session_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentP
         help="the transcript's own text, secrets included: give it twice (--raw --raw),"
         " or once and confirm",
     )
+
+    p = sub.add_parser(
+        "handoff",
+        parents=[common],
+        help="a Markdown brief to carry a session on: asked, decided, files, commands,"
+        " what is open, how to resume",
+    )
+    p.add_argument("session", help="session id or a unique prefix of it")
+    p.add_argument(
+        "--to",
+        metavar="AGENT",
+        help=f"print the command that starts AGENT ({', '.join(HANDOFF_AGENTS)}) in the"
+        " session's directory with the brief as its first prompt",
+    )
+    p.add_argument(
+        "--run",
+        action="store_true",
+        help="with --to: run that command (after the same checks as `open`)",
+    )
+    p.add_argument(
+        "--no-model",
+        action="store_true",
+        help="extract only, even when [titles] provider names a model",
+    )
+    p.add_argument("-o", "--output", metavar="FILE", help="write the brief to FILE")
+    p.add_argument("--json", action="store_true", help="print as JSON (docs/json.md)")

@@ -2,7 +2,7 @@
 
 `records`: what a transcript becomes (messages, turns, sessions); `answers`: what the
 index answers with (hits, confidence, status, audit records); `writes`: the files a
-session's tool calls wrote. Import from here.
+session's tool calls wrote; `handoff`: a brief to carry a session on. Import from here.
 """
 
 from findsession.domain.answers import (
@@ -16,6 +16,7 @@ from findsession.domain.answers import (
     SourceCounts,
     SourceReport,
 )
+from findsession.domain.handoff import Brief, CommandRun, FileChange
 from findsession.domain.records import (
     Message,
     MessageKind,
@@ -32,8 +33,11 @@ from findsession.domain.writes import FileWrite
 
 __all__ = [
     "AuditRecord",
+    "Brief",
+    "CommandRun",
     "Confidence",
     "Exclusions",
+    "FileChange",
     "FileWrite",
     "Hit",
     "IndexStatus",

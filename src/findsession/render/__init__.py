@@ -8,7 +8,7 @@ write `render.print_search(...)`: `text` (`printable`, `home`, `day`: shared by 
 `search` (results and the confidence footer), `sessions` (`read`), `status` (index and
 embedding runs, `status`, `sources`), `audit`, `titles` (`titles` and its undo),
 `export_md` and `export_html` (a session as one file; their shared parts in
-`export_parts`).
+`export_parts`), `handoff` (a handoff brief).
 
 Each name is imported when first used (PEP 562): `printable` alone (the command line's
 own errors, before any command runs) must not import rich and every renderer.
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from findsession.render.audit import print_audit
     from findsession.render.export_html import export_html
     from findsession.render.export_md import export_markdown
+    from findsession.render.handoff import handoff_markdown
     from findsession.render.search import (
         NEAREST_SHOWN,
         confidence_words,
@@ -45,6 +46,7 @@ _HOMES = {
     "print_audit": "audit",
     "export_html": "export_html",
     "export_markdown": "export_md",
+    "handoff_markdown": "handoff",
     "NEAREST_SHOWN": "search",
     "confidence_words": "search",
     "explain_line": "search",
@@ -70,6 +72,7 @@ __all__ = [
     "explain_line",
     "export_html",
     "export_markdown",
+    "handoff_markdown",
     "home",
     "print_audit",
     "print_embed_report",

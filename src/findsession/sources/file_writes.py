@@ -42,10 +42,11 @@ _TRAILING = frozenset(("replace_all", "replaceAll", "expected_replacements", "in
                        "lineNumber", "line_number", "operationIsLocatedInWorkspace",
                        "startLineNumbers", "isProtected", "isOutsideWorkspace", "summary",
                        "explanation", "cell_id", "cell_type", "edit_mode"))  # fmt: skip
-_SHELL = frozenset(("bash", "shell", "local_shell", "exec_command", "run_shell_command",
-                    "execute_command", "shell_command", "run_in_terminal", "run_terminal_cmd",
-                    "run_terminal_command", "terminal", "powershell",
-                    "container.exec"))  # fmt: skip
+#: The tools that run a shell command (their writes are heredocs; `handoff` lists them).
+SHELL_TOOLS = frozenset(("bash", "shell", "local_shell", "exec_command", "run_shell_command",
+                         "execute_command", "shell_command", "run_in_terminal",
+                         "run_terminal_cmd", "run_terminal_command", "terminal", "powershell",
+                         "container.exec"))  # fmt: skip
 
 #: Tool (lower case) -> (op, keys holding the new text, keys holding the old text).
 _SIMPLE: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
@@ -87,7 +88,7 @@ def file_writes(message: Message, source: str) -> list[FileWrite]:
     name = _normal(tool)
     if source == "aider" and name == "edit":
         return _aider(message, text, truncated)
-    if name in _SHELL:
+    if name in SHELL_TOOLS:
         changes = heredoc_writes(text)
         if not changes and "*** Begin Patch" in text:  # `["apply_patch", "*** Begin…"]`
             changes = patch_changes(text)
