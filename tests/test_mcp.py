@@ -85,6 +85,7 @@ def test_tools_and_their_parameters_are_listed(indexed: CLI, project: Path) -> N
                 "read_conversation",
                 "list_sessions",
                 "handoff",
+                "sessions_for_file",
             }
             search = tools["search_conversation"].input_schema
             assert search["required"] == ["query"]

@@ -22,6 +22,7 @@ from findsession import config
 from findsession.audit import Auditor
 from findsession.config import Config
 from findsession.core.auditing import AuditingMixin
+from findsession.core.blaming import BlamingMixin
 from findsession.core.forgetting import ForgetReport, ForgettingMixin
 from findsession.core.going_back import GoingBackMixin
 from findsession.core.handing_off import HandingOffMixin
@@ -60,6 +61,7 @@ class Findsession(
     ReadingMixin,
     GoingBackMixin,
     HandingOffMixin,
+    BlamingMixin,
     AuditingMixin,
     TitlingMixin,
     ForgettingMixin,

@@ -16,6 +16,7 @@ from rich.console import Console
 
 from findsession import jsonout, render
 from findsession.api import Findsession, SearchOptions
+from findsession.cli.blame import blame
 from findsession.cli.console import say
 from findsession.cli.export import export
 from findsession.cli.handoff import handoff
@@ -205,4 +206,5 @@ COMMANDS: dict[str, Command] = {
     "share": share,
     "export": export,
     "handoff": handoff,
+    "blame": blame,
 }

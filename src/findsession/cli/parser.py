@@ -35,6 +35,7 @@ COMMANDS = (
     "server",
     "export",
     "handoff",
+    "blame",
 )
 #: What `findsession service` does: run and control the resident search service, or
 #: install the unit that starts it at login.

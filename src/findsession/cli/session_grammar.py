@@ -17,6 +17,8 @@ HANDOFF_AGENTS = ("claude", "codex", "gemini", "qwen", "opencode", "cursor-agent
 
 def session_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     """`export`, `handoff` and `blame`."""
+    from findsession.cli.parser import _whole_number  # the grammar's, loaded by now
+
     p = sub.add_parser(
         "export",
         parents=[common],
@@ -66,4 +68,25 @@ def session_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentP
         help="extract only, even when [titles] provider names a model",
     )
     p.add_argument("-o", "--output", metavar="FILE", help="write the brief to FILE")
+    p.add_argument("--json", action="store_true", help="print as JSON (docs/json.md)")
+
+    p = sub.add_parser(
+        "blame",
+        parents=[common],
+        help="the sessions that wrote a file (or these lines of it), newest first",
+    )
+    p.add_argument(
+        "target",
+        metavar="PATH[:LINE[-LINE]]",
+        help="a file, as it is now; with :LINE or :FIRST-LAST, the sessions that wrote"
+        " those lines come first and each line names its last writer",
+    )
+    p.add_argument("--project", metavar="PATH", help="only sessions started in PATH or below")
+    p.add_argument(
+        "--top",
+        type=_whole_number(1, 1000, "give a whole number of writes from 1 to 1000"),
+        default=20,
+        metavar="N",
+        help="writes to show, 1 to 1000 (20; a line's last writer is always shown)",
+    )
     p.add_argument("--json", action="store_true", help="print as JSON (docs/json.md)")

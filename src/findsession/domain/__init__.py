@@ -2,7 +2,8 @@
 
 `records`: what a transcript becomes (messages, turns, sessions); `answers`: what the
 index answers with (hits, confidence, status, audit records); `writes`: the files a
-session's tool calls wrote; `handoff`: a brief to carry a session on. Import from here.
+session's tool calls wrote; `handoff`: a brief to carry a session on; `blame`: the
+sessions that wrote a file. Import from here.
 """
 
 from findsession.domain.answers import (
@@ -16,6 +17,7 @@ from findsession.domain.answers import (
     SourceCounts,
     SourceReport,
 )
+from findsession.domain.blame import Blame, BlameLine, Writer
 from findsession.domain.handoff import Brief, CommandRun, FileChange
 from findsession.domain.records import (
     Message,
@@ -33,6 +35,8 @@ from findsession.domain.writes import FileWrite
 
 __all__ = [
     "AuditRecord",
+    "Blame",
+    "BlameLine",
     "Brief",
     "CommandRun",
     "Confidence",
@@ -55,4 +59,5 @@ __all__ = [
     "SourceKind",
     "SourceReport",
     "Turn",
+    "Writer",
 ]

@@ -9,10 +9,11 @@ One module per command family, every public name (the `*_SCHEMA` names included)
 re-exported here: `common` (the schema names, `dumps`, a session's object), `search`
 (hits and confidence), `resume` (the resume object and `open`), `sessions` (`read` and
 the session list), `status` (`status`, `index`, `forget`, `sources`), `audit`, `titles`
-(`titles` and its undo), `team` (`push`, `share`, `server status`), `handoff`.
+(`titles` and its undo), `team` (`push`, `share`, `server status`), `handoff`, `blame`.
 """
 
 from findsession.jsonout.audit import audit_json
+from findsession.jsonout.blame import blame_json
 from findsession.jsonout.common import (
     AUDIT_SCHEMA,
     BLAME_SCHEMA,
@@ -50,6 +51,7 @@ __all__ = [
     "BLAME_SCHEMA",
     "HANDOFF_SCHEMA",
     "handoff_json",
+    "blame_json",
     "PUSH_SCHEMA",
     "SERVER_SCHEMA",
     "SHARES_SCHEMA",

@@ -280,6 +280,6 @@ def build_server(fs: Findsession, scope: Scope) -> MCPServer:
             auditor.shown("list_sessions", asked, [(s.id, None) for s in sessions])
         return {**answer, "scope": project}
 
-    add_session_tools(server, fs, auditor, budget, answering)
+    add_session_tools(server, fs, auditor, budget, answering, scope.directory)
     server.findsession = fs  # type: ignore[attr-defined]  # kept open for the server's life
     return server

@@ -8,7 +8,7 @@ write `render.print_search(...)`: `text` (`printable`, `home`, `day`: shared by 
 `search` (results and the confidence footer), `sessions` (`read`), `status` (index and
 embedding runs, `status`, `sources`), `audit`, `titles` (`titles` and its undo),
 `export_md` and `export_html` (a session as one file; their shared parts in
-`export_parts`), `handoff` (a handoff brief).
+`export_parts`), `handoff` (a handoff brief), `blame` (a file's writers).
 
 Each name is imported when first used (PEP 562): `printable` alone (the command line's
 own errors, before any command runs) must not import rich and every renderer.
@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from findsession.render.audit import print_audit
+    from findsession.render.blame import print_blame
     from findsession.render.export_html import export_html
     from findsession.render.export_md import export_markdown
     from findsession.render.handoff import handoff_markdown
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
 #: Each public name and the module of this package that defines it.
 _HOMES = {
     "print_audit": "audit",
+    "print_blame": "blame",
     "export_html": "export_html",
     "export_markdown": "export_md",
     "handoff_markdown": "handoff",
@@ -75,6 +77,7 @@ __all__ = [
     "handoff_markdown",
     "home",
     "print_audit",
+    "print_blame",
     "print_embed_report",
     "print_index_report",
     "print_read",
