@@ -1,8 +1,8 @@
 """A project whose one file was written by five sessions of four agents, in their real
 on-disk formats: Claude Code (created it), Codex (`apply_patch`, a line of it), Gemini CLI
 (`replace`), Aider (an edit block), and Claude Code again in the project's old folder
-(moved since); plus a line written by hand, a failed edit, and a file of the same name in
-another project. `blame` must tell them apart."""
+(moved since); plus a line written by hand, a failed edit (Claude Code's and Aider's),
+and a file of the same name in another project. `blame` must tell them apart."""
 
 from __future__ import annotations
 
@@ -161,5 +161,16 @@ def _aider(project: Path) -> None:
         "def shipping(weight):\n"
         "    return 4.5 if weight < 2 else 9.0\n"
         ">>>>>>> REPLACE\n```\n\n"
-        "> Applied edit to app/pricing.py  \n"
+        "> Applied edit to app/pricing.py  \n\n"
+        "#### and free shipping over 50  \n\n"
+        "app/pricing.py\n```python\n<<<<<<< SEARCH\n"
+        "def shipping(weight, total):\n=======\nFREE_OVER = 50\n\n"
+        "def shipping(weight, total):\n>>>>>>> REPLACE\n```\n\n"
+        "> Tokens: 2.1k sent, 90 received.  \n"
+        "> # 1 SEARCH/REPLACE block failed to match!\n\n"
+        "## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in"
+        " app/pricing.py\n<<<<<<< SEARCH\n"
+        "def shipping(weight, total):\n=======\nFREE_OVER = 50\n\n"
+        "def shipping(weight, total):\n>>>>>>> REPLACE\n\n"
+        "The SEARCH section must exactly match an existing block of lines.\n"
     )

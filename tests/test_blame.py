@@ -95,6 +95,7 @@ def test_the_history_of_a_file_newest_first_as_each_session_saw_it(
     assert by[REPLACED]["session"]["source"] == "gemini"
     # The failed edit wrote nothing; the other project's file of the same name is not this.
     assert all("FAILED EDIT" not in "".join(w["added"]) for w in got["writers"])
+    assert all("FREE_OVER = 50" not in w["added"] for w in got["writers"])  # aider's failed
     assert ELSEWHERE not in by
     narrowed = _blame(cli, str(pricing), "--project", str(roots["project"]))
     assert [_sid(w) for w in narrowed["writers"]] == [AIDER_PREFIX, REPLACED, PATCHED, CREATED]

@@ -27,12 +27,17 @@ class Target:
     #: Its absolute path as given, and with links resolved.
     forms: frozenset[str]
     name: str
+    #: `/folder/name`: what every path that can match ends with (an exact path, a moved
+    #: project's, a relative path of two parts or more), for the index to narrow by.
+    tail: str
 
     @classmethod
     def of(cls, path: str) -> Target:
-        given = os.path.abspath(os.path.expanduser(path))
-        forms = {posixpath.normpath(given), posixpath.normpath(os.path.realpath(given))}
-        return cls(frozenset(forms), posixpath.basename(given.rstrip("/")))
+        given = posixpath.normpath(os.path.abspath(os.path.expanduser(path)))
+        forms = {given, posixpath.normpath(os.path.realpath(given))}
+        folder, name = posixpath.split(given)
+        tail = f"/{posixpath.basename(folder)}/{name}" if posixpath.basename(folder) else "/" + name
+        return cls(frozenset(forms), name, tail)
 
 
 def match(write: WriteMatch, target: Target) -> str | None:

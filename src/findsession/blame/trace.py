@@ -37,7 +37,7 @@ def blame(
     """The sessions that wrote the file at `path` (absolute), newest first; with
     `first`..`last`, ranked by whether they hold those lines as the file reads now."""
     target = Target.of(path)
-    candidates = store.file_writes_named(target.name, project)
+    candidates = store.file_writes_named(target.name, target.tail, project)
     matched = [(w, kind) for w in candidates if (kind := match(w, target))]
     result = Blame(path=path, first=first, last=last, writers=[], total=len(matched))
     lines = read_range(path, first, last if last is not None else first) if first else []

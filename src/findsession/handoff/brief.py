@@ -3,7 +3,8 @@ no model, no network. `summary.py` may add a model's paragraph on top.
 
 Turns are numbered as `read` numbers them. A subagent's file writes and commands count as
 the session's own (its work was done for it); its turns are its own, so they show as
-turn 0.
+turn 0. The files written are the rows the index of files written holds
+(`indexing/writes.py`): a failed edit is not among them.
 """
 
 from __future__ import annotations
@@ -12,21 +13,12 @@ import posixpath
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from findsession.domain import (
-    Brief,
-    CommandRun,
-    FileChange,
-    FileWrite,
-    Message,
-    MessageKind,
-    Resume,
-    Session,
-)
+from findsession.domain import Brief, CommandRun, FileChange, Message, MessageKind, Resume, Session
 from findsession.handoff.outcomes import is_test, outcome
 from findsession.handoff.sentences import conclusion, open_items, questions
-from findsession.sources.file_writes import file_writes
+from findsession.indexing.writes import write_rows
 from findsession.sources.shell_commands import shell_command
-from findsession.storage.base import Storage
+from findsession.storage.base import Storage, WriteRow
 
 FIRST_PROMPT_CHARS = 2000
 PROMPT_CHARS = 300
@@ -56,11 +48,12 @@ def build_brief(store: Storage, session: Session, resume: Resume) -> Brief:
     decided = [
         (t.number, s) for t in turns if t.replies for s in conclusion(t.replies, limit=2)
     ][-MAX_DECIDED:]
-    writes = list(_writes(messages, session.source, session.cwd, own=True))
+    writes = [(r.turn, r) for r in write_rows(messages, session.source, session.cwd)]
     runs = list(_runs(messages, own=True))
     for child in store.subagents_of(session.id):
         child_messages = store.session_messages(child.id)
-        writes += _writes(child_messages, child.source, session.cwd, own=False)
+        child_cwd = child.cwd or session.cwd
+        writes += [(0, r) for r in write_rows(child_messages, child.source, child_cwd)]
         runs += _runs(child_messages, own=False)
     commands = _commands(runs)
     last = turns[-1] if turns else None
@@ -72,7 +65,7 @@ def build_brief(store: Storage, session: Session, resume: Resume) -> Brief:
         session=session,
         asked=asked,
         decided=decided,
-        files=_files(writes),
+        files=_files(writes, session.cwd),
         commands=commands,
         left_open=left,
         last_prompt=(last.number, _cut(last.prompt, FIRST_PROMPT_CHARS)) if last else None,
@@ -141,20 +134,10 @@ def _paired(messages: list[Message]) -> Iterable[tuple[int, Message, Message | N
         yield turn, m, out
 
 
-def _writes(
-    messages: list[Message], source: str, cwd: str | None, own: bool
-) -> Iterable[tuple[int, FileWrite, str | None]]:
-    for turn, call, out in _paired(messages):
-        if out is not None and out.is_error:
-            continue  # the edit did not apply
-        for w in file_writes(call, source):
-            yield (turn if own else 0), w, w.cwd or call.cwd or cwd
-
-
-def _files(writes: list[tuple[int, FileWrite, str | None]]) -> list[FileChange]:
+def _files(writes: list[tuple[int, WriteRow]], cwd: str | None) -> list[FileChange]:
     merged: dict[str, tuple[list[str], int, list[int]]] = {}
-    for turn, w, cwd in writes:
-        path = _shown_path(w.path, cwd)
+    for turn, w in writes:
+        path = _shown_path(w.abs_path or w.path, cwd)
         ops, count, turns = merged.setdefault(path, ([], 0, []))
         if w.op not in ops:
             ops.append(w.op)

@@ -2,9 +2,10 @@
 
 Called by `rebuild_session` for every session it rebuilds, and by `derive_backlog` for the
 sessions indexed before the table existed. A call whose output says it failed (an edit
-whose old text was not found, a write refused) wrote nothing and is left out; a block an
-agent logged twice counts once. Paths are kept as the call named them and resolved
-against the directory the call ran in (its own, the message's, else the session's).
+whose old text was not found, a write refused) wrote nothing and is left out, as is an
+Aider block aider reported failed to match; a block an agent logged twice counts once.
+Paths are kept as the call named them and resolved against the directory the call ran in
+(its own, the message's, else the session's).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Callable
 
 from findsession.domain import Message, MessageKind
 from findsession.sources.file_writes import file_writes
+from findsession.sources.patches import search_replace
 from findsession.storage.base import Storage, WriteRow
 
 #: Sessions whose writes one backlog transaction derives.
@@ -37,6 +39,9 @@ def write_rows(messages: list[Message], source: str, session_cwd: str | None) ->
             turn += 1
             continue
         if m.kind is not MessageKind.TOOL_CALL or (m.tool_id and m.tool_id in failed):
+            continue
+        if source == "aider" and not m.files:
+            _drop_failed_block(rows, m.text, turn)
             continue
         key = (m.tool_id, m.message_id, m.text)
         if (m.tool_id or m.message_id) and key in seen:
@@ -61,6 +66,20 @@ def write_rows(messages: list[Message], source: str, session_cwd: str | None) ->
                 )
             )
     return rows
+
+
+def _drop_failed_block(rows: list[WriteRow], echo: str, turn: int) -> None:
+    """Aider repeats a block that failed to match, under `SearchReplaceNoExactMatch`, with
+    no file named (its parser keeps it as an edit without one): the block of this turn
+    whose SEARCH side it repeats was never applied."""
+    blocks = search_replace(echo)
+    if blocks is None:
+        return
+    wanted = " ".join(blocks[1].split())
+    for i in range(len(rows) - 1, -1, -1):
+        if rows[i].turn == turn and " ".join(rows[i].removed.split()) == wanted:
+            del rows[i]
+            return
 
 
 def absolute(path: str, cwd: str | None) -> str | None:

@@ -64,9 +64,10 @@ class WriteIndex(Protocol):
         the backlog)."""
         ...
 
-    def file_writes_named(self, name: str, project: str | None) -> list[WriteMatch]:
-        """Every stored write of a file called `name`, newest first; with `project`,
-        only those of sessions started in that directory or below."""
+    def file_writes_named(self, name: str, tail: str, project: str | None) -> list[WriteMatch]:
+        """Every stored write of a file called `name` whose path ends with `tail` (its
+        folder and name, `/api/app.py`: what any match of a file shares), newest first;
+        with `project`, only those of sessions started in that directory or below."""
         ...
 
     def file_write_texts(self, ids: list[int]) -> dict[int, tuple[str, str]]:

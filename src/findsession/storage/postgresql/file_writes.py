@@ -28,8 +28,12 @@ class FileWritesMixin(Connection):
             ],
         )
 
-    def file_writes_named(self, name: str, project: str | None) -> list[WriteMatch]:
-        where, params = "w.owner = current_user AND w.name = %s", [name]
+    def file_writes_named(self, name: str, tail: str, project: str | None) -> list[WriteMatch]:
+        where = (
+            "w.owner = current_user AND w.name = %s AND (right(w.abs_path, length(%s)) = %s"
+            " OR (w.abs_path IS NULL AND right('/' || w.path, length(%s)) = %s))"
+        )
+        params = [name, tail, tail, tail, tail]
         if project and project.strip("/\\"):
             where += " AND in_project(s.cwd, %s)"
             params.append(project)

@@ -27,8 +27,14 @@ class FileWritesMixin(Connection):
             ],
         )
 
-    def file_writes_named(self, name: str, project: str | None) -> list[WriteMatch]:
-        where, params = "w.name = ?", [name]
+    def file_writes_named(self, name: str, tail: str, project: str | None) -> list[WriteMatch]:
+        # The name's index finds the rows; the tail (compared exactly, by case) keeps the
+        # few of them that can be this file before any row reaches Python.
+        where = (
+            "w.name = ? AND (substr(w.abs_path, -length(?)) = ?"
+            " OR (w.abs_path IS NULL AND substr('/' || w.path, -length(?)) = ?))"
+        )
+        params = [name, tail, tail, tail, tail]
         if project and project.strip("/\\"):
             where += " AND in_project(s.cwd, ?)"
             params.append(project)
