@@ -16,7 +16,9 @@ def v12_file_writes(db: apsw.Connection) -> None:
     a transcript for it. The sessions indexed before this step are listed in the
     backlog; the indexer derives their rows once and takes each off the list. A
     session's rows go with it (a trigger: `forget`, a prune, a rebuild that finds it
-    empty), so a forgotten session's text leaves this table too.
+    empty), so a forgotten session's text leaves this table too. The index by name
+    covers every column a lookup reads: the written text stays in the row, read only for
+    the few writes that match.
     """
     db.execute(
         """
@@ -36,7 +38,10 @@ def v12_file_writes(db: apsw.Connection) -> None:
             removed    TEXT NOT NULL,
             truncated  INTEGER NOT NULL
         );
-        CREATE INDEX file_writes_name ON file_writes(name);
+        -- Covering: a lookup by name reads the index alone, never the wide rows (a
+        -- common name such as README.md has thousands across projects).
+        CREATE INDEX file_writes_name ON file_writes(
+            name, abs_path, path, session_id, ts, seq, turn, tool, op, cwd, truncated);
         CREATE INDEX file_writes_session ON file_writes(session_id);
         CREATE TABLE file_writes_backlog (session_id TEXT PRIMARY KEY);
         INSERT INTO file_writes_backlog SELECT id FROM sessions;
