@@ -17,11 +17,13 @@ from pathlib import Path
 import pytest
 
 from findsession.storage import BACKENDS
-from findsession.storage.base import ContentStore, KeywordIndex, TitleLog, VectorIndex
+from findsession.storage.base import ContentStore, KeywordIndex, TitleLog, VectorIndex, WriteIndex
 from findsession.storage.postgresql import Store as PostgresStore
 from findsession.storage.sqlite import Store
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "findsession"
+#: The storage protocols every backend answers.
+PROTOCOLS = [ContentStore, KeywordIndex, VectorIndex, TitleLog, WriteIndex]
 #: The backend packages: the only places SQL, apsw and psycopg may appear.
 BACKEND_DIRS = tuple(PACKAGE / "storage" / name for name in BACKENDS)
 #: Database drivers, each imported by its backend alone.
@@ -199,7 +201,7 @@ def test_storage_imports_nothing_from_the_layers_above() -> None:
 
 
 @pytest.mark.parametrize("store_class", [Store, PostgresStore], ids=["sqlite", "postgresql"])
-@pytest.mark.parametrize("protocol", [ContentStore, KeywordIndex, VectorIndex, TitleLog])
+@pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_each_store_answers_every_storage_method(protocol: type, store_class: type) -> None:
     """What a backend must provide is written down once, in the protocols; each store
     provides all of it, under the same parameter names."""
@@ -216,7 +218,7 @@ def test_each_store_answers_every_storage_method(protocol: type, store_class: ty
         assert list(inspect.signature(ours).parameters) == wanted, name
 
 
-@pytest.mark.parametrize("protocol", [ContentStore, KeywordIndex, VectorIndex, TitleLog])
+@pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_each_open_store_has_the_protocols_attributes(protocol: type, storage: object) -> None:
     for attribute in getattr(protocol, "__annotations__", {}):
         assert hasattr(storage, attribute), f"{type(storage).__module__} Store has no {attribute}"

@@ -37,6 +37,8 @@ OWN = (
     "private_sessions",
     "last_results",
     "audit",
+    "file_writes",
+    "file_writes_backlog",
 )
 #: Counts of an EXPLAIN (ANALYZE) node that count rows the scan visited.
 VISITED = ("Actual Rows", "Rows Removed by Filter", "Rows Removed by Index Recheck")

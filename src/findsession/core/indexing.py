@@ -58,9 +58,10 @@ class IndexingMixin(Core):
         """Bring the keyword index up to date with the transcripts under `roots`; `only`:
         just these changed files, when the index already knows every one of them."""
         from findsession.indexing import index_roots
+        from findsession.indexing.writes import derive_backlog
 
         chosen = roots.roots if isinstance(roots, RootChoice) else roots
-        return index_roots(
+        report = index_roots(
             self.store,
             chosen,
             prune=prune,
@@ -68,6 +69,9 @@ class IndexingMixin(Core):
             exclude=self.settings.exclude,
             only=only,
         )
+        if not report.interrupted:  # sessions indexed before the index of files written
+            derive_backlog(self.store)
+        return report
 
     def embed(
         self, *, progress: Progress | None = None, say: Say | None = None

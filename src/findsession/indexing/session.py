@@ -1,5 +1,6 @@
 """Rebuild a session from its stored messages: its row (title, times, parent), its turns
-and its fingerprint as units. No transcript is parsed again.
+and its fingerprint as units, and the files it wrote (`writes`). No transcript is parsed
+again.
 
 A note's section becomes a unit of kind `doc` titled by its heading path, its text in the
 prompt field: the person's own words, so `--speaker user` keeps notes.
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 from findsession.domain import MessageKind, MetaKind, Session
 from findsession.indexing.report import IndexReport
+from findsession.indexing.writes import write_rows
 from findsession.redact import redact
 from findsession.sources import SourceFile
 from findsession.storage.base import Storage, UnitRow
@@ -66,6 +68,7 @@ def rebuild_session(
         n_messages=len(messages),
     )
     store.save_session(session, description if not inline_child else None)
+    store.save_file_writes(sid, write_rows(messages, sf.source, session.cwd))
     units = [
         UnitRow(
             kind="turn" if t.heading is None else "doc",

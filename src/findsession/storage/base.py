@@ -6,7 +6,8 @@ findsession wrote. A backend is one package that satisfies them all (`Storage`):
 `storage/sqlite` (a file on this machine) and `storage/postgresql` (a server). Nothing above
 this seam writes a query in a backend's language: filters travel as `Filters`, queries
 as a parsed `Query`, results as the dataclasses of `storage/types.py` (re-exported
-here, so callers import the whole seam from this one module). `tests/test_layering.py`
+here, so callers import the whole seam from this one module; the index of files written
+has its seam in `storage/writes.py`, re-exported too). `tests/test_layering.py`
 checks that each backend's store answers every method here with the same parameters.
 """
 
@@ -40,6 +41,7 @@ from findsession.storage.types import (
     UnitRow,
     VectorMatch,
 )
+from findsession.storage.writes import WriteIndex, WriteMatch, WriteRow
 
 if TYPE_CHECKING:  # numpy only where vectors are computed: `--help` must not load it
     import numpy as np
@@ -259,7 +261,7 @@ class TitleLog(Protocol):
         ...
 
 
-class Storage(ContentStore, KeywordIndex, VectorIndex, TitleLog, Protocol):
+class Storage(ContentStore, KeywordIndex, VectorIndex, TitleLog, WriteIndex, Protocol):
     """A whole index: what one backend package provides."""
 
 
@@ -267,7 +269,7 @@ def protocol_methods() -> list[str]:
     """The names of every method the protocols ask a backend for."""
     return [
         name
-        for protocol in (ContentStore, KeywordIndex, VectorIndex, TitleLog)
+        for protocol in (ContentStore, KeywordIndex, VectorIndex, TitleLog, WriteIndex)
         for name, member in vars(protocol).items()
         if callable(member) and not name.startswith("_")
     ]
@@ -290,5 +292,8 @@ __all__ = [
     "UnitRow",
     "VectorIndex",
     "VectorMatch",
+    "WriteIndex",
+    "WriteMatch",
+    "WriteRow",
     "protocol_methods",
 ]

@@ -17,6 +17,7 @@ from findsession.storage.base import TitleWrite, protocol_methods
 from findsession.storage.postgresql.audit import AuditMixin
 from findsession.storage.postgresql.boundary import map_errors
 from findsession.storage.postgresql.connection import Connection
+from findsession.storage.postgresql.file_writes import FileWritesMixin
 from findsession.storage.postgresql.migrations import SCHEMA
 from findsession.storage.postgresql.push_target import PushTargetMixin
 from findsession.storage.postgresql.records import RecordsMixin
@@ -43,6 +44,7 @@ class Store(
     ShownMixin,
     TitlesMixin,
     SharingMixin,
+    FileWritesMixin,
 ):
     """A findsession index on a PostgreSQL server (`findsession.storage.base.Storage`);
     use `open_index`, and close it when done."""

@@ -15,6 +15,7 @@ from findsession.storage.push import PushSource, push_methods
 from findsession.storage.sqlite.audit import AuditMixin
 from findsession.storage.sqlite.boundary import map_errors
 from findsession.storage.sqlite.chunks import VectorsMixin
+from findsession.storage.sqlite.file_writes import FileWritesMixin
 from findsession.storage.sqlite.files import FilesMixin
 from findsession.storage.sqlite.keyword_index import KeywordMixin
 from findsession.storage.sqlite.opening import BUSY_TIMEOUT_MS
@@ -42,6 +43,7 @@ class Store(
     ShownMixin,
     TitlesMixin,
     PushSourceMixin,
+    FileWritesMixin,
 ):
     """A findsession index database (`findsession.storage.base.Storage`); use
     `Store.open`, and close it when done."""
