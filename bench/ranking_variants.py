@@ -27,7 +27,10 @@ import known_item  # noqa: E402
 import known_item_people  # noqa: E402
 import locomo  # noqa: E402
 
-from findsession import Findsession  # noqa: E402
+from findsession import (
+    Findsession,  # noqa: E402
+    query,  # noqa: E402
+)
 from findsession.domain import ScoreParts  # noqa: E402
 from findsession.embeddings import MULTILINGUAL_MODEL, build_embedder  # noqa: E402
 from findsession.query import Query  # noqa: E402
@@ -62,13 +65,19 @@ VARIANTS: dict[str, list[tuple[object, str, object]]] = {
         (Query, "looks_like_keywords", always),
         (sessions, "_parts", ranks_only),
         (engine, "INCIDENTAL_WORDS", 10**9),
+        (query, "OTHER_STOPWORDS", {}),
     ],
     "+ pins only for typed terms (and inside one session)": [
         (sessions, "_parts", ranks_only),
         (engine, "INCIDENTAL_WORDS", 10**9),
+        (query, "OTHER_STOPWORDS", {}),
     ],
-    "+ sessions scored on match strength": [(engine, "INCIDENTAL_WORDS", 10**9)],
-    "+ incidental list only under 3 words (shipped)": [],
+    "+ sessions scored on match strength": [
+        (engine, "INCIDENTAL_WORDS", 10**9),
+        (query, "OTHER_STOPWORDS", {}),
+    ],
+    "+ incidental list only under 3 words": [(query, "OTHER_STOPWORDS", {})],
+    "+ other languages' function words (shipped)": [],
     "shipped, no incidental list ever dropped": [(engine, "WEAK_COVERAGE", 0.0)],
     "shipped, no pins inside one session": [(engine, "PIN_INSIDE_SESSION", False)],
 }

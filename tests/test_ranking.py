@@ -76,3 +76,13 @@ def test_the_score_is_its_parts_and_explain_shows_them(
     assert sum(parts.values()) == pytest.approx(data["results"][0]["score"], abs=1e-3)
     shown = cli.run("search", "reopening closed update PRs", "--explain").stdout
     assert "= ranks " in shown and "+ meaning " in shown
+
+
+def test_a_query_in_another_language_drops_that_languages_function_words() -> None:
+    french = Query.parse("quand l'enregistrement dans le panneau semblait ne rien faire, c'était")
+    assert set(french.content) == {"l'enregistrement", "panneau", "semblait", "rien", "faire,"}
+    # "die" is German's "the" and an English verb: an English sentence keeps it.
+    assert "die" in Query.parse("why did the worker die after the deploy").content
+    assert "die" not in Query.parse("warum ist die Anfrage in der Warteschlange").content
+    # A stopword with a comma after it is still a stopword.
+    assert "from" not in Query.parse("where the gain came from, and why").content

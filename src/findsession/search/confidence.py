@@ -41,10 +41,10 @@ from findsession.sources import SPOKEN_NAMES
 from findsession.storage.base import Storage
 
 #: Logistic weights: coverage, lift, agreement (0, 0.5 or 1), margin, intercept.
-WEIGHTS = (1.82, 0.22, 0.74, 1.73, -2.45)
+WEIGHTS = (1.91, 0.21, 0.74, 1.66, -2.4)
 #: A margin above this is no surer: one outlier must not set the slope.
 MARGIN_CAP = 1.5
-NOTHING_BELOW = 0.14
+NOTHING_BELOW = 0.16
 STRONG_FROM = 0.90
 #: Typical values of answerable queries, used for a signal a single-list search lacks.
 TYPICAL_LIFT = 0.17
@@ -67,8 +67,7 @@ class Signals:
 
     keyword_ran: bool = False
     vector_ran: bool = False
-    #: The session of each list's first unit (None: the list found nothing, or its
-    #: matches were dropped as incidental).
+    #: The session of each list's first unit (None: the list found nothing).
     keyword_first: str | None = None
     vector_first: str | None = None
     #: Mean cosine of the vector list's ranks 11-200: the query's background; None in an

@@ -172,6 +172,9 @@ def retrieve(
     named = set() if opts.source else named_sources(query)
     sources = SourceOf(store)
     activity = when.Activity(store)
+    # The lists' agreement is read before an incidental keyword list is left out: its
+    # first disagreeing with the meaning's is evidence too.
+    found.signals = _signals(keyword, vector)
     if keyword and vector:
         held, words = _words_held(store, query, keyword[0].unit_id)
         # A query that names another agent, or another time, gives this best match no
@@ -181,7 +184,7 @@ def retrieve(
         winner_named &= window is None or activity.overlaps(winner, window)
         if typed and held >= WINNER_COVERAGE * words and winner_named:
             pins.setdefault(keyword[0].unit_id, "keyword-winner")
-        elif held < INCIDENTAL_WORDS and held < WEAK_COVERAGE * words:
+        elif held < WEAK_COVERAGE * words and (not query.cjk_runs or held < INCIDENTAL_WORDS):
             found.notes.append(
                 f"the best keyword match holds {held} of the query's {words} words:"
                 " ranked by meaning"
@@ -190,7 +193,6 @@ def retrieve(
     if vector is None and keyword:
         best = min(m.bm25 for m in keyword)
         found.evidence = sessions.Evidence(bm25=best * sessions.EVIDENCE_BM25_SHARE)
-    found.signals = _signals(keyword, vector)
     background = found.signals.background
     found.scale = sessions.Scale.of(keyword, vector, floor if background is None else background)
     found.units = fuse(keyword, vector, opts.hybrid_weight, pins, floor)
@@ -213,10 +215,11 @@ WINNER_COVERAGE = 0.5
 #: query of three or more words (typical of a question in another language than the
 #: session): its list is left out, and the vector list ranks alone.
 WEAK_COVERAGE = 1 / 3
-#: ... and only when it holds fewer words than this: a long CJK sentence counts dozens of
-#: bigrams, most of them across word boundaries, so the right session's best turn may
-#: hold a tenth of them and still be the answer (measured on four real histories:
-#: dropping such lists cost Chinese and Korean queries 5-7 points of hit@5).
+#: ... and, for a query with CJK text, only when it holds fewer words than this: a long
+#: CJK sentence counts dozens of bigrams, most of them across word boundaries, so the
+#: right session's best turn may hold a tenth of them and still be the answer (measured
+#: on four real histories: dropping such lists cost Chinese and Korean queries 5-7
+#: points of hit@5).
 INCIDENTAL_WORDS = 3
 
 
@@ -228,7 +231,7 @@ def _signals(
     keyword: list[UnitMatch] | None, vector: list[VectorMatch] | None
 ) -> confidence.Signals:
     """What the confidence needs from the lists before fusion reorders them; a list that
-    ran and found nothing (or was dropped as incidental) is not the same as no list."""
+    ran and found nothing is not the same as no list."""
     signals = confidence.Signals(keyword_ran=keyword is not None, vector_ran=vector is not None)
     if keyword:
         signals.keyword_first = keyword[0].session_id
