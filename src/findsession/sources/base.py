@@ -64,8 +64,9 @@ class Source(Protocol):
     def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
         """Format-free records of what changed since `cursor` (None: read it all).
 
-        The source chooses the cursor's kind (`sources.cursor`); the indexer only stores
-        the one returned. May raise `OSError`.
+        The source chooses the cursor's kind (`sources.cursor`) and keeps what else it
+        needs for the next read in the cursor's `state`; the indexer only stores the one
+        returned. May raise `OSError`.
         """
         ...
 

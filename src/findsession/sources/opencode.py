@@ -185,11 +185,11 @@ def read_store(path: Path, cursor: Cursor | None, kind: str) -> Reading:
             reason = f"not a {kind} store this reader knows"
             problem = Problem(0, reason, "it lacks " + ", ".join(gaps))
             return Reading(
-                [], Cursor(size, 0, foreign_db.encode({})), fresh=False, problems=[problem]
+                [], foreign_db.cursor(size, 0, {}), fresh=False, problems=[problem]
             )
         tokens = opencode_db.session_tokens(conn)
-        now = Cursor(offset=size, lines=len(tokens), digest=foreign_db.encode(tokens))
-        changed = foreign_db.changed(foreign_db.decode(cursor.digest if cursor else None), tokens)
+        now = foreign_db.cursor(size, len(tokens), tokens)
+        changed = foreign_db.changed(foreign_db.tokens(cursor), tokens)
         if not changed:
             return Reading([], now, fresh=False, unchanged=True)
         for row in opencode_db.sessions(conn, changed):

@@ -102,8 +102,9 @@ class SpecStorySource:
         head, blocks = parse(text, sf.path.name) if text is not None else (Header(), [])
         elsewhere = self._elsewhere(sf.path, head)
         digest = "blake2b:" + hashlib.blake2b(data, digest_size=16).hexdigest()
-        now = Cursor(offset=len(data), lines=0, digest=f"{digest}|{elsewhere or ''}")
-        if cursor is not None and cursor.digest == now.digest:
+        state = {"elsewhere": elsewhere} if elsewhere else None
+        now = Cursor(offset=len(data), lines=0, digest=digest, state=state)
+        if cursor is not None and (cursor.digest, cursor.state) == (now.digest, now.state):
             return Reading([], now, fresh=False, unchanged=True)
         if elsewhere is not None:
             why = Problem(0, "a copy of a chat indexed from elsewhere", elsewhere)
