@@ -116,9 +116,8 @@ def file_stamp(kind: str, path: Path, st: os.stat_result) -> tuple[int, int]:
     our own read included, and that is no change."""
     source = SOURCES[kind]
     size, mtime = st.st_size, st.st_mtime_ns
-    companions = [f"{path}{suffix}" for suffix in getattr(source, "companions", ())]
-    stamp_paths = getattr(source, "stamp_paths", None)
-    others = [str(p) for p in stamp_paths(path)] if stamp_paths is not None else []
+    companions = [f"{path}{suffix}" for suffix in source.companions]
+    others = [str(p) for p in source.stamp_paths(path)]
     for other_path in [*companions, *others]:
         try:
             other = os.stat(other_path)

@@ -20,7 +20,7 @@ from typing import IO
 
 from findsession.domain import Message, Problem, Resume, Session, SourceKind
 from findsession.sources.aider_records import HistoryParser, is_header, session_key
-from findsession.sources.base import Skip, SourceFile
+from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import HEAD, Cursor, Reading, Record, looks_binary
 from findsession.sources.jsonl import prefix_hash
 from findsession.sources.opening import open_regular
@@ -46,7 +46,7 @@ _HEAVY = frozenset(
 _HEAVY_MARKS = ("pyvenv.cfg", "CACHEDIR.TAG")
 
 
-class AiderSource:
+class AiderSource(Source):
     """Aider's `.aider.chat.history.md`, found under configured roots."""
 
     kind = KIND

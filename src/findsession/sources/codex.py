@@ -27,7 +27,7 @@ from typing import IO, Any
 import zstandard
 
 from findsession.domain import MetaEvent, MetaKind, Resume, Session, SourceKind
-from findsession.sources.base import Skip, SourceFile
+from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.codex_records import ParseState, RolloutParser
 from findsession.sources.codex_titles import title_of
 from findsession.sources.codex_zst import decompressed, is_compressed, read_compressed
@@ -45,7 +45,7 @@ _HEAD_LINES = 3
 _UUID_TAIL = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$", re.I)
 
 
-class CodexSource:
+class CodexSource(Source):
     """Codex CLI's `$CODEX_HOME/sessions` and `archived_sessions` rollouts."""
 
     kind = KIND

@@ -27,7 +27,7 @@ from typing import IO
 
 from findsession.domain import Resume, Session, SourceKind
 from findsession.sources import foreign_db, project_db
-from findsession.sources.base import Skip, SourceFile
+from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.opening import open_regular
 from findsession.sources.resuming import option, resume_in_cwd
@@ -77,7 +77,7 @@ def file_id(path: Path) -> str:
     return "crush-" + hashlib.blake2b(str(path).encode(), digest_size=4).hexdigest()
 
 
-class CrushSource:
+class CrushSource(Source):
     """Crush's per-project `crush.db` stores (read by `project_db`, shared with the
     first OpenCode's)."""
 

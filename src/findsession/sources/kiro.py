@@ -32,7 +32,7 @@ from findsession.domain import (
     SourceKind,
 )
 from findsession.sources import foreign_db, kiro_db
-from findsession.sources.base import Skip, SourceFile
+from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import Cursor, Reading, Record, in_store
 from findsession.sources.jsonl import ReadStats, clean_text, iter_objects, read_appended
 from findsession.sources.kiro_records import conversation_records, line_records
@@ -65,7 +65,7 @@ def file_id(path: Path) -> str:
     return "kiro-" + hashlib.blake2b(str(path).encode(), digest_size=4).hexdigest()
 
 
-class KiroSource:
+class KiroSource(Source):
     """Kiro CLI's `data.sqlite3` and its `<id>.jsonl` sessions."""
 
     kind = KIND

@@ -30,7 +30,7 @@ from typing import IO, Any
 
 from findsession.domain import Problem, Resume, Session, SourceKind
 from findsession.sources import foreign_db, opencode_db, opencode_tree, project_db
-from findsession.sources.base import Skip, SourceFile
+from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import Cursor, Reading, Record
 from findsession.sources.opencode_records import SessionInfo, session_records, texts_at
 from findsession.sources.resuming import option, resume_in_cwd
@@ -45,7 +45,7 @@ def data_home() -> Path:
     return Path(value) if value and Path(value).is_absolute() else Path.home() / ".local" / "share"
 
 
-class OpenCodeSource:
+class OpenCodeSource(Source):
     """OpenCode's `opencode.db` and the older `storage/` tree beside it."""
 
     kind: str = SourceKind.OPENCODE

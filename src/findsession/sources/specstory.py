@@ -26,7 +26,7 @@ from typing import IO
 
 from findsession.domain import Message, Problem, Resume, Session, SourceKind
 from findsession.sources import SOURCES
-from findsession.sources.base import Skip, SourceFile
+from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import Cursor, Reading, looks_binary
 from findsession.sources.notes import SPECSTORY_FOLDER
 from findsession.sources.notes_parse import decode
@@ -48,7 +48,7 @@ _HEAVY = frozenset(
 )
 
 
-class SpecStorySource:
+class SpecStorySource(Source):
     """SpecStory's Markdown exports of Cursor, Copilot, Claude Code and other chats."""
 
     kind = KIND
