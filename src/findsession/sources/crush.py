@@ -42,8 +42,10 @@ _LIST_BYTES = 16 << 20
 
 def data_home() -> Path:
     """Crush's data folder, where `projects.json` is, as Crush itself finds it."""
-    for name, tail in (("CRUSH_GLOBAL_DATA", ()), ("XDG_DATA_HOME", ("crush",))):
-        value = os.environ.get(name)
+    for value, tail in (
+        (os.environ.get("CRUSH_GLOBAL_DATA"), ()),
+        (os.environ.get("XDG_DATA_HOME"), ("crush",)),
+    ):
         if value:
             return Path(value).expanduser().joinpath(*tail)
     if sys.platform == "win32":
