@@ -42,7 +42,7 @@ class SourceFile:
 class Source(Protocol):
     """A transcript format: where its files live, how to read them on from a cursor, how
     to read one record back, and how its agent resumes one of its sessions. Registered
-    in `findsession.sources.SOURCES`.
+    by one entry in `sources.registry.ENTRIES`.
 
     Every member a caller may use is declared here, and callers use each directly. A
     source class derives from this protocol: it must give the abstract members, and
