@@ -28,7 +28,7 @@ from goose_store import text as goose_text
 from kiro_store import KiroStore, prompt, reply
 from opencode_store import OpenCodeStore
 
-from findsession.sources import foreign_db
+from findsession.sources import Cursor, foreign_db
 
 LINUX = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="other systems may leave -wal/-shm (see docs)"
@@ -119,8 +119,9 @@ def test_a_file_that_is_no_database_is_reported(tmp_path: Path) -> None:
 
 def test_session_tokens_and_line_numbers_round_trip() -> None:
     tokens = {"ses_1": "3:17", "ses:2": "1:4"}
-    assert foreign_db.decode(foreign_db.encode(tokens)) == tokens
-    assert foreign_db.decode("blake2b:abc") == {} and foreign_db.decode(None) == {}
+    kept = foreign_db.cursor(4096, 2, tokens).stored()  # as the index keeps it
+    assert foreign_db.tokens(Cursor.restored(4096, 2, kept)) == tokens
+    assert foreign_db.tokens(Cursor(0, 0, "blake2b:abc")) == {} and foreign_db.tokens(None) == {}
     assert foreign_db.changed(tokens, {"ses_1": "3:17", "ses:2": "2:5", "new": "1:1"}) == [
         "ses:2",
         "new",

@@ -22,7 +22,7 @@ from transcripts import Transcript
 from findsession.domain import Message, MessageKind, MetaEvent, MetaKind
 from findsession.indexing.records import redacted_problem
 from findsession.redact import redact
-from findsession.sources import SOURCES, Reading
+from findsession.sources import SOURCES, Cursor, Reading
 from findsession.sources.claude_code_records import parse_record
 from findsession.sources.jsonl import ReadStats, iter_objects
 
@@ -233,6 +233,8 @@ def _well_formed(reading: Reading) -> None:
     cursor = reading.cursor
     assert isinstance(cursor.offset, int) and isinstance(cursor.lines, int)
     assert cursor.digest is None or isinstance(cursor.digest, str)
+    # As the index keeps it, and as the next read gets it back.
+    assert Cursor.restored(cursor.offset, cursor.lines, cursor.stored()) == cursor
     assert all(isinstance(key, str) for key in reading.replaced)
 
 

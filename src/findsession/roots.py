@@ -85,20 +85,14 @@ def project_store_roots(settings: Config, store: Storage, roots: list[Root]) -> 
     """Each indexed project's own store of an agent that keeps one inside the project
     (Crush's `.crush/`), for every enabled source that says where (`project_root`): a
     stat or two per project, so a project Crush never listed is still read."""
-    finders = [
-        (kind, finder)
-        for kind in SOURCES
-        if kind not in settings.disabled
-        and (finder := getattr(SOURCES[kind], "project_root", None)) is not None
-    ]
-    if not finders:
-        return []
     dirs = [Path(d) for d in store.project_dirs(tuple(SPOKEN_NAMES)) if Path(d).is_absolute()]
     have = set(roots)
     extra: list[Root] = []
-    for kind, finder in finders:
+    for kind, source in SOURCES.items():
+        if kind in settings.disabled:
+            continue
         for folder in dirs:
-            place = finder(folder)
+            place = source.project_root(folder)
             if place is not None and Root(place, kind) not in have:
                 have.add(Root(place, kind))
                 extra.append(Root(place, kind))
@@ -131,15 +125,14 @@ def source_reports(settings: Config, store: Storage) -> list[SourceReport]:
         places = [r.path for r in everywhere if r.source == kind]
         if kind in settings.disabled:
             places = list(source.default_roots())
-        # A source may say what it cannot read here (an encrypted history), if anything.
-        notes = getattr(source, "report_notes", None)
         reports.append(
             SourceReport(
                 kind=kind,
                 enabled=kind not in settings.disabled,
                 roots=[(str(p), p.exists()) for p in places],
                 counts=counts.get(kind, SourceCounts()),
-                notes=list(notes()) if notes else [],
+                # What the source cannot read here (an encrypted history), if anything.
+                notes=source.report_notes(),
             )
         )
     return reports

@@ -15,6 +15,7 @@ from findsession import config
 from findsession.core.base import Core
 from findsession.domain import Root
 from findsession.roots import RootChoice, choose_roots
+from findsession.sources import ENVIRONMENT
 
 if TYPE_CHECKING:
     from findsession.indexing import IndexReport, Progress
@@ -34,6 +35,13 @@ class IndexingMixin(Core):
         project's own folder; with no transcripts anywhere and nothing indexed yet, the
         shipped sample corpus."""
         return choose_roots(self.settings, self.store, paths, source)
+
+    def source_variables(self) -> tuple[str, ...]:
+        """The environment variables that move where the sources read (`CODEX_HOME`,
+        `XDG_DATA_HOME`, ...): a process started away from this shell, as the login unit
+        that keeps the index fresh, must be given those set here to read the same
+        places as `roots`."""
+        return ENVIRONMENT
 
     def watched_roots(self) -> list[Root]:
         """What the service keeps fresh: the roots `index` reads without arguments and

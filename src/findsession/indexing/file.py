@@ -103,7 +103,7 @@ def _index_open_file(
         mtime_ns,
         reading.cursor.offset,
         reading.cursor.lines,
-        reading.cursor.digest,
+        reading.cursor.stored(),
     )
     if spent.cut:
         _cut_short(new_state, spent.cut, os.fstat(fh.fileno()).st_size, report)
@@ -164,12 +164,14 @@ def _cut_short(state: FileState, why: str, size: int, report: IndexReport) -> No
 def _stored_cursor(state: FileState | None) -> Cursor | None:
     """The cursor kept in the file's row; none when it is to be read from the start (a
     binary, missing or stale file, or one whose last good read left no cursor). A file
-    whose last read failed (`error`) goes on from the cursor of the read before."""
+    whose last read failed (`error`) goes on from the cursor of the read before. The
+    row's `tail_hash` holds the text `Cursor.stored` gave (its digest, and its source's
+    state), or a cursor's text as an older release stored it."""
     if state is None or state.status not in ("ok", "error"):
         return None
     if state.status == "error" and state.tail_hash is None:
         return None
-    return Cursor(state.offset, state.lines, state.tail_hash)
+    return Cursor.restored(state.offset, state.lines, state.tail_hash)
 
 
 def _drop_superseded(store: Storage, old: str, path: str) -> None:

@@ -170,7 +170,7 @@ def known_changes(
         main = mains[path]
         # An agent writing its database changes the files beside it, not the database.
         owner = known[main].source if main in known and path not in known else None
-        if owner in SOURCES and getattr(SOURCES[owner], "companions", ()):
+        if owner in SOURCES and SOURCES[owner].companions:
             wanted.append(main)
         else:
             wanted.append(path)

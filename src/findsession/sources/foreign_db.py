@@ -19,8 +19,9 @@ source opens one:
   cursor, and reads it on the next run.
 - changes are found by session, not by file: a store's source computes a change token
   per session with one aggregate query (`tokens`), and only the sessions whose token
-  moved are read again, each as a whole (`Reading.replaced`). The tokens ride in the
-  file's cursor (`encode`/`decode`), so the indexer keeps them without knowing them.
+  moved are read again, each as a whole (`Reading.replaced`). The tokens are the
+  state of the file's cursor (`cursor`, `tokens`), so the indexer keeps them without
+  knowing them.
 - in WAL mode the agent's commits land in `<db>-wal` until a checkpoint, leaving the
   database file's size and time unchanged; a source that reads a store sets
   `companions = COMPANIONS`, so a change there counts as the database's
@@ -33,13 +34,13 @@ position in it; `position_of` takes them apart again for `read --raw`.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from findsession.sources.cursor import Cursor
 from findsession.sources.foreign_quiet import Quiet, quiet
 
 #: Files beside a database whose changes are the database's (WAL mode).
@@ -48,7 +49,6 @@ COMPANIONS = ("-wal",)
 BUSY_SECONDS = 2.0
 #: Messages a session may hold before its line numbers would run into the next one's.
 _POSITIONS = 1 << 24
-_PREFIX = "rows:"
 _ONE_AT_A_TIME = threading.RLock()
 
 
@@ -138,21 +138,18 @@ def _quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def encode(tokens: dict[str, str]) -> str:
-    """Each session's change token, as a cursor digest the indexer stores as it is."""
-    return _PREFIX + json.dumps(tokens, separators=(",", ":"), sort_keys=True)
+def cursor(size: int, sessions: int, tokens: dict[str, str]) -> Cursor:
+    """A store's cursor: its size, how many sessions it holds, and each session's
+    change token as the cursor's state, which the indexer stores as it is."""
+    return Cursor(size, sessions, None, dict(tokens))
 
 
-def decode(digest: str | None) -> dict[str, str]:
-    """The tokens `encode` wrote; empty for no cursor or one of another kind (the
-    store is then read whole)."""
-    if not digest or not digest.startswith(_PREFIX):
+def tokens(cursor: Cursor | None) -> dict[str, str]:
+    """The tokens a store's cursor keeps; empty for no cursor (the store is then read
+    whole)."""
+    if cursor is None or not cursor.state:
         return {}
-    try:
-        tokens = json.loads(digest[len(_PREFIX) :])
-    except ValueError:
-        return {}
-    return {str(k): str(v) for k, v in tokens.items()} if isinstance(tokens, dict) else {}
+    return {key: str(token) for key, token in cursor.state.items()}
 
 
 def changed(old: dict[str, str], new: dict[str, str]) -> list[str]:

@@ -180,7 +180,7 @@ def read_appended(
     end = (
         Cursor()
         if binary
-        else Cursor(stats.end_offset, stats.end_line, _prefix_hash(fh, stats.end_offset))
+        else Cursor(stats.end_offset, stats.end_line, prefix_hash(fh, stats.end_offset))
     )
     return Reading(
         records,
@@ -205,11 +205,12 @@ def _can_resume(fh: IO[bytes], cursor: Cursor, size: int) -> bool:
     """
     if cursor.offset > size or cursor.offset == 0:
         return False
-    return _prefix_hash(fh, cursor.offset) == cursor.digest
+    return prefix_hash(fh, cursor.offset) == cursor.digest
 
 
-def _prefix_hash(fh: IO[bytes], offset: int) -> str:
-    """A digest of the file's first `offset` bytes (the part already indexed)."""
+def prefix_hash(fh: IO[bytes], offset: int) -> str:
+    """A digest of the file's first `offset` bytes (the part already indexed): a CRC-32
+    of them all and a hash of their last KiB (see `_can_resume`)."""
     crc = 0
     fh.seek(0)
     buffer = bytearray(min(offset, _BLOCK) or 1)

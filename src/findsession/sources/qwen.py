@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import IO
 
 from findsession.domain import Message, Resume, Session, SourceKind
-from findsession.sources.base import Skip, SourceFile
+from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.jsonl import ReadStats, iter_objects, read_appended
 from findsession.sources.opening import open_regular
@@ -30,7 +30,7 @@ from findsession.sources.walking import env_home, walk
 KIND = SourceKind.QWEN
 
 
-class QwenSource:
+class QwenSource(Source):
     """Qwen Code's `~/.qwen/projects/*/chats/*.jsonl`."""
 
     kind = KIND
