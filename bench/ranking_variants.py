@@ -76,7 +76,7 @@ VARIANTS: dict[str, list[tuple[object, str, object]]] = {
         (engine, "INCIDENTAL_WORDS", 10**9),
         (query, "OTHER_STOPWORDS", {}),
     ],
-    "+ incidental list only under 3 words": [(query, "OTHER_STOPWORDS", {})],
+    "+ a CJK incidental list only under 3 held bigrams": [(query, "OTHER_STOPWORDS", {})],
     "+ other languages' function words (shipped)": [],
     "shipped, no incidental list ever dropped": [(engine, "WEAK_COVERAGE", 0.0)],
     "shipped, no pins inside one session": [(engine, "PIN_INSIDE_SESSION", False)],
