@@ -17,9 +17,15 @@ import pytest
 from conftest import CLI
 from transcripts import Transcript, project_dir
 
+from findsession.sources.aider import file_id
+
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "src" / "findsession" / "sample" / "claude" / "projects"
 FIXTURES = REPO / "tests" / "fixtures"
+#: The fixture's Aider session: its id holds a hash of where the checkout is.
+AIDER_SESSION = (
+    file_id(FIXTURES / "aider" / "weather-station" / ".aider.chat.history.md") + ":20240305-101502"
+)
 #: The sample's deploy session: four turns, an Explore subagent started by an Agent call.
 DEPLOY = "7c1e4a52-9b3d-4f0e-8a61-2d5f9c3b7e14"
 SUBAGENT = "agent-a3e9f1c07b25d4e86"
@@ -34,7 +40,7 @@ STYLE = '<link rel="stylesheet" href="http://127.0.0.1:9/x.css">'
 OTHERS = {
     "019df26e-2d00-7f29-8645-deec08007ae4": "codex",
     "aaaa1111-0000-4000-8000-000000000001": "gemini",
-    "aider-7680a35a:20240305-101502": "aider",
+    AIDER_SESSION: "aider",
 }
 
 
@@ -110,14 +116,16 @@ def test_codex_gemini_and_aider_sessions_export_whole(cli: CLI, session: str, fm
 
 
 def _escaped(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace(
-        '"', "&quot;"
-    ).replace("'", "&#x27;")
+    return (
+        text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+        .replace("'", "&#x27;")
+    )
 
 
-def test_raw_needs_saying_twice_and_is_written_for_its_owner_only(
-    cli: CLI, tmp_path: Path
-) -> None:
+def test_raw_needs_saying_twice_and_is_written_for_its_owner_only(cli: CLI, tmp_path: Path) -> None:
     redacted = cli.run("export", WITH_SECRET).stdout
     assert SECRET not in redacted and "[REDACTED:openai-key]" in redacted
     once = cli.run("export", WITH_SECRET, "--raw", check=False, stdin=subprocess.DEVNULL)

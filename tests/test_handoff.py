@@ -19,9 +19,15 @@ from conftest import CLI
 from test_mcp import call, connect
 from transcripts import Transcript, project_dir
 
+from findsession.sources.aider import file_id
+
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "src" / "findsession" / "sample" / "claude" / "projects"
 FIXTURES = REPO / "tests" / "fixtures"
+#: The fixture's Aider session: its id holds a hash of where the checkout is.
+AIDER_SESSION = (
+    file_id(FIXTURES / "aider" / "weather-station" / ".aider.chat.history.md") + ":20240305-101502"
+)
 DEPLOY = "7c1e4a52-9b3d-4f0e-8a61-2d5f9c3b7e14"
 WORK = "44444444-aaaa-4bbb-8ccc-000000000004"
 KEY = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-abcdEFGH"
@@ -99,8 +105,14 @@ def test_a_brief_of_what_was_asked_done_changed_run_and_left_open(
     assert brief["resume"]["cwd"] == str(project)
     md = cli.run("handoff", WORK).stdout
     assert md == brief["markdown"]
-    for heading in ("## What was asked", "## What was decided", "## Files changed",
-                    "## Commands run (last outcome)", "## Left open", "## Resume the session"):
+    for heading in (
+        "## What was asked",
+        "## What was decided",
+        "## Files changed",
+        "## Commands run (last outcome)",
+        "## Left open",
+        "## Resume the session",
+    ):
         assert heading in md  # fmt: skip
     assert f"cd {project} && claude --resume {WORK}" in md
 
@@ -131,7 +143,7 @@ def test_the_sample_sessions_brief_counts_its_edits_and_its_subagents_command(
     [
         ("019df26e-2d00-7f29-8645-deec08007ae4", "tests/tuesday_window.rs", None),
         ("bbbb2222-0000-4000-8000-000000000002", None, "grep -n relay wiring/lamp.txt"),
-        ("aider-7680a35a:20240305-101502", "station/sensors.py", None),
+        (AIDER_SESSION, "station/sensors.py", None),
     ],
     ids=["codex", "gemini", "aider"],
 )
