@@ -4,12 +4,14 @@ every answer forbids inline scripts and framing. Over real HTTP to the real CLI.
 from __future__ import annotations
 
 import json
+import socket
 import urllib.error
 import urllib.request
 from email.message import Message
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from conftest import CLI
 
 if TYPE_CHECKING:
     from web_page import Page
@@ -105,3 +107,17 @@ def test_a_bad_filter_is_refused_in_words(page: Page) -> None:
     assert status == 400 and "speaker" in json.loads(body)["error"]
     status, _, body = fetch(page, "/api/session/nosuchsession", token(page))
     assert status == 404 and "nosuchsession" in json.loads(body)["error"]
+
+
+def test_a_port_in_use_is_one_line_not_a_traceback(cli: CLI) -> None:
+    cli.env["FINDSESSION_NO_SERVICE"] = "1"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        out = cli.run("ui", "--no-open", "--port", str(port), check=False)
+    assert out.returncode == 1, out
+    assert "Traceback" not in out.stderr
+    assert out.stderr.count("\n") == 1, out.stderr
+    assert f"127.0.0.1:{port}" in out.stderr and "in use" in out.stderr
+    assert "--port" in out.stderr  # what to do about it

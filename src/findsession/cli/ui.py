@@ -20,6 +20,7 @@ from rich.console import Console
 
 from findsession.api import Findsession
 from findsession.cli.console import say
+from findsession.errors import FindsessionError
 
 
 def ui(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
@@ -62,6 +63,10 @@ def _from_service(fs: Findsession, port: int | None) -> tuple[str, bool] | None:
         reply = ask(place, {"op": "ui", "port": port or 0}, timeout=15.0)
     except (NoPlace, OSError, Unavailable):
         return None
+    if reply.get("error") and reply.get("ok") is False:
+        # The service answered and could not serve the page (the port is taken):
+        # serving it here instead would fail the same way.
+        raise FindsessionError(str(reply["error"]), cli_hint=reply.get("hint"))
     if not reply.get("ok") or not reply.get("url"):
         return None
     return str(reply["url"]), bool(reply.get("reused"))

@@ -150,7 +150,7 @@ def decode(digest: str | None) -> dict[str, str]:
         return {}
     try:
         tokens = json.loads(digest[len(_PREFIX) :])
-    except ValueError:
+    except (ValueError, RecursionError):
         return {}
     return {str(k): str(v) for k, v in tokens.items()} if isinstance(tokens, dict) else {}
 

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 
 from findsession.api import Findsession
 from findsession.service.resident import Resident
-from findsession.web.server import PageServer
+from findsession.web.server import PageServer, PortUnavailable
 
 _started = threading.Lock()
 _page: PageServer | None = None
@@ -22,7 +22,8 @@ _page: PageServer | None = None
 
 def page_for(resident: Resident, port: int = 0) -> dict:
     """`{"ok", "url", "reused"}`: the service's page, started now if it was not yet
-    (on `port`, 0 for any free one); a later call gets the same page whatever its port."""
+    (on `port`, 0 for any free one); a later call gets the same page whatever its port.
+    `{"ok": false, "error", "hint"}` when that port cannot be listened on."""
     global _page
     with _started:
         if _page is not None:
@@ -34,7 +35,10 @@ def page_for(resident: Resident, port: int = 0) -> dict:
                 yield resident.current()
 
         page = PageServer(index, port=port)
-        url = page.start()
+        try:
+            url = page.start()
+        except PortUnavailable as exc:
+            return {"ok": False, "error": str(exc), "hint": exc.cli_hint}
         _page = page
         return {"ok": True, "url": url, "reused": False}
 

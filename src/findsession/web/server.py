@@ -12,10 +12,15 @@ import socket
 import threading
 from dataclasses import dataclass, field
 
+from findsession.errors import FindsessionError
 from findsession.web.app import Index, build_app
 from findsession.web.guard import Guard, new_token
 
 HOST = "127.0.0.1"
+
+
+class PortUnavailable(FindsessionError):
+    """The port asked for cannot be listened on (another program holds it)."""
 
 
 @dataclass
@@ -38,8 +43,15 @@ class PageServer:
 
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((HOST, self.port))
-        sock.listen(64)
+        try:
+            sock.bind((HOST, self.port))
+            sock.listen(64)
+        except OSError as exc:
+            sock.close()
+            raise PortUnavailable(
+                f"cannot serve the page on {HOST}:{self.port} ({exc.strerror or exc})",
+                cli_hint="choose another --port, or leave it out for any free one",
+            ) from None
         self.port = sock.getsockname()[1]
         guard = Guard(build_app(self.index), self.token)
         guard.port = self.port
