@@ -294,21 +294,25 @@ def test_a_changed_config_file_is_read_again(service_cli: CLI) -> None:
 
 def test_the_service_serves_the_page_and_a_second_ui_reuses_it(service_cli: CLI) -> None:
     """`findsession ui` with a service: the page comes from its warm index, returns at
-    once (nothing left running here), and a second `ui` gets the same page."""
+    once (nothing left running here), and a second `ui` gets the same page with a link
+    of its own."""
     import json
     import urllib.request
-    from urllib.parse import urlsplit
+
+    from web_page import LINK, redeem
 
     cli = service_cli
     cli.run("service", "start")
     first = cli.run("ui", "--no-open")
     url = first.stdout.strip()
     assert "the service serves this page" in first.stderr
-    assert cli.run("ui", "--no-open").stdout.strip() == url  # reused, same token
-    parts = urlsplit(url)
+    again = cli.run("ui", "--no-open").stdout.strip()
+    one, two = LINK.fullmatch(url), LINK.fullmatch(again)
+    assert one and two and again != url
+    assert one.groups() == two.groups()  # the same port and folder: the same page
     request = urllib.request.Request(
-        f"http://127.0.0.1:{parts.port}/api/search?q=syncthing+conflict",
-        headers={"X-Findsession-Token": parts.query.split("=", 1)[1]},
+        f"http://127.0.0.1:{one.group(1)}{one.group(2)}api/search?q=syncthing+conflict",
+        headers={"X-Findsession-Token": redeem(url)},
     )
     with urllib.request.urlopen(request, timeout=30) as response:
         hits = json.loads(response.read())["results"]
