@@ -48,8 +48,9 @@ def rebuild_session(
         parent_id = store.parent_of(sid)
     agent_label = None
     description = redact(sf.agent_description)[0] if sf.agent_description else None
+    agent_type = redact(sf.agent_type)[0] if sf.agent_type else None
     if description and not inline_child:
-        agent_label = f"{sf.agent_type or 'agent'}: {description}"
+        agent_label = f"{agent_type or 'agent'}: {description}"
     timestamps = sorted(m.timestamp for m in messages if m.timestamp)
     session = Session(
         id=sid,
@@ -63,7 +64,7 @@ def rebuild_session(
         version=next((m.version for m in reversed(messages) if m.version), None),
         parent_id=parent_id,
         is_subagent=sf.is_subagent or inline_child or bool(sibling_parent),
-        agent_type=sf.agent_type if not inline_child else None,
+        agent_type=agent_type if not inline_child else None,
         n_turns=len(turns),
         n_messages=len(messages),
     )
