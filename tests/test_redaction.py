@@ -250,6 +250,7 @@ def test_no_piece_of_a_known_secret_kind_survives(
         '["mysql", "-u", "root", "-p", "shop"]',
         '["docker", "login", "--password-stdin"]',
         "npm run build -- --port 8080",
+        "    pw : rational number\n    x : indeterminate of the polynomial",
     ],
 )
 def test_ordinary_text_is_left_alone(text: str) -> None:

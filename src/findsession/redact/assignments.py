@@ -79,7 +79,10 @@ def assignment(text: str, at: int, word: str) -> tuple[int, int, str] | None:
     if word == "pwd" and value.isalpha():
         return None  # `pwd: expected bytes`: pwd is a directory or a word far more often
     quoted = text[match.start("secret") - 1] in "\"'"
-    code = not quoted and match.group("op").startswith((" ", "\t")) and "=" in match.group("op")
+    op = match.group("op")
+    code = not quoted and op.startswith((" ", "\t")) and "=" in op
+    if not quoted and op.startswith((" ", "\t")) and value.isalpha() and value.islower():
+        return None  # `pw : rational number`: a docstring's parameter and its type
     if not_a_secret(value, is_password, quoted, code):
         return None
     start = match.start("secret")
