@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import CLI
@@ -38,11 +39,16 @@ class Page:
 
     @property
     def session(self) -> str:
-        """A session of the page's, from its link (used up here, so a module uses
-        either this or a browser through the link, not both)."""
+        """A session of the page's, from its link (used up here: a browser in the same
+        module gets in with `let_in`, not through the link)."""
         if self._session is None:
             self._session = redeem(self.url)
         return self._session
+
+    def let_in(self, context: Any) -> None:
+        """Give a Playwright browser context this page's session, as the link's cookie."""
+        cookie = {"name": "findsession", "value": self.session, "domain": "127.0.0.1"}
+        context.add_cookies([{**cookie, "path": self.base, "httpOnly": True, "sameSite": "Strict"}])
 
 
 LINK = re.compile(r"http://127\.0\.0\.1:(\d+)(/[\w-]{22}/)\?token=[\w-]{43}")
