@@ -1,5 +1,5 @@
 """The reader offers the session as a Markdown and an HTML download: the same file
-`findsession export` writes, behind the page's token, clicked in the real Chromium."""
+`findsession export` writes, behind the page's session, clicked in the real Chromium."""
 
 from __future__ import annotations
 
@@ -67,9 +67,9 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 def test_the_reader_links_download_the_export(
     browser: Any, page: Page, fmt: str, tmp_path: Path
 ) -> None:
+    page.let_in(browser)  # the module's link went to the download above
     tab = browser.new_page()
-    tab.goto(page.url)
-    tab.goto(f"http://127.0.0.1:{page.port}/#/session/{PARENT}")
+    tab.goto(f"http://127.0.0.1:{page.port}{page.base}#/session/{PARENT}")
     tab.wait_for_selector(f"#export-{fmt}")
     with tab.expect_download() as download:
         tab.click(f"#export-{fmt}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 from dataclasses import replace
 from typing import IO
 
@@ -19,6 +20,7 @@ from findsession.indexing.report import IndexReport
 from findsession.indexing.scan import os_error
 from findsession.indexing.session import rebuild_session
 from findsession.sources import SOURCES, Cursor, SourceFile, budget, file_stamp
+from findsession.sources.cursor import Reading
 from findsession.sources.opening import NotRegular, open_regular
 from findsession.storage.base import FileState, Storage
 
@@ -88,28 +90,12 @@ def _index_open_file(
     if state is None and sf.supersedes is not None:
         _drop_superseded(store, str(sf.supersedes), path)
     session_id = state.session_id if state and state.session_id else _claim_id(store, sf)
-    try:
-        with budget.limit() as spent:
-            reading = SOURCES[sf.source].read(sf, fh, _stored_cursor(state))
-    except OSError as exc:
-        report.errors.append((path, os_error(exc)))
-        raise Abort from exc
-    new_state = FileState(
-        path,
-        sf.source,
-        root,
-        session_id,
-        size,
-        mtime_ns,
-        reading.cursor.offset,
-        reading.cursor.lines,
-        reading.cursor.stored(),
-    )
-    if spent.cut:
-        _cut_short(new_state, spent.cut, os.fstat(fh.fileno()).st_size, report)
+    reads = _Reads(sf, fh, report)
+    reading = reads.next(_stored_cursor(state))
+    new_state = FileState(path, sf.source, root, session_id, size, mtime_ns, 0, 0, None)
     if reading.unchanged:
         report.files_unchanged += 1
-        store.save_file(new_state)
+        store.save_file(_ended(new_state, reading.cursor, reads.cut, fh, report))
         return
     # Sessions that lose records are rebuilt below, with those that gain them.
     forgotten = set(store.forget_file_content(path)) if reading.fresh else set()
@@ -119,33 +105,87 @@ def _index_open_file(
         forgotten.add(replaced)
     if reading.binary:
         report.skipped.append((path, reading.binary))
+        new_state = _ended(new_state, reading.cursor, reads.cut, fh, report)
         new_state.status = "binary"
         store.save_file(new_state)
         return
     report.files_read += 1
-    report.bytes_read += reading.bytes_read
-    report.lines_read += reading.lines_read
-    problems = [redacted_problem(p) for p in reading.problems]
-    report.problems.extend((path, p) for p in problems)
-    store.add_problems(path, problems)
-    records = reading.records
-    sessions = store_records(store, sf, session_id, path, records, report, excluded)
-    if sf.is_subagent and sf.parent_id is None:
+    sessions: set[str] = set()
+    parent = None
+    while True:
+        report.bytes_read += reading.bytes_read
+        report.lines_read += reading.lines_read
+        problems = [redacted_problem(p) for p in reading.problems]
+        report.problems.extend((path, p) for p in problems)
+        store.add_problems(path, problems)
+        records = reading.records
+        sessions |= store_records(store, sf, session_id, path, records, report, excluded)
+        parent = parent or next(
+            (m.record_session_id for m in records if _names_its_session(m)), None
+        )
+        done, more = reading.cursor, reading.more and not reads.cut and not reads.spent()
+        del records, reading  # a slice's records go before the next is read
+        if not more:
+            break
+        reading = reads.next(done)
+        if reading.cursor.offset <= done.offset:  # it started again: read on next run
+            break
+        if reading.fresh:  # it read from the top again: what it gave before goes
+            forgotten |= set(store.forget_file_content(path))
+    new_state = _ended(new_state, done, reads.cut, fh, report)
+    if sf.is_subagent and sf.parent_id is None and parent and parent != session_id:
         # A layout that does not name a subagent's parent (Claude Code 2.0.x flat
         # agent files) leaves it to the records.
-        parent = next(
-            (
-                r.record_session_id
-                for r in records
-                if isinstance(r, Message) and r.record_session_id
-            ),
-            None,
-        )
-        if parent and parent != session_id:
-            sf = replace(sf, parent_id=parent)
+        sf = replace(sf, parent_id=parent)
     for sid in sorted(sessions | forgotten):
         rebuild_session(store, sid, sf, session_id, path, report)
     store.save_file(new_state)
+
+
+class _Reads:
+    """The reads of one file by its source: one, or one per slice of an append-only file
+    (`Reading.more`), all within one budget of lines and seconds (`sources.budget`),
+    which only the reading spends, not the storing between slices."""
+
+    def __init__(self, sf: SourceFile, fh: IO[bytes], report: IndexReport) -> None:
+        self.sf, self.fh, self.report = sf, fh, report
+        self.lines, self.seconds = budget.MAX_LINES, budget.MAX_SECONDS
+        self.cut: str | None = None
+
+    def next(self, cursor: Cursor | None) -> Reading:
+        started = time.monotonic()
+        try:
+            with budget.limit(self.lines, self.seconds) as spent:
+                reading = SOURCES[self.sf.source].read(self.sf, self.fh, cursor)
+        except OSError as exc:
+            self.report.errors.append((str(self.sf.path), os_error(exc)))
+            raise Abort from exc
+        self.lines = max(0, self.lines - spent.lines)
+        self.seconds = max(0.0, self.seconds - (time.monotonic() - started))
+        self.cut = spent.cut
+        return reading
+
+    def spent(self) -> bool:
+        """Whether the slices read so far used up the file's budget (then `cut` says so)."""
+        if self.lines <= 0:
+            self.cut = self.cut or f"over {budget.MAX_LINES:,} lines in one read"
+        elif self.seconds <= 0:
+            self.cut = self.cut or f"over {budget.MAX_SECONDS:g} s in one read"
+        return self.cut is not None
+
+
+def _names_its_session(record: object) -> bool:
+    return isinstance(record, Message) and bool(record.record_session_id)
+
+
+def _ended(
+    state: FileState, cursor: Cursor, cut: str | None, fh: IO[bytes], report: IndexReport
+) -> FileState:
+    """`state` with the cursor the last read ended at, and why it was cut short if it was."""
+    ended = replace(state, offset=cursor.offset, lines=cursor.lines, tail_hash=cursor.stored())
+    if cut:
+        _cut_short(ended, cut, os.fstat(fh.fileno()).st_size, report)
+    return ended
 
 
 def _cut_short(state: FileState, why: str, size: int, report: IndexReport) -> None:

@@ -19,6 +19,7 @@ from findsession.indexing.failures import file_failed
 from findsession.indexing.file import Abort, index_file
 from findsession.indexing.report import IndexReport, Progress
 from findsession.indexing.scan import handle_vanished, known_changes, os_error, scan
+from findsession.redact import redact
 from findsession.sources import SOURCES, SourceFile, file_stamp
 from findsession.storage.base import Storage
 
@@ -68,6 +69,8 @@ def index_roots(
             ):
                 report.files_unchanged += 1
                 continue
+            if _named_with_a_secret(store, str(f.path), state is not None, report):
+                continue
             try:
                 work.append((SOURCES[f.source].describe(f.path), f.root))
             except OSError as exc:  # gone or unreadable between the scan and now
@@ -100,6 +103,27 @@ def index_roots(
     if report.files_read:
         store.scrub_wal()
     return report
+
+
+def _named_with_a_secret(store: Storage, path: str, known: bool, report: IndexReport) -> bool:
+    """True (and the file left out, named redacted) when the file's path holds what
+    looks like a secret (`notes/token-github_pat_….md`): the index keeps every file's
+    path, so such a file cannot be indexed without keeping the secret. What it gave
+    before goes."""
+    hidden, kinds = redact(path)
+    if not kinds:
+        return False
+    report.skipped.append(
+        (
+            hidden,
+            f"its path holds what looks like a secret ({', '.join(sorted(kinds))}):"
+            " rename it to index it",
+        )
+    )
+    if known:
+        with store.transaction():
+            store.remove_file(path)
+    return True
 
 
 class _CommitGroups:

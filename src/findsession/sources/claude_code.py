@@ -118,7 +118,7 @@ def describe(path: Path) -> SourceFile:
 def _read_agent_meta(path: Path) -> dict[str, str]:
     try:
         data = json.loads(path.read_text(encoding="utf-8", errors="replace"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     if not isinstance(data, dict):
         return {}

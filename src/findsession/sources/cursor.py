@@ -67,7 +67,7 @@ class Cursor:
             return cls(offset, lines, digest, state)
         try:
             kept = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             return cls(offset, lines)
         if not isinstance(kept, dict):
             return cls(offset, lines)
@@ -104,7 +104,7 @@ class Reading:
     record and it does not look like text), or is None. `replaced` names the sessions
     (`Message.session_key`s of a file of sibling sessions) this reading gives whole
     again: what they gave before is forgotten first, the file's other sessions stay (a
-    database store reads again only the sessions that changed).
+    database store reads again only the sessions that changed). `more`: see below.
     """
 
     records: list[Record]
@@ -116,6 +116,9 @@ class Reading:
     lines_read: int = 0
     problems: list[Problem] = field(default_factory=list)
     replaced: frozenset[str] = frozenset()
+    #: The read stopped early to bound its memory: read on from `cursor` (the indexer
+    #: does, in the same transaction, until a reading says no more).
+    more: bool = False
 
 
 def looks_binary(head: bytes) -> bool:

@@ -176,7 +176,7 @@ def workspace_folder(storage: str) -> str | None:
     try:
         with open_regular(str(Path(storage) / "workspace.json")) as fh:
             manifest = json.loads(fh.read(1 << 20).decode("utf-8", "replace"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     if not isinstance(manifest, dict):
         return None

@@ -53,6 +53,6 @@ def _tokens(text: str) -> dict[str, str | int]:
     whole, as it was then)."""
     try:
         tokens = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return {}
     return {str(k): str(v) for k, v in tokens.items()} if isinstance(tokens, dict) else {}

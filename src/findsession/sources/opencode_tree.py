@@ -83,7 +83,7 @@ def parent_of(path: Path) -> str | None:
     try:
         with open_regular(str(path)) as fh:
             doc = json.loads(fh.read(1 << 20))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     parent = doc.get("parentID") if isinstance(doc, dict) else None
     return parent if isinstance(parent, str) and parent else None

@@ -45,12 +45,13 @@ class QwenSource(Source):
         return SourceFile(path=path, source=KIND, session_id=path.name[: -len(".jsonl")])
 
     def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
+        # Whole, not in slices: a rewind anywhere decides which turns before it count.
         parser = QwenParser()
-        reading = read_appended(fh, cursor, parser.parse, glued=True)
+        reading = read_appended(fh, cursor, parser.parse, glued=True, sliced=False)
         if not reading.fresh and parser.rewound:
             # Turns before the cursor may be off the branch now: read it all again.
             parser = QwenParser()
-            reading = read_appended(fh, None, parser.parse, glued=True)
+            reading = read_appended(fh, None, parser.parse, glued=True, sliced=False)
         if reading.fresh and parser.rewound:
             reading.records = parser.active(reading.records)
         return reading

@@ -146,7 +146,7 @@ def project_dir(path: Path) -> str | None:
     try:
         with open_regular(str(path.parent.parent / "workspace.json")) as fh:
             manifest = json.loads(fh.read(1 << 20).decode("utf-8", "replace"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     if not isinstance(manifest, dict):
         return None

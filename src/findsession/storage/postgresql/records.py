@@ -91,6 +91,22 @@ class RecordsMixin(Connection):
             return self._pushed_messages(session_id)
         return [message(r) for r in rows]
 
+    def session_messages_page(
+        self, session_id: str, after: tuple[int, int, int] | None, limit: int
+    ) -> tuple[list[Message], tuple[int, int, int] | None]:
+        """Up to `limit` of `session_messages`, those after the key `after` (None: from
+        the first), and the key the next page starts after (None after the last)."""
+        line, part, row = after or (-1, -1, -1)
+        rows = self.query(
+            f"SELECT {MESSAGE_COLUMNS}, line, part, id FROM messages WHERE session_id = %s"
+            " AND (line, part, id) > (%s, %s, %s) ORDER BY line, part, id LIMIT %s",
+            (session_id, line, part, row, limit),
+        )
+        if not rows and after is None:
+            return self._pushed_messages(session_id), None
+        following = (rows[-1][-3], rows[-1][-2], rows[-1][-1]) if len(rows) == limit else None
+        return [message(r[:-3]) for r in rows], following
+
     def _pushed_messages(self, session_id: str) -> list[Message]:
         """A pushed session's turns, from its units: its messages stayed on its machine.
         Each turn is its prompt, the tool traffic as indexed (one call naming the tools,

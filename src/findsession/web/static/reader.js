@@ -72,7 +72,7 @@ export async function readerView(main, ref, params, backHref, isCurrent) {
 
 // The session as one file, as `findsession export` writes it (the index's redacted text).
 function downloads(id) {
-  const href = (format) => `/api/session/${encodeURIComponent(id)}/export?format=${format}`;
+  const href = (format) => `api/session/${encodeURIComponent(id)}/export?format=${format}`;
   return el(
     "p",
     { class: "downloads" },
