@@ -8,7 +8,8 @@ language that shares no content word with it ("same") and one in the other langu
 ("cross"). The sessions are written as real Claude Code transcripts, indexed with the
 real pipeline beside `--distractors` synthetic English sessions, then every query runs
 in keyword, vector and hybrid mode with each model. A query is answered at rank r when
-its session is the r-th distinct session of the results. Prints recall@1, recall@5 and
+its session is the r-th session of the results (sessions ranked as `findsession search`
+ranks them). Prints recall@1, recall@5 and
 MRR per model, mode and query kind; exits 0.
 """
 
@@ -31,7 +32,7 @@ from corpus import SessionWriter, generate  # noqa: E402
 from findsession.embeddings import ENGLISH_MODEL, MULTILINGUAL_MODEL, build_embedder  # noqa: E402
 from findsession.indexing import Root, index_roots  # noqa: E402
 from findsession.indexing.embed import embed_pending  # noqa: E402
-from findsession.search.engine import retrieve  # noqa: E402
+from findsession.search.engine import search  # noqa: E402
 from findsession.search.filters import SearchOptions  # noqa: E402
 from findsession.storage.sqlite import Store  # noqa: E402
 
@@ -72,13 +73,9 @@ def evaluate(store: Store, data: dict, ids: dict[str, str], embedder, mode: str)
     langs = {s["id"]: s["lang"] for s in data["sessions"]}
     ranks: dict[str, list[int | None]] = {g: [] for g in GROUPS}
     for query in data["queries"]:
-        opts = SearchOptions(mode=mode, top=20).validated()
-        found = retrieve(store, query["text"], opts, lambda: embedder, limit=200)
-        sessions: list[str] = []
-        for unit in found.units:
-            if unit.session_id not in sessions:
-                sessions.append(unit.session_id)
-        order = [ids.get(s) for s in sessions]
+        opts = SearchOptions(mode=mode, top=20)
+        found = search(store, query["text"], opts, lambda: embedder)
+        order = [ids.get(hit.session.id) for hit in found.hits]
         rank = order.index(query["target"]) + 1 if query["target"] in order else None
         ranks[group(query, langs[query["target"]])].append(rank)
         ranks["all"].append(rank)

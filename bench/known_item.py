@@ -140,6 +140,12 @@ def main() -> int:
     )
     parser.add_argument("--people", help="only these repositories (comma-separated)")
     parser.add_argument("--dump", type=Path, help="write each query's outcome here (JSON lines)")
+    parser.add_argument(
+        "--foreign",
+        action="store_true",
+        help="also ask each person's queries of the others' indexes (kind 'foreign': work"
+        " the index never saw, the far negatives a confidence is fitted on)",
+    )
     args = parser.parse_args()
     if (args.data / "FILES.tsv").exists():
         return by_person(args)
@@ -201,6 +207,13 @@ def by_person(args: argparse.Namespace) -> int:
         print(known_item_people.build(work, person), flush=True)
         mine = [q for q in queries if q["repo"] == repo]
         rows += known_item_people.ask(work, person, mine, args.mode, dump)
+        if args.foreign:
+            others = [
+                {**q, "id": f"{q['id']}@{person.slug}", "kind": "foreign", "session_id": None}
+                for q in queries
+                if q["repo"] != repo and q["kind"] != "none"
+            ]
+            rows += known_item_people.ask(work, person, others, args.mode, dump)
     if dump:
         dump.close()
     scoring.print_all(rows, ("kind", "lang", "repo"), args.misses)

@@ -101,7 +101,15 @@ def ask(work: Path, person: Person, queries: list[dict], mode: str, dump=None) -
                     "id": q["id"], "kind": q["kind"], "lang": q.get("lang"),
                     "target": q.get("session_id"), "rank": row.rank, "ranked": ranked,
                     "level": c.level.value, "score": c.score, "coverage": c.coverage,
-                    "lift": c.lift, "agreement": c.agreement, "notes": response.notes,
+                    "lift": c.lift, "agreement": c.agreement, "margin": c.margin,
+                    "notes": response.notes,
                     "pins": [h.pinned for h in response.hits[:5]],
+                    "parts": [
+                        [h.parts.ranks, h.parts.keyword, h.parts.meaning, h.parts.further]
+                        for h in response.hits[:5]
+                        if h.parts is not None
+                    ],
+                    "cosines": [h.cosine for h in response.hits[:5]],
+                    "strategy": response.strategy,
                 }, ensure_ascii=False) + "\n")
     return rows

@@ -17,6 +17,9 @@ from dataclasses import dataclass
 from findsession.domain import Confidence, Level
 
 KS = (1, 5, 10)
+#: Query kinds with no answer in the index: `none` (a near miss the person never did) and
+#: `foreign` (another person's query, asked of this index by `known_item.py --foreign`).
+UNANSWERABLE = ("none", "foreign")
 
 
 @dataclass
@@ -28,7 +31,7 @@ class Row:
 
     @property
     def answerable(self) -> bool:
-        return self.query["kind"] != "none"
+        return self.query["kind"] not in UNANSWERABLE
 
     @property
     def rank(self) -> int | None:
@@ -70,26 +73,34 @@ def rank_table(rows: Iterable[Row], groups: tuple[str, ...] = ("kind", "lang")) 
 
 def confidence_table(rows: list[Row]) -> list[str]:
     """How often each level was said, for `none` queries and for answerable ones."""
-    nones = [r for r in rows if not r.answerable]
+    nones = [r for r in rows if r.query["kind"] == "none"]
+    foreign = [r for r in rows if r.query["kind"] == "foreign"]
     answerable = [r for r in rows if r.answerable]
     out = [
-        "| confidence | none queries | answerable | answerable, target first |",
-        "|---|---:|---:|---:|",
+        "| confidence | none queries | foreign queries | answerable | answerable, target first |",
+        "|---|---:|---:|---:|---:|",
     ]
     for level in Level:
         n = sum(r.confidence.level == level for r in nones)
+        f = sum(r.confidence.level == level for r in foreign)
         a = [r for r in answerable if r.confidence.level == level]
         first = sum(r.first_right for r in a)
         out.append(
-            f"| {level.value} | {n}/{len(nones)} | {len(a)}/{len(answerable)} | {first}/{len(a)} |"
+            f"| {level.value} | {n}/{len(nones)} | {f}/{len(foreign)} | {len(a)}/{len(answerable)}"
+            f" | {first}/{len(a)} |"
         )
-    said = [r for r in rows if r.confidence.level == Level.NOTHING]
-    if nones and answerable:
-        out.append(
-            f"\n'nothing close': {sum(not r.answerable for r in said) / len(nones):.0%} of none"
-            f" queries, {sum(r.answerable for r in said) / len(answerable):.1%} of answerable"
-        )
+    def nothing(group: list[Row]) -> str:
+        said = sum(r.confidence.level == Level.NOTHING for r in group)
+        return f"{said / len(group):.1%}" if group else "–"
+
+    out.append(
+        f"\n'nothing close': {nothing(nones)} of none queries, {nothing(foreign)} of foreign"
+        f" ones, {nothing(answerable)} of answerable"
+    )
     area = auc([r.confidence.score for r in answerable], [r.confidence.score for r in nones])
+    if foreign:
+        far = auc([r.confidence.score for r in answerable], [r.confidence.score for r in foreign])
+        out.append(f"confidence ROC AUC (answerable vs foreign): {far:.2f}")
     if area is not None:
         out.append(f"confidence ROC AUC (answerable vs none): {area:.2f}")
     return out

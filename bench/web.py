@@ -48,8 +48,11 @@ def main() -> int:
 
     page = PageServer(index)
     page.start()
-    base = f"http://127.0.0.1:{page.port}/api/search?"
-    headers = {"X-Findsession-Token": page.token}
+    link = page.link()
+    with urllib.request.urlopen(link) as response:  # a link sets the session's cookie
+        session = response.headers["Set-Cookie"].split(";")[0].split("=", 1)[1]
+    base = link.split("?")[0] + "api/search?"
+    headers = {"X-Findsession-Token": session}
 
     def over_http(query: str) -> float:
         url = base + urllib.parse.urlencode({"q": query, "top": 10})

@@ -17,6 +17,7 @@ from postgres_server import Server
 from findsession.embeddings.base import Embedder
 from findsession.embeddings.onnx_local import OnnxEmbedder, bundled_model_dir
 from findsession.indexing import IndexReport, Root, index_roots
+from findsession.sources import ENVIRONMENT
 from findsession.storage import Storage, open_storage
 from findsession.storage.sqlite import Store
 
@@ -77,10 +78,12 @@ class CLI:
             "COLUMNS": "200",
             "NO_COLOR": "1",
         }
-        # Variables that point an agent's standard place outside the test's home: VS
-        # Code's `User` folder follows XDG_CONFIG_HOME, Copilot CLI's COPILOT_HOME.
-        for name in ("XDG_CONFIG_HOME", "COPILOT_HOME"):
-            self.env.pop(name, None)
+        # Every other variable that points a source's standard place elsewhere (VS
+        # Code's `User` folder follows XDG_CONFIG_HOME, Copilot CLI's COPILOT_HOME...):
+        # the test's home decides, whatever the shell running the tests has set.
+        for name in ENVIRONMENT:
+            if name != "CLAUDE_CONFIG_DIR":
+                self.env.pop(name, None)
 
     def run(self, *args: str, check: bool = True, **kwargs: Any) -> subprocess.CompletedProcess:
         proc = subprocess.run(

@@ -44,7 +44,7 @@ def test_index_then_search_prints_grouped_results(cli: CLI, corpus: Path) -> Non
     out = cli.run("syncthing conflict")
     lines = out.stdout.splitlines()
     assert re.fullmatch(
-        r"\[1\] 2026-06-11  claude-code  syncthing-conflict-fix  score 0\.0\d{3}", lines[0]
+        r"\[1\] 2026-06-11  claude-code  syncthing-conflict-fix  score \d\.\d\d", lines[0]
     )
     assert "syncthing conflict" in lines[1]
     assert lines[2].strip().startswith("/home/dev/code  ·  ")
@@ -152,12 +152,16 @@ def test_explain_shows_each_lists_rank_and_the_matched_terms(cli: CLI, corpus: P
     cli.run("index")
     out = cli.run("deploy health check", "--explain").stdout
     why = [line.strip() for line in out.splitlines() if line.strip().startswith("why:")]
-    assert re.fullmatch(
+    score = re.fullmatch(
         r"why: best keyword match, holding most query words \(kept first\)"
         r" · keyword #1 \(bm25 -?[\d.]+; matched checks, deploy, health\)"
-        r" · vector #1 \(cosine 0\.\d{3}\) · fused 0\.\d{4}",
+        r" · vector #1 \(cosine 0\.\d{3}\) · score (\d\.\d\d) = ranks (\d\.\d\d)"
+        r" \+ keyword (\d\.\d\d) \+ meaning (\d\.\d\d) \+ a second turn (\d\.\d\d)",
         why[0],
-    ), why[0]
+    )
+    assert score, why[0]
+    total, *parts = (float(g) for g in score.groups())
+    assert abs(total - sum(parts)) <= 0.02, "the parts shown add up to the score shown"
     data = cli.json("search", "deploy health check")["results"][0]["explain"]
     assert data["keyword_rank"] == 1 and data["vector_rank"] == 1 and data["cosine"] > 0.3
     assert "deploy" in data["matched_terms"] and data["pinned"] == "keyword-winner"

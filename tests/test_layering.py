@@ -27,6 +27,7 @@ from findsession.storage.base import (
     SessionReader,
     TitleLog,
     VectorIndex,
+    WriteIndex,
     methods_of,
 )
 from findsession.storage.postgresql import Store as PostgresStore
@@ -247,7 +248,7 @@ def test_each_open_store_has_the_protocols_attributes(protocol: type, storage: o
 #: reads and never writes; an index run writes, and reads back what it rebuilds from.
 USERS = {
     "search": (Index, SearchReader, KeywordIndex, VectorIndex, SessionReader),
-    "indexing": (Index, IndexWriter, Embedding, SessionReader, TitleLog),
+    "indexing": (Index, IndexWriter, Embedding, SessionReader, TitleLog, WriteIndex),
 }
 
 

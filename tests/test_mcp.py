@@ -80,7 +80,13 @@ def test_tools_and_their_parameters_are_listed(indexed: CLI, project: Path) -> N
     async def go() -> None:
         async with connect(indexed, project) as client:
             tools = {t.name: t for t in (await client.list_tools()).tools}
-            assert set(tools) == {"search_conversation", "read_conversation", "list_sessions"}
+            assert set(tools) == {
+                "search_conversation",
+                "read_conversation",
+                "list_sessions",
+                "handoff",
+                "sessions_for_file",
+            }
             search = tools["search_conversation"].input_schema
             assert search["required"] == ["query"]
             assert set(search["properties"]) == {

@@ -19,7 +19,7 @@ from pathlib import Path
 import apsw
 import pytest
 from conftest import CLI
-from test_redaction import LEAKED_KINDS, pieces
+from test_redaction import _GITHUB_FG, LEAKED_KINDS, SECRETS, pieces
 from transcripts import Transcript, project_dir
 
 from findsession.sources.claude_code_records import (
@@ -85,17 +85,31 @@ PLANT: dict[str, Callable[[Transcript, str, tuple[str, ...]], object]] = {
     "malformed-line": lambda t, text, _: t.prompt("a line breaks next").raw(
         json.dumps(text)[1:-1] + " <- not JSON"
     ),
+    # Fields the agent fills in itself, from what the person named: the branch, the
+    # folder, a tool (an MCP server's name).
+    "git-branch": lambda t, text, _: _carrying(t, "gitBranch", text),
+    "cwd": lambda t, text, _: _carrying(t, "cwd", text),
+    "tool-name": lambda t, text, _: t.prompt("use the server").tool(text, {"q": "x"}, "done"),
 }
-FIELDS = [*PLANT, "subagent-description"]
+FIELDS = [*PLANT, "subagent-description", "subagent-type"]
 #: Fields known to leak, with why (strict xfail). None since the parser cuts capped text
 #: on a token boundary: a secret cut in two was stored in part, unrecognised.
 LEAKING: dict[str, str] = {}
 
 
+def _carrying(t: Transcript, key: str, text: str) -> Transcript:
+    """A prompt and its reply whose lines carry `text` as `key`."""
+    start = len(t.lines)
+    t.prompt("carry on").reply("Carried on.")
+    for line in t.lines[start:]:
+        line[key] = text
+    return t
+
+
 def _plant(root: Path, field: str) -> None:
     folder = project_dir(root, CWD)
     parent = Transcript(session_id=PARENT, cwd=CWD)
-    if field == "subagent-description":
+    if field in ("subagent-description", "subagent-type"):
         parent.prompt("split the audit between agents").reply("Started one agent per file.")
         parent.write(folder)
         for n, (_, text, _) in enumerate(LEAKED_KINDS):
@@ -105,6 +119,8 @@ def _plant(root: Path, field: str) -> None:
             agents = folder / PARENT / "subagents"
             agent.write(agents, f"agent-{agent_id}.jsonl")
             meta = {"agentType": "general-purpose", "description": text}
+            if field == "subagent-type":
+                meta = {"agentType": text, "description": "audit the file"}
             (agents / f"agent-{agent_id}.meta.json").write_text(json.dumps(meta))
         return
     for _, text, secrets in LEAKED_KINDS:
@@ -171,3 +187,39 @@ def test_no_planted_secret_leaves_a_trace(cli: CLI, field: str) -> None:
             if found:
                 leaks.append(f"{name}: {found[0]!r}")
     assert not leaks, f"{field} leaks {len(leaks)} secrets: " + "; ".join(leaks)
+
+
+#: Tokens a file or folder can be named after (no blank, no slash).
+NAMED = (_GITHUB_FG, SECRETS["openai-key"])
+
+
+def test_a_file_named_after_a_secret_is_left_out_and_named_redacted(
+    cli: CLI, tmp_path: Path
+) -> None:
+    """A note named `token-github_pat_….md`, a project folder named after a key: the
+    index keeps every file's path, so such a file is not indexed, and the run names it
+    with the secret hidden. Its neighbours are indexed as ever."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / f"token-{NAMED[0]}.md").write_text("# deploy\n\nThe deploy token note.\n")
+    (notes / "plain.md").write_text("# deploy\n\nThe plain deploy note.\n")
+    root = Path(cli.env["CLAUDE_CONFIG_DIR"]) / "projects"
+    Transcript(cwd=f"/home/dev/{NAMED[1]}").prompt("fix the deploy").reply("ok").write(
+        project_dir(root, f"/home/dev/{NAMED[1]}")
+    )
+    Transcript(cwd="/home/dev/shop").prompt("fix the deploy").reply("ok").write(
+        project_dir(root, "/home/dev/shop")
+    )
+    report = cli.json("index", "--no-embed")
+    report.update(cli.json("index", "--no-embed", "--source", "markdown", str(notes)))
+    first = cli.json("index", "--no-embed", "--source", "markdown", str(notes))
+    assert first["files_read"] == 0  # left out again, not read
+    skipped = [s for s in report["skipped"] if "secret" in s["reason"]]
+    assert skipped, report["skipped"]
+    for named in NAMED:
+        assert all(named[:12] not in s["path"] for s in report["skipped"])
+    assert cli.json("index", "--no-embed")["sessions_total"] == 2  # the plain ones
+    raw, values = _stored(Path(cli.env["FINDSESSION_DB"]))
+    raw, text = raw.lower(), "\n".join(values).lower()
+    for secret in NAMED:
+        assert not [p for p in pieces(secret) if p.lower().encode() in raw or p.lower() in text]

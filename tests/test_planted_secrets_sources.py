@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from conftest import CLI
 from test_planted_secrets import _stored
-from test_redaction import LEAKED_KINDS, pieces
+from test_redaction import _GITHUB_FG, LEAKED_KINDS, SECRETS, pieces
 
 FIXTURES = Path(__file__).parent / "fixtures"
 #: Each format's fixture folder, indexed as a root of its source.
@@ -44,16 +44,37 @@ FORMATS = {
 }
 #: Every kind at once, one per line, as someone pasting a config would.
 PLANTED = "\n".join(text for _, text, _ in LEAKED_KINDS)
+#: Tokens that can stand in a path or a branch name (no blank, no slash).
+IN_NAMES = (_GITHUB_FG, SECRETS["openai-key"], SECRETS["aws-access-key"])
+#: A folder named after a token, put under every path.
+FOLDER = "token-" + "-".join(IN_NAMES)
+#: A branch named after one.
+BRANCH = f"fix/{_GITHUB_FG}"
+#: The names agents give a session's git branch.
+BRANCH_KEYS = ("branch", "gitBranch", "git_branch")
+#: A password on a command written as an argv list, added to every list of strings.
+ARGV = ["mysql", "-uroot", "-pS3cretMysql9", "--password", "Pg5ecretVal9"]
 
 
-def _plant(value: Any) -> Any:
-    """`value` with the secrets appended to every string that reads as text. A string
-    holding a JSON document (Cline's `text` fields) gets them planted inside it too."""
+def _plant(value: Any, key: str = "") -> Any:
+    """`value` with secrets in every field that can hold them: the kinds appended to
+    every string that reads as text (a string holding a JSON document, like Cline's
+    `text` fields, gets them inside it), a folder named after a token under every path,
+    a branch named after one, and a password on the command line of every argv list."""
     if isinstance(value, dict):
-        return {k: _plant(v) for k, v in value.items()}
+        return {k: _plant(v, k) for k, v in value.items()}
     if isinstance(value, list):
-        return [_plant(v) for v in value]
-    if isinstance(value, str) and " " in value:
+        planted = [_plant(v, key) for v in value]
+        if value and all(isinstance(v, str) for v in value):
+            planted += ARGV
+        return planted
+    if not isinstance(value, str):
+        return value
+    if key in BRANCH_KEYS:
+        return BRANCH
+    if " " not in value and value.startswith(("/", "~/")) and len(value) > 1:
+        return f"{value.rstrip('/')}/{FOLDER}"
+    if " " in value:
         try:
             inner = json.loads(value)
         except ValueError:
@@ -99,13 +120,21 @@ def test_no_secret_planted_in_any_format_leaves_a_trace(
     assert report["sessions_total"] > 0, report
     assert sum(report["redacted"].values()) >= len(LEAKED_KINDS), report["redacted"]
 
-    raw, values = _stored(Path(cli.env["FINDSESSION_DB"]))
+    assert not leaks(Path(cli.env["FINDSESSION_DB"])), kind
+
+
+def leaks(db: Path) -> list[str]:
+    """Each planted secret of which a 10-character piece is anywhere in the index."""
+    raw, values = _stored(db)
     raw, text = raw.lower(), "\n".join(values).lower()
-    leaks = []
-    for name, _, secrets in LEAKED_KINDS:
-        for secret in secrets:
-            found = sorted(p for p in pieces(secret) if p.lower().encode() in raw)
-            found += sorted(p for p in pieces(secret) if p.lower() in text)
-            if found:
-                leaks.append(f"{name}: {found[0]!r}")
-    assert not leaks, f"{kind} leaks {len(leaks)} secrets: " + "; ".join(leaks)
+    found_all = []
+    planted = [*((n, s) for n, _, ss in LEAKED_KINDS for s in ss), ("argv", "S3cretMysql9")]
+    planted += [("argv", "Pg5ecretVal9"), *(("in a name", t) for t in IN_NAMES)]
+    for name, secret in planted:
+        found = sorted(p for p in pieces(secret) if p.lower().encode() in raw)
+        found += sorted(p for p in pieces(secret) if p.lower() in text)
+        if found:
+            found_all.append(f"{name}: {found[0]!r}")
+    if found_all:
+        print(f"{len(found_all)} secrets leak: " + "; ".join(found_all))
+    return found_all

@@ -53,6 +53,11 @@ _PYPI = (
 _TWILIO = "SK" + "43af8947bdcd0626ddf28cc1710b2855"
 _DISCORD = "MTE4NzQ2NTk5MzI3NjA1NDU2Mg" + ".zn299I.zB9zpKdyk99nvngJ53aNqiD3oIK6RAk3cZv6HA"
 _DISCORD_HOOK = "Qx7v" + "Kp2mLw9sRt4yZb8nC3dF6gH1jK0lM5nP7qR2sT4uV6wX8yZ0aB2cD4eF6gH8iJ0k"
+_AZURE_PAT = "x4mq7kd2rwv6ptz3jnh5bcf8yg2a7lsq4e6u3wkm5dz7rtp2vnha"
+#: A bot token of today: its last part is 38 characters, not 27.
+_DISCORD_38 = "MTA1NzYxMjg3NDM0Mzg0NjgwMA" + ".GxYz12.Rk3pW8sLq2Nv7Tz5Xb1Jm4Hc9Df6Gy0Aa2Uz"
+#: What a `DISCORD_BOT=` may hold that is not shaped like a Discord token.
+_BOT_VALUE = "qK8vT3mX9pL2wN7rZ5sY4bH6jF1dG0aE"
 _GITHUB_FG = (
     "github_pat_"
     + "11AiPmhLs4rNJLQRCKhdhC_pXrk8oStIUjGYVQyECJV1QEd75Tcix80pExdMqKYMuuNSemBLb7T5H58Tlh"
@@ -73,7 +78,7 @@ LEAKED_KINDS: list[tuple[str, str, tuple[str, ...]]] = [
             },
             indent=2,
         ),
-        tuple(_PEM_BODY),
+        (*_PEM_BODY, "3f9a2c17e0d1c2b3a4f5e6d7c8b9a0f1e2d3c4b5"),
     ),
     ("private-key-env", f'PRIVATE_KEY="{_pem("RSA ", _PEM_BODY)}"', tuple(_PEM_BODY)),
     ("private-key-yaml", "ssh_private_key: " + _pem("OPENSSH ", _PEM_BODY), tuple(_PEM_BODY)),
@@ -165,6 +170,15 @@ LEAKED_KINDS: list[tuple[str, str, tuple[str, ...]]] = [
         (_DISCORD_HOOK,),
     ),
     ("github-fine-grained", f"gh auth login --with-token <<< {_GITHUB_FG}", (_GITHUB_FG,)),
+    # A second hostile run: names that hold no secret word, prose, argv lists.
+    ("password-pw", "DATABASE_URL_PW=Qz8vLm2pXw\nDATABASE_HOST=db", ("Qz8vLm2pXw",)),
+    ("azure-devops-pat", f"export AZURE_DEVOPS_PAT={_AZURE_PAT}", (_AZURE_PAT,)),
+    ("discord-bot-name", f"DISCORD_BOT={_BOT_VALUE}", (_BOT_VALUE,)),
+    ("discord-bot-38", f"DISCORD_BOT={_DISCORD_38}", (_DISCORD_38,)),
+    ("password-in-prose", "the password was Tr0ub4dor&3, keep it safe", ("Tr0ub4dor&3",)),
+    ("password-said-quoted", "My password for the NAS is 'lemonade-Kx7q'", ("lemonade-Kx7q",)),
+    ("argv-list-mysql", '["mysql", "-uroot", "-pS3cretMysql9", "shop"]', ("S3cretMysql9",)),
+    ("argv-list-flag", "['psql', '--password', 'Pg5ecretVal9']", ("Pg5ecretVal9",)),
 ]
 
 
@@ -223,6 +237,20 @@ def test_no_piece_of_a_known_secret_kind_survives(
         "secret=[REDACTED]  api_key=[REDACTED_API_KEY]",
         "Token: gho_************************************",
         "git fetch http://user:pass@host/repo.git",
+        # Near the kinds a second hostile run added.
+        "the password is required for every login",
+        "the password was reset.",
+        "the password is user-defined and the password was Changed",
+        "your password is too short: 8 characters or more",
+        "pat = re.compile(r'[a-z]+')",
+        "PATH=/usr/local/bin:/usr/bin",
+        "pw_hash = bcrypt(pw)",
+        "DEFAULT_BOT=gpt-4o-mini",
+        "private_key_id: the id of the key, not the key",
+        '["mysql", "-u", "root", "-p", "shop"]',
+        '["docker", "login", "--password-stdin"]',
+        "npm run build -- --port 8080",
+        "    pw : rational number\n    x : indeterminate of the polynomial",
     ],
 )
 def test_ordinary_text_is_left_alone(text: str) -> None:

@@ -294,21 +294,25 @@ def test_a_changed_config_file_is_read_again(service_cli: CLI) -> None:
 
 def test_the_service_serves_the_page_and_a_second_ui_reuses_it(service_cli: CLI) -> None:
     """`findsession ui` with a service: the page comes from its warm index, returns at
-    once (nothing left running here), and a second `ui` gets the same page."""
+    once (nothing left running here), and a second `ui` gets the same page with a link
+    of its own."""
     import json
     import urllib.request
-    from urllib.parse import urlsplit
+
+    from web_page import LINK, redeem
 
     cli = service_cli
     cli.run("service", "start")
     first = cli.run("ui", "--no-open")
     url = first.stdout.strip()
     assert "the service serves this page" in first.stderr
-    assert cli.run("ui", "--no-open").stdout.strip() == url  # reused, same token
-    parts = urlsplit(url)
+    again = cli.run("ui", "--no-open").stdout.strip()
+    one, two = LINK.fullmatch(url), LINK.fullmatch(again)
+    assert one and two and again != url
+    assert one.groups() == two.groups()  # the same port and folder: the same page
     request = urllib.request.Request(
-        f"http://127.0.0.1:{parts.port}/api/search?q=syncthing+conflict",
-        headers={"X-Findsession-Token": parts.query.split("=", 1)[1]},
+        f"http://127.0.0.1:{one.group(1)}{one.group(2)}api/search?q=syncthing+conflict",
+        headers={"X-Findsession-Token": redeem(url)},
     )
     with urllib.request.urlopen(request, timeout=30) as response:
         hits = json.loads(response.read())["results"]
@@ -316,3 +320,91 @@ def test_the_service_serves_the_page_and_a_second_ui_reuses_it(service_cli: CLI)
     cli.run("service", "stop")
     with pytest.raises(OSError):
         urllib.request.urlopen(request, timeout=5)  # the page went with the service
+
+
+def test_an_index_of_named_folders_gets_no_sample_sessions(tmp_path: Path, db_path: Path) -> None:
+    """The service watched "the standard roots", which fall back to the shipped sample
+    when no agent folder exists: starting it added the nine sample sessions to an index
+    built from a folder of archived transcripts. The sample is for an empty index only."""
+    cli = CLI(tmp_path, db_path)
+    runtime = Path(tempfile.mkdtemp(prefix="fs-"))
+    cli.env["XDG_RUNTIME_DIR"] = str(runtime)
+    (tmp_path / "home").mkdir()  # no agent folder in it
+    archive = tmp_path / "archive"
+    t = Transcript(session_id="a7c10000-0000-4000-8000-000000000001", cwd="/srv/old")
+    t.prompt("why did the tarpaulin cache expire early").reply("Its TTL was in seconds.")
+    t.write(project_dir(archive, "/srv/old"))
+    cli.run("index", "--no-embed", str(archive))
+    assert cli.json("status")["sessions"] == 1
+    # Run by hand too, with no folder named: nothing to read, and no sample either.
+    assert "sample" not in cli.run("index", "--no-embed").stderr
+    assert cli.json("status")["sessions"] == 1
+    try:
+        cli.run("service", "start")
+        wait_for(lambda: status(cli).get("caught_up"))
+        assert cli.json("status")["sessions"] == 1
+        assert cli.json("search", "tarpaulin cache", "--mode", "keyword")["results"]
+        # An appended turn in the named folder is still followed.
+        t.time, t._n = t.time.replace(hour=11), 100
+        t.prompt("and the quokkaferry purge job").reply("Runs nightly now.")
+        t.append_to(project_dir(archive, "/srv/old") / f"{t.session_id}.jsonl")
+        wait_for(
+            lambda: bool(cli.json("search", "quokkaferry", "--mode", "keyword")["results"]),
+            seconds=20,
+        )
+        assert cli.json("status")["sessions"] == 1
+    finally:
+        cli.run("service", "stop", check=False)
+        pid = _lock_pid(place_of(cli))
+        if pid:
+            _kill(pid)
+        shutil.rmtree(runtime, ignore_errors=True)
+
+
+#: A JSON document nested deeper than any parser recurses (Python's stops near 1,000).
+DEEP = '{"a":' * 100_000 + "1" + "}" * 100_000
+
+
+def test_deeply_nested_json_costs_its_file_not_the_run(service_cli: CLI, tmp_path: Path) -> None:
+    """A subagent's `meta.json` nested 100k deep: the run goes on (its transcript is
+    read, the meta ignored as a malformed one is), nothing is logged as a traceback, and
+    the service does not retry in a loop."""
+    cli = service_cli
+    cli.run("service", "start")
+    wait_for(lambda: status(cli).get("caught_up"))
+    parent = "5ac30ab5-1111-4222-8333-944445555666"
+    folder = project_dir(tmp_path / "home" / ".claude" / "projects", "/home/dev/code")
+    agents = folder / parent / "subagents"
+    agent = Transcript(session_id=parent, cwd="/home/dev/code", sidechain=True, agent_id="a1")
+    agent.prompt("audit the zanzibarwombat exporter").reply("Audited.")
+    agents.mkdir(parents=True)
+    (agents / "agent-a1.meta.json").write_text(DEEP)
+    agent.write(agents, "agent-a1.jsonl")
+    wait_for(lambda: bool(cli.json("search", "zanzibarwombat", "--mode", "keyword")["results"]))
+    runs = status(cli)["index_runs"]
+    time.sleep(2)
+    assert status(cli)["index_runs"] <= runs + 1, "the indexer retried in a loop"
+    log = place_of(cli).log.read_text()
+    assert "Traceback" not in log and "RecursionError" not in log, log[-2000:]
+    assert "indexing failed" not in log, log[-2000:]
+
+    cli.run("service", "stop")
+    cli.env["FINDSESSION_NO_SERVICE"] = "1"
+    out = cli.run("index", "--no-embed", check=False)
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr[-2000:]
+
+
+def test_a_port_in_use_is_one_line_from_the_service_too(service_cli: CLI) -> None:
+    import socket
+
+    cli = service_cli
+    cli.run("service", "start")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        out = cli.run("ui", "--no-open", "--port", str(port), check=False)
+    assert out.returncode == 1, out
+    assert out.stderr.count("\n") == 1 and f"127.0.0.1:{port}" in out.stderr, out.stderr
+    assert "Traceback" not in place_of(cli).log.read_text()
+    assert status(cli)["running"] is True

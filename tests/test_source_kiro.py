@@ -13,12 +13,13 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CLI
+from conftest import CLI, SHARED
 from kiro_store import KiroStore, prompt, reply, results, tool_use
 
 FIXTURE = Path(__file__).parent / "fixtures" / "kiro" / "sessions" / "cli"
@@ -216,3 +217,62 @@ def test_sources_stays_quiet_about_kiro_where_there_is_none(cli: CLI, home: Path
     assert listed["files"] == 0
     roots = cli.json("index", "--no-embed")["roots"]
     assert not any(root.endswith(("kiro-cli", "sessions/cli")) for root in roots)
+
+
+#: The tables Kiro CLI makes from its first start, before any conversation: its schema
+#: migrations, settings state, shell history and sign-in (no `conversations_v2` yet).
+FIRST_START = """
+CREATE TABLE migrations (id INTEGER PRIMARY KEY, version INTEGER NOT NULL,
+                         migration_time INTEGER NOT NULL);
+CREATE TABLE history (id INTEGER PRIMARY KEY, command TEXT, shell TEXT, pid INTEGER,
+                      session_id TEXT, cwd TEXT, start_time INTEGER, hostname TEXT,
+                      exit_code INTEGER, end_time INTEGER, duration INTEGER);
+CREATE TABLE state (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE auth_kv (key TEXT PRIMARY KEY, value TEXT);
+INSERT INTO migrations (version, migration_time) VALUES (0, 1780000000), (1, 1780000000);
+INSERT INTO state VALUES ('telemetry.clientId', '"a1b2"');
+"""
+
+
+def _is_empty_kiro_store(cli: CLI, db: Path) -> None:
+    report = index(cli, "--source", "kiro", str(db.parent))
+    assert report["errors"] == [] and report["problems"] == []
+    listed = {s["kind"]: s for s in cli.json("sources")["sources"]}["kiro"]
+    assert (listed["files"], listed["unusable_files"], listed["sessions"]) == (1, 0, 0)
+    assert listed["problems"] == 0
+
+
+def test_a_store_before_its_first_conversation_is_kiros_and_empty(
+    cli: CLI, tmp_path: Path
+) -> None:
+    """It was reported as "not a Kiro CLI database" on every run."""
+    db = tmp_path / "kiro-cli" / "data.sqlite3"
+    db.parent.mkdir()
+    with sqlite3.connect(db) as conn:
+        conn.executescript(FIRST_START)
+    conn.close()
+    _is_empty_kiro_store(cli, db)
+    # A database of some other tool under the same name is still said to be no store.
+    (tmp_path / "other").mkdir()
+    with sqlite3.connect(tmp_path / "other" / "data.sqlite3") as conn:
+        conn.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
+    conn.close()
+    report = index(cli, "--source", "kiro", str(tmp_path / "other"))
+    assert [p["reason"] for p in report["problems"]] == ["unknown database"]
+
+
+REAL_KIRO = SHARED / "realfiles" / "kiro" / "data.sqlite3"
+
+
+@pytest.mark.skipif(not REAL_KIRO.exists(), reason="needs ../shared/realfiles/kiro")
+def test_a_real_store_before_its_first_conversation(cli: CLI, tmp_path: Path) -> None:
+    db = tmp_path / "kiro-cli" / "data.sqlite3"
+    db.parent.mkdir()
+    shutil.copyfile(REAL_KIRO, db)
+    # Counted without findsession: Kiro's own tables, and none that holds a conversation.
+    uri = f"{db.as_uri()}?mode=ro&immutable=1"
+    with sqlite3.connect(uri, uri=True) as conn:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    conn.close()
+    assert {"migrations", "state"} <= tables and not any("conversation" in t for t in tables)
+    _is_empty_kiro_store(cli, db)

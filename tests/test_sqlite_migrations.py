@@ -1,20 +1,22 @@
-"""An index file written before schema step 12 (three columns renamed to the server's
-names, so both backends run one statement) keeps every cursor, title and vector."""
+"""An index file written before schema step 13 (three columns renamed to the server's
+names, so both backends run one statement) keeps every cursor, title and vector: one of
+step 11, and one of step 12 (the index of files written), as indexes in use have them."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import apsw
+import pytest
 
 from findsession.storage.base import TitleWrite
 from findsession.storage.sqlite import Store, open_index
 from findsession.storage.sqlite.migrations import MIGRATIONS, SCHEMA_VERSION
 
 
-def _index_of_step_11(db: Path) -> None:
+def _index_of_step(db: Path, last: int) -> None:
     conn = apsw.Connection(str(db))
-    for version, step in enumerate(MIGRATIONS[:11], 1):
+    for version, step in enumerate(MIGRATIONS[:last], 1):
         step(conn)
         conn.execute(f"PRAGMA user_version = {version}")
     conn.execute(
@@ -33,9 +35,10 @@ def _index_of_step_11(db: Path) -> None:
     conn.close()
 
 
-def test_an_index_of_step_11_keeps_its_cursors_titles_and_chunk_spans(tmp_path: Path) -> None:
+@pytest.mark.parametrize("last", [11, 12])
+def test_an_older_index_keeps_its_cursors_titles_and_chunk_spans(tmp_path: Path, last: int) -> None:
     db = tmp_path / "old.db"
-    _index_of_step_11(db)
+    _index_of_step(db, last)
     with Store.open(db) as store:
         assert store.schema_version() == SCHEMA_VERSION
         state = store.file_states()["/t.jsonl"]
@@ -47,13 +50,14 @@ def test_an_index_of_step_11_keeps_its_cursors_titles_and_chunk_spans(tmp_path: 
         assert store.query("SELECT unit_id, span_start, span_end FROM chunks") == [(7, 3, 40)]
 
 
-def test_a_rebuild_of_an_index_of_step_11_keeps_the_titles_findsession_wrote(
-    tmp_path: Path,
+@pytest.mark.parametrize("last", [11, 12])
+def test_a_rebuild_of_an_older_index_keeps_the_titles_findsession_wrote(
+    tmp_path: Path, last: int
 ) -> None:
     """The set-aside file is read as it is, before any upgrade: its offsets are under
     their old name, and the new index must still know which lines are findsession's."""
     db = tmp_path / "old.db"
-    _index_of_step_11(db)
+    _index_of_step(db, last)
     store, notes = open_index(db, rebuild=True)
     try:
         assert not [n for n in notes if n.startswith("warning")], notes

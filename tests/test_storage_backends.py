@@ -266,6 +266,28 @@ def test_records_round_trip_and_a_line_read_twice_replaces_itself(storage: Stora
     assert storage.message_sources("s") == [("/t/f.jsonl", 1, 0), ("/t/f.jsonl", 2, 0)]
 
 
+def test_a_session_is_read_a_page_at_a_time_in_file_order(storage: Storage) -> None:
+    """Pages of a session's messages, whatever their size, give `session_messages`
+    exactly: what the indexer rebuilds a long session from without holding it whole."""
+    rows = [("s", part, Message(MessageKind.REPLY, f"m{line}.{part}", line=line)) for line
+            in range(7, 0, -1) for part in (1, 0)]  # fmt: skip
+    rows += [("s", 0, Message(MessageKind.PROMPT, "sub", line=3))]  # another file, line 3
+    with storage.transaction():
+        storage.add_records("/t/f.jsonl", rows[:-1])
+        storage.add_records("/t/sub.jsonl", rows[-1:])
+        storage.add_records("/t/f.jsonl", [("other", 0, Message(MessageKind.PROMPT, "x", line=9))])
+    whole = [(m.line, m.text) for m in storage.session_messages("s")]
+    assert len(whole) == 15
+    for size in (1, 2, 4, 15, 16):
+        paged, after = [], None
+        while True:
+            page, after = storage.session_messages_page("s", after, size)
+            paged += [(m.line, m.text) for m in page]
+            if after is None:
+                break
+        assert paged == whole, size
+
+
 def test_session_prefixes_are_literal(storage: Storage) -> None:
     add(storage, "ab_1", [unit(1, "x")])
     add(storage, "abc1", [unit(1, "x")])

@@ -71,7 +71,7 @@ def tab(browser: Any, page: Page) -> Iterator[Any]:
     errors: list[str] = []
     t.on("pageerror", lambda exc: errors.append(str(exc)))
     t.goto(page.url)
-    assert t.url == f"http://127.0.0.1:{page.port}/"  # the token left the address bar
+    t.wait_for_url(f"http://127.0.0.1:{page.port}{page.base}")  # the link left the address bar
     yield t
     t.close()
     assert not errors, errors
@@ -105,7 +105,12 @@ def test_a_source_filter_keeps_only_that_source(tab: Any) -> None:
     assert set(tab.locator(".results .source").all_inner_texts()) == {"claude-code"}
     tab.select_option("#f-source", "codex")
     until(tab, "location.hash.includes('source=codex')")
-    tab.wait_for_selector(".results .result, .empty")
+    # The filtered answer replaces the list when it comes: wait for it, not for any list.
+    until(
+        tab,
+        "document.querySelector('.empty') || [...document.querySelectorAll('.results .source')]"
+        ".every(e => e.textContent === 'codex')",
+    )
     assert set(tab.locator(".results .source").all_inner_texts()) <= {"codex"}
     tab.fill("#q", "orchard")
     until(
@@ -276,7 +281,8 @@ def test_the_timeline_pages_back_through_every_session(browser: Any, crowded: Pa
     t = browser.new_page()
     try:
         t.goto(crowded.url)
-        t.goto(f"http://127.0.0.1:{crowded.port}/#/timeline")
+        t.wait_for_url(f"http://127.0.0.1:{crowded.port}{crowded.base}")
+        t.goto(f"http://127.0.0.1:{crowded.port}{crowded.base}#/timeline")
         t.wait_for_selector(".timeline .day")
         rows = t.locator(".timeline li[data-session]")
         assert rows.count() == 500

@@ -1,15 +1,19 @@
-"""The page keeps the index to its user: no token, no data; a foreign Host, no data;
-every answer forbids inline scripts and framing. Over real HTTP to the real CLI."""
+"""The page keeps the index to its user: no session, no data; a path outside the page's
+random folder, no data; a foreign Host, no data; every answer forbids inline scripts and
+framing. Over real HTTP to the real CLI. (How a link becomes a session, and what the
+browser does with its cookie: test_web_links.)"""
 
 from __future__ import annotations
 
 import json
+import socket
 import urllib.error
 import urllib.request
 from email.message import Message
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from conftest import CLI
 
 if TYPE_CHECKING:
     from web_page import Page
@@ -29,10 +33,12 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 
 
 def fetch(
-    page: Page, path: str, headers: dict[str, str] | None = None
+    page: Page, path: str, headers: dict[str, str] | None = None, *, outside: bool = False
 ) -> tuple[int, Message, bytes]:
-    """Status, headers (looked up in any case) and body, redirects not followed."""
-    request = urllib.request.Request(f"http://127.0.0.1:{page.port}{path}", headers=headers or {})
+    """Status, headers (looked up in any case) and body of `path` in the page's folder
+    (or, `outside`, at the server's root), redirects not followed."""
+    where = path if outside else page.base + path.lstrip("/")
+    request = urllib.request.Request(f"http://127.0.0.1:{page.port}{where}", headers=headers or {})
     opener = urllib.request.build_opener(_NoRedirect)
     try:
         with opener.open(request, timeout=30) as response:
@@ -42,21 +48,22 @@ def fetch(
 
 
 def token(page: Page) -> dict[str, str]:
-    return {"X-Findsession-Token": page.token}
+    return {"X-Findsession-Token": page.session}
 
 
 @pytest.mark.parametrize("path", ["/", "/api/search?q=deploy", "/api/sessions", "/static/app.js"])
-def test_a_request_without_the_token_is_refused_with_no_index_data(page: Page, path: str) -> None:
-    status, headers, body = fetch(page, path)
-    assert status == 403
-    assert b"deploy" not in body and b"webshop" not in body
-    assert headers["Content-Security-Policy"] == CSP
+def test_a_request_without_a_session_is_refused_with_no_index_data(page: Page, path: str) -> None:
+    for status, headers, body in (fetch(page, path), fetch(page, path, token(page), outside=True)):
+        assert status == 403
+        assert b"deploy" not in body and b"webshop" not in body
+        assert headers["Content-Security-Policy"] == CSP
 
 
-def test_a_wrong_token_is_refused(page: Page) -> None:
+def test_a_wrong_session_or_link_is_refused(page: Page) -> None:
     assert fetch(page, "/api/search?q=deploy", {"X-Findsession-Token": "x" * 43})[0] == 403
     assert fetch(page, "/?token=" + "x" * 43)[0] == 403
-    assert fetch(page, "/api/sessions", {"Cookie": f"findsession_{page.port}={'x' * 43}"})[0] == 403
+    assert fetch(page, "/api/sessions", {"Cookie": f"findsession={'x' * 43}"})[0] == 403
+    assert fetch(page, "/api/sessions", {"Cookie": f"findsession={page.session}"})[0] == 200
 
 
 def test_a_foreign_host_is_refused_even_with_the_token(page: Page) -> None:
@@ -66,16 +73,6 @@ def test_a_foreign_host_is_refused_even_with_the_token(page: Page) -> None:
         assert status == 403, host
         assert b"deploy" not in body
     assert fetch(page, "/api/sessions", {**token(page), "Host": f"localhost:{page.port}"})[0] == 200
-
-
-def test_the_link_sets_a_strict_cookie_and_leaves_the_address_bar(page: Page) -> None:
-    status, headers, _ = fetch(page, f"/?token={page.token}")
-    assert status == 303 and headers["Location"] == "/"
-    cookie = headers["Set-Cookie"]
-    assert cookie.startswith(f"findsession_{page.port}={page.token};")
-    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Path=/" in cookie
-    status, headers, body = fetch(page, "/", {"Cookie": cookie.split(";")[0]})
-    assert status == 200 and b'<script type="module" src="/static/app.js">' in body
 
 
 def test_every_answer_carries_the_security_headers(page: Page) -> None:
@@ -105,3 +102,17 @@ def test_a_bad_filter_is_refused_in_words(page: Page) -> None:
     assert status == 400 and "speaker" in json.loads(body)["error"]
     status, _, body = fetch(page, "/api/session/nosuchsession", token(page))
     assert status == 404 and "nosuchsession" in json.loads(body)["error"]
+
+
+def test_a_port_in_use_is_one_line_not_a_traceback(cli: CLI) -> None:
+    cli.env["FINDSESSION_NO_SERVICE"] = "1"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        out = cli.run("ui", "--no-open", "--port", str(port), check=False)
+    assert out.returncode == 1, out
+    assert "Traceback" not in out.stderr
+    assert out.stderr.count("\n") == 1, out.stderr
+    assert f"127.0.0.1:{port}" in out.stderr and "in use" in out.stderr
+    assert "--port" in out.stderr  # what to do about it

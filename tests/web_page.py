@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
+from typing import Any
 
 import pytest
 from conftest import CLI
@@ -27,12 +27,41 @@ IMG = '<img src=x onerror="window.__pwned=1">'
 
 @dataclass
 class Page:
+    #: The one-time link `findsession ui` printed.
     url: str
     port: int
-    token: str
+    #: The page's folder, `/<prefix>/`: every path of the page is under it.
+    base: str
     cli: CLI
     #: The markup the hostile transcript holds, to be found as text.
     markup: tuple[str, str] = (SCRIPT, IMG)
+    _session: str | None = None
+
+    @property
+    def session(self) -> str:
+        """A session of the page's, from its link (used up here: a browser in the same
+        module gets in with `let_in`, not through the link)."""
+        if self._session is None:
+            self._session = redeem(self.url)
+        return self._session
+
+    def let_in(self, context: Any) -> None:
+        """Give a Playwright browser context this page's session, as the link's cookie."""
+        cookie = {"name": "findsession", "value": self.session, "domain": "127.0.0.1"}
+        context.add_cookies([{**cookie, "path": self.base, "httpOnly": True, "sameSite": "Strict"}])
+
+
+LINK = re.compile(r"http://127\.0\.0\.1:(\d+)(/[\w-]{22}/)\?token=[\w-]{43}")
+
+
+def redeem(url: str) -> str:
+    """The session a link sets in its cookie."""
+    import urllib.request
+
+    with urllib.request.urlopen(url, timeout=30) as response:
+        cookie = response.headers["Set-Cookie"]
+    assert cookie, "a link must set the session's cookie"
+    return cookie.split(";")[0].split("=", 1)[1]
 
 
 def hostile_transcripts(root: Path) -> None:
@@ -68,9 +97,9 @@ def served(cli: CLI) -> Iterator[Page]:
     try:
         assert server.stdout is not None
         url = server.stdout.readline().strip()
-        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/\?token=[\w-]{43}", url), url
-        parts = urlsplit(url)
-        yield Page(url, int(parts.port or 0), parts.query.split("=", 1)[1], cli)
+        match = LINK.fullmatch(url)
+        assert match, url
+        yield Page(url, int(match.group(1)), match.group(2), cli)
     finally:
         server.terminate()
         server.wait(10)

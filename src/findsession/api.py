@@ -22,8 +22,10 @@ from findsession import config
 from findsession.audit import Auditor
 from findsession.config import Config
 from findsession.core.auditing import AuditingMixin
+from findsession.core.blaming import BlamingMixin
 from findsession.core.forgetting import ForgetReport, ForgettingMixin
 from findsession.core.going_back import GoingBackMixin
+from findsession.core.handing_off import HandingOffMixin
 from findsession.core.indexing import IndexingMixin
 from findsession.core.indexing import Say as Say
 from findsession.core.pushing import BATCH, PushingMixin, PushReport, choose_backend
@@ -58,6 +60,8 @@ class Findsession(
     IndexingMixin,
     ReadingMixin,
     GoingBackMixin,
+    HandingOffMixin,
+    BlamingMixin,
     AuditingMixin,
     TitlingMixin,
     ForgettingMixin,

@@ -4,7 +4,7 @@ The core API's choice of roots, apart from the API itself: the folders a person 
 (each read as the source whose standard place holds it), else every enabled source's
 standard place, the config's roots and each indexed project's own folder (for its
 `CLAUDE.md`, `AGENTS.md`, `GEMINI.md`, and a store an agent keeps in the project, as
-Crush's `.crush/`); with nothing anywhere, the shipped sample.
+Crush's `.crush/`); with nothing anywhere and an empty index, the shipped sample.
 """
 
 from __future__ import annotations
@@ -51,12 +51,22 @@ def choose_roots(
         return RootChoice(found)
     standard = config.default_roots(settings)
     where = f"at {standard[0].path}" if standard else "(every source is off in the config)"
+    sample = config.sample_root()
+    if any(root != str(sample.path) for root, _ in store.indexed_roots()):
+        # The sample is for a first look at an empty index: an index of folders named
+        # before (archived transcripts) must not gain its sessions, neither from a run
+        # with no folder named nor from the service keeping the index fresh.
+        note = (
+            f"no transcripts found {where}; nothing read (the index holds folders named"
+            " before: name one to read it again, or add it to the config file's roots)"
+        )
+        return RootChoice([], [note])
     note = (
         f"no transcripts found {where}; indexing the sample corpus that ships with"
         " findsession instead (name a folder, or add roots to the config file, to index"
         " your own)"
     )
-    return RootChoice([config.sample_root()], [note], sample=True)
+    return RootChoice([sample], [note], sample=True)
 
 
 def project_memory_roots(settings: Config, store: Storage, roots: list[Root]) -> list[Root]:
@@ -75,20 +85,14 @@ def project_store_roots(settings: Config, store: Storage, roots: list[Root]) -> 
     """Each indexed project's own store of an agent that keeps one inside the project
     (Crush's `.crush/`), for every enabled source that says where (`project_root`): a
     stat or two per project, so a project Crush never listed is still read."""
-    finders = [
-        (kind, finder)
-        for kind in SOURCES
-        if kind not in settings.disabled
-        and (finder := getattr(SOURCES[kind], "project_root", None)) is not None
-    ]
-    if not finders:
-        return []
     dirs = [Path(d) for d in store.project_dirs(tuple(SPOKEN_NAMES)) if Path(d).is_absolute()]
     have = set(roots)
     extra: list[Root] = []
-    for kind, finder in finders:
+    for kind, source in SOURCES.items():
+        if kind in settings.disabled:
+            continue
         for folder in dirs:
-            place = finder(folder)
+            place = source.project_root(folder)
             if place is not None and Root(place, kind) not in have:
                 have.add(Root(place, kind))
                 extra.append(Root(place, kind))
@@ -121,15 +125,14 @@ def source_reports(settings: Config, store: Storage) -> list[SourceReport]:
         places = [r.path for r in everywhere if r.source == kind]
         if kind in settings.disabled:
             places = list(source.default_roots())
-        # A source may say what it cannot read here (an encrypted history), if anything.
-        notes = getattr(source, "report_notes", None)
         reports.append(
             SourceReport(
                 kind=kind,
                 enabled=kind not in settings.disabled,
                 roots=[(str(p), p.exists()) for p in places],
                 counts=counts.get(kind, SourceCounts()),
-                notes=list(notes()) if notes else [],
+                # What the source cannot read here (an encrypted history), if anything.
+                notes=source.report_notes(),
             )
         )
     return reports

@@ -8,7 +8,7 @@ note's section is a turn of its own, so `read --turn N` reads section N.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from findsession.domain import Message, MessageKind, MetaKind, Turn
@@ -21,43 +21,48 @@ FINGERPRINT_CAP = 3_500
 TITLE_CAP = 100
 
 
-def build_turns(messages: Sequence[Message]) -> list[Turn]:
+def build_turns(messages: Iterable[Message]) -> list[Turn]:
     """Turns in order, numbered from 1; messages before the first prompt are dropped.
 
     A `SECTION` message (a note's section) makes a turn of its own, with its heading.
     """
-    turns: list[Turn] = []
+    return list(iter_turns(messages))
+
+
+def iter_turns(messages: Iterable[Message]) -> Iterator[Turn]:
+    """`build_turns` one turn at a time, each given once it is complete: a session of
+    any length costs the memory of one turn (the indexer reads its messages in pages)."""
+    turn: Turn | None = None
     replies: list[str] = []
     tools: list[str] = []
     seen_blocks: set[tuple[str | None, str, str]] = set()
 
-    def close() -> None:
-        if turns:
-            turn = turns[-1]
-            turn.reply = "\n\n".join(replies)
-            turn.tools_text = _join_capped(tools, TOOLS_TEXT_CAP)
+    def closed(done: Turn) -> Turn:
+        done.reply = "\n\n".join(replies)
+        done.tools_text = _join_capped(tools, TOOLS_TEXT_CAP)
+        return done
 
+    count = 0
     for msg in messages:
         if msg.kind in (MessageKind.PROMPT, MessageKind.SECTION):
-            close()
+            if turn is not None:
+                yield closed(turn)
             replies, tools, seen_blocks = [], [], set()
-            turns.append(
-                Turn(
-                    ordinal=len(turns) + 1,
-                    prompt=msg.text,
-                    reply="",
-                    tools_text="",
-                    timestamp=msg.timestamp,
-                    end_timestamp=msg.timestamp,
-                    first_line=msg.line,
-                    last_line=msg.line,
-                    heading=(msg.heading or "") if msg.kind is MessageKind.SECTION else None,
-                )
+            count += 1
+            turn = Turn(
+                ordinal=count,
+                prompt=msg.text,
+                reply="",
+                tools_text="",
+                timestamp=msg.timestamp,
+                end_timestamp=msg.timestamp,
+                first_line=msg.line,
+                last_line=msg.line,
+                heading=(msg.heading or "") if msg.kind is MessageKind.SECTION else None,
             )
             continue
-        if not turns or msg.kind in (MessageKind.HARNESS, MessageKind.COMPACT_SUMMARY):
+        if turn is None or msg.kind in (MessageKind.HARNESS, MessageKind.COMPACT_SUMMARY):
             continue
-        turn = turns[-1]
         # One API reply is split over several lines sharing message.id, and some
         # versions log a block twice: keep each block once.
         key = (msg.message_id, msg.kind, msg.text)
@@ -79,8 +84,8 @@ def build_turns(messages: Sequence[Message]) -> list[Turn]:
             tools.append(f"{msg.tool_name}: {msg.text}")
         elif msg.kind is MessageKind.TOOL_OUTPUT:
             tools.append(msg.text[:TOOL_OUTPUT_IN_TURN_CAP])
-    close()
-    return turns
+    if turn is not None:
+        yield closed(turn)
 
 
 def _join_capped(parts: list[str], cap: int) -> str:
@@ -102,19 +107,41 @@ class Fingerprint:
     reply: str
 
 
-def fingerprint(turns: Sequence[Turn]) -> Fingerprint | None:
+def fingerprint(turns: Iterable[Turn]) -> Fingerprint | None:
     """None for sessions with fewer than two typed prompts: their one turn says it all.
 
     A note has none either: each of its sections is a unit titled by where it sits in
     the document, and its first and last sections say nothing together.
     """
-    if len(turns) < 2 or any(t.heading is not None for t in turns):
-        return None
-    share = FINGERPRINT_CAP // 3
-    first, last = turns[0].prompt[:share], turns[-1].prompt[:share]
-    last_reply = next((t.reply for t in reversed(turns) if t.reply), "")
-    room = FINGERPRINT_CAP - len(first) - len(last)
-    return Fingerprint(prompt=f"{first}\n\n{last}", reply=last_reply[:room])
+    parts = FingerprintParts()
+    for turn in turns:
+        parts.add(turn)
+    return parts.result()
+
+
+class FingerprintParts:
+    """What a fingerprint needs of turns seen one at a time: the first and last prompt,
+    the last reply, and whether any turn is a note's section."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.first = self.last = self.last_reply = ""
+        self.notes = False
+
+    def add(self, turn: Turn) -> None:
+        share = FINGERPRINT_CAP // 3
+        if self.count == 0:
+            self.first = turn.prompt[:share]
+        self.count += 1
+        self.last = turn.prompt[:share]
+        self.last_reply = turn.reply[:FINGERPRINT_CAP] or self.last_reply
+        self.notes = self.notes or turn.heading is not None
+
+    def result(self) -> Fingerprint | None:
+        if self.count < 2 or self.notes:
+            return None
+        room = FINGERPRINT_CAP - len(self.first) - len(self.last)
+        return Fingerprint(prompt=f"{self.first}\n\n{self.last}", reply=self.last_reply[:room])
 
 
 def choose_title(

@@ -16,7 +16,10 @@ from rich.console import Console
 
 from findsession import jsonout, render
 from findsession.api import Findsession, SearchOptions
+from findsession.cli.blame import blame
 from findsession.cli.console import say
+from findsession.cli.export import export
+from findsession.cli.handoff import handoff
 from findsession.cli.open_session import open_session
 from findsession.cli.progress import progress_bar
 from findsession.cli.team import push, say_pushed, share
@@ -201,4 +204,7 @@ COMMANDS: dict[str, Command] = {
     "ui": ui,
     "push": push,
     "share": share,
+    "export": export,
+    "handoff": handoff,
+    "blame": blame,
 }

@@ -55,7 +55,7 @@ def open_session(args: argparse.Namespace, fs: Findsession, out: Console, err: C
     problem = (
         f"its transcript is on {plan.machine}, not this machine"
         if plan.machine
-        else _directory_problem(plan)
+        else directory_problem(plan)
     )
     if args.print:
         print(line)
@@ -73,11 +73,11 @@ def open_session(args: argparse.Namespace, fs: Findsession, out: Console, err: C
             " it, or run the command above where it is"
         )
     err.print(f"resuming {_named(session)} in {render.home(plan.cwd)}", soft_wrap=True)
-    _become(fs, plan)
+    become(fs, plan)
     return 0  # not reached: the agent has taken this process over
 
 
-def _become(fs: Findsession, plan: Resume) -> None:
+def become(fs: Findsession, plan: Resume) -> None:
     """Replace this process with the agent, in the session's directory."""
     sys.stdout.flush()
     sys.stderr.flush()
@@ -89,7 +89,7 @@ def _become(fs: Findsession, plan: Resume) -> None:
         raise FindsessionError(f"could not start {plan.command[0]!r}: {exc}") from exc
 
 
-def _directory_problem(plan: Resume) -> str | None:
+def directory_problem(plan: Resume) -> str | None:
     """Why the command cannot run where it must, or None."""
     if plan.cwd is None:
         return (

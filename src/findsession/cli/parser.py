@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import NoReturn
 
 from findsession.api import KINDS, MAX_TOP, MODES, SPEAKERS, BadOption, parse_when
+from findsession.cli.session_grammar import session_commands
 from findsession.cli.team_grammar import backend_option, team_commands
 from findsession.domain import SourceKind
 from findsession.render.text import printable
@@ -32,6 +33,9 @@ COMMANDS = (
     "push",
     "share",
     "server",
+    "export",
+    "handoff",
+    "blame",
 )
 #: What `findsession service` does: run and control the resident search service, or
 #: install the unit that starts it at login.
@@ -289,6 +293,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the port to listen on (default: any free one)",
     )
     team_commands(sub, common)
+    session_commands(sub, common)
     return parser
 
 

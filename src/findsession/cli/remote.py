@@ -68,6 +68,7 @@ def forward(argv: list[str]) -> int | None:
     if not might_serve(argv):
         return None
     from findsession.cli.terminal import terminal_id
+    from findsession.render.text import printable, printable_styled
     from findsession.service.client import Unavailable, ask, replace_if_wanted
     from findsession.service.place import NoPlace, Place
 
@@ -87,18 +88,23 @@ def forward(argv: list[str]) -> int | None:
     try:
         reply = ask(place, request)
     except Unavailable as why:
+        if why.foreign:
+            sys.stderr.write(f"warning: {printable(str(why))}; searching here instead\n")
         replace_if_wanted(place, why)
         return None
-    if reply.get("local") or "status" not in reply:
+    status = reply.get("status")
+    if reply.get("local") or not isinstance(status, int):
         return None
+    # The service runs our own code, but what it sends passes the same filter as any
+    # transcript's text (its colours kept): a reply is never obeyed by the terminal.
     try:
-        sys.stdout.write(reply.get("stdout", ""))
+        sys.stdout.write(printable_styled(str(reply.get("stdout", ""))))
         sys.stdout.flush()
     except BrokenPipeError:  # `findsession ... | head`: the reader left; say nothing
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    sys.stderr.write(reply.get("stderr", ""))
-    return int(reply["status"])
+    sys.stderr.write(printable_styled(str(reply.get("stderr", ""))))
+    return status
 
 
 def _width() -> int | None:

@@ -158,7 +158,8 @@ def _run(place: Place) -> int:
         if request.get("op") == "ui":  # `findsession ui`: the page, from this warm index
             from findsession.web.served import page_for
 
-            return page_for(resident, int(request.get("port") or 0))
+            folder = place.folder if request.get("open") else None
+            return page_for(resident, int(request.get("port") or 0), folder)
         return answer(resident, request)
 
     server = Server(place, handle, resident.status)

@@ -59,7 +59,8 @@ def _plan(
     when the person chose one (`--db`, `FINDSESSION_DB`), so the default stays default."""
     system = units.init_system()
     chosen = getattr(args, "db", None) or os.environ.get("FINDSESSION_DB")
-    job = units.job(sys.executable, command, fs.path if chosen else None, os.environ)
+    where = fs.path if chosen else None
+    job = units.job(sys.executable, command, where, os.environ, fs.source_variables())
     return units.plan(which, system, job, Path.home(), os.environ)
 
 

@@ -15,6 +15,7 @@ from findsession import config
 from findsession.core.base import Core
 from findsession.domain import Root
 from findsession.roots import RootChoice, choose_roots
+from findsession.sources import ENVIRONMENT
 
 if TYPE_CHECKING:
     from findsession.indexing import IndexReport, Progress
@@ -31,8 +32,16 @@ class IndexingMixin(Core):
         """The folders to index: `paths` if given (read as `source`, else as the source
         whose standard place or configured root holds them, else the default source),
         else every source's standard place, the config's roots and each indexed
-        project's own folder; with no transcripts anywhere, the shipped sample corpus."""
+        project's own folder; with no transcripts anywhere and nothing indexed yet, the
+        shipped sample corpus."""
         return choose_roots(self.settings, self.store, paths, source)
+
+    def source_variables(self) -> tuple[str, ...]:
+        """The environment variables that move where the sources read (`CODEX_HOME`,
+        `XDG_DATA_HOME`, ...): a process started away from this shell, as the login unit
+        that keeps the index fresh, must be given those set here to read the same
+        places as `roots`."""
+        return ENVIRONMENT
 
     def watched_roots(self) -> list[Root]:
         """What the service keeps fresh: the roots `index` reads without arguments and
@@ -57,9 +66,10 @@ class IndexingMixin(Core):
         """Bring the keyword index up to date with the transcripts under `roots`; `only`:
         just these changed files, when the index already knows every one of them."""
         from findsession.indexing import index_roots
+        from findsession.indexing.writes import derive_backlog
 
         chosen = roots.roots if isinstance(roots, RootChoice) else roots
-        return index_roots(
+        report = index_roots(
             self.store,
             chosen,
             prune=prune,
@@ -67,6 +77,9 @@ class IndexingMixin(Core):
             exclude=self.settings.exclude,
             only=only,
         )
+        if not report.interrupted:  # sessions indexed before the index of files written
+            derive_backlog(self.store)
+        return report
 
     def embed(
         self, *, progress: Progress | None = None, say: Say | None = None

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from findsession.core.base import Core
 from findsession.domain import IndexStatus, SearchResponse, Session, SourceReport
-from findsession.embeddings import Embedder, configured_embedder, model_of_identity
+from findsession.embeddings import configured_embedder, model_of_identity
 from findsession.errors import FindsessionError
 from findsession.reader import SessionView, read_session, resolve_session
 from findsession.resume import with_resume
@@ -26,15 +26,17 @@ class ReadingMixin(Core):
                 "the query is empty: give the words, identifier or error message to look for"
             )
         options = options or SearchOptions(hybrid_weight=self.settings.hybrid_weight)
-        response = search(self.store, query, options, self._query_embedder)
+        # The model loads on a thread while this one searches the index: read what it
+        # needs from the store here, since one connection serves one thread at a time
+        # (the store read inside the thread once failed a search with "busy"). Under
+        # `model = "auto"` the query takes the model the stored vectors were made by.
+        made_by = model_of_identity(self.store.setting("embedding_model"))
+        settings = self.settings.embedding
+        response = search(
+            self.store, query, options, lambda: configured_embedder(settings, made_by)
+        )
         with_resume(self.store, response.hits, self.settings.machine)
         return response
-
-    def _query_embedder(self) -> Embedder:
-        """The configured model; under `model = "auto"`, the one the stored vectors were
-        made by, so a query and the index it searches share a model."""
-        made_by = model_of_identity(self.store.setting("embedding_model"))
-        return configured_embedder(self.settings.embedding, made_by)
 
     def read(
         self,

@@ -1,7 +1,9 @@
 """The domain, as plain dataclasses shared by every layer.
 
 `records`: what a transcript becomes (messages, turns, sessions); `answers`: what the
-index answers with (hits, confidence, status, audit records). Import from here.
+index answers with (hits, confidence, status, audit records); `writes`: the files a
+session's tool calls wrote; `handoff`: a brief to carry a session on; `blame`: the
+sessions that wrote a file. Import from here.
 """
 
 from findsession.domain.answers import (
@@ -11,10 +13,13 @@ from findsession.domain.answers import (
     Hit,
     IndexStatus,
     Level,
+    ScoreParts,
     SearchResponse,
     SourceCounts,
     SourceReport,
 )
+from findsession.domain.blame import Blame, BlameLine, Writer
+from findsession.domain.handoff import Brief, CommandRun, FileChange
 from findsession.domain.records import (
     Message,
     MessageKind,
@@ -27,11 +32,18 @@ from findsession.domain.records import (
     SourceKind,
     Turn,
 )
+from findsession.domain.writes import FileWrite
 
 __all__ = [
     "AuditRecord",
+    "Blame",
+    "BlameLine",
+    "Brief",
+    "CommandRun",
     "Confidence",
     "Exclusions",
+    "FileChange",
+    "FileWrite",
     "Hit",
     "IndexStatus",
     "Level",
@@ -42,10 +54,12 @@ __all__ = [
     "Problem",
     "Resume",
     "Root",
+    "ScoreParts",
     "SearchResponse",
     "Session",
     "SourceCounts",
     "SourceKind",
     "SourceReport",
     "Turn",
+    "Writer",
 ]

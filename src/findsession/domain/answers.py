@@ -14,6 +14,23 @@ from typing import Any
 from findsession.domain.records import Resume, Session
 
 
+@dataclass(frozen=True, slots=True)
+class ScoreParts:
+    """A session's score in its four parts, each about 0 to 1 (findsession.search.sessions
+    says why these four): its place in the fused ranking of units, its best keyword
+    match against the keyword list's best, and its best and second-best turns by meaning,
+    each measured from the query's background cosine up to the vector list's best."""
+
+    ranks: float
+    keyword: float
+    meaning: float
+    further: float
+
+    @property
+    def total(self) -> float:
+        return self.ranks + self.keyword + self.meaning + self.further
+
+
 @dataclass(slots=True)
 class Hit:
     """One search result: a session and the unit inside it that matched best."""
@@ -41,6 +58,8 @@ class Hit:
     files: list[str] = field(default_factory=list)
     #: How to resume the session with its agent; filled in by the core API.
     resume: Resume | None = None
+    #: What `score` is made of (None for a hit not ranked among others).
+    parts: ScoreParts | None = None
 
 
 class Level(StrEnum):
@@ -61,6 +80,8 @@ class Confidence:
     coverage: float | None = None
     lift: float | None = None
     agreement: float | None = None
+    #: How far the first session's score stands above the second's.
+    margin: float | None = None
 
 
 @dataclass(slots=True)
@@ -156,6 +177,10 @@ class IndexStatus:
     skipped_lines: int
     skipped_by_reason: dict[str, int]
     recent_problems: list[dict[str, Any]] = field(default_factory=list)
+    #: Files whose last read did not end well, each `{"path", "status", "error"}`: one
+    #: whose reader failed (`error`, read again from its old cursor on the next run), or
+    #: one cut short at the work a file may cost (`ok`, the note says where).
+    file_errors: list[dict[str, Any]] = field(default_factory=list)
     #: Secrets replaced by `[REDACTED:kind]` in everything indexed, by kind.
     redacted: dict[str, int] = field(default_factory=dict)
     embedding_model: str | None = None

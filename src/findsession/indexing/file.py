@@ -1,19 +1,26 @@
 """Index one changed file: open it safely, let its source read what changed since the
 stored cursor, store the records and rebuild the sessions they touch, all in one
-savepoint with the new cursor."""
+savepoint with the new cursor. Whatever goes wrong inside rolls that savepoint back and
+is the file's problem alone (`failures`); only the index's own failures (a full disk)
+end the run."""
 
 from __future__ import annotations
 
 import hashlib
 import os
+import time
 from dataclasses import replace
+from typing import IO
 
 from findsession.domain import Message
+from findsession.errors import FindsessionError
+from findsession.indexing.failures import file_failed
 from findsession.indexing.records import redacted_problem, store_records
 from findsession.indexing.report import IndexReport
 from findsession.indexing.scan import os_error
 from findsession.indexing.session import rebuild_session
-from findsession.sources import SOURCES, Cursor, SourceFile, file_stamp
+from findsession.sources import SOURCES, Cursor, SourceFile, budget, file_stamp
+from findsession.sources.cursor import Reading
 from findsession.sources.opening import NotRegular, open_regular
 from findsession.storage.base import FileState, Storage
 
@@ -31,7 +38,12 @@ def index_file(
     excluded: tuple[str, ...] = (),
 ) -> None:
     """Bring one file's part of the index up to date; on `Abort` the caller's savepoint
-    is rolled back and the error is in the report."""
+    is rolled back and the error is in the report.
+
+    Any other exception while the file is read (a reader meeting a record it did not
+    expect) rolls the file's savepoint back too, and is reported as the file's: its row
+    keeps its old cursor with status `error`, so the next run reads it again from there.
+    """
     path = str(sf.path)
     try:
         fh = open_regular(path)
@@ -47,74 +59,159 @@ def index_file(
             with store.transaction():
                 store.set_file_status(path, "error", os_error(exc))
         return
-    with fh, store.transaction():
-        size, mtime_ns = file_stamp(sf.source, sf.path, os.fstat(fh.fileno()))
-        if state is None and sf.supersedes is not None:
-            _drop_superseded(store, str(sf.supersedes), path)
-        session_id = state.session_id if state and state.session_id else _claim_id(store, sf)
-        try:
-            reading = SOURCES[sf.source].read(sf, fh, _stored_cursor(state))
-        except OSError as exc:
-            report.errors.append((path, os_error(exc)))
-            raise Abort from exc
-        new_state = FileState(
-            path,
-            sf.source,
-            root,
-            session_id,
-            size,
-            mtime_ns,
-            reading.cursor.offset,
-            reading.cursor.lines,
-            reading.cursor.digest,
-        )
-        if reading.unchanged:
-            report.files_unchanged += 1
-            store.save_file(new_state)
-            return
-        # Sessions that lose records are rebuilt below, with those that gain them.
-        forgotten = set(store.forget_file_content(path)) if reading.fresh else set()
-        for key in sorted(reading.replaced):
-            replaced = f"{session_id}:{key}"
-            store.drop_session_content(replaced)
-            forgotten.add(replaced)
-        if reading.binary:
-            report.skipped.append((path, reading.binary))
-            new_state.status = "binary"
-            store.save_file(new_state)
-            return
-        report.files_read += 1
+    # The file's counts join the run's only if its savepoint holds.
+    part = IndexReport(roots=[])
+    try:
+        with fh, store.transaction():
+            _index_open_file(store, sf, root, state, part, excluded, fh)
+    except Abort:
+        report.errors.extend(part.errors)  # the I/O error, said once
+        raise
+    except FindsessionError:
+        raise  # the index's own failure (a full disk, a lock): the run's, not the file's
+    except Exception as exc:  # noqa: BLE001 - one file's failure must not end the run
+        file_failed(store, path, sf.source, root, state, exc, report)
+        return
+    report.absorb(part)
+
+
+def _index_open_file(
+    store: Storage,
+    sf: SourceFile,
+    root: str,
+    state: FileState | None,
+    report: IndexReport,
+    excluded: tuple[str, ...],
+    fh: IO[bytes],
+) -> None:
+    """`index_file`'s work once the file is open, inside its savepoint."""
+    path = str(sf.path)
+    size, mtime_ns = file_stamp(sf.source, sf.path, os.fstat(fh.fileno()))
+    if state is None and sf.supersedes is not None:
+        _drop_superseded(store, str(sf.supersedes), path)
+    session_id = state.session_id if state and state.session_id else _claim_id(store, sf)
+    reads = _Reads(sf, fh, report)
+    reading = reads.next(_stored_cursor(state))
+    new_state = FileState(path, sf.source, root, session_id, size, mtime_ns, 0, 0, None)
+    if reading.unchanged:
+        report.files_unchanged += 1
+        store.save_file(_ended(new_state, reading.cursor, reads.cut, fh, report))
+        return
+    # Sessions that lose records are rebuilt below, with those that gain them.
+    forgotten = set(store.forget_file_content(path)) if reading.fresh else set()
+    for key in sorted(reading.replaced):
+        replaced = f"{session_id}:{key}"
+        store.drop_session_content(replaced)
+        forgotten.add(replaced)
+    if reading.binary:
+        report.skipped.append((path, reading.binary))
+        new_state = _ended(new_state, reading.cursor, reads.cut, fh, report)
+        new_state.status = "binary"
+        store.save_file(new_state)
+        return
+    report.files_read += 1
+    sessions: set[str] = set()
+    parent = None
+    while True:
         report.bytes_read += reading.bytes_read
         report.lines_read += reading.lines_read
         problems = [redacted_problem(p) for p in reading.problems]
         report.problems.extend((path, p) for p in problems)
         store.add_problems(path, problems)
         records = reading.records
-        sessions = store_records(store, sf, session_id, path, records, report, excluded)
-        if sf.is_subagent and sf.parent_id is None:
-            # A layout that does not name a subagent's parent (Claude Code 2.0.x flat
-            # agent files) leaves it to the records.
-            parent = next(
-                (
-                    r.record_session_id
-                    for r in records
-                    if isinstance(r, Message) and r.record_session_id
-                ),
-                None,
-            )
-            if parent and parent != session_id:
-                sf = replace(sf, parent_id=parent)
-        for sid in sorted(sessions | forgotten):
-            rebuild_session(store, sid, sf, session_id, path, report)
-        store.save_file(new_state)
+        sessions |= store_records(store, sf, session_id, path, records, report, excluded)
+        parent = parent or next(
+            (m.record_session_id for m in records if _names_its_session(m)), None
+        )
+        done, more = reading.cursor, reading.more and not reads.cut and not reads.spent()
+        del records, reading  # a slice's records go before the next is read
+        if not more:
+            break
+        reading = reads.next(done)
+        if reading.cursor.offset <= done.offset:  # it started again: read on next run
+            break
+        if reading.fresh:  # it read from the top again: what it gave before goes
+            forgotten |= set(store.forget_file_content(path))
+    new_state = _ended(new_state, done, reads.cut, fh, report)
+    if sf.is_subagent and sf.parent_id is None and parent and parent != session_id:
+        # A layout that does not name a subagent's parent (Claude Code 2.0.x flat
+        # agent files) leaves it to the records.
+        sf = replace(sf, parent_id=parent)
+    for sid in sorted(sessions | forgotten):
+        rebuild_session(store, sid, sf, session_id, path, report)
+    store.save_file(new_state)
+
+
+class _Reads:
+    """The reads of one file by its source: one, or one per slice of an append-only file
+    (`Reading.more`), all within one budget of lines and seconds (`sources.budget`),
+    which only the reading spends, not the storing between slices."""
+
+    def __init__(self, sf: SourceFile, fh: IO[bytes], report: IndexReport) -> None:
+        self.sf, self.fh, self.report = sf, fh, report
+        self.lines, self.seconds = budget.MAX_LINES, budget.MAX_SECONDS
+        self.cut: str | None = None
+
+    def next(self, cursor: Cursor | None) -> Reading:
+        started = time.monotonic()
+        try:
+            with budget.limit(self.lines, self.seconds) as spent:
+                reading = SOURCES[self.sf.source].read(self.sf, self.fh, cursor)
+        except OSError as exc:
+            self.report.errors.append((str(self.sf.path), os_error(exc)))
+            raise Abort from exc
+        self.lines = max(0, self.lines - spent.lines)
+        self.seconds = max(0.0, self.seconds - (time.monotonic() - started))
+        self.cut = spent.cut
+        return reading
+
+    def spent(self) -> bool:
+        """Whether the slices read so far used up the file's budget (then `cut` says so)."""
+        if self.lines <= 0:
+            self.cut = self.cut or f"over {budget.MAX_LINES:,} lines in one read"
+        elif self.seconds <= 0:
+            self.cut = self.cut or f"over {budget.MAX_SECONDS:g} s in one read"
+        return self.cut is not None
+
+
+def _names_its_session(record: object) -> bool:
+    return isinstance(record, Message) and bool(record.record_session_id)
+
+
+def _ended(
+    state: FileState, cursor: Cursor, cut: str | None, fh: IO[bytes], report: IndexReport
+) -> FileState:
+    """`state` with the cursor the last read ended at, and why it was cut short if it was."""
+    ended = replace(state, offset=cursor.offset, lines=cursor.lines, tail_hash=cursor.stored())
+    if cut:
+        _cut_short(ended, cut, os.fstat(fh.fileno()).st_size, report)
+    return ended
+
+
+def _cut_short(state: FileState, why: str, size: int, report: IndexReport) -> None:
+    """A read that ran out of its budget (`sources.budget`): named in the run's summary
+    and kept in the file's row for `status`. A file read on from an offset is read on
+    from the cut on the next run (its stored size is left unmatched, so the next run
+    does not take it for unchanged); one read whole keeps what it gave."""
+    more = state.offset < size
+    rest = "read on the next run" if more else "not read while the file stays as it is"
+    state.error = f"{why}; the rest is {rest}"
+    report.cut.append((state.path, state.error))
+    if more:
+        state.size = -1
 
 
 def _stored_cursor(state: FileState | None) -> Cursor | None:
-    """The cursor kept in the file's row; none when its last read did not end well (a
-    binary, missing, stale or unreadable file is read from the start)."""
-    if state is None or state.status != "ok":
+    """The cursor kept in the file's row; none when it is to be read from the start (a
+    binary, missing or stale file, or one whose last good read left no cursor). A file
+    whose last read failed (`error`) goes on from the cursor of the read before. The
+    row's `tail_hash` holds the text `Cursor.stored` gave (its digest, and its source's
+    state), or a cursor's text as an older release stored it."""
+    if state is None or state.status not in ("ok", "error"):
         return None
-    return Cursor(state.offset, state.lines, state.tail_hash)
+    if state.status == "error" and state.tail_hash is None:
+        return None
+    return Cursor.restored(state.offset, state.lines, state.tail_hash)
 
 
 def _drop_superseded(store: Storage, old: str, path: str) -> None:

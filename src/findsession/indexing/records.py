@@ -4,6 +4,7 @@ replays of lines another file holds skipped and remembered."""
 from __future__ import annotations
 
 import fnmatch
+import functools
 from collections import Counter
 from dataclasses import replace
 
@@ -11,6 +12,7 @@ from findsession.domain import Message, MessageKind, MetaEvent, Problem
 from findsession.indexing.report import IndexReport
 from findsession.redact import PRIVATE_MARKER, redact
 from findsession.sources import SourceFile
+from findsession.sources.jsonl import clean_text
 from findsession.storage.base import Storage
 
 #: Characters of a skipped line kept to show where it is.
@@ -104,7 +106,8 @@ def _redacted(rec: Message | MetaEvent, found: Counter[str]) -> Message | MetaEv
     """The record with secrets in its text replaced; the only text the index ever sees.
 
     The paths a tool touched are redacted too (they become the hit's files list), and
-    the working directory.
+    every other text the index keeps of a message: its working directory, git branch,
+    tool name and agent version.
     """
     if isinstance(rec, Message):
         text, counts = redact(rec.text)
@@ -118,15 +121,17 @@ def _redacted(rec: Message | MetaEvent, found: Counter[str]) -> Message | MetaEv
         if heading:
             heading, more = redact(heading)
             counts.update(more)
-        cwd = rec.cwd
-        if cwd:
-            # A working directory is a path the agent recorded, like a tool's file, and
-            # may hold what the person pasted into a folder name.
-            cwd, more = redact(cwd)
-            counts.update(more)
+        # A working directory is a path the agent recorded, like a tool's file, and may
+        # hold what the person pasted into a folder name; a branch is named by hand too.
+        named = {}
+        for field in ("cwd", "git_branch", "tool_name", "version"):
+            value = getattr(rec, field)
+            if value:
+                named[field], more = _redact_name(value)
+                counts.update(more)
         if counts:
             found.update(counts)
-            return replace(rec, text=text, files=files, heading=heading, cwd=cwd)
+            return replace(rec, text=text, files=files, heading=heading, **named)
         return rec
     value, counts = redact(rec.value)
     if counts:
@@ -135,10 +140,22 @@ def _redacted(rec: Message | MetaEvent, found: Counter[str]) -> Message | MetaEv
     return rec
 
 
+@functools.lru_cache(maxsize=4096)
+def _redact_name(value: str) -> tuple[str, Counter[str]]:
+    """`redact` of a short value every message of a session repeats (its folder, branch,
+    tool, version): worked out once, not once a message. Callers never change it."""
+    return redact(value)
+
+
 def redacted_problem(problem: Problem) -> Problem:
     """A skipped line's preview quotes the transcript: it is stored redacted too, then
-    shortened (the reader cut it on a token boundary, so a secret is whole to redact)."""
-    detail, counts = redact(problem.detail or "")
+    shortened (the reader cut it on a token boundary, so a secret is whole to redact).
+    Reason and detail may quote a value of the file (an unknown kind's name): lone
+    surrogates are replaced, as in any stored text."""
+    detail, counts = redact(clean_text(problem.detail or ""))
     if len(detail) > _PREVIEW:
         detail = detail[:_PREVIEW] + "…"
-    return replace(problem, detail=detail) if counts or detail != problem.detail else problem
+    reason = clean_text(problem.reason)
+    if counts or detail != problem.detail or reason != problem.reason:
+        return replace(problem, reason=reason, detail=detail)
+    return problem

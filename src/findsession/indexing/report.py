@@ -38,9 +38,31 @@ class IndexReport:
     #: Files and folders left out, with the reason: unreadable folders, FIFOs, links out
     #: of the roots, binary files.
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    #: Files whose read was cut short at the work one read may cost (lines, seconds,
+    #: decompressed bytes: `sources.budget`), with where and what happens to the rest.
+    cut: list[tuple[str, str]] = field(default_factory=list)
     #: The roots were walked in full (no list of changed files, or one the index did not
     #: know all of).
     full_scan: bool = True
+
+    def absorb(self, part: IndexReport) -> None:
+        """Add one file's report to the run's: done only once the file's savepoint held,
+        so a file whose reading failed and rolled back counts nothing it did not keep."""
+        for name in (
+            "files_read",
+            "files_unchanged",
+            "bytes_read",
+            "lines_read",
+            "sessions_changed",
+            "units_written",
+        ):
+            setattr(self, name, getattr(self, name) + getattr(part, name))
+        self.problems.extend(part.problems)
+        self.errors.extend(part.errors)
+        self.skipped.extend(part.skipped)
+        self.cut.extend(part.cut)
+        for kind, n in part.redacted.items():
+            self.redacted[kind] = self.redacted.get(kind, 0) + n
 
     def skipped_by_reason(self) -> dict[str, int]:
         counts: dict[str, int] = {}

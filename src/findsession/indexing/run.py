@@ -14,10 +14,12 @@ from contextlib import suppress
 from pathlib import Path
 
 from findsession.domain import Root
-from findsession.errors import IndexFull
+from findsession.errors import FindsessionError, IndexFull
+from findsession.indexing.failures import file_failed
 from findsession.indexing.file import Abort, index_file
 from findsession.indexing.report import IndexReport, Progress
 from findsession.indexing.scan import handle_vanished, known_changes, os_error, scan
+from findsession.redact import redact
 from findsession.sources import SOURCES, SourceFile, file_stamp
 from findsession.storage.base import Storage
 
@@ -52,8 +54,10 @@ def index_roots(
             report.full_scan = False
         else:
             known = store.file_states()
-            found = scan(roots, report, seen)
-            if handle_vanished(store, roots, known, seen, prune, report):
+            unwalked: set[str] = set()
+            found = scan(roots, report, seen, unwalked)
+            walked = [r for r in roots if str(r.path) not in unwalked]
+            if handle_vanished(store, walked, known, seen, prune, report):
                 known = store.file_states()
         work: list[tuple[SourceFile, str]] = []
         for f in found:
@@ -65,10 +69,16 @@ def index_roots(
             ):
                 report.files_unchanged += 1
                 continue
+            if _named_with_a_secret(store, str(f.path), state is not None, report):
+                continue
             try:
                 work.append((SOURCES[f.source].describe(f.path), f.root))
             except OSError as exc:  # gone or unreadable between the scan and now
                 report.errors.append((str(f.path), os_error(exc)))
+            except FindsessionError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - the source failed on this file alone
+                file_failed(store, str(f.path), f.source, f.root, state, exc, report)
         with _CommitGroups(store) as group:
             for done, (sf, root_key) in enumerate(work, 1):
                 if progress:
@@ -93,6 +103,27 @@ def index_roots(
     if report.files_read:
         store.scrub_wal()
     return report
+
+
+def _named_with_a_secret(store: Storage, path: str, known: bool, report: IndexReport) -> bool:
+    """True (and the file left out, named redacted) when the file's path holds what
+    looks like a secret (`notes/token-github_pat_….md`): the index keeps every file's
+    path, so such a file cannot be indexed without keeping the secret. What it gave
+    before goes."""
+    hidden, kinds = redact(path)
+    if not kinds:
+        return False
+    report.skipped.append(
+        (
+            hidden,
+            f"its path holds what looks like a secret ({', '.join(sorted(kinds))}):"
+            " rename it to index it",
+        )
+    )
+    if known:
+        with store.transaction():
+            store.remove_file(path)
+    return True
 
 
 class _CommitGroups:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from findsession.domain import Root
+from findsession.indexing.failures import failure_reason
 from findsession.indexing.report import IndexReport
 from findsession.sources import SOURCES, Skip, main_file
 from findsession.sources.opening import file_type
@@ -26,9 +27,15 @@ class Found:
     stat: os.stat_result
 
 
-def scan(roots: list[Root], report: IndexReport, seen: set[str]) -> list[Found]:
+def scan(
+    roots: list[Root], report: IndexReport, seen: set[str], unwalked: set[str] | None = None
+) -> list[Found]:
     """Every readable file the roots' sources find, each once; `seen` gets every path
-    found (readable or not) and what is left out goes to the report's `skipped`."""
+    found (readable or not) and what is left out goes to the report's `skipped`.
+
+    A source that fails while walking a root costs that root's walk, not the run: it is
+    reported, the files found before go on, and the root goes to `unwalked` (what was
+    not seen there did not vanish)."""
     inside = _Inside(roots)
     found: list[Found] = []
 
@@ -36,19 +43,25 @@ def scan(roots: list[Root], report: IndexReport, seen: set[str]) -> list[Found]:
         report.skipped.append((shown(str(path)), reason))
 
     for root in roots:
-        for path in SOURCES[root.source].discover(root.path, skip):
-            key = str(path)
-            if key in seen:
-                continue
-            seen.add(key)
-            report.files_seen += 1
-            if not _utf8(key):
-                # Written under another locale; the index keeps paths as UTF-8 text.
-                skip(path, "its name is not valid UTF-8; rename it to index it")
-                continue
-            st = _regular_file(path, inside, skip)
-            if st is not None:
-                found.append(Found(path, root.source, str(root.path), st))
+        try:
+            for path in SOURCES[root.source].discover(root.path, skip):
+                key = str(path)
+                if key in seen:
+                    continue
+                seen.add(key)
+                report.files_seen += 1
+                if not _utf8(key):
+                    # Written under another locale; the index keeps paths as UTF-8 text.
+                    skip(path, "its name is not valid UTF-8; rename it to index it")
+                    continue
+                st = _regular_file(path, inside, skip)
+                if st is not None:
+                    found.append(Found(path, root.source, str(root.path), st))
+        except Exception as exc:  # noqa: BLE001 - one root's walk must not end the run
+            reason = f"{failure_reason(exc)}; its folder was not walked to the end"
+            report.errors.append((shown(str(root.path)), reason))
+            if unwalked is not None:
+                unwalked.add(str(root.path))
     return found
 
 
@@ -157,7 +170,7 @@ def known_changes(
         main = mains[path]
         # An agent writing its database changes the files beside it, not the database.
         owner = known[main].source if main in known and path not in known else None
-        if owner in SOURCES and getattr(SOURCES[owner], "companions", ()):
+        if owner in SOURCES and SOURCES[owner].companions:
             wanted.append(main)
         else:
             wanted.append(path)
@@ -194,8 +207,11 @@ def _may_be_new(path: str, roots: list[Root]) -> bool:
     if not stat.S_ISREG(st.st_mode):
         return True  # a new folder (or link): only a walk says what is in it
     candidate = Path(path)
-    return any(
-        next(iter(SOURCES[r.source].discover(candidate, lambda _p, _why: None)), None)
-        for r in holders
-        if r.source in SOURCES
-    )
+    try:
+        return any(
+            next(iter(SOURCES[r.source].discover(candidate, lambda _p, _why: None)), None)
+            for r in holders
+            if r.source in SOURCES
+        )
+    except Exception:  # noqa: BLE001 - the full scan says what failed, and goes on
+        return True

@@ -9,13 +9,16 @@ One module per command family, every public name (the `*_SCHEMA` names included)
 re-exported here: `common` (the schema names, `dumps`, a session's object), `search`
 (hits and confidence), `resume` (the resume object and `open`), `sessions` (`read` and
 the session list), `status` (`status`, `index`, `forget`, `sources`), `audit`, `titles`
-(`titles` and its undo), `team` (`push`, `share`, `server status`).
+(`titles` and its undo), `team` (`push`, `share`, `server status`), `handoff`, `blame`.
 """
 
 from findsession.jsonout.audit import audit_json
+from findsession.jsonout.blame import blame_json
 from findsession.jsonout.common import (
     AUDIT_SCHEMA,
+    BLAME_SCHEMA,
     FORGET_SCHEMA,
+    HANDOFF_SCHEMA,
     INDEX_SCHEMA,
     OPEN_SCHEMA,
     PUSH_SCHEMA,
@@ -31,6 +34,7 @@ from findsession.jsonout.common import (
     dumps,
     session_json,
 )
+from findsession.jsonout.handoff import handoff_json
 from findsession.jsonout.resume import open_json, resume_json
 from findsession.jsonout.search import CONFIDENCE_SAYS, confidence_json, hit_json, search_json
 from findsession.jsonout.sessions import (
@@ -44,6 +48,10 @@ from findsession.jsonout.team import push_json, server_json, shares_json
 from findsession.jsonout.titles import titles_json, undo_json
 
 __all__ = [
+    "BLAME_SCHEMA",
+    "HANDOFF_SCHEMA",
+    "handoff_json",
+    "blame_json",
     "PUSH_SCHEMA",
     "SERVER_SCHEMA",
     "SHARES_SCHEMA",

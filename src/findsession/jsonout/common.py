@@ -27,6 +27,8 @@ PUSH_SCHEMA = "findsession.push/1"
 SHARES_SCHEMA = "findsession.shares/1"
 SERVER_SCHEMA = "findsession.server/1"
 UNDO_SCHEMA = "findsession.titles-undo/1"
+HANDOFF_SCHEMA = "findsession.handoff/1"
+BLAME_SCHEMA = "findsession.blame/1"
 
 
 # JSON escapes only U+0000-U+001F; DEL, the C1 controls (U+009B is a CSI to some

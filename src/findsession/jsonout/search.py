@@ -36,6 +36,14 @@ def hit_json(h: Hit) -> dict[str, Any]:
             "cosine": None if h.cosine is None else round(h.cosine, 4),
             "matched_terms": h.matched_terms,
             "pinned": h.pinned,
+            "score_parts": None
+            if h.parts is None
+            else {
+                "ranks": round(h.parts.ranks, 4),
+                "keyword": round(h.parts.keyword, 4),
+                "meaning": round(h.parts.meaning, 4),
+                "further": round(h.parts.further, 4),
+            },
         },
         "resume": resume_json(h.resume),
     }
@@ -67,6 +75,7 @@ def confidence_json(c: Confidence | None) -> dict[str, Any] | None:
         "coverage": _rounded(c.coverage),
         "lift": _rounded(c.lift),
         "agreement": c.agreement,
+        "margin": _rounded(c.margin),
     }
 
 

@@ -55,6 +55,7 @@ def index_json(r: IndexReport, embedded: EmbedReport | None = None) -> dict[str,
     ]
     data["errors"] = [{"path": path, "error": err} for path, err in r.errors]
     data["skipped"] = [{"path": path, "reason": why} for path, why in r.skipped]
+    data["cut"] = [{"path": path, "reason": why} for path, why in r.cut]
     data["skipped_by_reason"] = r.skipped_by_reason()
     data["embedding"] = None
     if embedded is not None:

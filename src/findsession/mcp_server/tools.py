@@ -1,4 +1,5 @@
-"""The MCP tools: search_conversation, read_conversation and list_sessions.
+"""The MCP tools: search_conversation, read_conversation and list_sessions (and, from
+`session_tools`, handoff and sessions_for_file).
 
 Each checks its arguments in the tool's own terms (an agent cannot pass a CLI flag),
 asks the core API, and answers with the JSON object the CLI's `--json` prints for the
@@ -24,6 +25,7 @@ from findsession.api import Findsession, SearchOptions
 from findsession.domain import SourceKind
 from findsession.mcp_server.budget import EvidenceBudget
 from findsession.mcp_server.scope import Scope, current_session, indexer_note
+from findsession.mcp_server.session_tools import add_session_tools
 from findsession.mcp_server.tool_errors import tool_errors
 
 MAX_QUERY = 2000
@@ -42,7 +44,7 @@ INSTRUCTIONS = (
 
 
 def build_server(fs: Findsession, scope: Scope) -> MCPServer:
-    """The MCP server with its three tools, answering from `fs` (kept open).
+    """The MCP server with its tools, answering from `fs` (kept open).
 
     The server process is one connection: over stdio it serves one client session, so
     the audit names each process's records by an id of its own and the evidence budget
@@ -278,5 +280,6 @@ def build_server(fs: Findsession, scope: Scope) -> MCPServer:
             auditor.shown("list_sessions", asked, [(s.id, None) for s in sessions])
         return {**answer, "scope": project}
 
+    add_session_tools(server, fs, auditor, budget, answering, scope.directory)
     server.findsession = fs  # type: ignore[attr-defined]  # kept open for the server's life
     return server

@@ -20,6 +20,7 @@ from findsession.redact.not_secret import (
     placeholder_word,
     wordset,
 )
+from findsession.redact.prose import spoken_password
 
 
 class Rule(NamedTuple):
@@ -61,8 +62,11 @@ def _rule(
 
 #: Between a secret-looking name and its value: an operator, then maybe an opening quote.
 _SEP = OPERATOR + r"""\\{0,8}["']?"""
+#: Between two words of a command: a shell's blank, or the `", "` of an argv written as
+#: a JSON or Python list (`["mysql", "-uroot", "-pX"]`, escaped inside JSON too).
+_GAP = r"""(?:[ \t]+|\\{0,8}["'][ \t]*,[ \t]*\\{0,8}["'])"""
 #: After a command-line flag: `--password=x`, `--password x`, `--password 'x'`.
-_FLAG_VALUE = r"""(?:=|[ \t]+)["']?(?P<secret>[^\s"']{3,})"""
+_FLAG_VALUE = r"""(?:=|""" + _GAP + r""")["']?(?P<secret>[^\s"']{3,})"""
 
 _RULES: list[Rule] = [
     _rule("private-key", ("-----BEGIN ",), 0, None, find=private_key),
@@ -211,7 +215,8 @@ _RULES: list[Rule] = [
         "cli-password",
         ("pass",),
         0,
-        r"(?i:(?<=ssh)pass)(?:[ \t]+-[a-oq-zA-Z]\S*)*[ \t]+-p[ \t]*[\"']?(?P<secret>[^\s\"']+)",
+        r"(?i:(?<=ssh)pass)(?:" + _GAP + r"-[a-oq-zA-Z][^\s\"']*)*" + _GAP
+        + r"-p(?:[ \t]*|" + _GAP + r")[\"']?(?P<secret>[^\s\"']+)",
         folded=True,
         keep=placeholder,
     ),
@@ -220,7 +225,8 @@ _RULES: list[Rule] = [
         "cli-password",
         ("mysql",),
         0,
-        r"(?i:mysql)[\w\-]*[ \t][^\n|;&]{0,200}?[ \t]-p(?P<secret>[^\s\"'\-][^\s\"']*)",
+        r"(?i:mysql)[\w\-]*" + _GAP + r"[^\n|;&]{0,200}?" + _GAP
+        + r"-p(?P<secret>[^\s\"'\-][^\s\"']*)",
         folded=True,
         keep=placeholder,
     ),
@@ -228,15 +234,28 @@ _RULES: list[Rule] = [
         "cli-password",
         ("curl",),
         0,
-        r"(?i:curl)[ \t][^\n|;&]{0,200}?[ \t](?:-u|--user)[ \t=]*[\"']?[^\s:\"']*:"
-        r"(?P<secret>[^\s\"']+)",
+        r"(?i:curl)" + _GAP + r"[^\n|;&]{0,200}?" + _GAP + r"(?:-u|--user)(?:[ \t=]*|" + _GAP
+        + r")[\"']?[^\s:\"']*:(?P<secret>[^\s\"']+)",
         folded=True,
         keep=placeholder,
     ),
+    # A service account's key id: `"private_key_id": "<40 hex>"` names the key it opens.
+    _rule(
+        "private-key-id",
+        ("key",),
+        8,
+        r"(?i:private_key_id)\\{0,8}[\"']?[ \t]*[:=][ \t]*\\{0,8}[\"']?(?P<secret>[0-9a-fA-F]{40})"
+        r"(?![0-9a-fA-F])",
+        folded=True,
+    ),
+    # "the password was …": told in words, assigned to no name.
+    _rule("password-in-prose", ("pass",), 0, None, folded=True, find=spoken_password),
     # `.env`-style assignments: the anchors are the words that make a name secret.
     _rule(
         "secret-assignment",
-        ("pass", "pwd", "secret", "token", "key", "credential"),
+        # "pw" finds "pwd" too; "pat" (a personal access token: AZURE_DEVOPS_PAT) counts in
+        # upper case only, and "bot" (DISCORD_BOT) on a chat platform only.
+        ("pass", "pw", "secret", "token", "key", "credential", "pat", "bot"),
         0,
         None,
         folded=True,

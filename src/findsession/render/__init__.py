@@ -6,7 +6,9 @@ what ran and how long it took on stderr. Every piece of text shown passes `print
 One module per command family, every public name re-exported here so the interfaces
 write `render.print_search(...)`: `text` (`printable`, `home`, `day`: shared by all),
 `search` (results and the confidence footer), `sessions` (`read`), `status` (index and
-embedding runs, `status`, `sources`), `audit`, `titles` (`titles` and its undo).
+embedding runs, `status`, `sources`), `audit`, `titles` (`titles` and its undo),
+`export_md` and `export_html` (a session as one file; their shared parts in
+`export_parts`), `handoff` (a handoff brief), `blame` (a file's writers).
 
 Each name is imported when first used (PEP 562): `printable` alone (the command line's
 own errors, before any command runs) must not import rich and every renderer.
@@ -19,6 +21,10 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from findsession.render.audit import print_audit
+    from findsession.render.blame import print_blame
+    from findsession.render.export_html import export_html
+    from findsession.render.export_md import export_markdown
+    from findsession.render.handoff import handoff_markdown
     from findsession.render.search import (
         NEAREST_SHOWN,
         confidence_words,
@@ -39,6 +45,10 @@ if TYPE_CHECKING:
 #: Each public name and the module of this package that defines it.
 _HOMES = {
     "print_audit": "audit",
+    "print_blame": "blame",
+    "export_html": "export_html",
+    "export_markdown": "export_md",
+    "handoff_markdown": "handoff",
     "NEAREST_SHOWN": "search",
     "confidence_words": "search",
     "explain_line": "search",
@@ -62,8 +72,12 @@ __all__ = [
     "confidence_words",
     "day",
     "explain_line",
+    "export_html",
+    "export_markdown",
+    "handoff_markdown",
     "home",
     "print_audit",
+    "print_blame",
     "print_embed_report",
     "print_index_report",
     "print_read",

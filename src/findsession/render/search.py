@@ -45,7 +45,7 @@ def print_search(out: Console, response: SearchResponse, explain: bool = False) 
         if s.is_subagent:
             header.append("↳ subagent ", style="magenta")
         header.append(printable(s.title or s.id), style="bold")
-        header.append(f"  score {hit.score:.4f}", style="dim")
+        header.append(f"  score {hit.score:.2f}", style="dim")
         out.print(header, soft_wrap=True)
         snippet = Text("    ")
         base = len(snippet)
@@ -91,5 +91,12 @@ def explain_line(hit: Hit) -> str:
         parts.append(f"vector #{hit.vector_rank} (cosine {hit.cosine:.3f})")
     else:
         parts.append("not in the vector list")
-    parts.append(f"fused {hit.score:.4f}")
+    if hit.parts is not None:
+        p = hit.parts
+        parts.append(
+            f"score {hit.score:.2f} = ranks {p.ranks:.2f} + keyword {p.keyword:.2f}"
+            f" + meaning {p.meaning:.2f} + a second turn {p.further:.2f}"
+        )
+    else:
+        parts.append(f"score {hit.score:.2f}")
     return " · ".join(parts)

@@ -143,6 +143,12 @@ def print_status(out: Console, st: IndexStatus) -> None:
         lines = "\n".join(printable(line) for line in value.split("\n"))
         text = escape(lines).replace("\n", "\n" + " " * 15)  # under the first line
         out.print(f"[bold]{key:>13}[/]  {text}", soft_wrap=True)
+    if st.file_errors:
+        out.print()
+        for f in st.file_errors:
+            what = "could not read" if f["status"] == "error" else "cut short"
+            line = f"  {what} {home(f['path'])}: {printable(f['error'])}"
+            out.print(Text(line, style="yellow"), soft_wrap=True)
     if st.recent_problems:
         out.print()
         for p in st.recent_problems:
@@ -168,6 +174,9 @@ def print_index_report(err: Console, r: IndexReport, verbose: bool) -> None:
         err.print(
             Text(f"skipped {home(path)}: {printable(reason)}", style="yellow"), soft_wrap=True
         )
+    for path, reason in r.cut:
+        line = f"cut short {home(path)}: {printable(reason)}"
+        err.print(Text(line, style="yellow"), soft_wrap=True)
     skipped = r.skipped_by_reason()
     reasons = ", ".join(f"{n} {reason}" for reason, n in skipped.items())
     line = (

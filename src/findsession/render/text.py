@@ -86,3 +86,22 @@ def whose(s: Session) -> str:
     if not s.yours:
         return f"{printable(s.owner or 'someone')}'s, on {printable(s.machine or 'their index')}"
     return f"on {printable(s.machine)}" if s.machine else ""
+
+
+#: A colour or style (SGR): `ESC [ digits ; … m`, the one sequence a service's reply keeps.
+_SGR = re.compile(r"\x1b\[[0-9;:]*m")
+
+
+def printable_styled(text: str | None) -> str:
+    """`printable(text)`, except that colours and styles stay: what a service sends back
+    for the client's terminal is shown as an in-process run would show it, and nothing
+    in it can move the cursor, retitle the window, write the clipboard or hide a link."""
+    if not text:
+        return ""
+    out, last = [], 0
+    for match in _SGR.finditer(text):
+        out.append(printable(text[last : match.start()]))
+        out.append(match.group())
+        last = match.end()
+    out.append(printable(text[last:]))
+    return "".join(out)

@@ -43,6 +43,7 @@ def hits_of(
         hit = hit_of(store, best, shown, len(hits) + 1, query, opts, ranked.score)
         if hit is None:
             continue
+        hit.parts = ranked.parts
         key = hit.session.copy_key
         if key is not None:
             if key in copies:

@@ -1,26 +1,38 @@
-"""Sessions ranked on all their evidence, not on their single best unit.
+"""Sessions ranked on all their evidence: ranks, and how strong their matches are.
 
-People remember a session by its course: "I asked X, then Y turned out, we ended with Z".
-Each part matches a different turn, so a session ranked by its best turn loses to one
-that matched one part well. A session's score here is its best unit's fused score plus a
-geometric share of its next best: best + 0.3 x second + 0.09 x third.
+A session's score adds four parts, each about 0 to 1:
 
-Measured (docs/benchmarks.md, "Sessions ranked on all their evidence", with
-`bench/session_ranking.py`): on the visible which-session set, MRR 0.893 -> 0.911; on
-1,651 LoCoMo which-session questions, those with two or more evidence turns hit@1
-0.65 -> 0.68 and MRR 0.759 -> 0.777, the others unchanged. A larger share (0.5 and up) or
-more units (4, 5) let a long session's many middling turns outrank the right one, and
-outcome queries fell.
+- **ranks**: its place in the fused ranking of units, its best unit plus a geometric
+  share of its next: (best + 0.3 x second + 0.09 x third), scaled so that a unit first
+  in both lists is 1. People remember a session by its course ("I asked X, then Y turned
+  out, we ended with Z"), each part in another turn, so more than one unit counts.
+- **keyword**: its best keyword match's BM25 against the best of that index's list
+  (the conversation's, the tool text's at half weight, the CJK bigrams').
+- **meaning**: its best unit's cosine, from the query's background (the mean cosine of
+  the vector list's ranks 11-200: what any unit scores) up to the list's best.
+- **further**: its second-best unit by meaning, on the same scale: a second turn that
+  is about the query too.
 
-Pinned units (an identifier held verbatim, the keyword winner) still put their session
-first, in pin order; the unit shown for a session is still its best place to read.
+Rank fusion alone throws the strengths away: a session matching three common words
+(BM25 -10.6) ranked above the target matching four (-25.8) because both were "a rank",
+and a turn barely above the background counted like a clear best. Measured on four real
+people's histories (176 queries, hundreds of look-alike sessions each; docs/benchmarks.md,
+"Ranking that holds on hundreds of look-alike sessions"): MRR .738 -> .785 and hit@1
+.59 -> .68 over fusion alone; the four equal weights do as well as weights fitted on
+three people and tested on the fourth (.790), so no weight was tuned.
+
+Pinned units (an identifier held verbatim, the keyword winner: only for a query of
+typed terms) still put their session first, in pin order; the unit shown for a session
+is still its best place to read.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from findsession.domain import ScoreParts
 from findsession.search.fusion import FusedUnit
+from findsession.storage.base import RRF_K, UnitMatch, VectorMatch
 
 #: Weight of a session's second best unit; its third gets the square. Measured, above.
 FURTHER_EVIDENCE = 0.3
@@ -45,6 +57,40 @@ class Evidence:
     bm25: float | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Scale:
+    """What a match's strength is measured against: each keyword index's best BM25 in
+    this search, and the vector list's best cosine and the query's background."""
+
+    #: Keyword index -> its list's best (lowest: FTS5's BM25 is negative) score. BM25s of
+    #: two indexes do not compare: a tool output repeating a word 30,000 times outscores
+    #: the line a person typed. Each is measured against its own index's best and counts
+    #: with that index's weight.
+    bm25_best: dict[str, float] = field(default_factory=dict)
+    cosine_best: float | None = None
+    cosine_background: float | None = None
+
+    @classmethod
+    def of(
+        cls, keyword: list[UnitMatch] | None, vector: list[VectorMatch] | None, background: float
+    ) -> Scale:
+        best: dict[str, float] = {}
+        for m in keyword or []:
+            best[m.table] = min(best.get(m.table, 0.0), m.bm25)
+        top = vector[0].cosine if vector else None
+        return cls(best, top, background)
+
+    def keyword(self, match: UnitMatch) -> float:
+        best = self.bm25_best.get(match.table, 0.0)
+        return match.weight * min(1.0, match.bm25 / best) if best < 0 else 0.0
+
+    def meaning(self, match: VectorMatch) -> float:
+        top, floor = self.cosine_best, self.cosine_background
+        if top is None or floor is None or top <= floor:
+            return 0.0
+        return min(1.0, max(0.0, (match.cosine - floor) / (top - floor)))
+
+
 _PIN_ORDER = {"identifier": 0, "keyword-winner": 1, None: 2}
 
 
@@ -54,33 +100,51 @@ class RankedSession:
 
     session_id: str
     units: list[FusedUnit]
-    score: float
+    parts: ScoreParts
     pinned: str | None
 
     @property
     def best(self) -> FusedUnit:
         return self.units[0]
 
+    @property
+    def score(self) -> float:
+        return self.parts.total
 
-def rank_sessions(units: list[FusedUnit], evidence: Evidence) -> list[RankedSession]:
-    """Sessions best first: pinned ones in pin order, then by their evidence score.
+
+def rank_sessions(
+    units: list[FusedUnit], evidence: Evidence, scale: Scale | None = None
+) -> list[RankedSession]:
+    """Sessions best first: pinned ones in pin order, then by their score.
 
     `units` come from fusion, pins first and then by fused score; a session's units keep
     that order, so its first unit is the one fusion put highest.
     """
+    scale = scale or Scale()
     grouped: dict[str, list[FusedUnit]] = {}
     for unit in units:
         grouped.setdefault(unit.session_id, []).append(unit)
     ranked = []
     for session_id, found in grouped.items():
-        by_score = sorted(found, key=lambda u: -u.score)
-        further = [u for u in by_score[1:] if _counts(u, evidence)]
-        scores = [u.score for u in [by_score[0], *further][:EVIDENCE_UNITS]]
-        score = sum(s * FURTHER_EVIDENCE**i for i, s in enumerate(scores))
         pinned = min((u.pinned for u in found), key=_PIN_ORDER.__getitem__)
-        ranked.append(RankedSession(session_id, found, score, pinned))
+        ranked.append(RankedSession(session_id, found, _parts(found, evidence, scale), pinned))
     ranked.sort(key=lambda s: (_PIN_ORDER[s.pinned], -s.score))
     return ranked
+
+
+def _parts(found: list[FusedUnit], evidence: Evidence, scale: Scale) -> ScoreParts:
+    by_score = sorted(found, key=lambda u: -u.score)
+    further = [u for u in by_score[1:] if _counts(u, evidence)]
+    scores = [u.score for u in [by_score[0], *further][:EVIDENCE_UNITS]]
+    fused = sum(s * FURTHER_EVIDENCE**i for i, s in enumerate(scores))
+    keyword = max((scale.keyword(u.keyword) for u in found if u.keyword), default=0.0)
+    meanings = sorted((scale.meaning(u.vector) for u in found if u.vector), reverse=True)
+    return ScoreParts(
+        ranks=fused * (RRF_K + 1),
+        keyword=keyword,
+        meaning=meanings[0] if meanings else 0.0,
+        further=meanings[1] if len(meanings) > 1 else 0.0,
+    )
 
 
 def _counts(unit: FusedUnit, evidence: Evidence) -> bool:

@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from findsession.service.peer import peer_uid
 from findsession.service.place import Place
 from findsession.service.wire import WireError, identity, receive, send
 
@@ -26,10 +27,19 @@ class Unavailable(Exception):
     """No answer from the service. `dead` when one was there and is gone or stuck, so
     a replacement is worth starting; `other_version` names the version that answered."""
 
-    def __init__(self, why: str, *, dead: bool = False, other_version: str | None = None):
+    def __init__(
+        self,
+        why: str,
+        *,
+        dead: bool = False,
+        other_version: str | None = None,
+        foreign: bool = False,
+    ):
         super().__init__(why)
         self.dead = dead
         self.other_version = other_version
+        #: Another user's process answers on our socket's path: never asked, never replaced.
+        self.foreign = foreign
 
 
 def ask(
@@ -47,6 +57,14 @@ def ask(
             raise Unavailable(f"the service is gone ({exc})", dead=True) from None
         except OSError as exc:
             raise Unavailable(f"cannot reach the service ({exc})", dead=True) from None
+        # Before a byte is sent: the query, the folder and the terminal are ours to keep.
+        uid = peer_uid(sock)
+        if uid is not None and uid != os.getuid():
+            raise Unavailable(
+                f"the socket {place.socket} is answered by another user's process"
+                f" (uid {uid}); nothing was sent to it",
+                foreign=True,
+            )
         sock.settimeout(timeout)
         try:
             send(sock, {"v": mine, **message})
@@ -109,6 +127,8 @@ def replace_if_wanted(place: Place, why: Unavailable) -> bool:
     """After `why`, start a replacement: always for a service of another version (it is
     stopping), else when one died or is wanted, unless one still holds the lock (alive
     but busy, or starting). True if one was started."""
+    if why.foreign:
+        return False
     if why.other_version is None and (not (why.dead or place.wanted.exists()) or running(place)):
         return False
     start(place)

@@ -59,6 +59,8 @@ class Freshness:
         self._wake = threading.Condition()
         self._changed: set[str] = set()
         self._full = True  # the catch-up run
+        #: The last run failed: the next event's run is a full one.
+        self._retry_full = False
         self._embed = threading.Event()
         self.index_runs = 0
         self.last_run: dict | None = None
@@ -120,8 +122,8 @@ class Freshness:
             with self._wake:
                 while not (self._full or self._changed or self.stopping.is_set()):
                     self._wake.wait()
-                full, changed = self._full, sorted(self._changed)
-                self._full, self._changed = False, set()
+                full, changed = self._full or self._retry_full, sorted(self._changed)
+                self._full, self._retry_full, self._changed = False, False, set()
             if self.stopping.is_set():
                 break
             try:
@@ -158,7 +160,9 @@ class Freshness:
                     fs.close()
                 fs = None
                 with self._wake:
-                    self._full = True  # try again in full on the next event
+                    # In full on the next event, not at once: a failure that stays
+                    # (a locked index) would otherwise spin, a run and a log line each turn.
+                    self._retry_full = True
             finally:
                 with self._wake:
                     self.index_runs += 1

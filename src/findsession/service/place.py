@@ -3,7 +3,10 @@
 One service per index (and config file): its files are named by a digest of both, in
 the user's runtime folder, which only the user may enter. A folder anyone else owns or
 can enter is refused: whoever controls the folder could put their own socket in our
-place and read every query.
+place and read every query. So is a folder on the way to it that another user may write
+(a shared `XDG_RUNTIME_DIR` without the sticky bit): they could rename ours away and put
+a link to their own in its place between our check and our connecting. The client also
+checks who answers (`peer`), so a swap that wins that race still gets no query.
 """
 
 from __future__ import annotations
@@ -33,7 +36,9 @@ def runtime_dir() -> Path:
 
 
 def private_dir(path: Path) -> Path:
-    """Create `path` as 0700 if needed; refuse one another user owns or can enter."""
+    """Create `path` as 0700 if needed; refuse one another user owns or can enter, or
+    one in a folder another user could swap it out of."""
+    safe_way(path.parent)
     try:
         path.mkdir(mode=0o700, parents=True, exist_ok=True)
         st = path.lstat()
@@ -46,6 +51,33 @@ def private_dir(path: Path) -> Path:
             f"the service folder {path} is open to other users (mode {st.st_mode & 0o777:o})"
         )
     return path
+
+
+def safe_way(folder: Path) -> None:
+    """Refuse `folder` when it, or any folder above it, belongs to another user than us
+    or root, or may be written by others without the sticky bit (`/tmp` has it: there
+    nobody renames what is not theirs). Both the path as given and where its links lead."""
+    me = os.getuid()
+    given = Path(os.path.abspath(folder))
+    real = Path(os.path.realpath(folder))
+    for way in dict.fromkeys([*reversed(given.parents), given, *reversed(real.parents), real]):
+        try:
+            st = way.stat()
+        except FileNotFoundError:
+            continue  # created below, 0700, by us
+        except OSError as exc:
+            raise NoPlace(f"cannot check the folder {way}: {exc.strerror}") from None
+        if st.st_uid not in (0, me):
+            raise NoPlace(
+                f"the folder {way} on the way to the service's belongs to another user"
+                f" (uid {st.st_uid}), who could put their own service in its place"
+            )
+        if st.st_mode & 0o022 and not st.st_mode & stat.S_ISVTX:
+            raise NoPlace(
+                f"the folder {way} on the way to the service's may be written by other"
+                f" users (mode {st.st_mode & 0o7777:o}, no sticky bit): one of them could"
+                " swap the service's folder for their own"
+            )
 
 
 @dataclass(frozen=True)

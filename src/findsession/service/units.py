@@ -20,7 +20,7 @@ import os
 import plistlib
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -43,24 +43,10 @@ _MINUTES = INDEX_EVERY_SECONDS // 60
 #: The first line of every file we write: uninstall removes a file only if it holds it,
 #: so a unit of the same name the person wrote is never taken for ours.
 MARK = "Written by findsession; `findsession service uninstall` or `schedule remove` removes it."
-#: Variables that change what a run reads, carried into the unit when set. The places of
-#: the agents' transcripts are the ones each source in `findsession.sources` reads.
-CARRIED_ENV = (
-    "FINDSESSION_CONFIG",
-    "CLAUDE_CONFIG_DIR",
-    "CODEX_HOME",
-    "GEMINI_CLI_HOME",
-    "GEMINI_CLI_TRUSTED_FOLDERS_PATH",
-    "AIDER_CHAT_HISTORY_FILE",
-    "QWEN_HOME",
-    "PI_CODING_AGENT_DIR",
-    "COPILOT_HOME",
-    # VS Code's and its extensions' `User` folders on Linux; Amp's and OpenCode's data.
-    "XDG_CONFIG_HOME",
-    "XDG_DATA_HOME",
-    "GOOSE_PATH_ROOT",
-    "CRUSH_GLOBAL_DATA",
-)
+#: Variables that change what a run reads, carried into the unit when set: findsession's
+#: own, and (given to `job`) those that move where the sources read their agents'
+#: transcripts, as the core API names them (`Findsession.source_variables`).
+CARRIED_ENV = ("FINDSESSION_CONFIG",)
 
 System = Literal["systemd", "launchd"]
 Which = Literal["service", "schedule"]
@@ -98,15 +84,22 @@ class Job:
     env: tuple[tuple[str, str], ...]
 
 
-def job(python: str, command: Argv, db: Path | None, environ: Mapping[str, str]) -> Job:
-    """`python -m findsession COMMAND [--db DB]` with the carried variables that are set.
-    `db` is given only for an index the person chose (else the default is found again)."""
+def job(
+    python: str,
+    command: Argv,
+    db: Path | None,
+    environ: Mapping[str, str],
+    sources: Iterable[str] = (),
+) -> Job:
+    """`python -m findsession COMMAND [--db DB]` with the carried variables that are set,
+    findsession's own and the `sources` ones. `db` is given only for an index the person
+    chose (else the default is found again)."""
     argv = (python, "-m", "findsession", *command)
     if db is not None:
         argv += ("--db", os.path.abspath(db))
     env = tuple(
         (name, os.path.abspath(os.path.expanduser(environ[name])))
-        for name in CARRIED_ENV
+        for name in dict.fromkeys((*CARRIED_ENV, *sources))
         if environ.get(name)
     )
     for value in (*argv, *(v for _, v in env)):

@@ -39,7 +39,7 @@ def receive(sock: socket.socket) -> dict:
         raise WireError(f"a message of {size} bytes is over the limit")
     try:
         message = json.loads(_exactly(sock, size))
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise WireError(f"not a message: {exc}") from None
     if not isinstance(message, dict):
         raise WireError("not a message: expected an object")

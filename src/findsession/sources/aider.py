@@ -14,15 +14,15 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
 from findsession.domain import Message, Problem, Resume, Session, SourceKind
 from findsession.sources.aider_records import HistoryParser, is_header, session_key
-from findsession.sources.base import Skip, SourceFile
+from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import HEAD, Cursor, Reading, Record, looks_binary
+from findsession.sources.jsonl import prefix_hash
 from findsession.sources.opening import open_regular
 from findsession.sources.resuming import option, resume_in_cwd
 from findsession.sources.walking import walk
@@ -46,7 +46,7 @@ _HEAVY = frozenset(
 _HEAVY_MARKS = ("pyvenv.cfg", "CACHEDIR.TAG")
 
 
-class AiderSource:
+class AiderSource(Source):
     """Aider's `.aider.chat.history.md`, found under configured roots."""
 
     kind = KIND
@@ -158,8 +158,9 @@ def read_history(fh: IO[bytes], cursor: Cursor | None, cwd: str) -> Reading:
     """Records from the last session's header on when the file only grew; else all.
 
     The cursor's offset is the start of the last header read (its records are given
-    again, and replace themselves); its digest covers every byte read, so an edit
-    anywhere in them reads the file again from the start.
+    again, and replace themselves); its state is where the read ended (`end`), and its
+    digest covers every byte before that, so an edit anywhere in them reads the file
+    again from the start.
     """
     fh.seek(0)
     head = fh.read(HEAD)
@@ -187,7 +188,7 @@ def read_history(fh: IO[bytes], cursor: Cursor | None, cwd: str) -> Reading:
         return Reading([], Cursor(), fresh=True, binary="binary: no Aider run header in it")
     return Reading(
         records,
-        Cursor(resume_at[0], resume_at[1], _digest(fh, end)),
+        Cursor(resume_at[0], resume_at[1], prefix_hash(fh, end), {"end": end}),
         fresh=fresh,
         bytes_read=end - offset,
         lines_read=lines_read,
@@ -225,28 +226,9 @@ def _lines(
 
 def _resumable(fh: IO[bytes], cursor: Cursor | None, size: int) -> int | None:
     """How far the last read went, if every byte it read is unchanged; else None."""
-    if cursor is None or not cursor.digest or not cursor.digest.startswith("aider:"):
+    end = cursor.state.get("end") if cursor is not None and cursor.state else None
+    if cursor is None or not isinstance(end, int) or not cursor.digest:
         return None
-    try:
-        end = int(cursor.digest.split(":")[1])
-    except (IndexError, ValueError):
-        return None
-    if end > size or cursor.offset > end or _digest(fh, end) != cursor.digest:
+    if end > size or cursor.offset > end or prefix_hash(fh, end) != cursor.digest:
         return None
     return end
-
-
-def _digest(fh: IO[bytes], end: int) -> str:
-    """`aider:<end>:` and a CRC-32 of the first `end` bytes plus a hash of their last KiB
-    (it guards against edits, not adversaries)."""
-    crc, left = 0, end
-    fh.seek(0)
-    while left > 0:
-        block = fh.read(min(left, _CHUNK))
-        if not block:
-            break
-        crc = zlib.crc32(block, crc)
-        left -= len(block)
-    fh.seek(max(0, end - 1024))
-    tail = hashlib.blake2b(fh.read(min(end, 1024)), digest_size=16).hexdigest()
-    return f"aider:{end}:{crc:08x}:{tail}"

@@ -29,7 +29,7 @@ from findsession.domain import (
     Session,
     SourceKind,
 )
-from findsession.sources.base import Skip, SourceFile
+from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.json_doc import load_or_none, read_document
 from findsession.sources.jsonl import cap, clean_text
@@ -49,7 +49,7 @@ _FILE_KEYS = ("path", "file_path", "filePath")
 Record = Message | MetaEvent
 
 
-class AmpSource:
+class AmpSource(Source):
     """Amp's `~/.local/share/amp/threads/`."""
 
     kind = KIND

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,49 +42,84 @@ class SourceFile:
 class Source(Protocol):
     """A transcript format: where its files live, how to read them on from a cursor, how
     to read one record back, and how its agent resumes one of its sessions. Registered
-    in `findsession.sources.SOURCES`."""
+    by one entry in `sources.registry.ENTRIES`.
+
+    Every member a caller may use is declared here, and callers use each directly. A
+    source class derives from this protocol: it must give the abstract members, and
+    inherits the defaults of the hooks below them (no companion files, no other paths in
+    a file's stamp, no folder of its own inside a project, nothing to report), so it
+    states only what differs.
+    """
 
     kind: str
+    #: Suffixes of the files beside one of its files whose change is that file's change:
+    #: an agent's commits wait in a database's `-wal` while the database file itself
+    #: stays as it was (`foreign_db.COMPANIONS`). The indexer folds their size and time
+    #: into the file's (`sources.file_stamp`), and a change the watcher sees beside such
+    #: a file (`sources.SIDE_FILES`) is taken for a change of the file.
+    companions: tuple[str, ...] = ()
 
+    @abstractmethod
     def default_roots(self) -> list[Path]:
         """Roots indexed when the user names none."""
-        ...
 
+    @abstractmethod
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """Every transcript file under `root`: paths only, so an unchanged file costs a stat.
 
         A folder that cannot be read is passed to `skip` with the reason, never dropped
         silently.
         """
-        ...
 
+    @abstractmethod
     def describe(self, path: Path) -> SourceFile:
         """What a file is (main session or subagent, its ids), for a file about to be read."""
-        ...
 
+    @abstractmethod
     def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
         """Format-free records of what changed since `cursor` (None: read it all).
 
-        The source chooses the cursor's kind (`sources.cursor`); the indexer only stores
-        the one returned. May raise `OSError`.
+        The source chooses the cursor's kind (`sources.cursor`) and keeps what else it
+        needs for the next read in the cursor's `state`; the indexer only stores the one
+        returned. May raise `OSError`.
         """
-        ...
 
+    @abstractmethod
     def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
         """The text, as the file holds it now, of the messages at `(line, part)` for the
         wanted `lines` (the numbers `read` gave its records). May raise `OSError`."""
-        ...
 
+    @abstractmethod
     def resume(self, session: Session) -> Resume:
         """The agent's command that goes back into `session` (a main session: the caller
         turns a subagent into its parent first) and the directory to run it in, built
         with `sources.resuming` so every value stays one argument; or, for a format
         with no such command (a note is a document, not a conversation), `no_resume`
         with the reason."""
-        ...
 
+    @abstractmethod
     def title_line(self, sf: SourceFile, title: str) -> bytes | None:
         """The line that gives the file's session `title`, as the agent itself writes
         it, to append at the file's end; None where the format has no documented place
-        for a title (findsession then keeps the title in its index only)."""
-        ...
+        for a title (findsession then keeps the title in its index only). Each source
+        says which, and why: there is no default."""
+
+    def stamp_paths(self, path: Path) -> list[str]:
+        """Other paths whose size and time are folded into the stamp of the file at
+        `path`, beyond its `companions`: the folders an older OpenCode session's messages
+        and parts are added to, the other SpecStory exports of the same chat. None by
+        default."""
+        return []
+
+    def project_root(self, project: Path) -> Path | None:
+        """The folder inside an indexed project where this source's files are kept
+        (Crush's `.crush/`, the first OpenCode's `.opencode/`, SpecStory's
+        `.specstory/history/`), when the project has one: each is read as a root of this
+        source, so a project the agent's own list never named is still read. None by
+        default: the source keeps nothing inside projects."""
+        return None
+
+    def report_notes(self) -> list[str]:
+        """Lines `findsession sources` shows under this source: what it cannot read on
+        this machine (an encrypted history). None by default."""
+        return []

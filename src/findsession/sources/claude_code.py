@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import IO
 
 from findsession.domain import Message, Resume, Session, SourceKind
-from findsession.sources.base import Skip, SourceFile
+from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.claude_code_records import parse_record
 from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.jsonl import objects_at, read_appended
@@ -27,7 +27,7 @@ from findsession.sources.walking import walk
 KIND = SourceKind.CLAUDE_CODE
 
 
-class ClaudeCodeSource:
+class ClaudeCodeSource(Source):
     """Claude Code's `~/.claude/projects/**/*.jsonl`."""
 
     kind = KIND
@@ -118,7 +118,7 @@ def describe(path: Path) -> SourceFile:
 def _read_agent_meta(path: Path) -> dict[str, str]:
     try:
         data = json.loads(path.read_text(encoding="utf-8", errors="replace"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     if not isinstance(data, dict):
         return {}

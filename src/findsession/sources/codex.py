@@ -27,7 +27,7 @@ from typing import IO, Any
 import zstandard
 
 from findsession.domain import MetaEvent, MetaKind, Resume, Session, SourceKind
-from findsession.sources.base import Skip, SourceFile
+from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.codex_records import ParseState, RolloutParser
 from findsession.sources.codex_titles import title_of
 from findsession.sources.codex_zst import decompressed, is_compressed, read_compressed
@@ -38,8 +38,6 @@ from findsession.sources.resuming import positional, resume_in_cwd
 from findsession.sources.walking import walk
 
 KIND = SourceKind.CODEX
-#: Where the parser's state is kept in the cursor's digest (opaque to the indexer).
-_STATE = "|codex:"
 #: Bytes of a rollout's start read to find its `session_meta` lines (the first holds the
 #: whole system prompt and tool list, tens of KB).
 _HEAD = 8 << 20
@@ -47,7 +45,7 @@ _HEAD_LINES = 3
 _UUID_TAIL = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$", re.I)
 
 
-class CodexSource:
+class CodexSource(Source):
     """Codex CLI's `$CODEX_HOME/sessions` and `archived_sessions` rollouts."""
 
     kind = KIND
@@ -229,17 +227,17 @@ def _lines_of(path: Path, fh: IO[bytes]) -> Iterator[IO[bytes]]:
 
 
 def _pack(cursor: Cursor, state: ParseState) -> Cursor:
-    flags = ("e" if state.events else "") + ("r" if state.replaying else "")
-    return replace(cursor, digest=f"{cursor.digest or ''}{_STATE}{flags}")
+    """The JSON-lines cursor with the parser's mode kept in its state."""
+    return replace(cursor, state={"events": state.events, "replaying": state.replaying})
 
 
 def _unpack(cursor: Cursor | None) -> tuple[ParseState | None, Cursor | None]:
     """The parser state kept in a cursor, and the JSON-lines cursor without it."""
-    if cursor is None or not cursor.digest or _STATE not in cursor.digest:
+    if cursor is None or cursor.state is None:
         return None, cursor
-    digest, flags = cursor.digest.rsplit(_STATE, 1)
-    state = ParseState(events="e" in flags, replaying="r" in flags)
-    return state, replace(cursor, digest=digest or None)
+    kept = cursor.state
+    state = ParseState(events=bool(kept.get("events")), replaying=bool(kept.get("replaying")))
+    return state, replace(cursor, state=None)
 
 
 def _text(value: Any) -> str | None:

@@ -85,7 +85,7 @@ def output_text(output: Any) -> tuple[str, bool]:
     if isinstance(output, str) and output.startswith("{"):
         try:
             decoded = json.loads(output)
-        except ValueError:
+        except (ValueError, RecursionError):
             decoded = None
         if isinstance(decoded, dict) and isinstance(decoded.get("output"), str):
             meta = decoded.get("metadata")

@@ -101,6 +101,7 @@ class RolloutParser:
     def parse(self, line: int, obj: dict[str, Any]) -> list[Record]:
         """Records of one line; anything unknown gives none."""
         kind, payload = obj.get("type"), obj.get("payload")
+        kind = kind if isinstance(kind, str) else None  # looked up in sets below
         ts = str_or_none(obj.get("timestamp"))
         if not isinstance(payload, dict):
             # The first rollouts (2025) wrote the meta bare on line 1, then bare items.
@@ -125,9 +126,13 @@ class RolloutParser:
         if kind == "response_item":
             records = self._item(payload, common)
         elif kind == "compacted":
+            # A real history holds `"message": ""`: a compaction with no summary.
             text = str_or_none(payload.get("message"))
-            records = [Message(MessageKind.COMPACT_SUMMARY, cap(text, PROMPT_CAP), **common)]
-            records = records if text and text.strip() else []
+            records = (
+                [Message(MessageKind.COMPACT_SUMMARY, cap(text, PROMPT_CAP), **common)]
+                if text and text.strip()
+                else []
+            )
         else:
             return []
         return [

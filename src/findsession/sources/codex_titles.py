@@ -3,10 +3,10 @@
 Two places hold them, by generation: `session_index.jsonl` in the Codex home
 (`{id, thread_name, updated_at}` lines, re-appended on every rename: the last line per id
 wins), and, in current builds, the `threads` table of `state_<n>.sqlite` (the highest
-schema generation present). The database belongs to a running Codex: it is opened
-read-only through a `mode=ro` URI (immutable, so no lock or journal is touched, if that
-fails), queried once per change of the file, and never written. Reading another tool's
-own database read-only is not our storage, which is why this module may hold SQL.
+schema generation present). The database belongs to Codex: it is read as every other
+agent's store is (`foreign_db.reading`: nothing written beside it while Codex is not
+running, read-only while it is), queried once per change of the file. Reading another
+tool's own database read-only is not our storage, which is why this module may hold SQL.
 
 Newer rollouts also record a rename as a `thread_name_updated` event, which the rollout
 parser reads; these files cover the generations that do not.
@@ -17,9 +17,9 @@ from __future__ import annotations
 import json
 import os
 import re
-import sqlite3
 from pathlib import Path
 
+from findsession.sources import foreign_db
 from findsession.sources.jsonl import clean_text
 
 INDEX_FILE = "session_index.jsonl"
@@ -111,21 +111,13 @@ def _from_state_db(home: Path) -> dict[str, str]:
 
 
 def _query_titles(path: Path) -> dict[str, str]:
-    uri = path.resolve().as_uri()
-    for options in ("?mode=ro", "?mode=ro&immutable=1"):
-        try:
-            conn = sqlite3.connect(uri + options, uri=True, timeout=1.0)
-        except sqlite3.Error:
-            continue
-        try:
+    try:
+        with foreign_db.reading(path) as conn:
             rows = conn.execute("SELECT id, title FROM threads").fetchall()
-        except sqlite3.Error:
-            continue  # locked, not a database, or a schema without titles
-        finally:
-            conn.close()
-        return {
-            clean_text(sid): clean_text(title.strip())
-            for sid, title in rows
-            if isinstance(sid, str) and isinstance(title, str) and title.strip()
-        }
-    return {}
+    except OSError:
+        return {}  # locked, not a database, or a schema without titles
+    return {
+        clean_text(sid): clean_text(title.strip())
+        for sid, title in rows
+        if isinstance(sid, str) and isinstance(title, str) and title.strip()
+    }

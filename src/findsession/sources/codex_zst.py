@@ -5,8 +5,11 @@ read again, whole, only when its content hash changed (like `cursor.read_whole`)
 decompressed lines go through the same JSON-lines reader as a plain rollout, so a bad
 line is reported by its number. Decompression is bounded: the input is fed in small
 pieces (one KiB of zstd can expand to tens of MB) and output stops at
-`MAX_DECOMPRESSED`; a corrupt or truncated frame becomes one problem for the file, and
-the lines decoded before it are kept.
+`MAX_DECOMPRESSED`, or as soon as it holds more lines than the file's read budget lets
+be parsed, or the budget's time is up (`sources.budget`: a few KB of zstd held millions
+of `{}` lines); either cuts the read, which the indexer reports for the file. A corrupt
+or truncated frame becomes one problem for the file, and the lines decoded before it are
+kept.
 """
 
 from __future__ import annotations
@@ -15,11 +18,13 @@ import hashlib
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import IO
 
 import zstandard
 
 from findsession.domain import Problem
+from findsession.sources import budget
 from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.jsonl import ParseLine, ReadStats, iter_objects
 
@@ -45,21 +50,29 @@ def digest_of(fh: IO[bytes]) -> str:
     return "blake2b:" + h.hexdigest()
 
 
+@dataclass
+class Stopped:
+    """Why decompression stopped early: a broken file (a problem of the file's), or a
+    cap on decompressed bytes (a cut of its read)."""
+
+    problem: str | None = None
+    cut: str | None = None
+
+
 @contextmanager
 def decompressed(
     fh: IO[bytes], limit: int = MAX_DECOMPRESSED
-) -> Iterator[tuple[IO[bytes], str | None]]:
-    """A seekable file of the decompressed lines, and why decompression stopped early
-    (None when it did not)."""
+) -> Iterator[tuple[IO[bytes], Stopped]]:
+    """A seekable file of the decompressed lines, and why decompression stopped early."""
     with tempfile.SpooledTemporaryFile(max_size=_IN_MEMORY) as out:
-        problem = _decompress(fh, out, limit)
+        stopped = _decompress(fh, out, limit, budget.current())
         out.seek(0)
-        yield out, problem  # type: ignore[misc]
+        yield out, stopped  # type: ignore[misc]
 
 
-def _decompress(fh: IO[bytes], out: IO[bytes], limit: int) -> str | None:
+def _decompress(fh: IO[bytes], out: IO[bytes], limit: int, spend: budget.Budget) -> Stopped:
     fh.seek(0)
-    written = 0
+    written = lines = 0
     dobj = zstandard.ZstdDecompressor().decompressobj()
     mid_frame = False
     try:
@@ -71,9 +84,12 @@ def _decompress(fh: IO[bytes], out: IO[bytes], limit: int) -> str | None:
                     mid_frame = True
                     if written + len(data) > limit:
                         out.write(data[: limit - written])
-                        return f"over {limit >> 20} MB decompressed; the rest is not read"
+                        return Stopped(cut=f"over {limit >> 20} MB decompressed")
                     out.write(data)
                     written += len(data)
+                    lines += data.count(b"\n")
+                    if lines > spend.lines_left or not spend.in_time():
+                        return Stopped()  # the parser stops at the budget and says why
                     piece = b""
                     if dobj.eof:
                         # Frames may follow one another; each needs a fresh decompressor.
@@ -81,8 +97,8 @@ def _decompress(fh: IO[bytes], out: IO[bytes], limit: int) -> str | None:
                         dobj = zstandard.ZstdDecompressor().decompressobj()
                         mid_frame = False
     except zstandard.ZstdError as exc:
-        return f"corrupt zstd data: {exc}"
-    return "truncated zstd file: its last frame ends early" if mid_frame else None
+        return Stopped(problem=f"corrupt zstd data: {exc}")
+    return Stopped(problem="truncated zstd file: its last frame ends early" if mid_frame else None)
 
 
 def read_compressed(fh: IO[bytes], cursor: Cursor | None, parse: ParseLine) -> Reading:
@@ -96,8 +112,10 @@ def read_compressed(fh: IO[bytes], cursor: Cursor | None, parse: ParseLine) -> R
         stats = ReadStats(end_offset=0, end_line=0)
         records = [rec for n, obj in iter_objects(lines, 0, 0, stats) for rec in parse(n, obj)]
     problems = stats.problems
-    if stopped:
-        problems.append(Problem(stats.end_line + 1, stopped))
+    if stopped.problem:
+        problems.append(Problem(stats.end_line + 1, stopped.problem))
+    if stopped.cut:
+        budget.current().stop(stopped.cut)
     return Reading(
         records,
         Cursor(offset=size, lines=stats.end_line, digest=digest),

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import IO
 
 from findsession.domain import MetaEvent, MetaKind, Resume, Session, SourceKind
-from findsession.sources.base import Skip, SourceFile
+from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.copilot_cli_records import EventParser
 from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.jsonl import clean_text, read_appended, texts_at
@@ -36,7 +36,7 @@ STATE = "session-state"
 _WORKSPACE_MAX = 64 * 1024
 
 
-class CopilotCliSource:
+class CopilotCliSource(Source):
     """GitHub Copilot CLI's `~/.copilot/session-state/`."""
 
     kind = KIND

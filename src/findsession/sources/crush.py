@@ -27,7 +27,7 @@ from typing import IO
 
 from findsession.domain import Resume, Session, SourceKind
 from findsession.sources import foreign_db, project_db
-from findsession.sources.base import Skip, SourceFile
+from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.opening import open_regular
 from findsession.sources.resuming import option, resume_in_cwd
@@ -42,8 +42,10 @@ _LIST_BYTES = 16 << 20
 
 def data_home() -> Path:
     """Crush's data folder, where `projects.json` is, as Crush itself finds it."""
-    for name, tail in (("CRUSH_GLOBAL_DATA", ()), ("XDG_DATA_HOME", ("crush",))):
-        value = os.environ.get(name)
+    for value, tail in (
+        (os.environ.get("CRUSH_GLOBAL_DATA"), ()),
+        (os.environ.get("XDG_DATA_HOME"), ("crush",)),
+    ):
         if value:
             return Path(value).expanduser().joinpath(*tail)
     if sys.platform == "win32":
@@ -77,7 +79,7 @@ def file_id(path: Path) -> str:
     return "crush-" + hashlib.blake2b(str(path).encode(), digest_size=4).hexdigest()
 
 
-class CrushSource:
+class CrushSource(Source):
     """Crush's per-project `crush.db` stores (read by `project_db`, shared with the
     first OpenCode's)."""
 

@@ -155,7 +155,7 @@ def _message(
                 )
         elif kind == "shell_command":
             yield from _shell(data, base)
-        elif kind not in _QUIET:
+        elif not isinstance(kind, str) or kind not in _QUIET:
             unknown.setdefault(str(kind), []).append(base["line"])
 
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import IO
 
 from findsession.domain import Message, MetaEvent, MetaKind, Resume, Session, SourceKind
-from findsession.sources.base import Skip, SourceFile
+from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import Cursor, Reading, Record, read_whole
 from findsession.sources.cursor_agent_meta import chat_meta
 from findsession.sources.cursor_agent_records import TranscriptParser, workspace_in
@@ -46,7 +46,7 @@ _DECODE_LISTINGS = 200
 _HEAD = 64 * 1024
 
 
-class CursorAgentSource:
+class CursorAgentSource(Source):
     """cursor-agent's `~/.cursor/projects/*/agent-transcripts/`."""
 
     kind = KIND

@@ -114,7 +114,7 @@ def _meta_json_title(folder: Path) -> str | None:
     try:
         with open_regular(str(folder / "meta.json")) as fh:
             data = json.loads(fh.read(1 << 20).decode("utf-8", "replace"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     title = data.get("title") or data.get("name") if isinstance(data, dict) else None
     return clean_text(title.strip()) if isinstance(title, str) and title.strip() else None

@@ -30,7 +30,7 @@ from typing import IO, Any
 
 from findsession.domain import Resume, Session, SourceKind
 from findsession.sources import foreign_db
-from findsession.sources.base import Skip, SourceFile
+from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.cursor_ide_records import workspace_dir, workspace_id
 from findsession.sources.cursor_ide_store import Folder, read_back, read_store
@@ -42,7 +42,7 @@ DB = "state.vscdb"
 GLOBAL, WORKSPACES = "globalStorage", "workspaceStorage"
 
 
-class _StateDbSource:
+class _StateDbSource(Source):
     """What Cursor and Windsurf share: the `state.vscdb` files of one editor."""
 
     kind: str
@@ -176,7 +176,7 @@ def workspace_folder(storage: str) -> str | None:
     try:
         with open_regular(str(Path(storage) / "workspace.json")) as fh:
             manifest = json.loads(fh.read(1 << 20).decode("utf-8", "replace"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     if not isinstance(manifest, dict):
         return None

@@ -45,12 +45,12 @@ def read_store(path: Path, cursor: Cursor | None, agent: str, folder: Folder) ->
         if not have & {db.KV, db.ITEMS}:
             reason = f"not a chat database: it has neither a {db.KV} nor an {db.ITEMS} table"
             return Reading([], Cursor(size, 0, None), fresh=False, problems=[Problem(0, reason)])
-        old = foreign_db.decode(cursor.digest if cursor else None)
+        old = foreign_db.tokens(cursor)
         problems: list[Problem] = []
         tokens, items = _item_tokens(conn, have, agent, folder, old, problems)
         composers = _composer_tokens(conn) if db.KV in have else {}
         tokens.update(composers)
-        now = Cursor(size, sum(not k.startswith(_ITEM) for k in tokens), foreign_db.encode(tokens))
+        now = foreign_db.cursor(size, sum(not k.startswith(_ITEM) for k in tokens), tokens)
         keys = [k for k in foreign_db.changed(old, tokens) if not k.startswith(_ITEM)]
         if not keys and not problems:
             return Reading([], now, fresh=False, unchanged=True)

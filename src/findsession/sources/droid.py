@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from findsession.domain import MetaEvent, MetaKind, Resume, Session, SourceKind
-from findsession.sources.base import Skip, SourceFile
+from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.claude_code_records import parse_record
 from findsession.sources.cursor import Cursor, Reading, Record
 from findsession.sources.jsonl import clean_text, read_appended, texts_at
@@ -36,7 +36,7 @@ _HEADER_BYTES = 64 * 1024
 _REMINDERS = re.compile(r"\A(?:\s*<system-reminder>.*?</system-reminder>)+\s*", re.DOTALL)
 
 
-class DroidSource:
+class DroidSource(Source):
     """Factory Droid's `~/.factory/sessions/**/*.jsonl`."""
 
     kind = KIND

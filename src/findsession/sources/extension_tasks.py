@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from findsession.domain import Message, Problem, Resume, Session, SourceKind
-from findsession.sources.base import Skip, SourceFile
+from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.json_doc import load_or_none, read_document
 from findsession.sources.jsonl import clean_text
@@ -51,7 +51,7 @@ def user_folders() -> list[Path]:
     return [base / editor / "User" for editor in EDITORS]
 
 
-class _TaskSource:
+class _TaskSource(Source):
     """What Cline and Roo Code share: the task layout and the UI message list."""
 
     kind: str

@@ -4,18 +4,24 @@ OpenCode, Goose, Crush, Kiro and the Cursor IDE keep every session in one SQLite
 that their agent holds open and writes while it runs. This module is the only way a
 source opens one:
 
-- read-only through a `mode=ro` URI, with a busy timeout, in one short read transaction
-  (a consistent snapshot; in WAL mode a reader never blocks the agent's writer, and in
-  rollback-journal mode the shared lock is held for milliseconds). When even that cannot
-  open (a read-only folder beside a WAL file), `immutable=1`: no lock and no journal is
-  touched. Nothing here ever writes: `query_only` is set on every connection.
+- while its agent is not running (no process holds SQLite's locks on it), without
+  writing a byte beside it: in place with `immutable=1`, or from a private copy when
+  commits wait in its `-wal` (`foreign_quiet`).
+- while its agent runs, read-only through a `mode=ro` URI, with a busy timeout, in one
+  short read transaction (a consistent snapshot; in WAL mode a reader never blocks the
+  agent's writer, and in rollback-journal mode the shared lock is held for
+  milliseconds). Such a reader is one more client of the agent's `-shm`: it writes its
+  read mark there, as every reader of a WAL database does. When even that cannot open
+  (a read-only folder beside a WAL file), `immutable=1`: no lock and no journal is
+  touched. Nothing here writes the database: `query_only` is set on every connection.
 - a database that is locked past the timeout, corrupt or not a database at all becomes
   an `OSError` with one line that says so: the indexer reports it, keeps the file's old
   cursor, and reads it on the next run.
 - changes are found by session, not by file: a store's source computes a change token
   per session with one aggregate query (`tokens`), and only the sessions whose token
-  moved are read again, each as a whole (`Reading.replaced`). The tokens ride in the
-  file's cursor (`encode`/`decode`), so the indexer keeps them without knowing them.
+  moved are read again, each as a whole (`Reading.replaced`). The tokens are the
+  state of the file's cursor (`cursor`, `tokens`), so the indexer keeps them without
+  knowing them.
 - in WAL mode the agent's commits land in `<db>-wal` until a checkpoint, leaving the
   database file's size and time unchanged; a source that reads a store sets
   `companions = COMPANIONS`, so a change there counts as the database's
@@ -28,11 +34,14 @@ position in it; `position_of` takes them apart again for `read --raw`.
 
 from __future__ import annotations
 
-import json
 import sqlite3
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from findsession.sources.cursor import Cursor
+from findsession.sources.foreign_quiet import Quiet, quiet
 
 #: Files beside a database whose changes are the database's (WAL mode).
 COMPANIONS = ("-wal",)
@@ -40,7 +49,7 @@ COMPANIONS = ("-wal",)
 BUSY_SECONDS = 2.0
 #: Messages a session may hold before its line numbers would run into the next one's.
 _POSITIONS = 1 << 24
-_PREFIX = "rows:"
+_ONE_AT_A_TIME = threading.RLock()
 
 
 @contextmanager
@@ -49,17 +58,34 @@ def reading(path: Path) -> Iterator[sqlite3.Connection]:
 
     Raises `OSError` with the reason when the database cannot be read now.
     """
-    conn = _connect(path)
+    # One read at a time in this process: a quiet read closes its own descriptor of the
+    # file at the end, which would drop the locks of another read's SQLite connection.
+    with _ONE_AT_A_TIME, quiet(path) as still:
+        conn = _connect(path) if still is None else _connect_quiet(still)
+        try:
+            conn.execute("BEGIN")
+            yield conn
+        except sqlite3.Error as exc:
+            raise OSError(_reason(exc)) from exc
+        finally:
+            try:
+                conn.rollback()
+            finally:
+                conn.close()
+
+
+def _connect_quiet(still: Quiet) -> sqlite3.Connection:
+    """The quiet store itself, `immutable=1` (no side file, no lock); or our private
+    copy of it, writable so SQLite can replay its log there."""
+    uri = still.target.resolve().as_uri() + ("?mode=ro&immutable=1" if still.in_place else "")
     try:
-        conn.execute("BEGIN")
-        yield conn
+        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_SECONDS, isolation_level=None)
+        conn.text_factory = _text
+        conn.execute("PRAGMA query_only = 1")
+        conn.execute("PRAGMA schema_version").fetchone()
     except sqlite3.Error as exc:
         raise OSError(_reason(exc)) from exc
-    finally:
-        try:
-            conn.rollback()
-        finally:
-            conn.close()
+    return conn
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -71,6 +97,7 @@ def _connect(path: Path) -> sqlite3.Connection:
             conn = sqlite3.connect(
                 uri + options, uri=True, timeout=BUSY_SECONDS, isolation_level=None
             )
+            conn.text_factory = _text
             conn.execute("PRAGMA query_only = 1")
             conn.execute("PRAGMA schema_version").fetchone()  # opens the file for real
             return conn
@@ -81,6 +108,12 @@ def _connect(path: Path) -> sqlite3.Connection:
             if "locked" in str(exc) or "busy" in str(exc):
                 break  # immutable would read past the agent's lock: wait for the next run
     raise OSError(_reason(last))
+
+
+def _text(value: bytes) -> str:
+    """A text value as the store holds it, bytes that are not UTF-8 replaced (as in a
+    transcript's lines): one such value must not make every row unreadable."""
+    return value.decode("utf-8", "replace")
 
 
 def _reason(exc: BaseException | None) -> str:
@@ -105,21 +138,18 @@ def _quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def encode(tokens: dict[str, str]) -> str:
-    """Each session's change token, as a cursor digest the indexer stores as it is."""
-    return _PREFIX + json.dumps(tokens, separators=(",", ":"), sort_keys=True)
+def cursor(size: int, sessions: int, tokens: dict[str, str]) -> Cursor:
+    """A store's cursor: its size, how many sessions it holds, and each session's
+    change token as the cursor's state, which the indexer stores as it is."""
+    return Cursor(size, sessions, None, dict(tokens))
 
 
-def decode(digest: str | None) -> dict[str, str]:
-    """The tokens `encode` wrote; empty for no cursor or one of another kind (the
-    store is then read whole)."""
-    if not digest or not digest.startswith(_PREFIX):
+def tokens(cursor: Cursor | None) -> dict[str, str]:
+    """The tokens a store's cursor keeps; empty for no cursor (the store is then read
+    whole)."""
+    if cursor is None or not cursor.state:
         return {}
-    try:
-        tokens = json.loads(digest[len(_PREFIX) :])
-    except ValueError:
-        return {}
-    return {str(k): str(v) for k, v in tokens.items()} if isinstance(tokens, dict) else {}
+    return {key: str(token) for key, token in cursor.state.items()}
 
 
 def changed(old: dict[str, str], new: dict[str, str]) -> list[str]:

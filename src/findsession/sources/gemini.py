@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import IO
 
 from findsession.domain import Message, MetaEvent, Problem, Resume, Session, SourceKind
-from findsession.sources.base import Skip, SourceFile
+from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import Cursor, Reading, read_whole
 from findsession.sources.gemini_log import parse_json, parse_jsonl
 from findsession.sources.gemini_projects import project_dir
@@ -50,7 +50,7 @@ _BACKGROUND = "skill-extraction-"
 _BACKGROUND_SHORT = "skill-ex"
 
 
-class GeminiSource:
+class GeminiSource(Source):
     """Gemini CLI's `~/.gemini/tmp/*/chats/`."""
 
     kind = KIND

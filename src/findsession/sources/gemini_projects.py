@@ -107,9 +107,9 @@ def _json(path: Path) -> Any:
         return None
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         pass
     try:
         return json.loads(_COMMENT.sub(lambda m: m.group(1) or "", text))
-    except ValueError:
+    except (ValueError, RecursionError):
         return None

@@ -167,7 +167,7 @@ def classify_user_text(text: str) -> tuple[MessageKind, str]:
 
 def _gemini(msg: dict[str, Any], base: dict[str, Any]) -> Iterator[Message]:
     parts = _parts(msg.get("content"))
-    thoughts = [t for t in msg.get("thoughts") or [] if isinstance(t, dict)]
+    thoughts = _dicts(msg.get("thoughts"))
     for thought in thoughts:
         text = ": ".join(
             s.strip()
@@ -192,8 +192,8 @@ def _gemini(msg: dict[str, Any], base: dict[str, Any]) -> Iterator[Message]:
     if reply:
         kind = MessageKind.HARNESS if reply == _COMPRESSION_ACK else MessageKind.REPLY
         yield Message(kind, cap(reply, PROMPT_CAP), **base)
-    calls = [c for c in msg.get("toolCalls") or [] if isinstance(c, dict)]
-    recorded = {c.get("id") for c in calls}
+    calls = _dicts(msg.get("toolCalls"))
+    recorded = [c.get("id") for c in calls]  # a list: an id may be any JSON value
     for call in calls:
         yield from _tool_call(call, base)
     for part in parts:
@@ -237,9 +237,14 @@ def _answered_calls(conv: Conversation) -> set[str]:
     return {
         call["id"]
         for _, msg in conv.messages
-        for call in msg.get("toolCalls") or []
-        if isinstance(call, dict) and isinstance(call.get("id"), str) and call.get("result")
+        for call in _dicts(msg.get("toolCalls"))
+        if isinstance(call.get("id"), str) and call.get("result")
     }
+
+
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    """The objects of a list (a field that should hold one may hold anything)."""
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
 def _parts(content: Any) -> list[dict[str, Any]]:

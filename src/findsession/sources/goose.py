@@ -24,7 +24,7 @@ from typing import IO
 
 from findsession.domain import Resume, Session, SourceKind
 from findsession.sources import foreign_db
-from findsession.sources.base import Skip, SourceFile
+from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.goose_legacy import STORE_NAME, read_back_legacy, read_legacy
 from findsession.sources.goose_store import read_back_store, read_store
@@ -33,7 +33,7 @@ from findsession.sources.resuming import option, resume_in_cwd
 KIND = SourceKind.GOOSE
 
 
-class GooseSource:
+class GooseSource(Source):
     """Goose's `sessions/` folder: `sessions.db`, and the older `*.jsonl` sessions."""
 
     kind = KIND

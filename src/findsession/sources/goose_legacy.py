@@ -22,15 +22,12 @@ from typing import IO, Any
 
 from findsession.domain import Message, MetaEvent, MetaKind
 from findsession.sources import foreign_db, goose_db
-from findsession.sources.cursor import Cursor, Reading, Record
+from findsession.sources.cursor import Cursor, Reading, Record, in_store
 from findsession.sources.goose_records import Blocks, iso_seconds, message_records, visible
 from findsession.sources.jsonl import ReadStats, clean_text, iter_objects, read_appended
 from findsession.sources.opening import open_regular
 
 STORE_NAME = "sessions.db"
-#: The cursor of a file whose session the database holds: not a byte-offset cursor, so
-#: should the file ever change, it is read from the start (and checked again).
-_IMPORTED = "goose:in-store"
 
 
 def read_legacy(path: Path, fh: IO[bytes], cursor: Cursor | None) -> Reading:
@@ -38,7 +35,7 @@ def read_legacy(path: Path, fh: IO[bytes], cursor: Cursor | None) -> Reading:
     forgotten) when Goose imported the session into its database."""
     if imported(path):
         size = os.fstat(fh.fileno()).st_size
-        return Reading([], Cursor(offset=size, lines=0, digest=_IMPORTED), fresh=True)
+        return Reading([], in_store(size), fresh=True)
     # A read from the cursor starts after line 1: its folder is read again.
     parser = LegacyParser(_header_cwd(fh) if cursor is not None else None)
     reading = read_appended(fh, cursor, parser.parse)

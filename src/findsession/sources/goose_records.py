@@ -98,7 +98,7 @@ def message_records(role: Any, content: Any, blocks: Blocks, **base: Any) -> Ite
             output = _tool_output(part, blocks, base)
             if output is not None:
                 yield output
-        elif kind not in _SILENT:
+        elif not isinstance(kind, str) or kind not in _SILENT:
             blocks.unknown.setdefault(str(kind), []).append(base["line"])
 
 

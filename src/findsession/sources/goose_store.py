@@ -42,14 +42,14 @@ def read_store(path: Path, cursor: Cursor | None) -> Reading:
         if why is not None:
             return Reading(
                 [],
-                Cursor(offset=size, lines=0, digest=foreign_db.encode({})),
+                foreign_db.cursor(size, 0, {}),
                 fresh=False,
                 problems=[Problem(0, "not a Goose session store", why)],
             )
         rows = goose_db.sessions(conn)
         tokens = {row.key: _token(row) for row in rows}
-        now = Cursor(offset=size, lines=len(rows), digest=foreign_db.encode(tokens))
-        old = foreign_db.decode(cursor.digest if cursor else None)
+        now = foreign_db.cursor(size, len(rows), tokens)
+        old = foreign_db.tokens(cursor)
         changed = foreign_db.changed(old, tokens)
         if not changed:
             return Reading([], now, fresh=False, unchanged=True)

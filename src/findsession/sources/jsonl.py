@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from findsession.domain import Message, Problem
+from findsession.sources import budget
 from findsession.sources.cursor import HEAD, Cursor, Reading, Record, looks_binary
 
 #: Lines longer than this are skipped: nothing a person reads is that long, and holding
@@ -42,6 +43,8 @@ class ReadStats:
     lines_read: int = 0
     pending_tail: bool = False
     problems: list[Problem] = field(default_factory=list)
+    #: Stopped at `max_bytes`, before the end: there is more to read from `end_offset`.
+    more: bool = False
 
 
 def clean_text(value: str) -> str:
@@ -95,20 +98,32 @@ def _read_line(fh: IO[bytes]) -> tuple[bytes | None, int, bool]:
 
 
 def iter_objects(
-    fh: IO[bytes], start_offset: int, start_line: int, stats: ReadStats, glued: bool = False
+    fh: IO[bytes],
+    start_offset: int,
+    start_line: int,
+    stats: ReadStats,
+    glued: bool = False,
+    max_bytes: int | None = None,
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield `(line_number, object)` for each usable line after `start_offset`.
 
     Line numbers are 1-based and count every line of the file, so a problem reported
     for line N is line N in an editor. `stats` is updated as reading goes. With `glued`,
     a line that holds several objects with nothing between them (`}{`: a writer that
-    lost a newline) gives each of them, under the line's number.
+    lost a newline) gives each of them, under the line's number. Each line spends the
+    file's read budget (`sources.budget`); when it runs out, reading stops before the
+    line, so the cursor in `stats` lies where a later read may go on. With `max_bytes`,
+    no line is begun once that many bytes were read (`stats.more` then says so).
     """
+    spend = budget.current()
     fh.seek(start_offset)
     offset, line_no = start_offset, start_line
     while True:
+        if max_bytes is not None and offset - start_offset >= max_bytes:
+            stats.more = bool(fh.read(1))
+            break
         raw, length, complete = _read_line(fh)
-        if not length:
+        if not length or not spend.line():
             break
         number = line_no + 1
         stats.bytes_read += length
@@ -145,18 +160,24 @@ def iter_objects(
             stats.problems.append(Problem(number, "not a JSON object", _preview(raw)))
 
 
+#: What one read of an append-only file parses at most: about 30 MB of records in
+#: memory. A 200 MB session needed 0.9 GB read whole; the service lives under 600 MB.
+SLICE_BYTES = 16 << 20
+
 #: Turns one line's object into records.
 ParseLine = Callable[[int, dict[str, Any]], Iterable[Record]]
 
 
 def read_appended(
-    fh: IO[bytes], cursor: Cursor | None, parse: ParseLine, glued: bool = False
+    fh: IO[bytes], cursor: Cursor | None, parse: ParseLine, glued: bool = False, sliced: bool = True
 ) -> Reading:
     """Records after `cursor` when the file only grew since; else every record, fresh.
 
     The cursor is the append-only kind: bytes and lines consumed, and a digest of every
     byte before the offset (see `_can_resume`). A file that shrank or changed before the
-    offset is read from the start.
+    offset is read from the start. `sliced`: at most `SLICE_BYTES` are read at a time
+    (`Reading.more` then says to read on), so a session of any length costs the memory
+    of one slice; a source whose reading needs the whole file at once says False.
     """
     fh.seek(0)
     head = fh.read(HEAD)
@@ -164,9 +185,10 @@ def read_appended(
     fresh = cursor is None or not _can_resume(fh, cursor, size)
     start = Cursor() if fresh or cursor is None else cursor
     stats = ReadStats(end_offset=start.offset, end_line=start.lines)
+    limit = SLICE_BYTES if sliced else None
     records = [
         rec
-        for line, obj in iter_objects(fh, start.offset, start.lines, stats, glued)
+        for line, obj in iter_objects(fh, start.offset, start.lines, stats, glued, limit)
         for rec in parse(line, obj)
     ]
     # Nothing of a binary file is a transcript line: it is left out, with no cursor.
@@ -176,7 +198,7 @@ def read_appended(
     end = (
         Cursor()
         if binary
-        else Cursor(stats.end_offset, stats.end_line, _prefix_hash(fh, stats.end_offset))
+        else Cursor(stats.end_offset, stats.end_line, prefix_hash(fh, stats.end_offset))
     )
     return Reading(
         records,
@@ -186,6 +208,7 @@ def read_appended(
         bytes_read=stats.bytes_read,
         lines_read=stats.lines_read,
         problems=stats.problems,
+        more=stats.more and not binary,
     )
 
 
@@ -201,11 +224,12 @@ def _can_resume(fh: IO[bytes], cursor: Cursor, size: int) -> bool:
     """
     if cursor.offset > size or cursor.offset == 0:
         return False
-    return _prefix_hash(fh, cursor.offset) == cursor.digest
+    return prefix_hash(fh, cursor.offset) == cursor.digest
 
 
-def _prefix_hash(fh: IO[bytes], offset: int) -> str:
-    """A digest of the file's first `offset` bytes (the part already indexed)."""
+def prefix_hash(fh: IO[bytes], offset: int) -> str:
+    """A digest of the file's first `offset` bytes (the part already indexed): a CRC-32
+    of them all and a hash of their last KiB (see `_can_resume`)."""
     crc = 0
     fh.seek(0)
     buffer = bytearray(min(offset, _BLOCK) or 1)

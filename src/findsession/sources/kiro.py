@@ -32,8 +32,8 @@ from findsession.domain import (
     SourceKind,
 )
 from findsession.sources import foreign_db, kiro_db
-from findsession.sources.base import Skip, SourceFile
-from findsession.sources.cursor import Cursor, Reading, Record
+from findsession.sources.base import Skip, Source, SourceFile
+from findsession.sources.cursor import Cursor, Reading, Record, in_store
 from findsession.sources.jsonl import ReadStats, clean_text, iter_objects, read_appended
 from findsession.sources.kiro_records import conversation_records, line_records
 from findsession.sources.opening import open_regular
@@ -42,8 +42,6 @@ from findsession.sources.resuming import option, resume_in_cwd
 KIND = SourceKind.KIRO
 DB_NAME = "data.sqlite3"
 _SIDECAR_BYTES = 1 << 20
-#: The cursor digest of a JSON-lines file whose conversation the database holds.
-_SHADOWED = "kiro:in-database"
 
 
 def data_folder() -> Path:
@@ -67,7 +65,7 @@ def file_id(path: Path) -> str:
     return "kiro-" + hashlib.blake2b(str(path).encode(), digest_size=4).hexdigest()
 
 
-class KiroSource:
+class KiroSource(Source):
     """Kiro CLI's `data.sqlite3` and its `<id>.jsonl` sessions."""
 
     kind = KIND
@@ -105,13 +103,13 @@ class KiroSource:
             why = kiro_db.missing_tables(conn)
             if why is not None:
                 return Reading(
-                    [], Cursor(size, 0, foreign_db.encode({})), fresh=False,
+                    [], foreign_db.cursor(size, 0, {}), fresh=False,
                     problems=[Problem(0, "unknown database", why)],
                 )  # fmt: skip
             found = kiro_db.conversations(conn)
             tokens = {c.id: c.token for c in found}
-            now = Cursor(offset=size, lines=len(found), digest=foreign_db.encode(tokens))
-            todo = set(foreign_db.changed(foreign_db.decode(cursor and cursor.digest), tokens))
+            now = foreign_db.cursor(size, len(found), tokens)
+            todo = set(foreign_db.changed(foreign_db.tokens(cursor), tokens))
             if not todo:
                 return Reading([], now, fresh=False, unchanged=True)
             records: list[Record] = []
@@ -170,7 +168,7 @@ def _read_lines(sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading
     """A JSON-lines session read on from the cursor, unless the database holds it."""
     if _in_database(sf.path, sf.session_id):
         size = os.fstat(fh.fileno()).st_size
-        return Reading([], Cursor(size, 0, _SHADOWED), fresh=True)
+        return Reading([], in_store(size), fresh=True)
     meta = _sidecar(sf.path)
     cwd = _str(meta.get("cwd")) or None
     calls: dict[str, str] = {}

@@ -16,6 +16,10 @@ from dataclasses import dataclass
 from findsession.sources import foreign_db
 
 TABLE = "conversations_v2"
+#: Tables Kiro CLI makes in `data.sqlite3` from its first start (its schema migrations
+#: and settings state; `history` and `auth_kv` come with them): a store holding them and
+#: no conversations table yet is Kiro's, before its first conversation.
+OWN_TABLES = {"migrations", "state"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,8 +35,12 @@ class Conversation:
 
 
 def missing_tables(conn: sqlite3.Connection) -> str | None:
-    """Why the file is not a Kiro CLI store this reader knows, or None when it is."""
-    if not {"key", "conversation_id", "value"} <= foreign_db.columns(conn, TABLE):
+    """Why the file is not a Kiro CLI store this reader knows, or None when it is (an
+    empty one included: `conversations` then finds none)."""
+    have = foreign_db.columns(conn, TABLE)
+    if not have and all(foreign_db.columns(conn, table) for table in OWN_TABLES):
+        return None
+    if not {"key", "conversation_id", "value"} <= have:
         return f"not a Kiro CLI database (no {TABLE} table of the known shape)"
     return None
 
@@ -40,6 +48,8 @@ def missing_tables(conn: sqlite3.Connection) -> str | None:
 def conversations(conn: sqlite3.Connection) -> list[Conversation]:
     """Each conversation once, as its newest row, with that row's time as its token."""
     have = foreign_db.columns(conn, TABLE)
+    if not have:
+        return []  # before the first conversation
     updated = "updated_at" if "updated_at" in have else "0"
     created = "created_at" if "created_at" in have else "NULL"
     # The newest row of each id: ordered so the first one met per id is the one kept.
@@ -70,6 +80,8 @@ def value(conn: sqlite3.Connection, rank: int) -> object:
 
 def holds(conn: sqlite3.Connection, conversation_id: str) -> bool:
     """Whether any row holds this conversation."""
+    if not foreign_db.columns(conn, TABLE):
+        return False  # before the first conversation
     row = conn.execute(
         f"SELECT 1 FROM {TABLE} WHERE conversation_id = ? LIMIT 1", (conversation_id,)
     ).fetchone()

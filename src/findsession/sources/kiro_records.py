@@ -159,7 +159,7 @@ def line_records(
                         **base,
                     )
                 )
-    elif kind not in _QUIET_LINES:
+    elif not isinstance(kind, str) or kind not in _QUIET_LINES:
         unknown.append(str(kind))
     return out
 

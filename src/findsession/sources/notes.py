@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import IO, cast
 
 from findsession.domain import Message, MessageKind, MetaEvent, MetaKind, Problem, Resume, Session
-from findsession.sources.base import Skip, SourceFile
+from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import Cursor, Reading, Record, read_whole
 from findsession.sources.jsonl import cap, clean_text
 from findsession.sources.notes_dates import iso
@@ -98,7 +98,7 @@ def walk_notes(root: Path, skip: Skip) -> Iterator[Path]:
                 yield base / name
 
 
-class NoteSource:
+class NoteSource(Source):
     """A `Source` of Markdown notes; subclasses set `kind` and `prefix`.
 
     The folder a note was found under is its project directory, so `--project ~/notes`

@@ -30,7 +30,7 @@ from typing import IO, Any
 
 from findsession.domain import Problem, Resume, Session, SourceKind
 from findsession.sources import foreign_db, opencode_db, opencode_tree, project_db
-from findsession.sources.base import Skip, SourceFile
+from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import Cursor, Reading, Record
 from findsession.sources.opencode_records import SessionInfo, session_records, texts_at
 from findsession.sources.resuming import option, resume_in_cwd
@@ -45,7 +45,7 @@ def data_home() -> Path:
     return Path(value) if value and Path(value).is_absolute() else Path.home() / ".local" / "share"
 
 
-class OpenCodeSource:
+class OpenCodeSource(Source):
     """OpenCode's `opencode.db` and the older `storage/` tree beside it."""
 
     kind: str = SourceKind.OPENCODE
@@ -185,11 +185,11 @@ def read_store(path: Path, cursor: Cursor | None, kind: str) -> Reading:
             reason = f"not a {kind} store this reader knows"
             problem = Problem(0, reason, "it lacks " + ", ".join(gaps))
             return Reading(
-                [], Cursor(size, 0, foreign_db.encode({})), fresh=False, problems=[problem]
+                [], foreign_db.cursor(size, 0, {}), fresh=False, problems=[problem]
             )
         tokens = opencode_db.session_tokens(conn)
-        now = Cursor(offset=size, lines=len(tokens), digest=foreign_db.encode(tokens))
-        changed = foreign_db.changed(foreign_db.decode(cursor.digest if cursor else None), tokens)
+        now = foreign_db.cursor(size, len(tokens), tokens)
+        changed = foreign_db.changed(foreign_db.tokens(cursor), tokens)
         if not changed:
             return Reading([], now, fresh=False, unchanged=True)
         for row in opencode_db.sessions(conn, changed):

@@ -154,7 +154,7 @@ def _part(
             yield Message(MessageKind.THINKING, cap(thought, THINKING_CAP), uuid=part_id, **base)
     elif kind == "tool":
         yield from _tool(part, part_id, base)
-    elif kind not in _QUIET:
+    elif not isinstance(kind, str) or kind not in _QUIET:
         unknown.setdefault(str(kind), []).append(base["line"])
 
 

@@ -27,12 +27,9 @@ from typing import Any
 from findsession.domain import Problem
 from findsession.sources import foreign_db, opencode_db
 from findsession.sources.base import Skip
-from findsession.sources.cursor import Cursor, Reading, Record
+from findsession.sources.cursor import Cursor, Reading, Record, in_store
 from findsession.sources.opencode_records import RawMessage, RawPart, SessionInfo, session_records
 from findsession.sources.opening import open_regular
-
-#: A digest that says the database holds the session, so the tree gave nothing.
-HELD = "held-by-database"
 
 
 def discover(storage: Path, skip: Skip) -> Iterator[Path]:
@@ -86,7 +83,7 @@ def parent_of(path: Path) -> str | None:
     try:
         with open_regular(str(path)) as fh:
             doc = json.loads(fh.read(1 << 20))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     parent = doc.get("parentID") if isinstance(doc, dict) else None
     return parent if isinstance(parent, str) and parent else None
@@ -104,7 +101,7 @@ def read_session(path: Path, data: bytes, cursor: Cursor | None, database: Path)
         return Reading([], cursor or Cursor(), fresh=False, problems=[problem])
     key = _str(doc.get("id")) or path.stem
     if _held(database, key):
-        return Reading([], Cursor(len(data), 0, HELD), fresh=False, unchanged=True)
+        return Reading([], in_store(len(data)), fresh=False, unchanged=True)
     messages, parts, digest, size, count = gather(storage_of(path), key, data)
     now = Cursor(offset=size, lines=count, digest=digest)
     if cursor is not None and cursor.digest == digest:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import IO
 
 from findsession.domain import Resume, Session, SourceKind
-from findsession.sources.base import Skip, SourceFile
+from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.jsonl import clean_text, read_appended, texts_at
 from findsession.sources.opening import open_regular
@@ -33,7 +33,7 @@ KIND = SourceKind.PI
 _HEADER_BYTES = 64 * 1024
 
 
-class PiSource:
+class PiSource(Source):
     """Pi's `~/.pi/agent/sessions/*/*.jsonl`."""
 
     kind = KIND

@@ -60,7 +60,7 @@ class PiParser:
     def _message(
         self, message: dict[str, Any], line: int, ts: str | None, common: dict[str, Any]
     ) -> list[Record]:
-        role = message.get("role")
+        role = _str(message.get("role"))
         if role in _HARNESS_ROLES:
             return _text_message(MessageKind.HARNESS, _content_text(message.get("content")), common)
         if role in _SUMMARY_ROLES:

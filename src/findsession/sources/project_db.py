@@ -92,13 +92,13 @@ def read(
         why = crush_db.missing_tables(conn, store.agent)
         if why is not None:
             return Reading(
-                [], Cursor(size, 0, foreign_db.encode({})), fresh=False,
+                [], foreign_db.cursor(size, 0, {}), fresh=False,
                 problems=[Problem(0, "unknown database", why)],
             )  # fmt: skip
         rows = crush_db.sessions(conn)
         tokens = {row.id: row.token for row in rows}
-        now = Cursor(offset=size, lines=len(rows), digest=foreign_db.encode(tokens))
-        old = foreign_db.decode(cursor.digest if cursor else None)
+        now = foreign_db.cursor(size, len(rows), tokens)
+        old = foreign_db.tokens(cursor)
         todo = set(foreign_db.changed(old, tokens))
         if not todo:
             return Reading([], now, fresh=False, unchanged=True)

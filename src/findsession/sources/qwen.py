@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import IO
 
 from findsession.domain import Message, Resume, Session, SourceKind
-from findsession.sources.base import Skip, SourceFile
+from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.jsonl import ReadStats, iter_objects, read_appended
 from findsession.sources.opening import open_regular
@@ -30,7 +30,7 @@ from findsession.sources.walking import env_home, walk
 KIND = SourceKind.QWEN
 
 
-class QwenSource:
+class QwenSource(Source):
     """Qwen Code's `~/.qwen/projects/*/chats/*.jsonl`."""
 
     kind = KIND
@@ -45,12 +45,13 @@ class QwenSource:
         return SourceFile(path=path, source=KIND, session_id=path.name[: -len(".jsonl")])
 
     def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
+        # Whole, not in slices: a rewind anywhere decides which turns before it count.
         parser = QwenParser()
-        reading = read_appended(fh, cursor, parser.parse, glued=True)
+        reading = read_appended(fh, cursor, parser.parse, glued=True, sliced=False)
         if not reading.fresh and parser.rewound:
             # Turns before the cursor may be off the branch now: read it all again.
             parser = QwenParser()
-            reading = read_appended(fh, None, parser.parse, glued=True)
+            reading = read_appended(fh, None, parser.parse, glued=True, sliced=False)
         if reading.fresh and parser.rewound:
             reading.records = parser.active(reading.records)
         return reading

@@ -45,7 +45,7 @@ class QwenParser:
 
     def parse(self, line: int, obj: dict[str, Any]) -> list[Record]:
         """Records of one line; unknown kinds give none."""
-        kind, subtype = obj.get("type"), obj.get("subtype")
+        kind, subtype = obj.get("type"), _str(obj.get("subtype"))
         uuid = _str(obj.get("uuid"))
         agent = _str(obj.get("agentId")) if obj.get("isSidechain") is True else None
         if uuid is not None and agent is None:

@@ -26,7 +26,7 @@ from typing import IO
 
 from findsession.domain import Message, Problem, Resume, Session, SourceKind
 from findsession.sources import SOURCES
-from findsession.sources.base import Skip, SourceFile
+from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import Cursor, Reading, looks_binary
 from findsession.sources.notes import SPECSTORY_FOLDER
 from findsession.sources.notes_parse import decode
@@ -48,7 +48,7 @@ _HEAVY = frozenset(
 )
 
 
-class SpecStorySource:
+class SpecStorySource(Source):
     """SpecStory's Markdown exports of Cursor, Copilot, Claude Code and other chats."""
 
     kind = KIND
@@ -102,8 +102,9 @@ class SpecStorySource:
         head, blocks = parse(text, sf.path.name) if text is not None else (Header(), [])
         elsewhere = self._elsewhere(sf.path, head)
         digest = "blake2b:" + hashlib.blake2b(data, digest_size=16).hexdigest()
-        now = Cursor(offset=len(data), lines=0, digest=f"{digest}|{elsewhere or ''}")
-        if cursor is not None and cursor.digest == now.digest:
+        state = {"elsewhere": elsewhere} if elsewhere else None
+        now = Cursor(offset=len(data), lines=0, digest=digest, state=state)
+        if cursor is not None and (cursor.digest, cursor.state) == (now.digest, now.state):
             return Reading([], now, fresh=False, unchanged=True)
         if elsewhere is not None:
             why = Problem(0, "a copy of a chat indexed from elsewhere", elsewhere)

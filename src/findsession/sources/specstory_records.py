@@ -160,10 +160,10 @@ def _parts(lines: list[str], first: int, extension: bool) -> Iterator[Part]:
             continue
         if line.startswith("<think>"):
             end = _closing(lines, i, "</think>")
-            yield Part(MessageKind.THINKING, _thought(lines[i : end + 1]), at)
+            yield from _thinking(_thought(lines[i : end + 1]), at)
         elif _THINKING_FENCE.match(line):
             end = _fence_end(lines, i)
-            yield Part(MessageKind.THINKING, _thought(lines[i + 1 : end]), at)
+            yield from _thinking(_thought(lines[i + 1 : end]), at)
         elif line.startswith("<tool-use "):
             end = _closing(lines, i, "</tool-use>")
             name = _TOOL_NAME.search(line)
@@ -191,6 +191,12 @@ def _parts(lines: list[str], first: int, extension: bool) -> Iterator[Part]:
             if text:
                 yield Part(MessageKind.REPLY, text, at)
         i = end + 1
+
+
+def _thinking(thought: str, at: int) -> Iterator[Part]:
+    """A thinking part, unless it holds no word (an empty or unclosed block)."""
+    if thought:
+        yield Part(MessageKind.THINKING, thought, at)
 
 
 def _thought(lines: list[str]) -> str:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import IO
 
 from findsession.domain import Message, MetaEvent, Problem, Resume, Session, SourceKind
-from findsession.sources.base import Skip, SourceFile
+from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import Cursor, Reading, read_whole
 from findsession.sources.opening import open_regular
 from findsession.sources.resuming import no_resume
@@ -39,7 +39,7 @@ EMPTY_WINDOW = "emptyWindowChatSessions"
 _APPS = ("Code", "Code - Insiders")
 
 
-class VSCodeCopilotSource:
+class VSCodeCopilotSource(Source):
     """VS Code's `workspaceStorage/*/chatSessions/` and `emptyWindowChatSessions/`."""
 
     kind = KIND
@@ -146,7 +146,7 @@ def project_dir(path: Path) -> str | None:
     try:
         with open_regular(str(path.parent.parent / "workspace.json")) as fh:
             manifest = json.loads(fh.read(1 << 20).decode("utf-8", "replace"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     if not isinstance(manifest, dict):
         return None

@@ -4,12 +4,14 @@ Small protocols, grouped by who uses them: the index itself (`Index`: transactio
 settings), what an index run writes (`IndexWriter`) and an embedding run (`Embedding`),
 what search reads (`SearchReader`, `KeywordIndex`, `VectorIndex`), what people read
 through the core API (`SessionReader`), what looks after the index (`Upkeep`: status,
-forgetting, space, the audit) and the log of the titles findsession wrote (`TitleLog`).
+forgetting, space, the audit), the log of the titles findsession wrote (`TitleLog`) and
+the index of files written (`WriteIndex`, for blame).
 A backend is one package that satisfies them all (`Storage`):
 `storage/sqlite` (a file on this machine) and `storage/postgresql` (a server). Nothing above
 this seam writes a query in a backend's language: filters travel as `Filters`, queries
 as a parsed `Query`, results as the dataclasses of `storage/types.py` (re-exported
-here, so callers import the whole seam from this one module). `tests/test_layering.py`
+here, so callers import the whole seam from this one module; the index of files written
+has its seam in `storage/writes.py`, re-exported too). `tests/test_layering.py`
 checks that each backend's store answers every method here with the same parameters.
 """
 
@@ -44,6 +46,7 @@ from findsession.storage.types import (
     UnitRow,
     VectorMatch,
 )
+from findsession.storage.writes import WriteIndex, WriteMatch, WriteRow
 
 if TYPE_CHECKING:  # numpy only where vectors are computed: `--help` must not load it
     import numpy as np
@@ -91,6 +94,14 @@ class IndexWriter(Protocol):
     def add_records(
         self, file_path: str, rows: Iterable[tuple[str, int, Message | MetaEvent]]
     ) -> None: ...
+    def session_messages_page(
+        self, session_id: str, after: tuple[int, int, int] | None, limit: int
+    ) -> tuple[list[Message], tuple[int, int, int] | None]:
+        """A session's messages a page at a time (a rebuild of any length in bounded
+        memory): up to `limit` after the key `after`, and the key the next page starts
+        after (None after the last)."""
+        ...
+
     def session_meta(self, session_id: str) -> list[MetaEvent]: ...
 
     # sessions
@@ -282,7 +293,7 @@ class TitleLog(Protocol):
 
 
 #: The protocols, grouped by who uses them: every user; indexing; search; people
-#: reading through the core API; looking after the index; titles.
+#: reading through the core API; looking after the index; titles; the files written.
 PROTOCOLS: tuple[type, ...] = (
     Index,
     IndexWriter,
@@ -293,6 +304,7 @@ PROTOCOLS: tuple[type, ...] = (
     SessionReader,
     Upkeep,
     TitleLog,
+    WriteIndex,
 )
 
 
@@ -334,6 +346,9 @@ __all__ = [
     "Upkeep",
     "VectorIndex",
     "VectorMatch",
+    "WriteIndex",
+    "WriteMatch",
+    "WriteRow",
     "methods_of",
     "protocol_methods",
 ]

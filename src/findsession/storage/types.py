@@ -66,6 +66,9 @@ class UnitMatch:
     #: The index whose list found it first (its snippet is cut from that index).
     table: str
     score: float = 0.0
+    #: That index's weight in the keyword list's fusion (tool text counts for less than
+    #: what was said): how strongly its BM25 speaks for the unit.
+    weight: float = 1.0
 
 
 @dataclass(frozen=True, slots=True)

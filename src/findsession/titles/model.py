@@ -52,10 +52,16 @@ class ModelTitler:
 
     def propose(self, material: Material) -> tuple[str, str | None]:
         """The model's slug and summary; `TitleModelError` when it gives none usable."""
-        messages = [
-            {"role": "system", "content": SYSTEM},
-            {"role": "user", "content": session_text(material)},
-        ]
+        text = self.chat(SYSTEM, session_text(material), max_tokens=120)
+        title, summary = clean_answer(text)
+        if not title:
+            raise UnusableAnswer(f"{self.identity} answered no usable title")
+        return title, summary
+
+    def chat(self, system: str, user: str, max_tokens: int) -> str:
+        """The model's answer to one system and one user message (what `handoff` asks
+        for its summary, too); `UnusableAnswer` when it answers without a message."""
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         if self.provider == "ollama":
             answer = self._post(
                 f"{self.url}/api/chat",
@@ -63,7 +69,7 @@ class ModelTitler:
                     "model": self.model,
                     "messages": messages,
                     "stream": False,
-                    "options": {"temperature": 0.2, "num_predict": 120},
+                    "options": {"temperature": 0.2, "num_predict": max_tokens},
                 },
             )
             text = _field(answer, "message", "content")
@@ -71,17 +77,19 @@ class ModelTitler:
             base = self.url if self.url.endswith("/v1") else f"{self.url}/v1"
             answer = self._post(
                 f"{base}/chat/completions",
-                {"model": self.model, "messages": messages, "temperature": 0.2, "max_tokens": 120},
+                {
+                    "model": self.model,
+                    "messages": messages,
+                    "temperature": 0.2,
+                    "max_tokens": max_tokens,
+                },
             )
             choices = answer.get("choices") if isinstance(answer, dict) else None
             first = choices[0] if isinstance(choices, list) and choices else None
             text = _field(first, "message", "content")
         if text is None:
             raise UnusableAnswer(f"{self.identity} answered without a message")
-        title, summary = clean_answer(text)
-        if not title:
-            raise UnusableAnswer(f"{self.identity} answered no usable title")
-        return title, summary
+        return text
 
     def _post(self, endpoint: str, body: dict[str, Any]) -> Any:
         return post_json(

@@ -3,34 +3,28 @@
 A line is removed only while the bytes at its recorded offset are still exactly the
 bytes we wrote, at the start of a line. Lines the agent appended after ours stay, in
 order: removing our line from the middle is as exact as cutting it off the end (the
-bytes before it and after it are kept as they are). Our line last in the file is cut
-off with `ftruncate`; otherwise the file is written again beside itself (a temporary
-file in the same folder, its mode kept, flushed) and renamed over it, so a crash leaves
-either the old file or the new one. The writer machine must be this one, as for
-writing, and a file with lines after ours must have been quiet for the quiet period: an
-agent appending while we rewrite would lose its line. Our line still last needs no wait:
-nothing was written since our write, and that write waited for a quiet period itself.
+bytes before it and after it are kept as they are). The file is edited in place,
+through the descriptor the checks ran on (`cut`): never written anew and renamed over,
+which would leave an agent holding it open appending to a deleted file, and would turn a
+transcript that is a symbolic link into a regular file. The writer machine must be this
+one, as for writing, and a file with lines after ours must have been quiet for the
+quiet period. Our line still last needs no wait: nothing was written since our write,
+and that write waited for a quiet period itself.
 """
 
 from __future__ import annotations
 
 import os
-import tempfile
 import time
 from pathlib import Path
 
 from findsession.config import Config
 from findsession.storage.base import Storage, TitleWrite
 from findsession.titles.append import open_transcript
+from findsession.titles.cut import CutFailed, cut
 from findsession.titles.guard import MISSING, machine_refusal, quiet_refusal
 from findsession.titles.refresh import refresh_file, retitle
 from findsession.titles.report import Reason, UndoReport, UndoResult
-
-CHANGED_WHILE = Reason(
-    "changed_while_undoing",
-    "the transcript changed while the title line was being taken out: nothing was"
-    " removed; try again",
-)
 
 
 def undo_titles(store: Storage, config: Config, session_id: str | None = None) -> UndoReport:
@@ -110,30 +104,21 @@ def remove_line(
                 ),
             )
         end = offset + len(line)
-        if end == st.st_size:
-            # Still the last line: nothing was written since our write, which came after
-            # a quiet period of its own, so it is cut off without waiting another one.
-            if os.fstat(fd).st_size != end:
-                return result("refused", CHANGED_WHILE)
-            os.ftruncate(fd, offset)
-            os.fsync(fd)
-            done = os.fstat(fd)
-            left[write.file_path] = (done.st_size, done.st_mtime_ns)
-            return result("removed")
-        ours = left.get(write.file_path) == (st.st_size, st.st_mtime_ns)
+        # Our line still last needs no wait: nothing was written since our write, which
+        # came after a quiet period of its own.
+        ours = end == st.st_size or left.get(write.file_path) == (st.st_size, st.st_mtime_ns)
         refusal = None if ours else quiet_refusal(st, now, quiet_minutes)
         if refusal is not None:
             return result("refused", refusal)
-        os.lseek(fd, 0, os.SEEK_SET)
-        data = _read_all(fd, st.st_size)
-        os.close(fd)  # before the rename: some systems refuse to replace an open file
-        fd = -1
-        if not _same_file(write.file_path, st):
-            return result("refused", CHANGED_WHILE)
-        _replace(write.file_path, data[:offset] + data[end:], st)
-        done = os.stat(write.file_path)
+        os.lseek(fd, end, os.SEEK_SET)
+        after = _read_all(fd, st.st_size - end)
+        try:
+            cut(fd, write.file_path, offset, len(line), st.st_size)
+        except CutFailed as exc:
+            return result("refused", Reason("cannot_edit", f"{exc}; nothing was lost"))
+        done = os.fstat(fd)
         left[write.file_path] = (done.st_size, done.st_mtime_ns)
-        copies = data[end:].count(line)
+        copies = after.count(line)
         note = (
             f"the agent wrote the same title line {copies} more time{'s' if copies != 1 else ''}"
             " after ours; those lines are its own and stay"
@@ -142,8 +127,7 @@ def remove_line(
         )
         return result("removed", note=note)
     finally:
-        if fd >= 0:
-            os.close(fd)
+        os.close(fd)
 
 
 def _read_all(fd: int, size: int) -> bytes:
@@ -155,49 +139,3 @@ def _read_all(fd: int, size: int) -> bytes:
         chunks.append(chunk)
         left -= len(chunk)
     return b"".join(chunks)
-
-
-def _same_file(path: str, st: os.stat_result) -> bool:
-    """The path still names the file we read, unchanged since (no append in between)."""
-    try:
-        now = os.stat(path)
-    except OSError:
-        return False
-    return (now.st_ino, now.st_dev, now.st_size, now.st_mtime_ns) == (
-        st.st_ino,
-        st.st_dev,
-        st.st_size,
-        st.st_mtime_ns,
-    )
-
-
-def _replace(path: str, data: bytes, st: os.stat_result) -> None:
-    """Write `data` beside `path` and rename it over `path`: all or nothing."""
-    folder = Path(path).parent
-    fd, temp = tempfile.mkstemp(prefix=f".{Path(path).name}.", suffix=".undo", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            if hasattr(os, "fchmod"):
-                os.fchmod(fh.fileno(), st.st_mode & 0o7777)
-            os.fsync(fh.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-    _sync_folder(folder)
-
-
-def _sync_folder(folder: Path) -> None:
-    """Make the rename itself durable (not possible, nor needed, on Windows)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

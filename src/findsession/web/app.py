@@ -24,6 +24,7 @@ from starlette.staticfiles import StaticFiles
 from findsession import jsonout, render
 from findsession.api import Findsession
 from findsession.errors import FindsessionError, SessionNotFound
+from findsession.web.export import export_document
 from findsession.web.family import family_json
 from findsession.web.queries import search_options, whole
 from findsession.web.reading import read_payload
@@ -64,6 +65,25 @@ def build_app(index: Index) -> Starlette:
             data["resume"] = _resume(fs, view.session)
         return _json(data)
 
+    def export(request: Request) -> Response:
+        """The session as the file `findsession export` writes, to download: the index's
+        (redacted) text only; a raw export is the command line's, behind its confirmation."""
+        fmt = request.query_params.get("format", "md")
+        if fmt not in ("md", "html"):
+            return _json({"error": f"format must be md or html, not {fmt!r}"}, 400)
+        with index() as fs:
+            doc = export_document(fs, request.path_params["ref"])
+        text = render.export_html(doc) if fmt == "html" else render.export_markdown(doc)
+        name = f"session-{_safe_name(doc['session']['id'])}.{fmt}"
+        return Response(
+            text,
+            media_type="text/html" if fmt == "html" else "text/markdown",
+            headers={
+                "cache-control": "no-store",
+                "content-disposition": f'attachment; filename="{name}"',
+            },
+        )
+
     def sessions(request: Request) -> Response:
         params = request.query_params
         limit = whole(params, "limit", 500, MAX_LISTED)
@@ -94,6 +114,7 @@ def build_app(index: Index) -> Starlette:
             Route("/", page),
             Route("/api/search", search),
             Route("/api/session/{ref:str}", session),
+            Route("/api/session/{ref:str}/export", export),
             Route("/api/sessions", sessions),
             Route("/api/sources", sources),
             Route("/api/status", status),
@@ -112,6 +133,15 @@ def _resume(fs: Findsession, session: Any) -> dict[str, Any] | None:
     if data is not None:
         data["shell"] = shell_line(plan) if plan.available else None
     return data
+
+
+def _safe_name(session_id: str) -> str:
+    """A session id as a file name a browser keeps as it is: a pushed session's id holds
+    `@` and `.`, an agent's may hold anything, so only `[A-Za-z0-9._-]` stays."""
+    kept = "".join(
+        ch if ch.isascii() and (ch.isalnum() or ch in "._-") else "-" for ch in session_id
+    )
+    return kept.strip(".-")[:80] or "session"
 
 
 def _json(data: dict[str, Any], status: int = 200) -> Response:

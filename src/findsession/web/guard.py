@@ -1,21 +1,22 @@
-"""Who may read the page: the holder of this start's token, through 127.0.0.1 only.
+"""Who may read the page: the browser a link of this start let in, through 127.0.0.1.
 
 Any local user can connect to a port on 127.0.0.1, and any web page the person visits
-can make their browser send requests to it. So every request must carry the random
-token of this start (in the cookie the first visit sets, or in a header), and name the
-server by its loopback address in `Host` (a DNS-rebinding page names its own host).
-Every answer carries headers that forbid inline scripts, framing, and sniffing: a
+can make their browser send requests to it. So every request must name the server by
+its loopback address in `Host` (a DNS-rebinding page names its own host), ask for a
+path under the page's random prefix, and carry a live session: the cookie a one-time
+link set, scoped to that prefix, or the same value in a header (see `keys`). Every
+answer carries headers that forbid inline scripts, framing, and sniffing: a
 transcript's `<script>` could not run even if some text reached the DOM as markup.
 """
 
 from __future__ import annotations
 
-import hmac
-import secrets
 from collections.abc import Awaitable, Callable, MutableMapping
 from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import parse_qs
+
+from findsession.web.keys import Keys
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -28,7 +29,10 @@ CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:;"
     " connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 )
-#: The header a script (or a test) may send instead of the cookie.
+#: The session's cookie; its path is the page's prefix, which keeps it apart from any
+#: other page (and any other server) on the loopback.
+COOKIE = "findsession"
+#: The header a script (or a test) may send the session in instead of the cookie.
 TOKEN_HEADER = "x-findsession-token"
 SECURITY_HEADERS = [
     (b"content-security-policy", CSP.encode()),
@@ -40,27 +44,17 @@ SECURITY_HEADERS = [
 ]
 
 
-def new_token() -> str:
-    """A fresh secret for one start of the page server (256 bits)."""
-    return secrets.token_urlsafe(32)
-
-
 class Guard:
-    """ASGI middleware: refuse (403, no index data) a request without this start's token
-    or with a Host that is not 127.0.0.1/localhost on our port; add the security headers
-    to every answer; `/?token=…` sets the cookie and sends the browser on to `/`."""
+    """ASGI middleware: refuse (403, no index data) a request with a Host that is not
+    127.0.0.1/localhost on our port, a path outside the page's prefix, or no live
+    session; add the security headers to every answer; `/<prefix>/?token=…` (a link)
+    sets the session's cookie and sends the browser on to `/<prefix>/`."""
 
-    def __init__(self, app: ASGIApp, token: str) -> None:
+    def __init__(self, app: ASGIApp, keys: Keys) -> None:
         self.app = app
-        self.token = token
+        self.keys = keys
         #: Set once the socket is bound (port 0 becomes a real port).
         self.port = 0
-
-    @property
-    def cookie_name(self) -> str:
-        # Cookies are shared across ports of one host: one name per server, so two
-        # pages (two indexes) open side by side do not log each other out.
-        return f"findsession_{self.port}"
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -71,18 +65,36 @@ class Guard:
         if not self._host_ok(headers.get("host", "")):
             await _refuse(send, b"forbidden: this page answers on its loopback address only")
             return
+        inside = self.keys.in_page(scope["path"])
+        if inside is None:
+            await _refuse(send, b"forbidden: no page here")
+            return
+        prefix = f"/{self.keys.prefix}/"
+        signed_in = self.keys.session(headers.get(TOKEN_HEADER, "")) or self.keys.session(
+            self._cookie(headers)
+        )
         query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
         offered = (query.get("token") or [""])[0]
-        if scope["path"] == "/" and offered:
-            if not self._same(offered):
-                await _refuse(send, b"forbidden: that link is from another start; run it again")
+        if inside in ("", "/") and offered:
+            session = self.keys.redeem(offered)
+            if session is None and not signed_in:
+                await _refuse(
+                    send,
+                    b"forbidden: that link was used already, is too old or is from another"
+                    b" start; run `findsession ui` for a new one",
+                )
                 return
-            await self._enter(send)
+            await _enter(send, prefix, session)
             return
-        if not (self._same(headers.get(TOKEN_HEADER, "")) or self._same(self._cookie(headers))):
+        if not signed_in:
             await _refuse(
-                send, b"forbidden: open the link `findsession ui` printed (it holds the token)"
+                send,
+                b"forbidden: this page's session is over or was never opened; run"
+                b" `findsession ui` for a new link",
             )
+            return
+        if inside == "":
+            await _enter(send, prefix, None)
             return
 
         async def secured(message: Message) -> None:
@@ -90,13 +102,11 @@ class Guard:
                 message["headers"] = [*message.get("headers", []), *SECURITY_HEADERS]
             await send(message)
 
-        await self.app(scope, receive, secured)
+        inner = dict(scope, path=inside, raw_path=inside.encode("latin-1"))
+        await self.app(inner, receive, secured)
 
     def _host_ok(self, host: str) -> bool:
         return host in (f"127.0.0.1:{self.port}", f"localhost:{self.port}")
-
-    def _same(self, offered: str) -> bool:
-        return bool(offered) and hmac.compare_digest(offered.encode(), self.token.encode())
 
     def _cookie(self, headers: dict[str, str]) -> str:
         jar: SimpleCookie = SimpleCookie()
@@ -104,27 +114,31 @@ class Guard:
             jar.load(headers.get("cookie", ""))
         except Exception:  # noqa: BLE001 - a malformed cookie is no cookie
             return ""
-        morsel = jar.get(self.cookie_name)
+        morsel = jar.get(COOKIE)
         return morsel.value if morsel else ""
 
-    async def _enter(self, send: Send) -> None:
-        """Set the cookie and send the browser to `/`: the token leaves the address bar
-        (and the history) at once."""
-        cookie = f"{self.cookie_name}={self.token}; HttpOnly; SameSite=Strict; Path=/"
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 303,
-                "headers": [
-                    (b"location", b"/"),
-                    (b"set-cookie", cookie.encode()),
-                    (b"cache-control", b"no-store"),
-                    (b"content-length", b"0"),
-                    *SECURITY_HEADERS,
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": b""})
+
+async def _enter(send: Send, prefix: str, session: str | None) -> None:
+    """Send the browser on to the page, setting the cookie of a new `session`: the link
+    leaves the address bar at once. A page of ours does it (a refresh), not a redirect:
+    a link opened from a file (see `keys.link_file`) is a navigation another site
+    started, and a browser sends no `SameSite=Strict` cookie along a redirect of it."""
+    body = (
+        '<!doctype html>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="refresh" content="0;url={prefix}">\n<title>findsession</title>\n'
+        f'<p><a href="{prefix}">Open findsession</a></p>\n'
+    ).encode()
+    headers = [
+        (b"content-type", b"text/html; charset=utf-8"),
+        (b"content-length", str(len(body)).encode()),
+        (b"cache-control", b"no-store"),
+        *SECURITY_HEADERS,
+    ]
+    if session is not None:
+        cookie = f"{COOKIE}={session}; HttpOnly; SameSite=Strict; Path={prefix}"
+        headers.append((b"set-cookie", cookie.encode()))
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 def _headers(scope: Scope) -> dict[str, str]:

@@ -15,13 +15,14 @@ from findsession import jsonout
 TEXT_CAP = 20_000
 
 
-def read_payload(view: Any) -> dict[str, Any]:
-    """`view`: what `Findsession.read` returns."""
+def read_payload(view: Any, cap: int | None = TEXT_CAP) -> dict[str, Any]:
+    """`view`: what `Findsession.read` returns; `cap` None keeps every message whole (an
+    export is read on paper, not scrolled through in a browser tab)."""
     data = jsonout.read_json(view)
     for turn in data["turns"]:
         for message in turn["messages"]:
             text = message["text"]
             message["chars"] = len(text)
-            if len(text) > TEXT_CAP:
-                message["text"] = text[:TEXT_CAP]
+            if cap is not None and len(text) > cap:
+                message["text"] = text[:cap]
     return data

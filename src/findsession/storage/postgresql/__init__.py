@@ -34,6 +34,7 @@ from findsession.storage.postgresql.vectors import VectorsMixin
 from findsession.storage.push import PushTarget, Sharing, push_methods
 from findsession.storage.sql.audit import AuditMixin
 from findsession.storage.sql.connection import carry_over
+from findsession.storage.sql.file_writes import FileWritesMixin
 from findsession.storage.sql.files import FilesMixin
 from findsession.storage.sql.sessions import SessionsMixin
 from findsession.storage.sql.shown import ShownMixin
@@ -54,6 +55,7 @@ class Store(
     AuditMixin,
     ShownMixin,
     TitlesMixin,
+    FileWritesMixin,
     Connection,
 ):
     """A findsession index on a PostgreSQL server (`findsession.storage.base.Storage`);

@@ -25,6 +25,7 @@ from findsession.storage.postgresql.schema_v5 import v5_half_graph
 from findsession.storage.postgresql.schema_v6 import v6_owner_keys
 from findsession.storage.postgresql.schema_v7 import v7_shared_flags
 from findsession.storage.postgresql.schema_v8 import v8_audience
+from findsession.storage.postgresql.schema_v9 import v9_file_writes
 
 SCHEMA = "findsession"
 MIGRATIONS: list[Callable[[psycopg.Connection[Any]], None]] = [
@@ -36,6 +37,7 @@ MIGRATIONS: list[Callable[[psycopg.Connection[Any]], None]] = [
     v6_owner_keys,
     v7_shared_flags,
     v8_audience,
+    v9_file_writes,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 #: The advisory lock held while the schema is created or upgraded.

@@ -15,6 +15,14 @@ class RecordsMixin(records.RecordsMixin, Connection):
     def session_messages(self, session_id: str) -> list[Message]:
         return super().session_messages(session_id) or self._pushed_messages(session_id)
 
+    def session_messages_page(
+        self, session_id: str, after: tuple[int, int, int] | None, limit: int
+    ) -> tuple[list[Message], tuple[int, int, int] | None]:
+        page, following = super().session_messages_page(session_id, after, limit)
+        if not page and after is None:  # pushed: one page of its turns
+            return self._pushed_messages(session_id), None
+        return page, following
+
     def _pushed_messages(self, session_id: str) -> list[Message]:
         """A pushed session's turns, from its units. Each turn is its prompt, the tool
         traffic as indexed (one call naming the tools, then their calls and outputs as

@@ -25,14 +25,15 @@ def common_above(units: int) -> float:
 
 def fuse(lists: Iterable[tuple[float, list[UnitMatch]]], limit: int) -> list[UnitMatch]:
     """Weighted lists fused by reciprocal rank, best first; a unit found by several lists
-    keeps the first list's index (the conversation's, which its snippet is cut from)."""
+    keeps the first list's index (the conversation's, which its snippet is cut from) and
+    that list's weight (how strongly its BM25 speaks for the unit)."""
     fused: dict[int, UnitMatch] = {}
     for weight, matches in lists:
         for rank, match in enumerate(matches, 1):
             score = weight / (RRF_K + rank)
             seen = fused.get(match.unit_id)
             fused[match.unit_id] = (
-                replace(match, score=score)
+                replace(match, score=score, weight=weight)
                 if seen is None
                 else replace(seen, score=seen.score + score)
             )

@@ -98,6 +98,21 @@ class RecordsMixin(SqlConnection):
         )
         return [message(r) for r in rows]
 
+    def session_messages_page(
+        self, session_id: str, after: tuple[int, int, int] | None, limit: int
+    ) -> tuple[list[Message], tuple[int, int, int] | None]:
+        """Up to `limit` of `session_messages`, those after the key `after` (None: from
+        the first), and the key the next page starts after (None after the last): a
+        session of any length is read a page at a time."""
+        line, part, row = after or (-1, -1, -1)
+        rows = self.query(
+            f"SELECT {MESSAGE_COLUMNS}, line, part, id FROM messages WHERE session_id = ?"
+            " AND (line, part, id) > (?, ?, ?) ORDER BY line, part, id LIMIT ?",
+            (session_id, line, part, row, limit),
+        )
+        following = (rows[-1][-3], rows[-1][-2], rows[-1][-1]) if len(rows) == limit else None
+        return [message(r[:-3]) for r in rows], following
+
     def message_sources(self, session_id: str) -> list[tuple[str, int, int]]:
         """(file, line, part) of each of the session's messages, in `session_messages` order."""
         return self.query(

@@ -76,6 +76,14 @@ class StatusMixin(SqlConnection):
                     (problem_limit,),
                 )
             ],
+            file_errors=[
+                {"path": p, "status": status, "error": error}
+                for p, status, error in self.query(
+                    "SELECT path, status, error FROM files WHERE error IS NOT NULL"
+                    " ORDER BY path LIMIT ?",
+                    (problem_limit,),
+                )
+            ],
             pushed=self.pushed(),
         )
 

@@ -255,6 +255,36 @@ AUDIT = Table(
     OWNER,
     numbered=True,
 )
+#: One row per file a session's tool call wrote (`storage/writes.py`, for blame): derived
+#: from the session's stored messages, so a person's own alone on a server (a pushed
+#: session arrives without its messages). SQLite's step 12 and the server's step 9.
+FILE_WRITES = Table(
+    "file_writes",
+    (
+        Column("session_id", required=True),
+        Column("turn", "int", True),
+        Column("seq", "int", True),
+        *_text("ts"),
+        *_text("tool", "op", "path", required=True),
+        *_text("abs_path"),
+        Column("name", required=True),
+        Column("cwd"),
+        *_text("text", "removed", required=True),
+        Column("truncated", "bool", True),
+    ),
+    OWNER,
+    numbered=True,
+    lookups=(("name",), ("session_id",)),
+    with_session=True,
+)
+#: The sessions indexed before `file_writes` existed, whose writes are still to derive.
+FILE_WRITES_BACKLOG = Table(
+    "file_writes_backlog",
+    (Column("session_id", required=True),),
+    OWNER,
+    lookups=(("session_id",),),
+    with_session=True,
+)
 SETTINGS = Table(
     "settings", (Column("key", required=True), Column("value", required=True)), INDEX, key=("key",)
 )
@@ -278,6 +308,8 @@ TABLES = {
         LAST_RESULTS,
         TITLE_WRITES,
         AUDIT,
+        FILE_WRITES,
+        FILE_WRITES_BACKLOG,
         SETTINGS,
     )
 }

@@ -15,6 +15,7 @@ from findsession.storage.base import FileState, TitleWrite, UnitRow, protocol_me
 from findsession.storage.push import PushSource, push_methods
 from findsession.storage.sql.audit import AuditMixin
 from findsession.storage.sql.connection import carry_over
+from findsession.storage.sql.file_writes import FileWritesMixin
 from findsession.storage.sql.files import FilesMixin
 from findsession.storage.sql.records import RecordsMixin
 from findsession.storage.sql.sessions import SessionsMixin
@@ -47,6 +48,7 @@ class Store(
     AuditMixin,
     ShownMixin,
     TitlesMixin,
+    FileWritesMixin,
     Connection,
 ):
     """A findsession index database (`findsession.storage.base.Storage`); use

@@ -26,7 +26,8 @@ from findsession.storage.sqlite.schema import (
 from findsession.storage.sqlite.schema_v9 import v9_chunk_text_hash
 from findsession.storage.sqlite.schema_v10 import v10_vector_pack
 from findsession.storage.sqlite.schema_v11 import v11_push_log
-from findsession.storage.sqlite.schema_v12 import v12_shared_column_names
+from findsession.storage.sqlite.schema_v12 import v12_file_writes
+from findsession.storage.sqlite.schema_v13 import v13_shared_column_names
 
 MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     v1_base,
@@ -40,7 +41,8 @@ MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     v9_chunk_text_hash,
     v10_vector_pack,
     v11_push_log,
-    v12_shared_column_names,
+    v12_file_writes,
+    v13_shared_column_names,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

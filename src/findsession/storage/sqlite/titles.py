@@ -14,7 +14,7 @@ from findsession.storage.sql.titles import TITLE_COLUMNS, title_write
 def title_writes_in(path: Path) -> list[TitleWrite] | None:
     """The title log of another index file (one set aside by a rebuild), so the lines
     we wrote stay ours, and undoable, in the new one; None when unreadable. The file
-    may be of any schema step: before step 12 the offset column was `offset`."""
+    may be of any schema step: before step 13 the offset column was `offset`."""
     try:
         db = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
         try:

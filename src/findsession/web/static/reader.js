@@ -49,6 +49,7 @@ export async function readerView(main, ref, params, backHref, isCurrent) {
       ? el("p", { class: "family", text: `${data.subagents.length} subagent${data.subagents.length === 1 ? "" : "s"} started here` })
       : null,
     resumeBox(data.resume),
+    downloads(s.id),
     el(
       "div",
       { class: "reader-tools" },
@@ -67,6 +68,19 @@ export async function readerView(main, ref, params, backHref, isCurrent) {
   const target = Number(params.get("turn")) || null;
   navigator_.jumpToTurn(target);
   return navigator_;
+}
+
+// The session as one file, as `findsession export` writes it (the index's redacted text).
+function downloads(id) {
+  const href = (format) => `api/session/${encodeURIComponent(id)}/export?format=${format}`;
+  return el(
+    "p",
+    { class: "downloads" },
+    "Download: ",
+    el("a", { id: "export-md", href: href("md"), download: "", text: "Markdown" }),
+    " · ",
+    el("a", { id: "export-html", href: href("html"), download: "", text: "HTML" }),
+  );
 }
 
 function resumeBox(resume) {

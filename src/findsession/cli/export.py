@@ -1,0 +1,89 @@
+"""`findsession export SESSION`: a session as one Markdown or HTML file.
+
+The text is the index's (redacted) unless `--raw` is given twice, or once and confirmed
+at a terminal: a raw export holds the secrets redaction took out, and a file travels
+further than a terminal's scrollback. A raw file is written readable by its owner only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from rich.console import Console
+
+from findsession import render
+from findsession.api import Findsession
+from findsession.cli.console import say
+from findsession.errors import FindsessionError
+from findsession.web.export import export_document
+
+_RAW_REFUSED = (
+    "a --raw export holds what redaction took out (keys, tokens, passwords): give --raw"
+    " twice to mean it"
+)
+
+
+def export(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
+    fmt = args.format or export_format(args.output)
+    raw = args.raw > 0
+    if args.raw == 1 and not _confirmed(err):
+        raise FindsessionError(_RAW_REFUSED)
+    doc = export_document(fs, args.session, raw=raw)
+    text = render.export_html(doc) if fmt == "html" else render.export_markdown(doc)
+    if not args.output:
+        sys.stdout.write(text)
+        return 0
+    path = Path(args.output).expanduser()
+    write_file(path, text, private=raw)
+    turns = doc["total_turns"]
+    say(err, f"wrote {path} ({fmt}, {turns} turn{'s' if turns != 1 else ''}, {len(text):,} chars)")
+    return 0
+
+
+def export_format(output: str | None) -> str:
+    """The format a file name asks for: `.html`/`.htm` is HTML, anything else Markdown."""
+    suffix = Path(output).suffix.lower() if output else ""
+    return "html" if suffix in (".html", ".htm") else "md"
+
+
+def _confirmed(err: Console) -> bool:
+    """Asked at a terminal only: a script must say `--raw --raw`."""
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        return False
+    err.print(
+        "This export holds the transcript's own text, with the secrets the index redacted."
+        " Type yes to write it: ",
+        end="",
+        soft_wrap=True,
+    )
+    try:
+        return input().strip().lower() in ("y", "yes")
+    except EOFError:
+        return False
+
+
+def write_file(path: Path, text: str, private: bool) -> None:
+    """Write `text` whole or not at all (a temporary file renamed into place); `private`
+    makes it readable by its owner alone."""
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise FindsessionError(f"cannot write {path}: the folder {folder} does not exist")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.chmod(tmp, 0o600 if private else 0o644 & ~_umask())
+        os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise FindsessionError(f"cannot write {path}: {exc.strerror or exc}") from exc
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

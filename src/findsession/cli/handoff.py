@@ -1,0 +1,83 @@
+"""`findsession handoff SESSION`: a Markdown brief to carry a session on.
+
+`--to AGENT` prints the command that starts that agent in the session's directory with
+the brief as its first prompt; `--run` runs it, after the same checks as `open` (the
+directory exists, the agent is on PATH), in place of findsession. Nothing runs without
+`--run`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+from pathlib import Path
+
+from rich.console import Console
+
+from findsession import jsonout, render
+from findsession.api import Findsession
+from findsession.cli.console import say
+from findsession.cli.export import write_file
+from findsession.cli.open_session import become, directory_problem, shell_line, shell_word
+from findsession.domain import Resume
+from findsession.errors import FindsessionError
+
+
+def handoff(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
+    if args.run and not args.to:
+        raise FindsessionError("--run starts the agent --to names: give --to AGENT too")
+    brief = fs.handoff(args.session, model=not args.no_model)
+    resume = shell_line(brief.resume) if brief.resume.available else None
+    markdown = render.handoff_markdown(brief, resume)
+    for note in brief.notes:
+        say(err, f"note: {note}")
+    start = None
+    if args.to:
+        plan = fs.start_with(brief.session, args.to, markdown)
+        start = (args.to, plan, start_line(plan) if plan.available else None)
+    if args.json:
+        print(jsonout.dumps(jsonout.handoff_json(brief, markdown, start)))
+        return 0
+    if start is None:
+        if args.output:
+            write_file(Path(args.output).expanduser(), markdown, private=False)
+            say(err, f"wrote {args.output}")
+        else:
+            print(markdown, end="")
+        return 0
+    agent, plan, line = start
+    if not plan.available or line is None:
+        raise FindsessionError(plan.reason or f"cannot start {agent}")
+    problem = directory_problem(plan)
+    if not args.run:
+        print(line)
+        if problem:
+            say(err, f"warning: {problem}")
+        return 0
+    if problem:
+        print(line)
+        raise FindsessionError(f"{problem}; nothing was run (the command is above)")
+    if shutil.which(plan.command[0]) is None:
+        print(line)
+        raise FindsessionError(
+            f"{plan.command[0]!r} is not on PATH: install it, or run the command above where"
+            " it is"
+        )
+    err.print(f"starting {plan.command[0]} in {render.home(plan.cwd)} with the handoff brief")
+    become(fs, plan)
+    return 0  # not reached: the agent has taken this process over
+
+
+def start_line(plan: Resume) -> str:
+    """The start command as shell text to paste: `cd DIR && agent "$(cat <<'END' …)"`,
+    the brief (its last argument) as a quoted heredoc, so it reads as written and no `$`,
+    backtick or quote in it means anything to the shell."""
+    *command, prompt = plan.command
+    end = "FINDSESSION_BRIEF"
+    while end in prompt:
+        end += "_"
+    words = " ".join(shell_word(word) for word in command)
+    line = f"{words} \"$(cat <<'{end}'\n{prompt.rstrip()}\n{end}\n)\""
+    if plan.cwd is None:
+        return line
+    return f"cd {'-- ' if plan.cwd.startswith('-') else ''}{shell_word(plan.cwd)} && {line}"

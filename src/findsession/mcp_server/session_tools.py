@@ -1,0 +1,137 @@
+"""The MCP tools that carry a session on or trace a file back: `handoff` and
+`sessions_for_file`.
+
+Each answers with the JSON object the CLI's `--json` prints (docs/json.md), is recorded
+in the audit before it is given, and spends the connection's evidence budget on the turns
+it shows: a brief shows what its session's turns asked and concluded, a file's history
+the turns that wrote it.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
+
+from findsession import jsonout, render
+from findsession.api import Auditor, Findsession
+from findsession.cli.handoff import start_line
+from findsession.cli.open_session import shell_line
+from findsession.mcp_server.budget import EvidenceBudget
+from findsession.mcp_server.tool_errors import tool_errors
+
+
+def add_session_tools(
+    server: MCPServer,
+    fs: Findsession,
+    auditor: Auditor,
+    budget: EvidenceBudget,
+    answering: threading.Lock,
+    directory: str | None,
+) -> None:
+    """Register `handoff` and `sessions_for_file` on `server`; `directory` is the project
+    a relative path is read from (the server's), else the server's working directory."""
+
+    @server.tool()
+    @tool_errors
+    def sessions_for_file(
+        path: Annotated[
+            str,
+            Field(
+                description="The file: absolute, or relative to the project this server"
+                " was started for."
+            ),
+        ],
+        fromLine: Annotated[  # noqa: N803 - the tool's public parameter name
+            int | None,
+            Field(description="First line of a range (numbered from 1) to find the writer of."),
+        ] = None,
+        toLine: Annotated[  # noqa: N803
+            int | None, Field(description="Last line of the range (default: fromLine).")
+        ] = None,
+        project: Annotated[
+            str | None,
+            Field(description="Only sessions started in this directory or below."),
+        ] = None,
+        top: Annotated[int, Field(description="How many writes to return, 1-50.")] = 10,
+    ) -> dict[str, Any]:
+        """The past sessions whose tool calls created, wrote, edited or patched a file,
+        newest first: per write the session, the turn, the prompt that asked for it and
+        the start of the change. With fromLine (and toLine), the writes whose text holds
+        those lines as the file reads now come first, `last` marks the one that wrote
+        them last, and `lines` names each line's writer (null: no session wrote it).
+        Read a write's turn with read_conversation(sessionId=session.id, turn=turn)."""
+        if not 1 <= top <= 50:
+            raise ToolError(f"top must be between 1 and 50, not {top}")
+        if toLine is not None and fromLine is None:
+            raise ToolError("give fromLine with toLine")
+        if fromLine is not None and (fromLine < 1 or (toLine is not None and toLine < fromLine)):
+            raise ToolError("lines are numbered from 1 and toLine must not come before fromLine")
+        base = Path(directory or os.getcwd())
+        absolute = os.path.normpath(base / Path(path).expanduser())
+        result = fs.blame(absolute, first=fromLine, last=toLine, project=project, limit=top)
+        answer = jsonout.blame_json(result)
+        evidence = [(w["session"]["id"], w["turn"]) for w in answer["writers"]]
+        asked = {"path": absolute, "from": fromLine, "to": toLine, "project": project}
+        with answering:
+            fit = budget.fitting(evidence)
+            held_back = len(evidence) - fit
+            kept = set(range(1, fit + 1))
+            answer["writers"] = answer["writers"][:fit]
+            for line in answer["lines"]:
+                if line["writer"] is not None and line["writer"] not in kept:
+                    line["writer"] = None  # held back, not "nobody's"
+                    line["held_back"] = True
+            auditor.shown("sessions_for_file", asked, evidence[:fit], held_back=held_back)
+            if evidence and not fit:
+                raise budget.exhausted()
+            budget.spend(evidence[:fit])
+            spent = budget.state(held_back)
+        return {**answer, "evidence_budget": spent}
+
+    @server.tool()
+    @tool_errors
+    def handoff(
+        sessionId: Annotated[  # noqa: N803 - the tool's public parameter name
+            str, Field(description="Session id (or unique prefix) to hand off.")
+        ],
+        to: Annotated[
+            str | None,
+            Field(
+                description="An agent to start with the brief as its first prompt (claude,"
+                " codex, gemini, qwen, opencode, cursor-agent): the command is returned in"
+                " `start`, never run."
+            ),
+        ] = None,
+    ) -> dict[str, Any]:
+        """A brief to carry a past session on: what was asked, what the agent concluded,
+        the files it changed, the commands it ran with how each last ended (tests passing
+        or failing), what was left open, and how to resume the session (`resume`).
+        `markdown` is the brief as one text to read or pass on."""
+        brief = fs.handoff(sessionId)
+        resume = shell_line(brief.resume) if brief.resume.available else None
+        markdown = render.handoff_markdown(brief, resume)
+        start = None
+        if to:
+            plan = fs.start_with(brief.session, to, markdown)
+            start = (to, plan, start_line(plan) if plan.available else None)
+        sid = brief.session.id
+        turns = {t for t, _ in brief.asked} | {t for t, _ in brief.decided}
+        if brief.last_prompt:
+            turns.add(brief.last_prompt[0])
+        evidence: list[tuple[str, int | None]] = [(sid, t) for t in sorted(turns)] or [
+            (sid, None)
+        ]
+        with answering:
+            if budget.fitting(evidence) < len(evidence):
+                auditor.shown("handoff", {"session": sid, "to": to}, [], held_back=len(evidence))
+                raise budget.exhausted()
+            auditor.shown("handoff", {"session": sid, "to": to}, evidence)
+            budget.spend(evidence)
+            spent = budget.state()
+        return {**jsonout.handoff_json(brief, markdown, start), "evidence_budget": spent}

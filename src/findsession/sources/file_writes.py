@@ -1,0 +1,240 @@
+"""Which tool calls write a file, and what they wrote, for every agent that records one.
+
+A tool call reaches the index as `key: value` lines (`tool_args.args_text` and each
+source's own renderer), redacted and cut at the per-call cap. This module reads the file
+and the written text back out of that text, by the tool's name: Claude Code's `Write`,
+`Edit`, `MultiEdit` and `NotebookEdit`; Codex's `apply_patch` (and a patch or heredoc
+inside a shell command); Gemini's and Qwen's `write_file` and `replace`; Aider's edit
+blocks; Cline's and Roo Code's `newFileCreated`, `editedExistingFile`, `appliedDiff`,
+`insertContent`, `searchAndReplace` (and their API names `write_to_file`,
+`replace_in_file`, `apply_diff`); Copilot CLI's `create` and `edit`; OpenCode's, Crush's
+and Pi's `write`, `edit`, `multiedit` and `patch`; Kiro's `fs_write`; Goose's
+`text_editor`; Amp's `create_file` and `edit_file`; Cursor's `edit_file` and
+`search_replace`; VS Code Copilot's `create_file`, `replace_string_in_file` and
+`insert_edit_into_file`. A call of another name writes nothing here.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+
+from findsession.domain import FileWrite, Message, MessageKind
+from findsession.sources.patches import (
+    heredoc_writes,
+    is_patch,
+    patch_changes,
+    search_replace,
+)
+
+#: The marker `jsonl.cap` leaves where it cut a text.
+_CUT = re.compile(r"\n\[… [\d,]+ more characters not indexed\]\Z")
+_KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*): ?(.*)$")
+PATH_KEYS = ("file_path", "filePath", "path", "target_file", "targetFile", "notebook_path",
+             "absolute_path", "file", "filename", "relative_workspace_path")  # fmt: skip
+_CONTENT = ("content", "contents", "file_text", "fileText")
+_NEW = ("new_string", "new_str", "newString", "newText", "new_text")
+_OLD = ("old_string", "old_str", "oldString", "oldText", "old_text")
+_PATCH_KEYS = ("input", "patch", "patchText", "patch_text", "diff")
+#: Scalar arguments that may follow the written text in a call's rendering.
+_TRAILING = frozenset(("replace_all", "replaceAll", "expected_replacements", "insert_line",
+                       "lineNumber", "line_number", "operationIsLocatedInWorkspace",
+                       "startLineNumbers", "isProtected", "isOutsideWorkspace", "summary",
+                       "explanation", "cell_id", "cell_type", "edit_mode"))  # fmt: skip
+#: The tools that run a shell command (their writes are heredocs; `handoff` lists them).
+SHELL_TOOLS = frozenset(("bash", "shell", "local_shell", "exec_command", "run_shell_command",
+                         "execute_command", "shell_command", "run_in_terminal",
+                         "run_terminal_cmd", "run_terminal_command", "terminal", "powershell",
+                         "container.exec"))  # fmt: skip
+
+#: Tool (lower case) -> (op, keys holding the new text, keys holding the old text).
+_SIMPLE: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
+    **dict.fromkeys(
+        ("write", "write_file", "create", "create_file", "write_to_file", "newfilecreated"),
+        ("create", _CONTENT, ()),
+    ),
+    **dict.fromkeys(
+        ("edit", "replace", "str_replace", "search_replace", "replace_string_in_file",
+         "edit_file"),  # fmt: skip
+        ("edit", (*_NEW, "code_edit"), _OLD),
+    ),
+    **dict.fromkeys(
+        ("searchandreplace", "search_and_replace"), ("edit", ("replace",), ("search",))
+    ),
+    **dict.fromkeys(("insertcontent", "insert_content"), ("edit", ("content",), ())),
+    "insert_edit_into_file": ("edit", ("code",), ()),
+    "notebookedit": ("edit", ("new_source",), ()),
+}
+#: Tools whose text is SEARCH/REPLACE blocks, a diff, or (older builds) the new content.
+_BLOCKS = frozenset(("editedexistingfile", "replace_in_file", "apply_diff", "applieddiff"))
+_MULTI = frozenset(("multiedit", "multi_replace_string_in_file"))
+_PATCH = frozenset(("apply_patch", "patch", "applypatch"))
+_DELETE = frozenset(("delete_file", "deletefile", "filedeleted", "delete"))
+#: Tools that take a `command` saying what they do (Anthropic's text editor, Kiro, Goose).
+_COMMANDED = frozenset(("fs_write", "text_editor", "str_replace_editor",
+                        "str_replace_based_edit_tool"))  # fmt: skip
+_MULTI_NEW = re.compile(r'"(?:new_string|newString|new_str)"\s*:\s*"((?:[^"\\]|\\.)*)')
+_MULTI_OLD = re.compile(r'"(?:old_string|oldString|old_str)"\s*:\s*"((?:[^"\\]|\\.)*)')
+
+
+def file_writes(message: Message, source: str) -> list[FileWrite]:
+    """The files a tool call wrote, in order; [] for a call that writes none (or any
+    other message)."""
+    if message.kind is not MessageKind.TOOL_CALL or not message.tool_name:
+        return []
+    text, truncated = uncut(message.text)
+    tool = message.tool_name
+    name = _normal(tool)
+    if source == "aider" and name == "edit":
+        return _aider(message, text, truncated)
+    if name in SHELL_TOOLS:
+        changes = heredoc_writes(text)
+        if not changes and "*** Begin Patch" in text:  # `["apply_patch", "*** Begin…"]`
+            changes = patch_changes(text)
+        return _from_changes(changes, tool, truncated, _workdir(text))
+    if name in _PATCH:
+        body = _value(text, _PATCH_KEYS, name) if not is_patch(text[:200]) else text
+        return _from_changes(patch_changes(body or text), tool, truncated, _workdir(text))
+    fields = _fields(text, name)
+    path = _path(message, fields)
+    if path is None:
+        return []
+    if name in _DELETE:
+        return [FileWrite(path, "delete", "", tool=tool, truncated=truncated)]
+    if name in _COMMANDED:
+        return _commanded(path, fields, tool, truncated)
+    if name in _MULTI:
+        edits = fields.get("edits") or fields.get("replacements") or ""
+        new = "\n".join(_json_strings(_MULTI_NEW, edits))
+        old = "\n".join(_json_strings(_MULTI_OLD, edits))
+        return [FileWrite(path, "edit", new, old, truncated, tool)]
+    if name in _BLOCKS:
+        body = _first(fields, ("diff", "content", *_NEW)) or ""
+        blocks = search_replace(body)
+        if blocks is not None:
+            return [FileWrite(path, "edit", blocks[0], blocks[1], truncated, tool)]
+        if is_patch(body):
+            return _from_changes(patch_changes(body), tool, truncated, None, path)
+        return [FileWrite(path, "edit", body, "", truncated, tool)]
+    if name in _SIMPLE:
+        op, new_keys, old_keys = _SIMPLE[name]
+        new = _first(fields, new_keys)
+        if new is None and not truncated:
+            return []
+        # A call cut before its new text still wrote the file: kept, its text unknown.
+        return [FileWrite(path, op, new or "", _first(fields, old_keys) or "", truncated, tool)]
+    return []
+
+
+def uncut(text: str) -> tuple[str, bool]:
+    """`text` without the cap's marker, and whether it had one."""
+    match = _CUT.search(text)
+    return (text[: match.start()], True) if match else (text, False)
+
+
+def _normal(tool: str) -> str:
+    name = tool.strip().lower()
+    return name.removeprefix("developer__")
+
+
+def _fields(text: str, name: str) -> dict[str, str]:
+    """A call's `key: value` lines back as a dict. A value runs over the lines after it
+    until the next `key: `; once the written text has begun only the keys that may
+    follow it (this tool's old or new text, a trailing flag) end it, so a YAML file
+    holding `path: x` stays one value."""
+    spec = _SIMPLE.get(name)
+    texts = set(spec[1]) if spec else {*_CONTENT, *_NEW, "code_edit", "diff", "edits",
+                                        "replacements", "input", "patch", "patchText"}
+    olds = set(spec[2]) if spec else set(_OLD)
+    out: dict[str, str] = {}
+    key: str | None = None
+    lines: list[str] = []
+    in_text = False
+    for line in text.split("\n"):
+        match = _KEY.match(line)
+        found = match.group(1) if match else None
+        if (
+            found is not None
+            and found not in out
+            and found != key
+            and (not in_text or found in _TRAILING or found in olds | texts)
+        ):
+            if key is not None:
+                out[key] = "\n".join(lines)
+            key, lines = found, [match.group(2)]  # type: ignore[union-attr]
+            in_text = in_text or found in texts
+        elif key is not None:
+            lines.append(line)
+    if key is not None:
+        out[key] = "\n".join(lines)
+    return out
+
+
+def _path(message: Message, fields: dict[str, str]) -> str | None:
+    if message.files:
+        return message.files[0]
+    value = _first(fields, PATH_KEYS)
+    value = value.strip() if value else ""
+    return value if value and "\n" not in value and len(value) < 1024 else None
+
+
+def _first(fields: dict[str, str], keys: Iterable[str]) -> str | None:
+    return next((fields[k] for k in keys if k in fields), None)
+
+
+def _value(text: str, keys: tuple[str, ...], name: str) -> str | None:
+    return _first(_fields(text, name), keys)
+
+
+def _commanded(path: str, fields: dict[str, str], tool: str, truncated: bool) -> list[FileWrite]:
+    command = (fields.get("command") or "").strip().lower()
+    if command in ("create", "write"):
+        new = _first(fields, _CONTENT)
+        return [FileWrite(path, "create", new, "", truncated, tool)] if new is not None else []
+    if command in ("str_replace", "insert", "append"):
+        new = _first(fields, (*_NEW, *_CONTENT))
+        old = _first(fields, _OLD) or ""
+        return [FileWrite(path, "edit", new, old, truncated, tool)] if new is not None else []
+    return []  # view, undo_edit, …: nothing written
+
+
+def _aider(message: Message, text: str, truncated: bool) -> list[FileWrite]:
+    blocks = search_replace(text)
+    if blocks is not None and message.files:
+        return [FileWrite(message.files[0], "edit", blocks[0], blocks[1], truncated, "edit")]
+    if is_patch(text):
+        return _from_changes(patch_changes(text), "edit", truncated, None)
+    return []
+
+
+def _from_changes(
+    changes: Iterable, tool: str, truncated: bool, cwd: str | None, path: str | None = None
+) -> list[FileWrite]:
+    return [
+        FileWrite(path or c.path, c.op, c.added, c.removed, truncated, tool, cwd)
+        for c in changes
+        if c.path
+    ]
+
+
+def _workdir(text: str) -> str | None:
+    """The directory a command ran in: Codex's `workdir:` argument, or a leading `cd DIR
+    &&` (where the files it names are relative to)."""
+    match = re.search(r"^workdir: (\S.*)$", text, re.MULTILINE)
+    if match:
+        return match.group(1).strip()
+    match = re.search(r"(?:^|^\w+: |\s-l?c\s+['\"]?)cd\s+([^\s;&|]+)\s*&&", text, re.MULTILINE)
+    return match.group(1).strip("'\"") if match else None
+
+
+def _json_strings(pattern: re.Pattern[str], text: str) -> list[str]:
+    """Every string `pattern` finds in JSON text, decoded (one cut short at the cap is
+    decoded as far as it goes)."""
+    out = []
+    for raw in pattern.findall(text):
+        try:
+            out.append(json.loads(f'"{raw}"'))
+        except ValueError:
+            out.append(raw.rstrip("\\").replace('\\"', '"').replace("\\n", "\n"))
+    return out

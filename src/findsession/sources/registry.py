@@ -1,0 +1,143 @@
+"""Every source, once: its kind, where its class is, the names people call its agent by,
+and the environment variables that move where it reads.
+
+Everything else that needs to know the sources reads this list: the index (`SOURCES`,
+each source imported and made the first time its kind is looked up), search (an agent a
+query names, `SPOKEN_NAMES`), titles and the project roots (which sources are agents),
+and a process started away from the person's shell, as the login unit that keeps the
+index fresh, which must be given the same variables to read the same places
+(`ENVIRONMENT`).
+
+The registry names each source's module rather than importing it: a search reads one
+or two formats' resume commands, `--help` none, and importing every parser (YAML,
+Markdown, zstandard among them) cost a cold command a third of its imports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from importlib import import_module
+
+from findsession.domain import SourceKind
+from findsession.sources.base import Source
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One source."""
+
+    kind: str
+    #: `module:Class` of its `Source`, the module under `findsession.sources`.
+    home: str
+    #: What people call the agent when they ask for one of its sessions ("the Codex chat
+    #: where..."): search favours the sessions of an agent the query names.
+    spoken: tuple[str, ...] = ()
+    #: The environment variables that move where it reads (its agent's home, or the
+    #: system's data folder it keeps its files under), on any system.
+    env: tuple[str, ...] = ()
+    #: Its sessions are conversations with an agent; False for documents (notes).
+    agent: bool = True
+
+
+_CONFIG = ("XDG_CONFIG_HOME", "APPDATA")  # an editor's `User` folder and its extensions'
+_DATA = ("XDG_DATA_HOME",)  # the data folder an agent keeps its store in
+
+ENTRIES: tuple[Entry, ...] = (
+    Entry(
+        SourceKind.CLAUDE_CODE,
+        "claude_code:ClaudeCodeSource",
+        spoken=("claude",),
+        env=("CLAUDE_CONFIG_DIR",),
+    ),
+    Entry(SourceKind.CODEX, "codex:CodexSource", spoken=("codex",), env=("CODEX_HOME",)),
+    Entry(
+        SourceKind.AIDER,
+        "aider:AiderSource",
+        spoken=("aider",),
+        env=("AIDER_CHAT_HISTORY_FILE",),
+    ),
+    Entry(
+        SourceKind.GEMINI,
+        "gemini:GeminiSource",
+        spoken=("gemini",),
+        env=("GEMINI_CLI_HOME", "GEMINI_CLI_TRUSTED_FOLDERS_PATH"),
+    ),
+    Entry(SourceKind.QWEN, "qwen:QwenSource", spoken=("qwen",), env=("QWEN_HOME",)),
+    Entry(SourceKind.DROID, "droid:DroidSource", spoken=("droid",)),
+    # "pi" is the number far more often than the agent: no query is taken to name it.
+    Entry(SourceKind.PI, "pi:PiSource", spoken=(), env=("PI_CODING_AGENT_DIR",)),
+    Entry(
+        SourceKind.COPILOT_CLI,
+        "copilot_cli:CopilotCliSource",
+        spoken=("copilot",),
+        env=("COPILOT_HOME",),
+    ),
+    # "cursor" alone is a word of code talk.
+    Entry(SourceKind.CURSOR_AGENT, "cursor_agent:CursorAgentSource", spoken=("cursor-agent",)),
+    Entry(
+        SourceKind.VSCODE_COPILOT,
+        "vscode_copilot:VSCodeCopilotSource",
+        spoken=("vscode", "copilot"),
+        env=_CONFIG,
+    ),
+    Entry(SourceKind.CLINE, "extension_tasks:ClineSource", spoken=("cline",), env=_CONFIG),
+    Entry(SourceKind.ROO_CODE, "extension_tasks:RooCodeSource", spoken=("roo",), env=_CONFIG),
+    Entry(SourceKind.AMP, "amp:AmpSource", spoken=("amp",)),
+    Entry(SourceKind.OPENCODE, "opencode:OpenCodeSource", spoken=("opencode",), env=_DATA),
+    Entry(SourceKind.KILO_CODE, "opencode:KiloCodeSource", spoken=("kilo",), env=_DATA),
+    Entry(
+        SourceKind.GOOSE,
+        "goose:GooseSource",
+        spoken=("goose",),
+        env=("GOOSE_PATH_ROOT", *_DATA, "APPDATA"),
+    ),
+    Entry(
+        SourceKind.CRUSH,
+        "crush:CrushSource",
+        spoken=("crush",),
+        env=("CRUSH_GLOBAL_DATA", *_DATA, "LOCALAPPDATA"),
+    ),
+    Entry(SourceKind.KIRO, "kiro:KiroSource", spoken=("kiro",), env=(*_DATA, "APPDATA")),
+    # "cursor" alone is code talk (a database, pagination or text cursor): taken for the
+    # editor it would nudge the editor's chats up for every such query and drop the word
+    # from the query's coverage. "composer" is PHP's package manager.
+    Entry(SourceKind.CURSOR, "cursor_ide:CursorIdeSource", spoken=("cursor-ide",), env=_CONFIG),
+    Entry(SourceKind.WINDSURF, "cursor_ide:WindsurfSource", spoken=("windsurf",), env=_CONFIG),
+    Entry(SourceKind.SPECSTORY, "specstory:SpecStorySource", spoken=("specstory",)),
+    Entry(SourceKind.MARKDOWN, "markdown:MarkdownSource", agent=False),
+    Entry(SourceKind.JOURNAL, "journal:JournalSource", agent=False),
+    Entry(SourceKind.MEMORY, "memory:MemorySource", env=("CLAUDE_CONFIG_DIR",), agent=False),
+)
+
+
+class _Registry(Mapping[str, Source]):
+    """Every source by kind, in a fixed order; each made on first use, then kept."""
+
+    def __init__(self, entries: tuple[Entry, ...]) -> None:
+        self._homes = {entry.kind: entry.home for entry in entries}
+        self._made: dict[str, Source] = {}
+
+    def __getitem__(self, kind: str) -> Source:
+        source = self._made.get(kind)
+        if source is None:
+            module, name = self._homes[kind].split(":")
+            made = getattr(import_module(f"findsession.sources.{module}"), name)()
+            source = self._made[kind] = made
+        return source
+
+    def __contains__(self, kind: object) -> bool:  # a name check imports nothing
+        return kind in self._homes
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._homes)
+
+    def __len__(self) -> int:
+        return len(self._homes)
+
+
+SOURCES: Mapping[str, Source] = _Registry(ENTRIES)
+#: The agents' names in a query, by kind; every agent has an entry (Pi's is empty).
+SPOKEN_NAMES: dict[str, tuple[str, ...]] = {e.kind: e.spoken for e in ENTRIES if e.agent}
+#: Every variable any source reads to find its files, each once.
+ENVIRONMENT: tuple[str, ...] = tuple(dict.fromkeys(v for e in ENTRIES for v in e.env))

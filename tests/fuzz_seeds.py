@@ -1,0 +1,430 @@
+"""Valid transcripts of every source, for the fuzz tests to break one field at a time.
+
+A seed is a small tree in the source's own layout (copied from `fixtures/` or built by
+the test stores), the file its source reads, and the files whose JSON may be changed:
+JSON lines, a JSON document, or a SQLite store (every row of every table, a text column
+holding JSON taken apart like a document). `Seed.write` puts the tree back with one
+changed set of values; nothing here knows what a field means.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import zstandard
+from crush_store import CrushStore, call, result
+from crush_store import text as crush_text
+from cursor_store import StateDb, agent, tool, user
+from goose_store import GooseStore, tool_request, tool_response
+from goose_store import text as goose_text
+from kiro_store import KiroStore, prompt, reply, results, tool_use
+from opencode_store import OpenCodeStore
+from specstory_exports import current, oldest, thinking, write
+from specstory_exports import tool_use as specstory_tool
+from transcripts import Transcript
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+CODEX_MAIN = (
+    "sessions/2026/05/04/rollout-2026-05-04T10-00-00-019df26e-2d00-7f29-8645-deec08007ae4.jsonl"
+)
+
+
+@dataclass
+class Seed:
+    """One source's valid input: `tree` is laid out under a folder, `target` (relative
+    to it) is the file the source reads, `mutable` the files whose values may change."""
+
+    name: str
+    kind: str
+    tree: Callable[[Path], None]
+    target: str
+    mutable: list[str]
+    #: How a mutable file holds its values: "jsonl", "json", "zst" (JSON lines, zstd) or "db".
+    form: dict[str, str] = field(default_factory=dict)
+    #: The source may refuse a changed file with `OSError`, by design: VS Code's log with
+    #: no state line yet is taken for one still being written, and read again next run.
+    refuses: bool = False
+
+    def values(self, folder: Path) -> list[Any]:
+        """The mutable files' values, one entry per file, read from the laid-out tree."""
+        return [_load(folder / rel, self.form.get(rel, _form(rel))) for rel in self.mutable]
+
+    def write(self, folder: Path, values: list[Any]) -> None:
+        for rel, value in zip(self.mutable, values, strict=True):
+            _dump(folder / rel, self.form.get(rel, _form(rel)), value)
+
+
+def _form(rel: str) -> str:
+    if rel.endswith(".jsonl.zst"):
+        return "zst"
+    if rel.endswith(".jsonl"):
+        return "jsonl"
+    if rel.endswith((".db", ".vscdb", ".sqlite3")):
+        return "db"
+    return "json"
+
+
+def _load(path: Path, form: str) -> Any:
+    if form == "json":
+        return json.loads(path.read_text())
+    if form in ("jsonl", "zst"):
+        raw = path.read_bytes()
+        if form == "zst":
+            raw = zstandard.ZstdDecompressor().decompress(raw, max_output_size=1 << 26)
+        return [_line(line) for line in raw.decode().splitlines() if line.strip()]
+    return _load_db(path)
+
+
+class Raw(str):
+    """A line of a seed that is not JSON (a fixture's malformed line): written back as it
+    is."""
+
+
+def _line(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return Raw(text)
+
+
+def _dump(path: Path, form: str, value: Any) -> None:
+    if form == "json":
+        path.write_text(json.dumps(value))
+    elif form in ("jsonl", "zst"):
+        raw = "".join(
+            (line if isinstance(line, Raw) else json.dumps(line)) + "\n" for line in value
+        ).encode()
+        if form == "zst":
+            raw = zstandard.ZstdCompressor().compress(raw)
+        path.write_bytes(raw)
+    else:
+        _dump_db(path, value)
+
+
+def _load_db(path: Path) -> dict[str, Any]:
+    """`{"schema": [CREATE …], "rows": {table: [[value, …], …]}}`; a text value holding
+    a JSON object or list is kept parsed, as `{"json": value}`."""
+    conn = sqlite3.connect(path)
+    try:
+        schema = [
+            sql
+            for (sql,) in conn.execute(
+                "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%'"
+                " ORDER BY type DESC, rowid"
+            )
+        ]
+        tables = [
+            name
+            for (name,) in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+            )
+        ]
+        rows = {
+            t: [[_cell(v) for v in row] for row in conn.execute(f'SELECT * FROM "{t}"')]
+            for t in tables
+        }
+    finally:
+        conn.close()
+    return {"schema": schema, "rows": rows}
+
+
+def _cell(value: Any) -> Any:
+    if isinstance(value, str) and value[:1] in "[{":
+        try:
+            return {"json": json.loads(value)}
+        except ValueError:
+            return value
+    if isinstance(value, bytes):
+        return {"blob": value.hex()}
+    return value
+
+
+def _uncell(value: Any) -> Any:
+    if isinstance(value, dict) and set(value) == {"json"}:
+        return json.dumps(value["json"])
+    if isinstance(value, dict) and set(value) == {"blob"} and isinstance(value["blob"], str):
+        try:
+            return bytes.fromhex(value["blob"])
+        except ValueError:
+            return value["blob"]
+    if isinstance(value, dict | list):
+        return json.dumps(value)  # a scalar column given an object: stored as its text
+    if isinstance(value, int) and not -(2**63) <= value < 2**63:
+        return str(value)
+    return value
+
+
+class _Broken(bytes):
+    """Text that is not valid UTF-8, as its bytes."""
+
+
+def _utf8_or_bytes(cell: Any) -> Any:
+    if isinstance(cell, str):
+        try:
+            cell.encode("utf-8")
+        except UnicodeEncodeError:
+            return _Broken(cell.encode("utf-8", "surrogatepass"))
+    return cell
+
+
+def _dump_db(path: Path, value: dict[str, Any]) -> None:
+    for side in ("", "-wal", "-shm", "-journal"):
+        Path(f"{path}{side}").unlink(missing_ok=True)
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA synchronous = OFF")  # a test's throwaway file: no fsync
+    try:
+        for sql in value["schema"]:
+            conn.execute(sql)
+        for table, rows in value["rows"].items():
+            for row in rows:
+                cells = [_uncell(v) for v in row]
+                # Text that is not valid UTF-8 (a lone surrogate) goes in as the bytes a
+                # careless writer would leave, typed as text.
+                cells = [_utf8_or_bytes(c) for c in cells]
+                marks = ",".join(
+                    "CAST(? AS TEXT)" if isinstance(c, _Broken) else "?" for c in cells
+                )
+                try:
+                    conn.execute(f'INSERT INTO "{table}" VALUES ({marks})', cells)
+                except sqlite3.Error:
+                    continue  # a value the column refuses (NOT NULL, a duplicate key)
+        conn.commit()
+    finally:
+        conn.close()
+
+
+def _copy(rel: str) -> Callable[[Path], None]:
+    def lay(folder: Path) -> None:
+        shutil.copytree(FIXTURES / rel, folder, dirs_exist_ok=True)
+
+    return lay
+
+
+def _claude(folder: Path) -> None:
+    t = Transcript(session_id="fuzz-claude")
+    t.prompt("fix the parser").reply("Done.", {"type": "thinking", "thinking": "hmm"})
+    t.tool("Edit", {"file_path": "/src/a.py", "old_string": "a", "new_string": "b"}, "ok")
+    t.title("fuzz").meta_line("summary", summary="a summary", leafUuid="x")
+    t.write(folder / "projects" / "-home-dev-app")
+
+
+def _codex_zst(folder: Path) -> None:
+    _copy("codex/home")(folder)
+    plain = folder / CODEX_MAIN
+    Path(f"{plain}.zst").write_bytes(zstandard.ZstdCompressor().compress(plain.read_bytes()))
+    plain.unlink()
+
+
+def _crush(folder: Path) -> None:
+    s = CrushStore(folder / ".crush" / "crush.db")
+    s.session("c-1", "Rivet torque")
+    s.session("c-2", "Child", parent="c-1")
+    s.message("c-1", "user", [crush_text("why does the rivet table round")])
+    s.message("c-1", "assistant", [crush_text("Checking."), call("k1", "view", {"path": "a"})])
+    s.message("c-1", "tool", [result("k1", "view", "return int(v)")])
+    s.message("c-1", "assistant", [crush_text("a summary")], summary=True)
+    s.message("c-2", "user", [crush_text("subtask")])
+    s.close()
+
+
+def _goose(folder: Path) -> None:
+    s = GooseStore(folder / "sessions.db")
+    s.session("g-1", "/home/dev/ferry", "Ferry timetable")
+    s.message("g-1", "user", goose_text("scrape the ferry timetable"))
+    call = tool_request("t1", "shell", command="ls")
+    s.message("g-1", "assistant", goose_text("Fetching."), call)
+    s.message("g-1", "user", tool_response("t1", "a.txt"))
+    s.close()
+
+
+def _opencode(folder: Path) -> None:
+    s = OpenCodeStore(folder / "opencode.db")
+    s.project("/home/dev/lamp", "prj_lamp")
+    s.session("ses_1", "/home/dev/lamp", "Lamp", project="prj_lamp")
+    s.session("ses_2", "/home/dev/lamp", "Child", parent="ses_1", project="prj_lamp")
+    s.turn(
+        "ses_1",
+        "why does the lamp flicker",
+        "A loose contact.",
+        {"type": "reasoning", "text": "thinking"},
+        {
+            "type": "tool",
+            "tool": "bash",
+            "callID": "c1",
+            "state": {"status": "completed", "input": {"command": "ls"}, "output": "a"},
+        },
+    )
+    s.turn("ses_2", "subtask", "ok")
+    s.close()
+
+
+def _kiro(folder: Path) -> None:
+    s = KiroStore(folder / "data.sqlite3")
+    s.put("/home/dev/hive", "k-1", [
+        {"user": prompt("calibrate the scale", "/home/dev/hive"),
+         "assistant": tool_use("m-1", "Checking.", ("t1", "execute_bash", {"command": "ls"})),
+         "request_metadata": {"stream_end_timestamp_ms": 1_780_000_500_000}},
+        {"user": results(("t1", "a.txt")), "assistant": reply("m-2", "Tare it empty.")},
+    ])  # fmt: skip
+    s.close()
+
+
+def _cursor_ide(folder: Path) -> None:
+    db = StateDb(folder / "User" / "globalStorage" / "state.vscdb")
+    ws = {"id": "ws-1", "uri": {"fsPath": "/home/dev/orchard", "scheme": "file"}}
+    db.composer(
+        "0b7c5e2a-1111-4c3d-9e8f-000000000001",
+        [
+            user("o1", "how should the irrigation work"),
+            agent("o2", "Weighing it", isThought=True),
+            tool("o3", "read_file", {"target_file": "src/a.py"}, "VALVES = {}"),
+            agent("o4", "At dawn."),
+        ],
+        name="Orchard",
+        workspaceIdentifier=ws,
+    )
+    db.composer(
+        "0b7c5e2a-2222-4c3d-9e8f-000000000002",
+        [user("s1", "survey"), agent("s2", "Dry.")],
+        subagentInfo={"parentComposerId": "0b7c5e2a-1111-4c3d-9e8f-000000000001"},
+    )
+    db.close()
+
+
+_GEMINI = "home/.gemini/tmp"
+_COPILOT = "home/.copilot/session-state"
+_CURSOR_AGENT = "home/.cursor/projects/home-dev-trellis/agent-transcripts"
+_VSCODE = "home/.config/Code/User/workspaceStorage/6f1d2c0b9a8e7d6c5b4a39281706f5e4"
+_CLINE = "User/globalStorage/saoudrizwan.claude-dev/tasks/1733000000000"
+_ROO = "User/globalStorage/rooveterinaryinc.roo-cline/tasks/aaaa0001-0000-4000-8000-00000000000a"
+_OPENCODE_TREE = "storage/session/4b0ea68d7af9a6031a7ffda7ad66e0cb83315750"
+
+#: Every source's record parser, through its own `read`.
+SEEDS = [
+    Seed("claude-code", "claude-code", _claude, "projects/-home-dev-app/fuzz-claude.jsonl",
+         ["projects/-home-dev-app/fuzz-claude.jsonl"]),
+    Seed("codex", "codex", _copy("codex/home"), CODEX_MAIN, [CODEX_MAIN]),
+    Seed("codex-zst", "codex", _codex_zst, CODEX_MAIN + ".zst", [CODEX_MAIN + ".zst"]),
+    Seed("gemini-json", "gemini", _copy("gemini"),
+         f"{_GEMINI}/orchard/chats/session-2025-11-03T09-15-aaaa1111.json",
+         [f"{_GEMINI}/orchard/chats/session-2025-11-03T09-15-aaaa1111.json"]),
+    Seed("gemini-jsonl", "gemini", _copy("gemini"),
+         f"{_GEMINI}/kiln/chats/session-2026-05-01T08-30-cccc3333.jsonl",
+         [f"{_GEMINI}/kiln/chats/session-2026-05-01T08-30-cccc3333.jsonl"]),
+    Seed("qwen", "qwen", _copy("qwen"),
+         "home/projects/-home-dev-greenhouse/chats/6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b.jsonl",
+         ["home/projects/-home-dev-greenhouse/chats/6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b.jsonl"]),
+    Seed("droid", "droid", _copy("droid"),
+         "sessions/-home-dev-apiary/3c9d8e7f-6a5b-4c4d-9e3f-2a1b0c9d8e7f.jsonl",
+         ["sessions/-home-dev-apiary/3c9d8e7f-6a5b-4c4d-9e3f-2a1b0c9d8e7f.jsonl",
+          "sessions/-home-dev-apiary/3c9d8e7f-6a5b-4c4d-9e3f-2a1b0c9d8e7f.settings.json"]),
+    Seed("pi", "pi", _copy("pi"),
+         "agent/sessions/--home-dev-kiln--/2026-05-04T09-00-00-000Z_0b7e4c1a-5d2f-4a8e-9c3b-6f1d2e3a4b5c.jsonl",
+         ["agent/sessions/--home-dev-kiln--/2026-05-04T09-00-00-000Z_0b7e4c1a-5d2f-4a8e-9c3b-6f1d2e3a4b5c.jsonl"]),
+    Seed("copilot-cli-events", "copilot-cli", _copy("copilot-cli"),
+         f"{_COPILOT}/3f6c2a1e-8b4d-4c7a-9e21-5d0b7f3a1c44/events.jsonl",
+         [f"{_COPILOT}/3f6c2a1e-8b4d-4c7a-9e21-5d0b7f3a1c44/events.jsonl"]),
+    Seed("copilot-cli-flat", "copilot-cli", _copy("copilot-cli"),
+         f"{_COPILOT}/7a1d9e02-4c3b-4f8e-a6d5-2b9c0e8f7a13.jsonl",
+         [f"{_COPILOT}/7a1d9e02-4c3b-4f8e-a6d5-2b9c0e8f7a13.jsonl"]),
+    Seed("cursor-agent", "cursor-agent", _copy("cursor-agent"),
+         f"{_CURSOR_AGENT}/5b0e7c3d-2f41-4a9e-8c16-9d3e0a7b1f52/5b0e7c3d-2f41-4a9e-8c16-9d3e0a7b1f52.jsonl",
+         [f"{_CURSOR_AGENT}/5b0e7c3d-2f41-4a9e-8c16-9d3e0a7b1f52/5b0e7c3d-2f41-4a9e-8c16-9d3e0a7b1f52.jsonl",
+          "home/.cursor/chats/c705edc32ef24e839df457db3edf24fb/5b0e7c3d-2f41-4a9e-8c16-9d3e0a7b1f52/meta.json"]),
+    Seed("vscode-copilot-json", "vscode-copilot", _copy("vscode-copilot"),
+         f"{_VSCODE}/chatSessions/4d2b8e61-0c7a-4f39-b5e2-8a1c6d9f3e07.json",
+         [f"{_VSCODE}/chatSessions/4d2b8e61-0c7a-4f39-b5e2-8a1c6d9f3e07.json",
+          f"{_VSCODE}/workspace.json"]),
+    Seed("vscode-copilot-log", "vscode-copilot", _copy("vscode-copilot"),
+         f"{_VSCODE}/chatSessions/4d2b8e61-0c7a-4f39-b5e2-8a1c6d9f3e07.jsonl",
+         [f"{_VSCODE}/chatSessions/4d2b8e61-0c7a-4f39-b5e2-8a1c6d9f3e07.jsonl"], refuses=True),
+    Seed("cline", "cline", _copy("cline"), f"{_CLINE}/ui_messages.json",
+         [f"{_CLINE}/ui_messages.json", f"{_CLINE}/task_metadata.json",
+          f"{_CLINE}/api_conversation_history.json"]),
+    Seed("roo-code", "roo-code", _copy("roo-code"), f"{_ROO}/ui_messages.json",
+         [f"{_ROO}/ui_messages.json", f"{_ROO}/history_item.json"]),
+    Seed("amp", "amp", _copy("amp"), "threads/T-5f0c2a9e-1111-4aaa-8bbb-000000000001.json",
+         ["threads/T-5f0c2a9e-1111-4aaa-8bbb-000000000001.json"]),
+    Seed("opencode-tree", "opencode", _copy("opencode"),
+         f"{_OPENCODE_TREE}/ses_5a1f00000001TidechartParser.json",
+         [f"{_OPENCODE_TREE}/ses_5a1f00000001TidechartParser.json",
+          "storage/message/ses_5a1f00000001TidechartParser/msg_5a1f00000102.json",
+          "storage/part/msg_5a1f00000102/prt_5a1f00000105.json",
+          "storage/part/msg_5a1f00000102/prt_5a1f00000107.json"]),
+    Seed("opencode-db", "opencode", _opencode, "opencode.db", ["opencode.db"]),
+    Seed("goose-db", "goose", _goose, "sessions.db", ["sessions.db"]),
+    Seed("goose-legacy", "goose", _copy("goose"), "sessions/kelp-farm.jsonl",
+         ["sessions/kelp-farm.jsonl"]),
+    Seed("crush", "crush", _crush, ".crush/crush.db", [".crush/crush.db"]),
+    Seed("kiro-db", "kiro", _kiro, "data.sqlite3", ["data.sqlite3"]),
+    Seed("kiro-lines", "kiro", _copy("kiro/sessions/cli"),
+         "3b8d1f22-9c4e-4a7b-8e13-6f2a0c9d5e02.jsonl",
+         ["3b8d1f22-9c4e-4a7b-8e13-6f2a0c9d5e02.jsonl",
+          "3b8d1f22-9c4e-4a7b-8e13-6f2a0c9d5e02.json"]),
+    Seed("cursor-ide", "cursor", _cursor_ide, "User/globalStorage/state.vscdb",
+         ["User/globalStorage/state.vscdb"]),
+]  # fmt: skip
+
+def _specstory(folder: Path) -> None:
+    turns = [
+        ("how often should the kettle descale", [
+            "Let me look at the firmware.",
+            specstory_tool("read", "Read file", "firmware/descale.c", "```c\nint n;\n```"),
+            thinking("counting boils"),
+            "## What the counter says\n\nEvery forty boils.",
+        ]),
+        ("make it thirty", ["Changed."]),
+    ]  # fmt: skip
+    write(folder, "2025-02-19_09-30-kettle.md", oldest("Kettle", "2/19/2025, 9:30:45 AM", turns))
+    timed = [("2025-12-02 12:49Z", prompt_, parts) for prompt_, parts in turns]
+    sid = "7d2e4c1a-1111-4f5e-9a8b-000000000001"
+    text = current(sid, "Barometer", "2025-12-02 12:49Z", timed)
+    write(folder, "2025-12-02_12-49Z-barometer.md", text)
+
+
+def _opencode_first(folder: Path) -> None:
+    """The first OpenCode's per-project store: Crush's schema, in `.opencode/`."""
+    s = CrushStore(folder / ".opencode" / "opencode.db")
+    s.session("f-1", "Lathe chuck")
+    s.message("f-1", "user", [crush_text("why does the lathe chuck chatter")])
+    s.message("f-1", "assistant", [crush_text("A worn jaw."), call("k1", "view", {"path": "a"})])
+    s.message("f-1", "tool", [result("k1", "view", "jaw = 3")])
+    s.close()
+
+
+SEEDS.append(
+    Seed("opencode-first", "opencode", _opencode_first, ".opencode/opencode.db",
+         [".opencode/opencode.db"])
+)  # fmt: skip
+
+
+@dataclass
+class TextSeed:
+    """A format that is text, not JSON: its seed is mutated as bytes."""
+
+    name: str
+    kind: str
+    tree: Callable[[Path], None]
+    target: str
+
+
+_SPECSTORY = ".specstory/history"
+
+TEXT_SEEDS = [
+    TextSeed("aider", "aider", _copy("aider"), "weather-station/.aider.chat.history.md"),
+    TextSeed("cursor-agent-text", "cursor-agent", _copy("cursor-agent"),
+             f"{_CURSOR_AGENT}/9c2f4e1a-7b35-4d8c-a061-3e5f2b9d0c18.txt"),
+    TextSeed("markdown", "markdown", _copy("notes"), "docs/guide.md"),
+    TextSeed("journal", "journal", _copy("notes"), "journal/2026-03-14.md"),
+    TextSeed("memory", "memory", _copy("notes"), "memory/MEMORY.md"),
+    TextSeed("specstory-first", "specstory", _specstory,
+             f"{_SPECSTORY}/2025-02-19_09-30-kettle.md"),
+    TextSeed("specstory-current", "specstory", _specstory,
+             f"{_SPECSTORY}/2025-12-02_12-49Z-barometer.md"),
+]  # fmt: skip

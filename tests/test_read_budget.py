@@ -1,0 +1,104 @@
+"""The work one file may cost: a small compressed file that expands to millions of lines
+(a CPU bomb), or a transcript too long for one read, is cut at the budget, named in one
+line of the run's summary and in `status`, and the rest of the run goes on.
+
+A 293 KB `rollout-*.jsonl.zst` of `{}` lines kept `findsession index` busy for more than
+five minutes: the cap on decompressed bytes bounded memory, not time."""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+from pathlib import Path
+
+import pytest
+import zstandard
+from conftest import CLI, index
+from transcripts import Transcript, project_dir
+
+from findsession.search.engine import SearchOptions, search
+from findsession.sources import budget
+from findsession.storage.sqlite import Store
+
+KW = SearchOptions(mode="keyword")
+BOMB_ID = "019e0000-0000-7000-8000-00000000b0b0"
+
+
+def zstd_bomb(path: Path, lines: int) -> Path:
+    """`lines` lines of `{}` compressed as Codex compresses a rollout, streamed so the
+    expanded text is never held whole."""
+    out = io.BytesIO()
+    chunk = b"{}\n" * (1 << 20)
+    with zstandard.ZstdCompressor(level=3).stream_writer(out, closefd=False) as writer:
+        for _ in range(lines >> 20):
+            writer.write(chunk)
+        writer.write(b"{}\n" * (lines & ((1 << 20) - 1)))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(out.getvalue())
+    return path
+
+
+def test_a_compressed_bomb_costs_seconds_and_is_named(cli: CLI, tmp_path: Path) -> None:
+    """A gigabyte of `{}` lines in about a hundred KB of zstd, beside a real session."""
+    home = tmp_path / "home"
+    folder = home / ".codex" / "sessions" / "2026" / "05" / "04"
+    bomb = zstd_bomb(folder / f"rollout-2026-05-04T10-00-00-{BOMB_ID}.jsonl.zst", 350_000_000)
+    assert bomb.stat().st_size < 300_000
+    t = Transcript(session_id="5ac30ab5-0000-4000-8000-00000000cafe", cwd="/home/dev/mill")
+    t.prompt("why does the millwheel bearing squeal").reply("It wants grease.")
+    t.write(project_dir(home / ".claude" / "projects", "/home/dev/mill"))
+
+    started = time.monotonic()
+    out = cli.run("index", "--json", "--no-embed")
+    assert time.monotonic() - started < 150  # more than five minutes before
+    report = json.loads(out.stdout)
+    assert report["errors"] == [] and not report["interrupted"]
+    [cut] = report["cut"]
+    assert cut["path"] == str(bomb) and "over 1,000,000 lines" in cut["reason"]
+    assert f"cut short ~/{bomb.relative_to(home)}: over 1,000,000 lines" in out.stderr
+    assert cli.json("search", "millwheel bearing", "--mode", "keyword")["results"]
+    status = cli.json("status")
+    assert [(f["path"], f["status"]) for f in status["file_errors"]] == [(str(bomb), "ok")]
+    # Read whole, cut, and unchanged since: the next run does not pay for it again.
+    again = cli.json("index", "--no-embed")
+    assert again["files_read"] == 0 and again["cut"] == []
+
+
+def test_a_long_transcript_is_read_on_from_the_cut_on_the_next_run(
+    store: Store, projects: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(budget, "MAX_LINES", 10)
+    folder = project_dir(projects, "/home/dev/code/app")
+    t = Transcript(session_id="long")
+    for n in range(12):
+        t.prompt(f"question {n} about the sluice{n} gate").reply(f"answer {n}")
+    path = t.write(folder)  # 24 lines
+
+    first = index(store, projects)
+    assert [p for p, _ in first.cut] == [str(path)]
+    assert "over 10 lines" in first.cut[0][1] and "read on the next run" in first.cut[0][1]
+    assert search(store, "sluice4", KW).hits and not search(store, "sluice5", KW).hits
+    assert [f["path"] for f in store.status().file_errors] == [str(path)]
+
+    second = index(store, projects)  # the file did not change: read on all the same
+    assert second.lines_read == 10 and search(store, "sluice9", KW).hits
+    third = index(store, projects)
+    assert third.lines_read == 4 and third.cut == []
+    assert search(store, "sluice11", KW).hits
+    assert store.status().file_errors == []
+    assert index(store, projects).files_read == 0
+
+
+def test_a_read_is_cut_at_its_time(
+    store: Store, projects: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(budget, "MAX_SECONDS", 0.0)
+    folder = project_dir(projects, "/home/dev/code/app")
+    t = Transcript(session_id="slow")
+    for n in range(200):
+        t.prompt(f"question {n}").reply(f"answer {n}")
+    path = t.write(folder)  # 400 lines: the clock is looked at every 256
+    report = index(store, projects)
+    assert [(p, "over 0 s in one read" in why) for p, why in report.cut] == [(str(path), True)]
+    assert report.lines_read == 255

@@ -1,0 +1,121 @@
+"""The sources' seam, checked from the code: every source is one registry entry, every
+variable a source reads is declared in it, and every hook is a member of the protocol,
+used directly.
+
+A variable a source reads but the registry does not list is one the login unit does not
+carry: the service then indexes other places than the shell does. A hook read with
+`getattr` is one the protocol does not declare: a source that spells it wrong is never
+called, and nothing says so.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+from test_units import Login, unit_command
+
+from findsession.sources import ENTRIES, ENVIRONMENT, SOURCES, SPOKEN_NAMES, Source
+
+PACKAGE = Path(__file__).resolve().parents[1] / "src" / "findsession"
+#: Where an agent's home is read from a variable its caller names (`env_home`).
+READS_BY_NAME = {"walking.py"}
+
+#: Every member of the protocol a caller may use.
+MEMBERS = {
+    name
+    for name in (*vars(Source), *Source.__annotations__)
+    if not name.startswith("_") and name != "kind"
+}
+
+
+def test_every_source_derives_from_the_protocol_and_has_each_member() -> None:
+    assert {"companions", "stamp_paths", "project_root", "report_notes"} <= MEMBERS
+    for kind in SOURCES:
+        source = SOURCES[kind]  # made: no abstract member is left without its body
+        assert Source in type(source).__mro__ and source.kind == kind
+        assert all(hasattr(source, name) for name in MEMBERS)
+
+
+def test_no_hook_of_a_source_is_read_by_getattr() -> None:
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            called = getattr(node, "func", None)
+            if getattr(called, "id", "") not in ("getattr", "hasattr"):
+                continue
+            assert isinstance(node, ast.Call)
+            named = node.args[1] if len(node.args) > 1 else None
+            if isinstance(named, ast.Constant) and named.value in MEMBERS:
+                where = f"{path.relative_to(PACKAGE)}:{node.lineno}"
+                pytest.fail(f"{where}: {named.value!r} is a member of Source: use it directly")
+
+
+def _environment_read(node: ast.AST) -> ast.expr | None:
+    """The name a node reads from the environment (`os.environ.get(X)`,
+    `os.environ[X]`, `os.getenv(X)`, `env_home(X, ...)`), or None."""
+    if isinstance(node, ast.Subscript) and _is_environ(node.value):
+        return node.slice
+    if isinstance(node, ast.Call) and node.args:
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "get" and _is_environ(func.value):
+            return node.args[0]
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+        if name in ("getenv", "env_home"):
+            return node.args[0]
+    return None
+
+
+def _is_environ(node: ast.expr) -> bool:
+    return (isinstance(node, ast.Attribute) and node.attr == "environ") or (
+        isinstance(node, ast.Name) and node.id == "environ"
+    )
+
+
+def variables_read() -> dict[str, set[str]]:
+    """The environment variables each module of `sources/` reads, by file name."""
+    found: dict[str, set[str]] = {}
+    for path in sorted((PACKAGE / "sources").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            name = _environment_read(node)
+            if name is None:
+                continue
+            literal = isinstance(name, ast.Constant) and isinstance(name.value, str)
+            assert literal or path.name in READS_BY_NAME, (
+                f"{path.name}:{getattr(node, 'lineno', 0)}: read the environment by a"
+                " literal name, so the registry check can see it"
+            )
+            if literal:
+                found.setdefault(path.name, set()).add(name.value)
+    return found
+
+
+def test_every_variable_a_source_reads_is_declared_in_its_registry_entry() -> None:
+    read = variables_read()
+    assert set().union(*read.values()) == set(ENVIRONMENT)
+    for entry in ENTRIES:
+        module = entry.home.split(":")[0] + ".py"
+        assert read.get(module, set()) <= set(entry.env), (entry.kind, read.get(module))
+
+
+def test_each_source_is_one_entry_made_from_the_class_it_names() -> None:
+    assert [e.kind for e in ENTRIES] == list(SOURCES)
+    for entry in ENTRIES:
+        assert type(SOURCES[entry.kind]).__name__ == entry.home.split(":")[1]
+    assert {e.kind: e.spoken for e in ENTRIES if e.agent} == SPOKEN_NAMES
+    assert set(SOURCES) - set(SPOKEN_NAMES) == {"markdown", "journal", "memory"}
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="systemd units")
+def test_the_login_unit_carries_every_variable_a_source_reads(tmp_path: Path) -> None:
+    """Each variable the sources' code reads, set in the shell that installs the
+    service, is in the unit it writes (the unit's own folder follows XDG_CONFIG_HOME)."""
+    login = Login(tmp_path)
+    read = set().union(*variables_read().values())
+    places = {name: str(tmp_path / "places" / name.lower()) for name in sorted(read)}
+    places["XDG_CONFIG_HOME"] = str(login.config_home)
+    proc = login.run("service", "install", **places)
+    assert proc.returncode == 0, proc.stderr
+    _, env = unit_command(login.units / "findsession.service")
+    assert {name: env.get(name) for name in places} == places
