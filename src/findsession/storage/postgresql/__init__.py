@@ -32,14 +32,8 @@ from findsession.storage.postgresql.sharing import SharingMixin
 from findsession.storage.postgresql.units import UnitsMixin
 from findsession.storage.postgresql.vectors import VectorsMixin
 from findsession.storage.push import PushTarget, Sharing, push_methods
-from findsession.storage.sql.audit import AuditMixin
 from findsession.storage.sql.connection import carry_over
-from findsession.storage.sql.file_writes import FileWritesMixin
-from findsession.storage.sql.files import FilesMixin
-from findsession.storage.sql.sessions import SessionsMixin
-from findsession.storage.sql.shown import ShownMixin
-from findsession.storage.sql.status import StatusMixin
-from findsession.storage.sql.titles import TitlesMixin
+from findsession.storage.sql.statements import SharedStatements
 
 
 class Store(
@@ -49,13 +43,7 @@ class Store(
     VectorsMixin,
     RecordsMixin,
     UnitsMixin,
-    FilesMixin,
-    SessionsMixin,
-    StatusMixin,
-    AuditMixin,
-    ShownMixin,
-    TitlesMixin,
-    FileWritesMixin,
+    SharedStatements,
     Connection,
 ):
     """A findsession index on a PostgreSQL server (`findsession.storage.base.Storage`);

@@ -13,16 +13,8 @@ from pathlib import Path
 
 from findsession.storage.base import FileState, TitleWrite, UnitRow, protocol_methods
 from findsession.storage.push import PushSource, push_methods
-from findsession.storage.sql.audit import AuditMixin
 from findsession.storage.sql.connection import carry_over
-from findsession.storage.sql.file_writes import FileWritesMixin
-from findsession.storage.sql.files import FilesMixin
-from findsession.storage.sql.records import RecordsMixin
-from findsession.storage.sql.sessions import SessionsMixin
-from findsession.storage.sql.shown import ShownMixin
-from findsession.storage.sql.status import StatusMixin
-from findsession.storage.sql.titles import TitlesMixin
-from findsession.storage.sql.units import UnitsMixin
+from findsession.storage.sql.statements import SharedStatements
 from findsession.storage.sqlite.boundary import map_errors
 from findsession.storage.sqlite.chunks import VectorsMixin
 from findsession.storage.sqlite.cjk_index import CjkIndexMixin
@@ -40,15 +32,7 @@ class Store(
     VectorSearchMixin,
     PushSourceMixin,
     CjkIndexMixin,
-    FilesMixin,
-    RecordsMixin,
-    SessionsMixin,
-    UnitsMixin,
-    StatusMixin,
-    AuditMixin,
-    ShownMixin,
-    TitlesMixin,
-    FileWritesMixin,
+    SharedStatements,
     Connection,
 ):
     """A findsession index database (`findsession.storage.base.Storage`); use
