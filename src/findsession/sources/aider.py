@@ -18,9 +18,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from findsession.domain import Message, Problem, Resume, Session, SourceKind
+from findsession.domain import Problem, Resume, Session, SourceKind
 from findsession.sources.aider_records import HistoryParser, is_header, session_key
-from findsession.sources.base import Skip, Source, SourceFile
+from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
 from findsession.sources.cursor import HEAD, Cursor, Reading, Record, looks_binary
 from findsession.sources.jsonl import prefix_hash
 from findsession.sources.opening import open_regular
@@ -70,14 +70,7 @@ class AiderSource(Source):
     def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
         with open_regular(str(path)) as fh:
             reading = read_history(fh, None, str(path.parent))
-        texts: dict[tuple[int, int], str] = {}
-        parts: dict[int, int] = {}
-        for rec in reading.records:  # numbered as the indexer numbers a line's records
-            part = parts.get(rec.line, 0)
-            parts[rec.line] = part + 1
-            if isinstance(rec, Message) and rec.line in lines:
-                texts[(rec.line, part)] = rec.text
-        return texts
+        return texts_by_line(reading.records, lines)
 
     def resume(self, session: Session) -> Resume:
         """`aider --restore-chat-history --chat-history-file <file>`, in the project:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Protocol
 
-from findsession.domain import Resume, Session
-from findsession.sources.cursor import Cursor, Reading
+from findsession.domain import Message, Resume, Session
+from findsession.sources.cursor import Cursor, Reading, Record
 
 #: Called as `skip(path, reason)` for a file or folder left out of the run.
 Skip = Callable[[Path, str], None]
@@ -123,3 +123,17 @@ class Source(Protocol):
         """Lines `findsession sources` shows under this source: what it cannot read on
         this machine (an encrypted history). None by default."""
         return []
+
+
+def texts_by_line(records: Iterable[Record], lines: set[int]) -> dict[tuple[int, int], str]:
+    """`read_back`'s answer from a source's records read again: each message on a wanted
+    line keyed `(line, part)`, its part counted as the indexer counts a line's records
+    (every record of the line, message or not, in order), so the keys meet the stored ones."""
+    texts: dict[tuple[int, int], str] = {}
+    parts: dict[int, int] = {}
+    for rec in records:
+        part = parts.get(rec.line, 0)
+        parts[rec.line] = part + 1
+        if isinstance(rec, Message) and rec.line in lines:
+            texts[(rec.line, part)] = rec.text
+    return texts

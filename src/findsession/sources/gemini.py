@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import IO
 
 from findsession.domain import Message, MetaEvent, Problem, Resume, Session, SourceKind
-from findsession.sources.base import Skip, Source, SourceFile
+from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, read_whole
 from findsession.sources.gemini_log import parse_json, parse_jsonl
 from findsession.sources.gemini_projects import project_dir
@@ -77,14 +77,7 @@ class GeminiSource(Source):
         numbered the way `read` numbered it."""
         with open_regular(str(path)) as fh:
             data = fh.read()
-        texts: dict[tuple[int, int], str] = {}
-        parts: dict[int, int] = {}
-        for rec in file_records(path, data, [], with_project=False):
-            part = parts.get(rec.line, 0)
-            parts[rec.line] = part + 1
-            if isinstance(rec, Message) and rec.line in lines:
-                texts[(rec.line, part)] = rec.text
-        return texts
+        return texts_by_line(file_records(path, data, [], with_project=False), lines)
 
     def resume(self, session: Session) -> Resume:
         """`gemini --resume <id>` (the full session id: the command Gemini CLI prints

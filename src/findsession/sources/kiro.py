@@ -32,7 +32,7 @@ from findsession.domain import (
     SourceKind,
 )
 from findsession.sources import foreign_db, kiro_db
-from findsession.sources.base import Skip, Source, SourceFile
+from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, Record, in_store
 from findsession.sources.jsonl import ReadStats, clean_text, iter_objects, read_appended
 from findsession.sources.kiro_records import conversation_records, line_records
@@ -143,14 +143,7 @@ class KiroSource(Source):
                         if conv.rank in ranks:
                             text = kiro_db.value(conn, conv.rank)
                             records += conversation_records(conv.rank, conv.id, text, conv.key, [])
-        texts: dict[tuple[int, int], str] = {}
-        parts: dict[int, int] = {}
-        for rec in records:  # numbered as the indexer numbers a line's records
-            part = parts.get(rec.line, 0)
-            parts[rec.line] = part + 1
-            if isinstance(rec, Message) and rec.line in lines:
-                texts[(rec.line, part)] = rec.text
-        return texts
+        return texts_by_line(records, lines)
 
     def resume(self, session: Session) -> Resume:
         """`kiro-cli chat --resume-id <id>`, Kiro CLI's documented way back into one

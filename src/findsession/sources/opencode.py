@@ -30,9 +30,9 @@ from typing import IO, Any
 
 from findsession.domain import Problem, Resume, Session, SourceKind
 from findsession.sources import foreign_db, opencode_db, opencode_tree, project_db
-from findsession.sources.base import Skip, Source, SourceFile
+from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, Record
-from findsession.sources.opencode_records import SessionInfo, session_records, texts_at
+from findsession.sources.opencode_records import SessionInfo, session_records
 from findsession.sources.resuming import option, resume_in_cwd
 
 #: How today's OpenCode (and Kilo Code) start a session id.
@@ -115,7 +115,7 @@ class OpenCodeSource(Source):
     def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
         """Each wanted message as the store (or the tree) holds it now."""
         if path.name != self.store_name:
-            return texts_at(opencode_tree.records_of(path), lines)
+            return texts_by_line(opencode_tree.records_of(path), lines)
         if self._first_generation(path) is not None:
             return project_db.read_back(path, lines)
         texts: dict[tuple[int, int], str] = {}
@@ -123,7 +123,7 @@ class OpenCodeSource(Source):
             for rank in sorted({foreign_db.position_of(line)[0] for line in lines}):
                 row = opencode_db.session_at(conn, rank)
                 if row is not None:
-                    texts |= texts_at(_session_rows(conn, row, [])[0], lines)
+                    texts |= texts_by_line(_session_rows(conn, row, [])[0], lines)
         return texts
 
     def resume(self, session: Session) -> Resume:

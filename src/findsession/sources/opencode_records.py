@@ -114,18 +114,6 @@ def session_records(
     return records
 
 
-def texts_at(records: Sequence[Record], lines: set[int]) -> dict[tuple[int, int], str]:
-    """`{(line, part): text}` of the messages on the wanted lines, each record numbered
-    within its line as the indexer numbers them when it stores a reading."""
-    texts: dict[tuple[int, int], str] = {}
-    parts: dict[int, int] = {}
-    for rec in records:
-        part = parts.get(rec.line, 0)
-        parts[rec.line] = part + 1
-        if isinstance(rec, Message) and rec.line in lines:
-            texts[(rec.line, part)] = rec.text
-    return texts
-
 
 def _part(
     part: dict[str, Any],

@@ -24,9 +24,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO
 
-from findsession.domain import Message, Problem, Resume, Session, SourceKind
+from findsession.domain import Problem, Resume, Session, SourceKind
 from findsession.sources import SOURCES
-from findsession.sources.base import Skip, Source, SourceFile
+from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, looks_binary
 from findsession.sources.notes import SPECSTORY_FOLDER
 from findsession.sources.notes_parse import decode
@@ -134,14 +134,7 @@ class SpecStorySource(Source):
         if text is None:
             return {}
         head, blocks = parse(text, path.name)
-        texts: dict[tuple[int, int], str] = {}
-        parts: dict[int, int] = {}
-        for rec in session_records(head, blocks, None):
-            part = parts.get(rec.line, 0)
-            parts[rec.line] = part + 1
-            if isinstance(rec, Message) and rec.line in lines:
-                texts[(rec.line, part)] = rec.text
-        return texts
+        return texts_by_line(session_records(head, blocks, None), lines)
 
     def resume(self, session: Session) -> Resume:
         """Back into the agent's own session where that is possible from here: a Claude

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import IO
 
 from findsession.domain import Message, MetaEvent, Problem, Resume, Session, SourceKind
-from findsession.sources.base import Skip, Source, SourceFile
+from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, read_whole
 from findsession.sources.opening import open_regular
 from findsession.sources.resuming import no_resume
@@ -71,14 +71,7 @@ class VSCodeCopilotSource(Source):
         """Each wanted message as the session resolves it now, numbered as `read` did."""
         with open_regular(str(path)) as fh:
             data = fh.read()
-        texts: dict[tuple[int, int], str] = {}
-        parts: dict[int, int] = {}
-        for rec in file_records(path, data, [], None):
-            part = parts.get(rec.line, 0)
-            parts[rec.line] = part + 1
-            if isinstance(rec, Message) and rec.line in lines:
-                texts[(rec.line, part)] = rec.text
-        return texts
+        return texts_by_line(file_records(path, data, [], None), lines)
 
     def resume(self, session: Session) -> Resume:
         """None: VS Code has no command that opens a chat session by its id (its `code
