@@ -18,11 +18,19 @@ from findsession.embeddings.base import Embedder
 from findsession.embeddings.onnx_local import OnnxEmbedder, bundled_model_dir
 from findsession.indexing import IndexReport, Root, index_roots
 from findsession.sources import ENVIRONMENT
+from findsession.sources.aider import file_id as aider_file_id
 from findsession.storage import Storage, open_storage
 from findsession.storage.sqlite import Store
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("FINDSESSION_SHARED", REPO.parent / "shared"))
+SAMPLE = REPO / "src" / "findsession" / "sample" / "claude" / "projects"
+FIXTURES = REPO / "tests" / "fixtures"
+#: The Aider fixture's session: its id holds a hash of where the checkout is.
+AIDER_SESSION = (
+    aider_file_id(FIXTURES / "aider" / "weather-station" / ".aider.chat.history.md")
+    + ":20240305-101502"
+)
 
 
 @pytest.fixture(scope="session", autouse=True)

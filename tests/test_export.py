@@ -14,18 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CLI
+from conftest import AIDER_SESSION, CLI, FIXTURES, SAMPLE
 from transcripts import Transcript, project_dir
 
-from findsession.sources.aider import file_id
-
-REPO = Path(__file__).resolve().parents[1]
-SAMPLE = REPO / "src" / "findsession" / "sample" / "claude" / "projects"
-FIXTURES = REPO / "tests" / "fixtures"
-#: The fixture's Aider session: its id holds a hash of where the checkout is.
-AIDER_SESSION = (
-    file_id(FIXTURES / "aider" / "weather-station" / ".aider.chat.history.md") + ":20240305-101502"
-)
 #: The sample's deploy session: four turns, an Explore subagent started by an Agent call.
 DEPLOY = "7c1e4a52-9b3d-4f0e-8a61-2d5f9c3b7e14"
 SUBAGENT = "agent-a3e9f1c07b25d4e86"

@@ -15,19 +15,10 @@ from pathlib import Path
 
 import pytest
 from chat_server import ChatServer
-from conftest import CLI
+from conftest import AIDER_SESSION, CLI, FIXTURES, SAMPLE
 from test_mcp import call, connect
 from transcripts import Transcript, project_dir
 
-from findsession.sources.aider import file_id
-
-REPO = Path(__file__).resolve().parents[1]
-SAMPLE = REPO / "src" / "findsession" / "sample" / "claude" / "projects"
-FIXTURES = REPO / "tests" / "fixtures"
-#: The fixture's Aider session: its id holds a hash of where the checkout is.
-AIDER_SESSION = (
-    file_id(FIXTURES / "aider" / "weather-station" / ".aider.chat.history.md") + ":20240305-101502"
-)
 DEPLOY = "7c1e4a52-9b3d-4f0e-8a61-2d5f9c3b7e14"
 WORK = "44444444-aaaa-4bbb-8ccc-000000000004"
 KEY = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-abcdEFGH"
