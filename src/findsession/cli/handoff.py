@@ -9,7 +9,6 @@ directory exists, the agent is on PATH), in place of findsession. Nothing runs w
 from __future__ import annotations
 
 import argparse
-import shutil
 from pathlib import Path
 
 from rich.console import Console
@@ -18,7 +17,7 @@ from findsession import jsonout, render
 from findsession.api import Findsession
 from findsession.cli.console import say
 from findsession.cli.export import write_file
-from findsession.cli.open_session import become, directory_problem, shell_line, shell_word
+from findsession.cli.open_session import directory_problem, print_or_run, shell_line, shell_word
 from findsession.domain import Resume
 from findsession.errors import FindsessionError
 
@@ -48,24 +47,16 @@ def handoff(args: argparse.Namespace, fs: Findsession, out: Console, err: Consol
     agent, plan, line = start
     if not plan.available or line is None:
         raise FindsessionError(plan.reason or f"cannot start {agent}")
-    problem = directory_problem(plan)
-    if not args.run:
-        print(line)
-        if problem:
-            say(err, f"warning: {problem}")
-        return 0
-    if problem:
-        print(line)
-        raise FindsessionError(f"{problem}; nothing was run (the command is above)")
-    if shutil.which(plan.command[0]) is None:
-        print(line)
-        raise FindsessionError(
-            f"{plan.command[0]!r} is not on PATH: install it, or run the command above where"
-            " it is"
-        )
-    err.print(f"starting {plan.command[0]} in {render.home(plan.cwd)} with the handoff brief")
-    become(fs, plan)
-    return 0  # not reached: the agent has taken this process over
+    return print_or_run(
+        fs,
+        plan,
+        line,
+        directory_problem(plan),
+        err,
+        run=args.run,
+        cannot="",
+        starting=f"starting {plan.command[0]} in {render.home(plan.cwd)} with the handoff brief",
+    )
 
 
 def start_line(plan: Resume) -> str:

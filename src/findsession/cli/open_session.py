@@ -57,7 +57,34 @@ def open_session(args: argparse.Namespace, fs: Findsession, out: Console, err: C
         if plan.machine
         else directory_problem(plan)
     )
-    if args.print:
+    return print_or_run(
+        fs,
+        plan,
+        line,
+        problem,
+        err,
+        run=not args.print,
+        cannot=f", so {_named(session)} cannot be resumed here",
+        starting=f"resuming {_named(session)} in {render.home(plan.cwd)}",
+    )
+
+
+def print_or_run(
+    fs: Findsession,
+    plan: Resume,
+    line: str,
+    problem: str | None,
+    err: Console,
+    *,
+    run: bool,
+    cannot: str,
+    starting: str,
+) -> int:
+    """The command as `line` for the person to run (`run` False; a `problem` is a
+    warning), or the agent started in its place, only when nothing stands in the way:
+    the directory is there and the agent is on PATH; else the line and why not.
+    `open` and `handoff --to --run` both end here, so both make the same checks."""
+    if not run:
         print(line)
         if problem:
             say(err, f"warning: {problem}")
@@ -69,10 +96,10 @@ def open_session(args: argparse.Namespace, fs: Findsession, out: Console, err: C
     if shutil.which(agent) is None:
         print(line)
         raise FindsessionError(
-            f"{agent!r} is not on PATH, so {_named(session)} cannot be resumed here: install"
-            " it, or run the command above where it is"
+            f"{agent!r} is not on PATH{cannot}: install it, or run the command above where"
+            " it is"
         )
-    err.print(f"resuming {_named(session)} in {render.home(plan.cwd)}", soft_wrap=True)
+    err.print(starting, soft_wrap=True)
     become(fs, plan)
     return 0  # not reached: the agent has taken this process over
 
