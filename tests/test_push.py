@@ -298,6 +298,48 @@ def test_row_level_security_shows_bob_only_what_alice_shared(
     assert shop not in bob_finds()
 
 
+def _writes(url: str) -> dict[str, tuple[int, int]]:
+    """(rows inserted, rows updated) per content table since the server started."""
+    found = rows(
+        url,
+        "SELECT relname, n_tup_ins, n_tup_upd FROM pg_stat_user_tables"
+        " WHERE schemaname = 'findsession' AND relname IN ('units', 'chunks', 'embedded')",
+    )
+    return {r[0]: (r[1], r[2]) for r in found}
+
+
+def test_a_session_pushed_into_a_shared_project_is_written_once(
+    team: dict[str, str], tmp_path: Path
+) -> None:
+    """Its rows arrive shown to the team: marked after the insert, each unit, vector and
+    their index entries were written twice (and the graph's, on a server that has one)."""
+    alice = machine(tmp_path, "alice-laptop", team["alice"])
+    bob = machine(tmp_path, "bob-laptop", team["bob"])
+    alice.run("share", SHOP)
+    first = session(alice, SHOP, ("the cache headers for static assets", "gzip and a year."))
+    later = session(alice, SHOP, ("the cache busting query string", "A content hash."))
+    alice.run("index")
+    before = _writes(team["admin"])
+    alice.run("push")
+    deadline = time.monotonic() + 10  # the push's server process reports as it ends
+    while _writes(team["admin"])["units"][0] == before.get("units", (0, 0))[0]:
+        assert time.monotonic() < deadline, "the push's inserts never showed in the stats"
+        time.sleep(0.1)
+    after = _writes(team["admin"])
+    for table, (inserted, updated) in after.items():
+        assert inserted > before.get(table, (0, 0))[0], f"{table}: the push wrote rows"
+        assert updated == before.get(table, (0, 0))[1], f"{table}: rows written again"
+    found = bob.json("search", "cache", "--backend", "postgresql", "--mode", "hybrid")
+    assert {first, later} <= {r["session"]["id"] for r in found["results"]}
+    shown = rows(
+        team["bob"],
+        "SELECT count(*) FROM findsession.chunks c JOIN findsession.units u ON u.id = c.unit_id"
+        " WHERE u.session_id = ANY(%s)",
+        ([first, later],),
+    )
+    assert shown[0][0] >= 2, "bob reads their vectors"
+
+
 def test_a_hit_says_whose_session_it_is_and_where_it_resumes(
     team: dict[str, str], tmp_path: Path
 ) -> None:

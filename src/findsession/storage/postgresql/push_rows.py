@@ -10,6 +10,7 @@ runs the model.
 from __future__ import annotations
 
 from findsession.storage.postgresql.connection import Connection
+from findsession.storage.postgresql.schema_v8 import VISIBLE
 from findsession.storage.push import Chunk, PushCounts, PushedSession, PushedUnit
 
 
@@ -68,7 +69,8 @@ class PushRowsMixin(Connection):
         held = {
             r[0]
             for r in self.query(
-                "SELECT unit_id FROM embedded WHERE unit_id = ANY(?)", (list(offered),)
+                f"SELECT unit_id FROM embedded WHERE {VISIBLE} AND unit_id = ANY(?)",
+                (list(offered),),
             )
         }
         return self.save_vectors_many(

@@ -15,6 +15,13 @@ from findsession.storage.sql import units as shared
 _MAX_POSITION = 16_383
 #: Each written column's array type, for `unnest`.
 _ARRAYS = {"ordinal": "int[]"}
+#: Whether the session's rows are shown to everyone, written with each new unit: marked
+#: after the insert (schema step 7's trigger), every row and index entry would be
+#: written twice.
+_SHARED = (
+    "EXISTS (SELECT 1 FROM sessions s WHERE s.audience = '' AND s.id = ?"
+    " AND s.owner = current_user)"
+)
 
 
 def cjk_grams(fields: list[str]) -> str:
@@ -54,8 +61,8 @@ class UnitsMixin(shared.UnitsMixin, Connection):
         )
         names = ", ".join(f"x{i}" for i in range(len(written)))
         made = self.query(
-            f"INSERT INTO units ({', '.join(written)}) SELECT {values}"
+            f"INSERT INTO units ({', '.join(written)}, shared) SELECT {values}, {_SHARED}"
             f" FROM unnest({arrays}) AS x({names}) RETURNING kind, ordinal, id",
-            [list(column) for column in zip(*rows, strict=True)],
+            [session_id, *(list(column) for column in zip(*rows, strict=True))],
         )
         return {(r[0], r[1]): r[2] for r in made}

@@ -36,15 +36,17 @@ _FIELD = {"user": "prompt", "assistant": "reply"}
 #: Memory the HNSW build may take (`maintenance_work_mem`): a graph that does not fit
 #: is built on disk, several times slower. About 1.7 kB per 384-dimension vector.
 BUILD_MEMORY = "1GB"
+#: A chunk's columns, `shared` its unit's (written with it: marked after the insert by
+#: schema step 7's trigger, each row and its graph entry would be written twice).
 _COPY_CHUNKS = (
     "COPY chunks (unit_id, field, span_start, span_end, scale, vec, code, text_hash,"
-    " embedding) FROM STDIN"
+    " embedding, shared) FROM STDIN"
 )
 _INSERT_CHUNKS = (
     "INSERT INTO chunks (unit_id, field, span_start, span_end, scale, vec, code, text_hash,"
-    " embedding) SELECT u, f, s, e, sc, v, c, h, emb::vector FROM unnest(?::bigint[],"
-    " ?::text[], ?::int[], ?::int[], ?::real[], ?::bytea[], ?::bytea[], ?::bytea[],"
-    " ?::text[]) AS x(u, f, s, e, sc, v, c, h, emb)"
+    " embedding, shared) SELECT u, f, s, e, sc, v, c, h, emb::vector, sh FROM"
+    " unnest(?::bigint[], ?::text[], ?::int[], ?::int[], ?::real[], ?::bytea[], ?::bytea[],"
+    " ?::bytea[], ?::text[], ?::boolean[]) AS x(u, f, s, e, sc, v, c, h, emb, sh)"
 )
 #: Each int8 value's text, for writing vectors without formatting floats.
 _INT8_TEXT = [str(b - 256 if b > 127 else b) for b in range(256)]
@@ -93,14 +95,20 @@ class VectorsMixin(vectors.VectorsMixin, Connection):
         if not units:
             return 0
         ids = [u[0] for u in units]
-        current = dict(self.query("SELECT id, hash FROM units WHERE id = ANY(?)", (ids,)))
-        kept = [u for u in units if current.get(u[0]) == u[1]]
+        current = {
+            r[0]: (r[1], r[2])
+            for r in self.query("SELECT id, hash, shared FROM units WHERE id = ANY(?)", (ids,))
+        }
+        kept = [u for u in units if current.get(u[0], ("",))[0] == u[1]]
         if not kept:
             return 0
         kept_ids = [u[0] for u in kept]
+        shared = [current[unit_id][1] for unit_id in kept_ids]
         self.execute("DELETE FROM chunks WHERE unit_id = ANY(?)", (kept_ids,))
         rows = [
-            (unit_id, *c[:7], int8_vector_text(c[4])) for unit_id, _, chunks in kept for c in chunks
+            (unit_id, *c[:7], int8_vector_text(c[4]), current[unit_id][1])
+            for unit_id, _, chunks in kept
+            for c in chunks
         ]
         if self.scalar("SELECT row_security_active('chunks')"):
             # A person's role on a shared server: PostgreSQL refuses COPY under
@@ -111,10 +119,11 @@ class VectorsMixin(vectors.VectorsMixin, Connection):
                 for row in rows:
                     copy.write_row(row)
         self.execute(
-            "INSERT INTO embedded (unit_id, chunks) SELECT * FROM unnest(?::bigint[], ?::int[])"
+            "INSERT INTO embedded (unit_id, chunks, shared)"
+            " SELECT * FROM unnest(?::bigint[], ?::int[], ?::boolean[])"
             f" ON CONFLICT {self.key('embedded')}"
             " DO UPDATE SET chunks = excluded.chunks",
-            (kept_ids, [len(u[2]) for u in kept]),
+            (kept_ids, [len(u[2]) for u in kept], shared),
         )
         return len(kept)
 
