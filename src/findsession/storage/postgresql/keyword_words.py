@@ -107,18 +107,21 @@ class KeywordMixin(Connection):
     def _word_rarity(self, words: list[str]) -> dict[str, float]:
         units = keyword_index.unit_count(self)
         found = keyword_index.phrases(self, [w for w in words if not cjk.runs(w)])
+        grams = {
+            word: [tsquery.cjk_query([g]) or "" for run in cjk.runs(word) for g in cjk.bigrams(run)]
+            for word in words
+        }
+        by_gram = keyword_index.document_counts(
+            self, "cjk_grams", [g for each in grams.values() for g in each]
+        )
+        by_phrase = keyword_index.document_counts(self, "words", list(found.values()))
         rarity = {}
         for word in words:
-            runs = cjk.runs(word)
-            if runs:
-                grams = [g for run in runs for g in cjk.bigrams(run)]
-                counts = [
-                    keyword_index.document_count(self, "cjk_grams", tsquery.cjk_query([g]) or "")
-                    for g in grams
-                ]
+            if cjk.runs(word):
+                counts = [by_gram[g] for g in grams[word]]
             else:
                 phrase = found.get(word)
-                counts = [keyword_index.document_count(self, "words", phrase)] if phrase else []
+                counts = [by_phrase[phrase]] if phrase else []
             rarity[word] = math.log((units + 1) / ((min(counts) if counts else 0) + 1))
         return rarity
 
