@@ -60,6 +60,8 @@ class Connection(PostgresDialect, SqlConnection):
         #: A server index is never opened read-only: the server's roles decide.
         self.read_only = False
         self._savepoints = itertools.count()
+        self._conninfo = url
+        self._beside: Connection | None = None
 
     @classmethod
     def open(cls, url: str, path: Path) -> Self:
@@ -88,6 +90,21 @@ class Connection(PostgresDialect, SqlConnection):
             db.close()
             raise
         return cls(db, url, path)
+
+    def beside(self) -> Connection:
+        """A second connection to the index as the same role, made on first use and
+        kept: for a statement that can run on the server while this one runs another
+        (a search's second keyword list, on the server's second core)."""
+        if self._beside is None or self._beside.db.closed or self._beside.db.broken:
+            if self._beside is not None:
+                self._beside.db.close()
+            self._beside = Connection.open(self._conninfo, self.path)
+        return self._beside
+
+    def close(self) -> None:
+        if self._beside is not None:
+            self._beside.db.close()
+        self.db.close()
 
     @property
     def in_transaction(self) -> bool:

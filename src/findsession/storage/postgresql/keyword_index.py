@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any
@@ -120,8 +121,15 @@ def idf(units: int, found: int) -> float:
     return max(math.log((units - found + 0.5) / (found + 0.5)), 1e-6)
 
 
-def keyword_search(store: Store, query: Query, filters: Filters, limit: int) -> list[UnitMatch]:
-    """Best `limit` units by fused rank (best first); empty when nothing is searchable."""
+def keyword_search(
+    store: Store, query: Query, filters: Filters, limit: int, beside: Store | None = None
+) -> list[UnitMatch]:
+    """Best `limit` units by fused rank (best first); empty when nothing is searchable.
+
+    With `beside`, a second connection, the lists after the first are ranked on it at
+    the same time: each list reads and ranks every unit that holds a query word, so two
+    lists one after the other took the sum of their times where the server has a core
+    for each."""
     if query.raw:
         raw = raw_query(store, query.text)
         if raw is None:
@@ -142,9 +150,21 @@ def keyword_search(store: Store, query: Query, filters: Filters, limit: int) -> 
     grams = None if query.raw else _cjk_terms(store, query.cjk_runs, filters)
     if grams:
         lists.append((1.0, Ranked("cjk_grams", CONVERSATION_WEIGHTS, grams)))
-    return fuse(
-        [(weight, _ranked(store, ranked, filters, limit)) for weight, ranked in lists], limit
-    )
+    first, *rest = lists
+    if beside is None or not rest:
+        found = [_ranked(store, ranked, filters, limit) for _, ranked in lists]
+    else:
+        with ThreadPoolExecutor(1) as pool:
+            later = pool.submit(_ranked_beside, beside, [r for _, r in rest], filters, limit)
+            found = [_ranked(store, first[1], filters, limit), *later.result()]
+    return fuse([(weight, f) for (weight, _), f in zip(lists, found, strict=True)], limit)
+
+
+def _ranked_beside(
+    beside: Store, lists: list[Ranked], filters: Filters, limit: int
+) -> list[list[UnitMatch]]:
+    with index_scans(beside):
+        return [_ranked(beside, ranked, filters, limit) for ranked in lists]
 
 
 def _weighted_terms(store: Store, words: list[str]) -> list[tuple[str, float]]:

@@ -45,8 +45,10 @@ class KeywordMixin(Connection):
     """The store's keyword index (see findsession.storage.base.KeywordIndex)."""
 
     def keyword_search(self, query: Query, filters: Filters, limit: int) -> list[UnitMatch]:
+        # Inside a transaction of its own, a second connection would not see its writes.
+        beside = None if self.in_transaction else self.beside()
         with keyword_index.index_scans(self):
-            return keyword_index.keyword_search(self, query, filters, limit)
+            return keyword_index.keyword_search(self, query, filters, limit, beside)
 
     def keyword_snippet(self, query: Query, filters: Filters, match: UnitMatch) -> str:
         """The matched words of the unit's first field that holds them; '' for a bigram

@@ -50,4 +50,3 @@ class RecordsMixin(records.RecordsMixin, Connection):
             if reply:
                 messages.append(Message(MessageKind.REPLY, reply, ordinal, timestamp=ts))
         return messages
-
