@@ -84,10 +84,11 @@ def unit_count(store: Store) -> int:
     return int(store.scalar("SELECT coalesce(sum(n), 0) FROM unit_count") or 0)
 
 
-#: How long a word's count is kept while the number of units stays the same: long
-#: enough for the search that asked (its keyword list, then its confidence), not for
-#: the next search, since a unit rewritten in place moves a count but not the number.
-_COUNTS_KEPT_S = 1.0
+#: How long a word's count is kept at most while the number of units stays the same (a
+#: unit rewritten in place moves a count but not the number). Each keyword search
+#: starts afresh: the counts are kept for the search that asked (its keyword list, then
+#: its confidence), not for the next one.
+_COUNTS_KEPT_S = 30.0
 
 
 def document_counts(store: Store, column: str, queries: list[str]) -> dict[str, int]:
@@ -98,9 +99,9 @@ def document_counts(store: Store, column: str, queries: list[str]) -> dict[str, 
     keyword list's IDF, then the confidence's rarity): 56 of 92 ms of a keyword search
     at 23k units. A count is kept on the connection for the rest of that search (while
     the caller's number of units stays what it was, for at most `_COUNTS_KEPT_S`)."""
+    kept: dict[str, Any] = store.__dict__.setdefault("_document_counts", {})
     units = unit_count(store)
     now = time.monotonic()
-    kept: dict[str, Any] = store.__dict__.setdefault("_document_counts", {})
     if kept.get("units") != units or now - kept.get("since", now) > _COUNTS_KEPT_S:
         kept.clear()
         kept.update(units=units, since=now, counts={})
@@ -130,6 +131,7 @@ def keyword_search(
     the same time: each list reads and ranks every unit that holds a query word, so two
     lists one after the other took the sum of their times where the server has a core
     for each."""
+    store.__dict__.pop("_document_counts", None)  # counted again for each search
     if query.raw:
         raw = raw_query(store, query.text)
         if raw is None:
