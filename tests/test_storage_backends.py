@@ -9,6 +9,7 @@ on, whichever backend holds the index.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
 
 import numpy as np
@@ -369,3 +370,56 @@ def test_a_raw_query_the_index_cannot_read_is_a_keyword_query_error(storage: Sto
             storage.keyword_search(Query.parse("(((", raw=True), Filters(), 10)
         storage.set_setting("after", "yes")
     assert storage.setting("after") == "yes"
+
+
+def test_a_servers_second_connection_ranks_the_same_and_closes_with_the_store(
+    pg_url: str, tmp_path: object
+) -> None:
+    """The tool-text list and half the word counts run on a second connection beside the
+    first: the same ranking as one connection alone, and nothing left open after."""
+    import psycopg
+
+    from findsession.storage import open_storage
+
+    def connections() -> int:
+        with psycopg.connect(pg_url, autocommit=True) as db:
+            return db.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                " AND pid <> pg_backend_pid()"
+            ).fetchone()[0]
+
+    before = connections()
+    store, _ = open_storage(tmp_path, backend="postgresql", url=pg_url)  # type: ignore[arg-type]
+    try:
+        with store.transaction():
+            for n in range(6):
+                store.sync_units(
+                    f"s{n}",
+                    [
+                        UnitRow(
+                            kind="turn",
+                            ordinal=1,
+                            source="claude-code",
+                            ts=None,
+                            title="",
+                            prompt=f"why the deploy failed {'again ' * n}",
+                            reply="the health check timed out" if n % 2 else "a canary",
+                            tools="kubectl rollout status deploy/api" if n % 3 else "",
+                            tool_names=[],
+                            files=[],
+                        )
+                    ],
+                )
+        query = Query.parse("deploy rollout health canary")
+        beside = store.keyword_search(query, Filters(), 10)
+        with store.transaction():  # inside a transaction: one connection, one list after another
+            alone = store.keyword_search(query, Filters(), 10)
+        assert [(m.session_id, m.score) for m in beside] == [(m.session_id, m.score) for m in alone]
+        assert len(beside) == 6
+        assert connections() == before + 2
+    finally:
+        store.close()
+    deadline = time.monotonic() + 5
+    while connections() != before:  # a closed backend leaves the list as it exits
+        assert time.monotonic() < deadline, "a connection was left open"
+        time.sleep(0.05)

@@ -91,14 +91,17 @@ def unit_count(store: Store) -> int:
 _COUNTS_KEPT_S = 30.0
 
 
-def document_counts(store: Store, column: str, queries: list[str]) -> dict[str, int]:
+def document_counts(
+    store: Store, column: str, queries: list[str], beside: Store | None = None
+) -> dict[str, int]:
     """How many units the caller may read match each query in `column`, through the GIN
     index (`matching_count`, schema step 8), all in one statement.
 
     Counting reads every matching unit, and one search asks it twice of each word (the
     keyword list's IDF, then the confidence's rarity): 56 of 92 ms of a keyword search
     at 23k units. A count is kept on the connection for the rest of that search (while
-    the caller's number of units stays what it was, for at most `_COUNTS_KEPT_S`)."""
+    the caller's number of units stays what it was, for at most `_COUNTS_KEPT_S`). With
+    `beside`, a second connection, half the words are counted there at the same time."""
     kept: dict[str, Any] = store.__dict__.setdefault("_document_counts", {})
     units = unit_count(store)
     now = time.monotonic()
@@ -108,12 +111,27 @@ def document_counts(store: Store, column: str, queries: list[str]) -> dict[str, 
     counts: dict[tuple[str, str], int] = kept["counts"]
     missing = [q for q in dict.fromkeys(queries) if (column, q) not in counts]
     if missing:
-        rows = store.query(
-            "SELECT q, matching_count(?, q::tsquery, NULL) FROM unnest(?::text[]) AS q",
-            (column, missing),
-        )
+        if beside is None or len(missing) < 2:
+            rows = _counted(store, column, missing)
+        else:
+            half = len(missing) // 2
+            with ThreadPoolExecutor(1) as pool:
+                later = pool.submit(_counted_beside, beside, column, missing[half:])
+                rows = _counted(store, column, missing[:half]) + later.result()
         counts.update({(column, q): int(n) for q, n in rows})
     return {q: counts[(column, q)] for q in queries}
+
+
+def _counted(store: Store, column: str, queries: list[str]) -> list[tuple[Any, ...]]:
+    return store.query(
+        "SELECT q, matching_count(?, q::tsquery, NULL) FROM unnest(?::text[]) AS q",
+        (column, queries),
+    )
+
+
+def _counted_beside(beside: Store, column: str, queries: list[str]) -> list[tuple[Any, ...]]:
+    with index_scans(beside):
+        return _counted(beside, column, queries)
 
 
 def idf(units: int, found: int) -> float:
@@ -138,7 +156,7 @@ def keyword_search(
             return []
         terms = [(raw, 1.0)]
     else:
-        terms = _weighted_terms(store, list(query.content))
+        terms = _weighted_terms(store, list(query.content), beside)
         if not terms:
             return []
     lists: list[tuple[float, Ranked]] = []
@@ -149,7 +167,7 @@ def keyword_search(
     else:
         lists.append((1.0, Ranked("words", CONVERSATION_WEIGHTS, terms)))
         lists.append((TOOLS_WEIGHT, Ranked("tool_words", TOOLS_WEIGHTS, terms)))
-    grams = None if query.raw else _cjk_terms(store, query.cjk_runs, filters)
+    grams = None if query.raw else _cjk_terms(store, query.cjk_runs, filters, beside)
     if grams:
         lists.append((1.0, Ranked("cjk_grams", CONVERSATION_WEIGHTS, grams)))
     first, *rest = lists
@@ -169,7 +187,9 @@ def _ranked_beside(
         return [_ranked(beside, ranked, filters, limit) for ranked in lists]
 
 
-def _weighted_terms(store: Store, words: list[str]) -> list[tuple[str, float]]:
+def _weighted_terms(
+    store: Store, words: list[str], beside: Store | None = None
+) -> list[tuple[str, float]]:
     """Each content word's phrase with its inverse document frequency; the words most
     units hold are dropped when rarer ones remain (they change the order of nothing and
     make the server rank most of the table)."""
@@ -177,7 +197,7 @@ def _weighted_terms(store: Store, words: list[str]) -> list[tuple[str, float]]:
     if not found:
         return []
     units = unit_count(store)
-    by_phrase = document_counts(store, "words", list(found.values()))
+    by_phrase = document_counts(store, "words", list(found.values()), beside)
     counts = {w: by_phrase[p] for w, p in found.items()}
     common = common_above(units)
     kept = [w for w in found if counts[w] <= common] if len(found) > 1 else list(found)
@@ -185,14 +205,14 @@ def _weighted_terms(store: Store, words: list[str]) -> list[tuple[str, float]]:
 
 
 def _cjk_terms(
-    store: Store, runs: tuple[str, ...], filters: Filters
+    store: Store, runs: tuple[str, ...], filters: Filters, beside: Store | None = None
 ) -> list[tuple[str, float]] | None:
     grams = [tsquery.cjk_query([g]) for run in runs for g in cjk.bigrams(run)]
     kept = [g for g in dict.fromkeys(grams) if g]
     if not kept:
         return None
     units = unit_count(store)
-    counts = document_counts(store, "cjk_grams", kept)
+    counts = document_counts(store, "cjk_grams", kept, beside)
     terms = [(g, idf(units, counts[g])) for g in kept]
     if filters.speaker:
         weight = tsquery.SPEAKER_WEIGHT[filters.speaker]
