@@ -189,10 +189,16 @@ def test_a_described_table_on_the_server_hides_a_colleagues_rows_until_shared(
             alice.execute("INSERT INTO shares (project) VALUES (?)", ("/home/alice/secretproj",))  # type: ignore[attr-defined]
         assert sorted(bob.query("SELECT session_id FROM session_notes")) == [("a1",), ("b1",)]  # type: ignore[attr-defined]
         assert bob.query("SELECT session_id FROM session_marks") == [("b1",)], "marks: hers alone"  # type: ignore[attr-defined]
+        _write_both(alice, "a2")  # written into the project already shared: shown at once
+        assert sorted(bob.query("SELECT session_id FROM session_notes")) == [  # type: ignore[attr-defined]
+            ("a1",),
+            ("a2",),
+            ("b1",),
+        ]
         with alice.transaction():
             alice.delete_session("a1")
-        assert rows(team["admin"], "SELECT count(*) FROM findsession.session_notes")[0][0] == 1
-        assert rows(team["admin"], "SELECT count(*) FROM findsession.session_marks")[0][0] == 1
+        assert rows(team["admin"], "SELECT count(*) FROM findsession.session_notes")[0][0] == 2
+        assert rows(team["admin"], "SELECT count(*) FROM findsession.session_marks")[0][0] == 2
     finally:
         alice.close()
         bob.close()

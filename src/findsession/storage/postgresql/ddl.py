@@ -107,41 +107,58 @@ def _row_key(table: Table) -> tuple[str, ...]:
     raise ValueError(f"{table.name}: a session's content needs an id or a key")
 
 
+def mark_shared(name: str, keys: tuple[str, ...], by_unit: bool) -> str:
+    """The trigger statement that marks a statement's new rows (`fresh`) shared whose
+    session, or unit, is; rows a push wrote with their flag set are left alone (schema
+    step 10). The parents are asked by their index's whole key (`audience` '' is a
+    shared row) and each row marked by its own, its audience being its owner until then,
+    through `EXECUTE`, planned for the tables as they are on each run: a plan made at a
+    push's first session, on empty tables, read the whole parent table per session after."""
+    parent, column = ("units", "unit_id") if by_unit else ("sessions", "session_id")
+    keys = tuple(k for k in keys if k != "owner")
+    marked = (
+        f"SELECT f.owner, {', '.join(f'f.{k}' for k in keys)} FROM fresh f"
+        f" WHERE NOT f.shared AND EXISTS (SELECT 1 FROM {parent} p"
+        f" WHERE p.audience = '''' AND p.id = f.{column} AND p.owner = f.owner)"
+    )
+    match = " AND ".join(f"t.{k} = n.{k}" for k in keys)
+    return (
+        f"EXECUTE 'UPDATE {name} t SET shared = true FROM ({marked}) n"
+        f" WHERE t.audience = n.owner AND {match}';"
+    )
+
+
+def follow_shared(name: str, by_unit: bool) -> str:
+    """The trigger statement that carries a session's flag (`NEW`) to its rows in `name`,
+    or to its units' rows: the rows whose flag differs are those whose `audience` is
+    the other one, which the index finds (schema step 10)."""
+    if by_unit:
+        sql = (
+            f"UPDATE {name} x SET shared = $3 FROM units u WHERE u.audience = ANY(ARRAY[$2,"
+            " '''']) AND u.session_id = $1 AND u.owner = $2 AND x.audience = $4"
+            " AND x.unit_id = u.id AND x.owner = u.owner"
+        )
+    else:
+        sql = (
+            f"UPDATE {name} SET shared = $3 WHERE audience = $4 AND session_id = $1 AND owner = $2"
+        )
+    return (
+        f"EXECUTE '{sql}' USING NEW.id, NEW.owner, NEW.shared,"
+        " CASE WHEN NEW.shared THEN NEW.owner ELSE '' END;"
+    )
+
+
 def _triggers(table: Table, path: str) -> list[str]:
     """A content row takes its session's (or unit's) `shared` when written and follows
     it after; a session's (or unit's) rows go with it."""
     name, statements = table.name, []
     if _content(table):
-        parent = (
-            "sessions p ON p.id = f.session_id"
-            if table.belongs == SESSION
-            else ("units p ON p.id = f.unit_id")
-        )
-        keys = _row_key(table)
-        fresh = f"SELECT {', '.join(f'f.{c}' for c in keys)} FROM fresh f JOIN {parent}"
+        by_unit = table.belongs == UNIT
         statements += [
-            _function(
-                f"{name}_shared",
-                path,
-                f"UPDATE {name} SET shared = true WHERE ({', '.join(keys)}) IN ("
-                f"{fresh} AND p.owner = f.owner WHERE p.shared);",
-            ),
+            _function(f"{name}_shared", path, mark_shared(name, _row_key(table), by_unit)),
             f"CREATE TRIGGER {name}_shared AFTER INSERT ON {name} REFERENCING NEW TABLE AS"
             f" fresh FOR EACH STATEMENT EXECUTE FUNCTION {name}_shared()",
-        ]
-        if table.belongs == SESSION:
-            follow = (
-                f"UPDATE {name} SET shared = NEW.shared WHERE session_id = NEW.id"
-                " AND owner = NEW.owner AND shared IS DISTINCT FROM NEW.shared;"
-            )
-        else:
-            follow = (
-                f"UPDATE {name} x SET shared = NEW.shared FROM units u WHERE u.session_id ="
-                " NEW.id AND u.owner = NEW.owner AND x.unit_id = u.id AND x.owner = u.owner"
-                " AND x.shared IS DISTINCT FROM NEW.shared;"
-            )
-        statements += [
-            _function(f"{name}_follow", path, follow),
+            _function(f"{name}_follow", path, follow_shared(name, by_unit)),
             f"CREATE TRIGGER {name}_follow AFTER UPDATE ON sessions FOR EACH ROW"
             f" WHEN (OLD.shared IS DISTINCT FROM NEW.shared) EXECUTE FUNCTION {name}_follow()",
             f"CREATE TRIGGER {name}_follow_new AFTER INSERT ON sessions FOR EACH ROW"
