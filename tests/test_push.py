@@ -340,6 +340,26 @@ def test_a_session_pushed_into_a_shared_project_is_written_once(
     assert shown[0][0] >= 2, "bob reads their vectors"
 
 
+def test_a_person_allowed_one_connection_still_searches(
+    team: dict[str, str], tmp_path: Path
+) -> None:
+    """A search ranks its tool-text list on a second connection; a role the server
+    allows one connection searches on that one alone, with the same hits."""
+    alice = machine(tmp_path, "alice-laptop", team["alice"])
+    shop = session(alice, SHOP, ("the cache headers for static assets", "gzip and a year."))
+    alice.run("index")
+    alice.run("push")
+
+    def found() -> list[str]:
+        out = alice.json("search", "cache headers", "--backend", "postgresql", "--mode", "keyword")
+        return [r["session"]["id"] for r in out["results"]]
+
+    before = found()
+    with psycopg.connect(team["admin"], autocommit=True) as db:
+        db.execute("ALTER ROLE alice CONNECTION LIMIT 1")
+    assert found() == before == [shop]
+
+
 def test_a_hit_says_whose_session_it_is_and_where_it_resumes(
     team: dict[str, str], tmp_path: Path
 ) -> None:

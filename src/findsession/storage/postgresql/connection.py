@@ -91,14 +91,20 @@ class Connection(PostgresDialect, SqlConnection):
             raise
         return cls(db, url, path)
 
-    def beside(self) -> Connection:
+    def beside(self) -> Connection | None:
         """A second connection to the index as the same role, made on first use and
         kept: for a statement that can run on the server while this one runs another
-        (a search's second keyword list, on the server's second core)."""
+        (a search's second keyword list, on the server's second core). None when the
+        server refuses one (its connections, or the role's, are all taken): the work
+        then runs on this connection, one statement after another."""
         if self._beside is None or self._beside.db.closed or self._beside.db.broken:
             if self._beside is not None:
                 self._beside.db.close()
-            self._beside = Connection.open(self._conninfo, self.path)
+                self._beside = None
+            try:
+                self._beside = Connection.open(self._conninfo, self.path)
+            except DatabaseError:
+                return None
         return self._beside
 
     def close(self) -> None:
