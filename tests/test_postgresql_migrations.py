@@ -100,3 +100,50 @@ def test_an_index_of_step_four_searches_its_vectors_across_the_new_graph(
         assert [m.ordinal for m in found][:1] == [3]
     finally:
         store.close()
+
+
+def test_an_index_of_step_ten_finds_its_words_through_their_new_rows(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """Step 11 writes each stored unit's words as rows: the units already there are
+    found by a one-word search after the upgrade, as are those written after it, and
+    a deleted unit's rows go with it."""
+    from findsession.query import Query
+    from findsession.storage.base import Filters
+    from findsession.storage.postgresql.migrations import MIGRATIONS
+
+    with psycopg.connect(pg_url, autocommit=True) as db:
+        db.execute(f"DROP SCHEMA IF EXISTS {SCHEMA} CASCADE")
+        db.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        db.execute(f"CREATE SCHEMA {SCHEMA}")
+        db.execute(f"SET search_path = {SCHEMA}, public")
+        for step in MIGRATIONS[:10]:
+            step(db)
+        db.execute("INSERT INTO settings (key, value) VALUES ('schema_version', '10')")
+        for ordinal, text in enumerate(["the flamingo deploy", "a canary"], 1):
+            db.execute(
+                "INSERT INTO units (session_id, kind, ordinal, source, prompt, hash)"
+                " VALUES ('s', 'turn', %s, 'claude-code', %s, %s)",
+                (ordinal, text, f"h{ordinal}"),
+            )
+    store, _ = open_index(pg_url, local=tmp_path / "index.db")
+
+    def row(ordinal: int, prompt: str) -> UnitRow:
+        return UnitRow("turn", ordinal, "claude-code", None, "", prompt, "", "", [], [])
+
+    def found(text: str) -> list[int]:
+        return [m.ordinal for m in store.keyword_search(Query.parse(text), Filters(), 10)]
+
+    try:
+        assert store.schema_version() == SCHEMA_VERSION
+        assert found("flamingo") == [1] and found("canary") == [2]
+        with store.transaction():
+            store.sync_units(
+                "s",
+                [row(1, "the flamingo deploy"), row(4, "another flamingo"), row(5, "数据库迁移")],
+            )
+        assert sorted(found("flamingo")) == [1, 4] and found("canary") == []
+        assert found("迁移") == [5]
+        assert store.scalar("SELECT count(*) FROM postings WHERE lexeme = 'canari'") == 0
+    finally:
+        store.close()

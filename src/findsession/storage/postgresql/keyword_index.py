@@ -9,11 +9,16 @@ of its occurrences in the unit weighted by field (4:2:1 for title, prompt and re
 normalised by the unit's length against the average. A rare word a unit holds then
 counts for more than a common one, which is what makes BM25 find the session a person
 remembers by its one unusual word; and both backends rank alike.
+
+A list of single words reads their rows in `postings` (schema step 11) by an index-only
+scan, so it costs the words' postings rather than every matching unit's `tsvector`; a
+phrase, a prefix, a speaker's weight or a filter goes through the GIN index instead.
 """
 
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -29,6 +34,7 @@ from findsession.storage.base import Filters, KeywordQueryError, UnitMatch
 from findsession.storage.postgresql import tsquery
 from findsession.storage.postgresql.connection import Connection as Store
 from findsession.storage.postgresql.filters import filter_values
+from findsession.storage.postgresql.schema_v11 import COLUMNS
 from findsession.storage.sql.ranking import TOOLS_WEIGHT, common_above, fuse
 
 #: `ts_rank_cd` weights {D, C, B, A}: title 4, prompt 2, reply 1 (and tools 0.5 among the
@@ -94,8 +100,8 @@ _COUNTS_KEPT_S = 30.0
 def document_counts(
     store: Store, column: str, queries: list[str], beside: Store | None = None
 ) -> dict[str, int]:
-    """How many units the caller may read match each query in `column`, through the GIN
-    index (`matching_count`, schema step 8), all in one statement.
+    """How many units the caller may read match each query in `column`, all in one
+    statement (`_counted`: a word's rows in `postings`, a phrase through the GIN index).
 
     Counting reads every matching unit, and one search asks it twice of each word (the
     keyword list's IDF, then the confidence's rarity): 56 of 92 ms of a keyword search
@@ -123,10 +129,23 @@ def document_counts(
 
 
 def _counted(store: Store, column: str, queries: list[str]) -> list[tuple[Any, ...]]:
-    return store.query(
-        "SELECT q, matching_count(?, q::tsquery, NULL) FROM unnest(?::text[]) AS q",
-        (column, queries),
+    """Each query's count: a lexeme's from its rows in `postings` (an index-only count,
+    schema step 11), a phrase's or a prefix's through the GIN index."""
+    lexemes = {q: lexeme_of(q) for q in queries}
+    rows = store.query(
+        "SELECT x, (SELECT count(*) FROM postings p WHERE p.col = ? AND p.lexeme = x)"
+        " FROM unnest(?::text[]) AS x",
+        (COLUMNS[column], [x for x in lexemes.values() if x]),
     )
+    by_lexeme = dict(rows)
+    found = [(q, by_lexeme[x]) for q, x in lexemes.items() if x]
+    others = [q for q, x in lexemes.items() if not x]
+    if others:
+        found += store.query(
+            "SELECT q, matching_count(?, q::tsquery, NULL) FROM unnest(?::text[]) AS q",
+            (column, others),
+        )
+    return found
 
 
 def _counted_beside(beside: Store, column: str, queries: list[str]) -> list[tuple[Any, ...]]:
@@ -232,7 +251,66 @@ def raw_query(store: Store, text: str) -> str | None:
     return parsed or None
 
 
+#: A term that is one lexeme, as `phraseto_tsquery` writes it: what `postings` holds.
+_ONE_LEXEME = re.compile(r"^'([^'\\]+)'$")
+
+
+def lexeme_of(term: str) -> str | None:
+    """The lexeme a term is, when it is one (not a phrase, a prefix or a weight)."""
+    match = _ONE_LEXEME.match(term)
+    return match.group(1) if match else None
+
+
 def _ranked(store: Store, ranked: Ranked, filters: Filters, limit: int) -> list[UnitMatch]:
+    """One list's best units (`_ranked_in_units` says how they are scored): its single
+    words from their rows in `postings` (schema step 11) when no filter applies, else
+    every term from the units' `tsvector`s."""
+    if any(lexeme_of(t) for t, _ in ranked.terms) and all(
+        v is None for v in filter_values(filters)
+    ):
+        return _ranked_by_postings(store, ranked, limit)
+    return _ranked_in_units(store, ranked, filters, limit)
+
+
+def _ranked_by_postings(store: Store, ranked: Ranked, limit: int) -> list[UnitMatch]:
+    """The same scores as `keyword_ranked`, term by term (BM25 sums over terms): a
+    single word's from its rows in `postings` (each row's weighted count is the
+    `ts_rank_cd` of that one word), read from the index led by the reader's audiences,
+    so the units holding a query word are never read; a phrase's (`utf-8`, an address)
+    from `keyword_ranked`, which reads only the units holding all of its words."""
+    single = [(x, w) for x, w in ((lexeme_of(t), w) for t, w in ranked.terms) if x]
+    phrased = [(t, w) for t, w in ranked.terms if not lexeme_of(t)]
+    average = average_length(store, ranked.column)
+    rows = store.query(
+        "SELECT u.id, u.session_id, u.kind, u.ordinal, t.score FROM ("
+        " SELECT x.unit_id, sum(x.score) AS score FROM ("
+        "  SELECT p.unit_id,"
+        "   i.idf * p.tf * 2.2 / (p.tf + 1.2 * (0.25 + 0.75 * p.len / ?)) AS score"
+        "  FROM unnest(?::text[], ?::float8[]) AS i(lexeme, idf)"
+        "  JOIN postings p ON p.col = ? AND p.lexeme = i.lexeme"
+        "  UNION ALL SELECT k.id, k.score FROM keyword_ranked("
+        "   ?, ?::float4[], ?, ?::text[], ?::float8[], ?, NULL, NULL, NULL, NULL, NULL, NULL,"
+        "   NULL) k"
+        " ) x GROUP BY x.unit_id ORDER BY 2 DESC, 1 LIMIT ?) t"
+        " JOIN units u ON u.id = t.unit_id ORDER BY t.score DESC, u.id",
+        [
+            average,
+            [x for x, _ in single],
+            [w for _, w in single],
+            COLUMNS[ranked.column],
+            ranked.column,
+            ranked.weights,
+            TF_SCALE[ranked.weights],
+            [t for t, _ in phrased],
+            [w for _, w in phrased],
+            average,
+            limit,
+        ],
+    )
+    return [UnitMatch(r[0], r[1], r[2], r[3], -float(r[4]), ranked.column) for r in rows]
+
+
+def _ranked_in_units(store: Store, ranked: Ranked, filters: Filters, limit: int) -> list[UnitMatch]:
     """One list's best units by BM25 as FTS5 computes it: per word, idf × f(k1+1)/(f +
     k1·K), f the word's occurrences in the unit weighted by field (4 title, 2 prompt, 1
     reply) and K the unit's length against the average (k1 = 1.2, b = 0.75). For a one-word query

@@ -27,6 +27,7 @@ from findsession.storage.postgresql.schema_v7 import v7_shared_flags
 from findsession.storage.postgresql.schema_v8 import v8_audience
 from findsession.storage.postgresql.schema_v9 import v9_file_writes
 from findsession.storage.postgresql.schema_v10 import v10_planned_triggers
+from findsession.storage.postgresql.schema_v11 import v11_postings
 
 SCHEMA = "findsession"
 MIGRATIONS: list[Callable[[psycopg.Connection[Any]], None]] = [
@@ -40,6 +41,7 @@ MIGRATIONS: list[Callable[[psycopg.Connection[Any]], None]] = [
     v8_audience,
     v9_file_writes,
     v10_planned_triggers,
+    v11_postings,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 #: The advisory lock held while the schema is created or upgraded.
