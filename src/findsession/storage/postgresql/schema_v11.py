@@ -13,8 +13,9 @@ faster lists, 18× faster counts (docs/benchmarks.md).
 The rows follow their unit: written, rewritten and deleted with it by statement
 triggers, and shown to whom the unit is (`shared`, `audience`, as every content row
 since step 8; the index leads with `audience`, so no walk of it meets a word of a
-session its reader may not see). Phrase and prefix terms, a speaker's weight and
-filtered searches still go through `keyword_ranked`.
+session its reader may not see). A list's phrase terms are still scored by
+`keyword_ranked` and added to its words' scores; a speaker's weight, a filter and a raw
+query send the whole list there.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ import psycopg
 from findsession.storage.postgresql.schema_v8 import MINE, VISIBLE
 
 #: The keyword columns, their numbers in `postings`, and each lexeme's weighted count
-#: as `ts_rank_cd` with the column's weights, scaled as `keyword_index.TF_SCALE` does.
+#: as `ts_rank_cd` with the column's weights, scaled as `keyword_index.TF_SCALE` does
+#: (0 for a lexeme stored without positions, which `ts_rank_cd` ignores).
 COLUMNS = {"words": 1, "tool_words": 2, "cjk_grams": 3}
 _WEIGHTED = (
     "4 * (SELECT sum(CASE w WHEN 'A' THEN 1.0 WHEN 'B' THEN 0.5 WHEN 'C' THEN 0.25"
@@ -40,7 +42,7 @@ def postings_of(units: str) -> str:
     `owner`, `shared` and the three columns)."""
     parts = [
         f"SELECT u.owner, u.id, {number}::smallint, x.lexeme,"
-        f" ({_COUNTED if column == 'tool_words' else _WEIGHTED})::real,"
+        f" coalesce({_COUNTED if column == 'tool_words' else _WEIGHTED}, 0)::real,"
         f" length(u.{column}), u.shared FROM {units} u, unnest(u.{column}) AS x"
         for column, number in COLUMNS.items()
     ]
