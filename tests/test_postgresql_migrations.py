@@ -11,8 +11,18 @@ import pytest
 
 from findsession.storage.base import UnitRow
 from findsession.storage.postgresql import init_server, open_index
-from findsession.storage.postgresql.migrations import SCHEMA, SCHEMA_VERSION
-from findsession.storage.postgresql.schema import v1_base
+from findsession.storage.postgresql.migrations import MIGRATIONS, SCHEMA, SCHEMA_VERSION
+
+
+def _schema_at(db: psycopg.Connection, step: int) -> None:
+    """The schema as findsession's step `step` left it, empty, on `db`'s search path."""
+    db.execute(f"DROP SCHEMA IF EXISTS {SCHEMA} CASCADE")
+    db.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    db.execute(f"CREATE SCHEMA {SCHEMA}")
+    db.execute(f"SET search_path = {SCHEMA}, public")
+    for migration in MIGRATIONS[:step]:
+        migration(db)
+    db.execute("INSERT INTO settings (key, value) VALUES ('schema_version', %s)", (str(step),))
 
 
 def test_an_index_of_step_one_counts_its_units_after_the_upgrade(
@@ -20,12 +30,7 @@ def test_an_index_of_step_one_counts_its_units_after_the_upgrade(
 ) -> None:
     """The unit count the keyword ranking divides by starts from the units already there."""
     with psycopg.connect(pg_url, autocommit=True) as db:
-        db.execute(f"DROP SCHEMA IF EXISTS {SCHEMA} CASCADE")
-        db.execute("CREATE EXTENSION IF NOT EXISTS vector")
-        db.execute(f"CREATE SCHEMA {SCHEMA}")
-        db.execute(f"SET search_path = {SCHEMA}, public")
-        v1_base(db)
-        db.execute("INSERT INTO settings (key, value) VALUES ('schema_version', '1')")
+        _schema_at(db, 1)
         for ordinal, text in enumerate(["alpha one", "beta two", "gamma three"], 1):
             db.execute(
                 "INSERT INTO units (session_id, kind, ordinal, source, prompt, hash)"
@@ -52,16 +57,9 @@ def test_an_index_of_step_four_searches_its_vectors_across_the_new_graph(
     the next embedding run or push) builds the half-precision one, searches scan exactly
     and still find the vectors."""
     from findsession.storage.base import Filters
-    from findsession.storage.postgresql.migrations import MIGRATIONS
 
     with psycopg.connect(pg_url, autocommit=True) as db:
-        db.execute(f"DROP SCHEMA IF EXISTS {SCHEMA} CASCADE")
-        db.execute("CREATE EXTENSION IF NOT EXISTS vector")
-        db.execute(f"CREATE SCHEMA {SCHEMA}")
-        db.execute(f"SET search_path = {SCHEMA}, public")
-        for step in MIGRATIONS[:4]:
-            step(db)
-        db.execute("INSERT INTO settings (key, value) VALUES ('schema_version', '4')")
+        _schema_at(db, 4)
         db.execute(
             "INSERT INTO settings (key, value) VALUES ('embedding_model', 'm'),"
             " ('embedding_dims', '3')"
@@ -110,16 +108,9 @@ def test_an_index_of_step_ten_finds_its_words_through_their_new_rows(
     a deleted unit's rows go with it."""
     from findsession.query import Query
     from findsession.storage.base import Filters
-    from findsession.storage.postgresql.migrations import MIGRATIONS
 
     with psycopg.connect(pg_url, autocommit=True) as db:
-        db.execute(f"DROP SCHEMA IF EXISTS {SCHEMA} CASCADE")
-        db.execute("CREATE EXTENSION IF NOT EXISTS vector")
-        db.execute(f"CREATE SCHEMA {SCHEMA}")
-        db.execute(f"SET search_path = {SCHEMA}, public")
-        for step in MIGRATIONS[:10]:
-            step(db)
-        db.execute("INSERT INTO settings (key, value) VALUES ('schema_version', '10')")
+        _schema_at(db, 10)
         for ordinal, text in enumerate(["the flamingo deploy", "a canary"], 1):
             db.execute(
                 "INSERT INTO units (session_id, kind, ordinal, source, prompt, hash)"
