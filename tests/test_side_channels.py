@@ -181,6 +181,39 @@ def test_explain_on_every_indexed_column_shows_bob_none_of_alices_hidden_rows(
     assert probed > 100, probed
 
 
+def test_every_index_a_person_could_walk_leads_with_whom_its_rows_are_shown_to(
+    hidden: dict[str, Any],
+) -> None:
+    """The walk above sees only the plans the planner picks: an index led by another
+    column passed it while an audience-led index of the same table was cheaper. So the
+    catalog is read too: every B-tree over a column of a table with owners starts with
+    `audience` (content) or `owner` (a person's own); the unique keys are over
+    `sealed(...)`, the text and vector indexes are the next test's."""
+    found = rows(
+        hidden["admin"],
+        "SELECT t.relname, c.relname, am.amname, i.indkey[0], a.attname,"
+        " EXISTS (SELECT 1 FROM pg_attribute x WHERE x.attrelid = t.oid"
+        "  AND x.attname = 'audience' AND NOT x.attisdropped)"
+        " FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid"
+        " JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am am ON am.oid = c.relam"
+        " JOIN pg_namespace n ON n.oid = t.relnamespace"
+        " LEFT JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = i.indkey[0]"
+        " WHERE n.nspname = 'findsession' AND EXISTS (SELECT 1 FROM pg_attribute o"
+        "  WHERE o.attrelid = t.oid AND o.attname = 'owner' AND NOT o.attisdropped)",
+    )
+    walked = {t for t, *_ in found}
+    assert {*CONTENT, *OWN, "postings"} <= walked | {"shares", "unit_count"}
+    wrong = []
+    for table, index, method, first, column, shown in found:
+        if method in ("gin", "hnsw") or first == 0:
+            continue  # `@@`, the graph (next test) and sealed keys answer nothing walked
+        if table in ("shares", "unit_count"):
+            continue  # everyone's to read; the counts are the test of counts
+        if column != ("audience" if shown else "owner"):
+            wrong.append((table, index, column))
+    assert not wrong, wrong
+
+
 def test_the_vector_graph_and_the_text_indexes_say_nothing_of_hidden_rows(
     hidden: dict[str, Any],
 ) -> None:
