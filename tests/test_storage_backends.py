@@ -94,23 +94,27 @@ def test_filters_apply_inside_keyword_search(storage: Storage) -> None:
 def test_a_filter_that_keeps_every_unit_changes_no_score(storage: Storage) -> None:
     """An unfiltered list and a filtered one are read by different paths on a server
     (the words' own rows, and the units' text through its index): a filter every unit
-    passes must give the same units, in the same order, with the same scores."""
+    passes must give the same units, in the same order, with the same scores, a few
+    (where a server reads a phrase only in units that can still reach them) or many."""
     words = ["deploy", "rollback", "canary", "health", "timeout", "cache"]
     for s in range(4):
         units = []
         for n in range(1, 8):
             picked = [words[(s + n + k) % len(words)] for k in range(n % 4 + 1)]
             prompt = " ".join(picked * (1 + (s * 7 + n) % 3)) + f" note {s} {n} " + "x " * n
+            prompt += [" utf-8 text", " utf and 8 apart", " at 127.0.0.1:5432", ""][(s + n) % 4]
             reply = f"{words[(s * 3 + n) % len(words)]} fixed after {n + s} tries"
             tools = "kubectl rollout status deploy/api" if (s + n) % 3 == 0 else ""
             units.append(UnitRow("turn", n, "claude-code", None, "", prompt, reply, tools, [], []))
         units.append(unit(9, f"我们讨论了数据库迁移的方案 {'数据库 ' * s}"))
         add(storage, f"s{s}", units, cwd=f"/w/p{s}")
     everything = Filters(project="/w")
-    for text in ["deploy", "canary timeout", "rollback health cache", "kubectl", "数据库"]:
+    queries = ["deploy", "canary timeout", "rollback health cache", "kubectl", "数据库"]
+    phrased = ["utf-8 deploy", "canary 127.0.0.1:5432 utf-8", "rollback utf-8"]
+    for text, limit in [(q, n) for q in [*queries, *phrased] for n in (20, 3)]:
         query = Query.parse(text)
-        plain = storage.keyword_search(query, Filters(), 20)
-        kept = storage.keyword_search(query, everything, 20)
+        plain = storage.keyword_search(query, Filters(), limit)
+        kept = storage.keyword_search(query, everything, limit)
         assert plain, text
         assert [(m.session_id, m.ordinal) for m in plain] == [
             (m.session_id, m.ordinal) for m in kept
