@@ -26,16 +26,7 @@ import psycopg
 
 from findsession.storage.postgresql.ddl import follow_shared, mark_shared
 from findsession.storage.postgresql.schema_v2 import BY_SESSION, BY_UNIT
-
-#: Each table's row key, to find a statement's new rows again (as in step 7).
-_KEYS = {
-    "units": ("id",),
-    "title_writes": ("id",),
-    "messages": ("id",),
-    "session_meta": ("owner", "file_path", "line"),
-    "chunks": ("id",),
-    "embedded": ("unit_id",),
-}
+from findsession.storage.postgresql.schema_v7 import ROW_KEYS
 
 
 def v10_planned_triggers(db: psycopg.Connection[Any]) -> None:
@@ -47,7 +38,7 @@ def v10_planned_triggers(db: psycopg.Connection[Any]) -> None:
         " WHERE sealed(ARRAY[id]) = sealed(ARRAY[candidate]))"
     )
     for table in (*BY_SESSION, *BY_UNIT):
-        statement = mark_shared(table, _KEYS[table], by_unit=table in BY_UNIT)
+        statement = mark_shared(table, ROW_KEYS[table], by_unit=table in BY_UNIT)
         db.execute(
             f"CREATE OR REPLACE FUNCTION {table}_shared() RETURNS trigger LANGUAGE plpgsql"
             f" AS $$ BEGIN {statement} RETURN NULL; END $$"

@@ -24,7 +24,7 @@ from typing import Any
 
 import psycopg
 
-from findsession.storage.postgresql.schema_v8 import MINE, VISIBLE
+from findsession.storage.postgresql.schema_v8 import MINE, VISIBLE, quoted
 
 #: The keyword columns, their numbers in `postings`, and each lexeme's weighted count
 #: as `ts_rank_cd` with the column's weights, scaled as `keyword_index.TF_SCALE` does
@@ -106,12 +106,12 @@ def v11_postings(db: psycopg.Connection[Any]) -> None:
         SET search_path = {path}, pg_temp AS $$
         BEGIN
             IF TG_OP = 'INSERT' THEN
-                EXECUTE {_literal(postings_of("added"))};
+                EXECUTE '{quoted(postings_of("added"))}';
             ELSIF TG_OP = 'DELETE' THEN
-                EXECUTE {_literal(gone)};
+                EXECUTE '{quoted(gone)}';
             ELSE
-                EXECUTE {_literal(gone_changed)};
-                EXECUTE {_literal(postings_of(f"({changed})"))};
+                EXECUTE '{quoted(gone_changed)}';
+                EXECUTE '{quoted(postings_of(f"({changed})"))}';
             END IF;
             RETURN NULL;
         END $$;
@@ -134,8 +134,3 @@ def v11_postings(db: psycopg.Connection[Any]) -> None:
             FOR EACH STATEMENT EXECUTE FUNCTION units_postings_emptied();
         """
     )
-
-
-def _literal(sql: str) -> str:
-    """`sql` as a string literal inside a function body."""
-    return "'" + sql.replace("'", "''") + "'"

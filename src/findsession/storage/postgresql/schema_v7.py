@@ -26,7 +26,7 @@ import psycopg
 from findsession.storage.postgresql.schema_v2 import BY_SESSION, BY_UNIT
 
 #: Each table's row key, to find a statement's new rows again.
-_KEYS = {
+ROW_KEYS = {
     "units": ("id",),
     "title_writes": ("id",),
     "messages": ("id",),
@@ -102,7 +102,7 @@ def v7_shared_flags(db: psycopg.Connection[Any]) -> None:
             if table in BY_SESSION
             else "units p ON p.id = f.unit_id"
         )
-        keys = ", ".join(_KEYS[table])
+        keys = ", ".join(ROW_KEYS[table])
         db.execute(
             f"""
             CREATE FUNCTION {table}_shared() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -112,7 +112,7 @@ def v7_shared_flags(db: psycopg.Connection[Any]) -> None:
                 IF EXISTS (SELECT 1 FROM fresh f JOIN {parent} AND p.owner = f.owner
                            WHERE p.shared) THEN
                     UPDATE {table} SET shared = true WHERE ({keys}) IN (
-                        SELECT {", ".join(f"f.{c}" for c in _KEYS[table])} FROM fresh f
+                        SELECT {", ".join(f"f.{c}" for c in ROW_KEYS[table])} FROM fresh f
                         JOIN {parent} AND p.owner = f.owner WHERE p.shared);
                 END IF;
                 RETURN NULL;

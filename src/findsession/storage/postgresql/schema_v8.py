@@ -276,7 +276,7 @@ _COLUMNS = ("words", "tool_words", "cjk_grams")
 _EMPTY = "'" * 4
 
 
-def _quoted(text: str) -> str:
+def quoted(text: str) -> str:
     """`text` inside a PL/pgSQL string literal."""
     return text.replace("'", "''")
 
@@ -292,7 +292,7 @@ def _functions(db: psycopg.Connection[Any], path: str) -> None:
     definer = f"SECURITY DEFINER SET search_path = {path}, pg_temp"
     columns = ", ".join(f"'{c}'" for c in _COLUMNS)
     check = f"IF col NOT IN ({columns}) THEN RAISE EXCEPTION 'no keyword column %', col; END IF;"
-    visible = _quoted(_MAY_READ.format("u"))
+    visible = quoted(_MAY_READ.format("u"))
     db.execute(
         f"""
         CREATE OR REPLACE FUNCTION ensure_graph(dims integer) RETURNS void
@@ -351,7 +351,7 @@ def _keyword_ranked(db: psycopg.Connection[Any], definer: str, check: str, visib
     the number of terms and a column checked against the three names, never from text
     the caller sends; every value is a parameter. Sessions are joined only when a
     filter reads them: for every matching unit, the join would cost a lookup."""
-    by_session, by_unit = (_quoted(f) for f in _filters(8))
+    by_session, by_unit = (quoted(f) for f in _filters(8))
     db.execute(
         f"""
         CREATE FUNCTION keyword_ranked(
@@ -396,8 +396,8 @@ def _vector_ranked(db: psycopg.Connection[Any], definer: str) -> None:
     """The best `take` chunks by cosine to `q`, among the vectors of `dims` dimensions
     the caller may read, with the filters in the same statement (findsession.storage.
     postgresql.vectors explains it): one row per unit, its best chunk."""
-    filters = _quoted("".join(_filters(3)))
-    visible = _quoted(_MAY_READ.format("c"))
+    filters = quoted("".join(_filters(3)))
+    visible = quoted(_MAY_READ.format("c"))
     distance = "c.embedding::halfvec(%s) <=> $1::halfvec(%s)"
     db.execute(
         f"""
