@@ -132,12 +132,16 @@ def _counted(store: Store, column: str, queries: list[str]) -> list[tuple[Any, .
     """Each query's count: a lexeme's from its rows in `postings` (an index-only count,
     schema step 11), a phrase's or a prefix's through the GIN index."""
     lexemes = {q: lexeme_of(q) for q in queries}
-    rows = store.query(
-        "SELECT x, (SELECT count(*) FROM postings p WHERE p.col = ? AND p.lexeme = x)"
-        " FROM unnest(?::text[]) AS x",
-        (COLUMNS[column], [x for x in lexemes.values() if x]),
+    words = [x for x in lexemes.values() if x]
+    by_lexeme = dict(
+        store.query(
+            "SELECT x, (SELECT count(*) FROM postings p WHERE p.col = ? AND p.lexeme = x)"
+            " FROM unnest(?::text[]) AS x",
+            (COLUMNS[column], words),
+        )
+        if words
+        else []
     )
-    by_lexeme = dict(rows)
     found = [(q, by_lexeme[x]) for q, x in lexemes.items() if x]
     others = [q for q, x in lexemes.items() if not x]
     if others:
