@@ -119,3 +119,27 @@ def test_the_login_unit_carries_every_variable_a_source_reads(tmp_path: Path) ->
     assert proc.returncode == 0, proc.stderr
     _, env = unit_command(login.units / "findsession.service")
     assert {name: env.get(name) for name in places} == places
+
+
+def test_the_kinds_and_the_agents_a_handoff_starts_come_from_the_registry() -> None:
+    """`--source`'s list, the MCP tools' and `handoff --to`'s agents are read from the
+    entries: a new source with a start command is offered everywhere at once."""
+    from findsession.cli.parser import build_parser
+    from findsession.sources import HANDOFF_AGENTS, KINDS
+    from findsession.sources.starting import start_command
+
+    assert KINDS == tuple(entry.kind for entry in ENTRIES) == tuple(SOURCES)
+    started = [entry for entry in ENTRIES if entry.start]
+    assert tuple(dict.fromkeys(e.start.agent for e in started if e.start)) == HANDOFF_AGENTS
+    for entry in started:
+        for name in (entry.kind, entry.start.agent if entry.start else ""):
+            plan = start_command(name, "-carry on", "/")
+            assert plan.available and plan.command[0] == (entry.start and entry.start.agent)
+            assert plan.command[-1] == "-carry on" or plan.command[-1].endswith("=-carry on")
+    helps = build_parser().format_help() + " ".join(
+        action.format_help()
+        for action in build_parser()._subparsers._group_actions  # type: ignore[union-attr]
+        for action in action.choices.values()
+        if action.prog.endswith(("search", "handoff"))
+    )
+    assert all(kind in helps for kind in KINDS) and all(a in helps for a in HANDOFF_AGENTS)

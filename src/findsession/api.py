@@ -43,6 +43,8 @@ from findsession.search.filters import (
     SearchOptions,
     parse_when,
 )
+from findsession.sources import HANDOFF_AGENTS
+from findsession.sources import KINDS as SOURCE_KINDS
 from findsession.storage import (
     Storage,
     add_person,
@@ -113,6 +115,8 @@ def configured_server() -> str | None:
 __all__ = [
     "configured_server",
     "BATCH",
+    "HANDOFF_AGENTS",
+    "SOURCE_KINDS",
     "PushCounts",
     "KINDS",
     "AuditRecord",

@@ -17,8 +17,7 @@ from findsession import jsonout, render
 from findsession.api import Findsession
 from findsession.cli.console import say
 from findsession.cli.export import write_file
-from findsession.cli.open_session import directory_problem, print_or_run, shell_line, shell_word
-from findsession.domain import Resume
+from findsession.cli.open_session import directory_problem, print_or_run
 from findsession.errors import FindsessionError
 
 
@@ -26,14 +25,14 @@ def handoff(args: argparse.Namespace, fs: Findsession, out: Console, err: Consol
     if args.run and not args.to:
         raise FindsessionError("--run starts the agent --to names: give --to AGENT too")
     brief = fs.handoff(args.session, model=not args.no_model)
-    resume = shell_line(brief.resume) if brief.resume.available else None
+    resume = render.shell_line(brief.resume) if brief.resume.available else None
     markdown = render.handoff_markdown(brief, resume)
     for note in brief.notes:
         say(err, f"note: {note}")
     start = None
     if args.to:
         plan = fs.start_with(brief.session, args.to, markdown)
-        start = (args.to, plan, start_line(plan) if plan.available else None)
+        start = (args.to, plan, render.start_line(plan) if plan.available else None)
     if args.json:
         print(jsonout.dumps(jsonout.handoff_json(brief, markdown, start)))
         return 0
@@ -57,18 +56,3 @@ def handoff(args: argparse.Namespace, fs: Findsession, out: Console, err: Consol
         cannot="",
         starting=f"starting {plan.command[0]} in {render.home(plan.cwd)} with the handoff brief",
     )
-
-
-def start_line(plan: Resume) -> str:
-    """The start command as shell text to paste: `cd DIR && agent "$(cat <<'END' …)"`,
-    the brief (its last argument) as a quoted heredoc, so it reads as written and no `$`,
-    backtick or quote in it means anything to the shell."""
-    *command, prompt = plan.command
-    end = "FINDSESSION_BRIEF"
-    while end in prompt:
-        end += "_"
-    words = " ".join(shell_word(word) for word in command)
-    line = f"{words} \"$(cat <<'{end}'\n{prompt.rstrip()}\n{end}\n)\""
-    if plan.cwd is None:
-        return line
-    return f"cd {'-- ' if plan.cwd.startswith('-') else ''}{shell_word(plan.cwd)} && {line}"

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import shlex
 import shutil
 import sys
 
@@ -31,8 +30,6 @@ from findsession.errors import FindsessionError
 #: covers the longest list a search shows (1000); an id starting with digits is told
 #: apart by giving more of it than that.
 _POSITION = re.compile(r"[0-9]{1,4}")
-#: Characters a terminal would act on or reorder if printed as they are.
-_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def open_session(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
@@ -49,7 +46,7 @@ def open_session(args: argparse.Namespace, fs: Findsession, out: Console, err: C
         return 0
     if not plan.available:
         raise FindsessionError(f"{_named(session)} cannot be resumed: {plan.reason}")
-    line = shell_line(plan)
+    line = render.shell_line(plan)
     if plan.note:
         say(err, f"note: {plan.note}")
     problem = (
@@ -96,8 +93,7 @@ def print_or_run(
     if shutil.which(agent) is None:
         print(line)
         raise FindsessionError(
-            f"{agent!r} is not on PATH{cannot}: install it, or run the command above where"
-            " it is"
+            f"{agent!r} is not on PATH{cannot}: install it, or run the command above where it is"
         )
     err.print(starting, soft_wrap=True)
     become(fs, plan)
@@ -134,28 +130,3 @@ def directory_problem(plan: Resume) -> str | None:
 def _named(session: Session) -> str:
     title = render.printable(session.title or "")
     return f"session {session.id}" + (f" ({title})" if title else "")
-
-
-def shell_line(plan: Resume) -> str:
-    """The command as one line to paste into a POSIX shell: `cd DIR && COMMAND`."""
-    command = " ".join(shell_word(arg) for arg in plan.command)
-    if plan.cwd is None:
-        return command
-    cd = "cd -- " if plan.cwd.startswith("-") else "cd "
-    return f"{cd}{shell_word(plan.cwd)} && {command}"
-
-
-def shell_word(text: str) -> str:
-    """One shell word that means exactly `text`; characters a terminal would act on are
-    written as `$'…'` escapes (bash, zsh, ksh), so printing the line is safe too."""
-    if not _UNPRINTABLE.search(text):
-        return shlex.quote(text)
-    parts = []
-    for ch in text:
-        if ch in "\\'":
-            parts.append("\\" + ch)
-        elif _UNPRINTABLE.match(ch):
-            parts.append(f"\\x{ord(ch):02x}" if ord(ch) < 0x80 else f"\\u{ord(ch):04x}")
-        else:
-            parts.append(ch)
-    return "$'" + "".join(parts) + "'"

@@ -10,10 +10,9 @@ import argparse
 from collections.abc import Callable
 from typing import NoReturn
 
-from findsession.api import KINDS, MAX_TOP, MODES, SPEAKERS, BadOption, parse_when
+from findsession.api import KINDS, MAX_TOP, MODES, SOURCE_KINDS, SPEAKERS, BadOption, parse_when
 from findsession.cli.session_grammar import session_commands
 from findsession.cli.team_grammar import backend_option, team_commands
-from findsession.domain import SourceKind
 from findsession.render.text import printable
 
 COMMANDS = (
@@ -118,7 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--source",
         metavar="KINDS",
-        help=f"only these sources, comma-separated ({', '.join(k.value for k in SourceKind)};"
+        help=f"only these sources, comma-separated ({', '.join(SOURCE_KINDS)};"
         " `findsession sources` lists them)",
     )
     p.add_argument("--mode", choices=MODES, default="hybrid", help="retrieval (best available)")

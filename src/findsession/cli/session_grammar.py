@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import argparse
 
+from findsession.api import HANDOFF_AGENTS
+
 EXPORT_FORMATS = ("md", "html")
-#: The agents `handoff --to` can start with a first prompt (sources.starting).
-HANDOFF_AGENTS = ("claude", "codex", "gemini", "qwen", "opencode", "cursor-agent")
 
 
 def session_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:

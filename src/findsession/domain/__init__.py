@@ -29,7 +29,6 @@ from findsession.domain.records import (
     Resume,
     Root,
     Session,
-    SourceKind,
     Turn,
 )
 from findsession.domain.writes import FileWrite
@@ -58,7 +57,6 @@ __all__ = [
     "SearchResponse",
     "Session",
     "SourceCounts",
-    "SourceKind",
     "SourceReport",
     "Turn",
     "Writer",

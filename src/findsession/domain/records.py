@@ -37,35 +37,6 @@ class MetaKind(StrEnum):
     PARENT = "parent"
 
 
-class SourceKind(StrEnum):
-    """Which agent (or document kind) a session came from."""
-
-    CLAUDE_CODE = "claude-code"
-    AIDER = "aider"
-    CODEX = "codex"
-    GEMINI = "gemini"
-    QWEN = "qwen"
-    DROID = "droid"
-    PI = "pi"
-    COPILOT_CLI = "copilot-cli"
-    CURSOR_AGENT = "cursor-agent"
-    VSCODE_COPILOT = "vscode-copilot"
-    CLINE = "cline"
-    ROO_CODE = "roo-code"
-    AMP = "amp"
-    OPENCODE = "opencode"
-    KILO_CODE = "kilo-code"
-    GOOSE = "goose"
-    CRUSH = "crush"
-    KIRO = "kiro"
-    CURSOR = "cursor"
-    WINDSURF = "windsurf"
-    SPECSTORY = "specstory"
-    MARKDOWN = "markdown"
-    JOURNAL = "journal"
-    MEMORY = "memory"
-
-
 @dataclass(frozen=True, slots=True)
 class Message:
     """One normalised conversation record, in file order.

@@ -20,8 +20,6 @@ from pydantic import Field
 
 from findsession import jsonout, render
 from findsession.api import Auditor, Findsession
-from findsession.cli.handoff import start_line
-from findsession.cli.open_session import shell_line
 from findsession.mcp_server.budget import EvidenceBudget
 from findsession.mcp_server.tool_errors import tool_errors
 
@@ -114,19 +112,17 @@ def add_session_tools(
         or failing), what was left open, and how to resume the session (`resume`).
         `markdown` is the brief as one text to read or pass on."""
         brief = fs.handoff(sessionId)
-        resume = shell_line(brief.resume) if brief.resume.available else None
+        resume = render.shell_line(brief.resume) if brief.resume.available else None
         markdown = render.handoff_markdown(brief, resume)
         start = None
         if to:
             plan = fs.start_with(brief.session, to, markdown)
-            start = (to, plan, start_line(plan) if plan.available else None)
+            start = (to, plan, render.start_line(plan) if plan.available else None)
         sid = brief.session.id
         turns = {t for t, _ in brief.asked} | {t for t, _ in brief.decided}
         if brief.last_prompt:
             turns.add(brief.last_prompt[0])
-        evidence: list[tuple[str, int | None]] = [(sid, t) for t in sorted(turns)] or [
-            (sid, None)
-        ]
+        evidence: list[tuple[str, int | None]] = [(sid, t) for t in sorted(turns)] or [(sid, None)]
         with answering:
             if budget.fitting(evidence) < len(evidence):
                 auditor.shown("handoff", {"session": sid, "to": to}, [], held_back=len(evidence))

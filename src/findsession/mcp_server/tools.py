@@ -21,8 +21,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from findsession import jsonout
-from findsession.api import Findsession, SearchOptions
-from findsession.domain import SourceKind
+from findsession.api import SOURCE_KINDS, Findsession, SearchOptions
 from findsession.mcp_server.budget import EvidenceBudget
 from findsession.mcp_server.scope import Scope, current_session, indexer_note
 from findsession.mcp_server.session_tools import add_session_tools
@@ -99,7 +98,7 @@ def build_server(fs: Findsession, scope: Scope) -> MCPServer:
             str | None,
             Field(
                 description="Only sessions from these sources, comma-separated: "
-                + ", ".join(k.value for k in SourceKind)
+                + ", ".join(SOURCE_KINDS)
                 + "."
             ),
         ] = None,

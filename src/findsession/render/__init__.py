@@ -8,7 +8,8 @@ write `render.print_search(...)`: `text` (`printable`, `home`, `day`: shared by 
 `search` (results and the confidence footer), `sessions` (`read`), `status` (index and
 embedding runs, `status`, `sources`), `audit`, `titles` (`titles` and its undo),
 `export_md` and `export_html` (a session as one file; their shared parts in
-`export_parts`), `handoff` (a handoff brief), `blame` (a file's writers).
+`export_parts`), `handoff` (a handoff brief), `blame` (a file's writers), `shell` (a
+command as a line to paste into a shell).
 
 Each name is imported when first used (PEP 562): `printable` alone (the command line's
 own errors, before any command runs) must not import rich and every renderer.
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
         shown_hits,
     )
     from findsession.render.sessions import print_read
+    from findsession.render.shell import shell_line, shell_word, start_line
     from findsession.render.status import (
         print_embed_report,
         print_index_report,
@@ -55,6 +57,9 @@ _HOMES = {
     "print_search": "search",
     "shown_hits": "search",
     "print_read": "sessions",
+    "shell_line": "shell",
+    "shell_word": "shell",
+    "start_line": "shell",
     "print_embed_report": "status",
     "print_index_report": "status",
     "print_sources": "status",
@@ -88,7 +93,10 @@ __all__ = [
     "print_undo",
     "printable",
     "printable_spans",
+    "shell_line",
+    "shell_word",
     "shown_hits",
+    "start_line",
 ]
 
 

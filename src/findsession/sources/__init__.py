@@ -10,10 +10,18 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from findsession.domain import SourceKind
 from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import Cursor, Reading
-from findsession.sources.registry import ENTRIES, ENVIRONMENT, SOURCES, SPOKEN_NAMES, Entry
+from findsession.sources.registry import (
+    ENTRIES,
+    ENVIRONMENT,
+    HANDOFF_AGENTS,
+    KINDS,
+    SOURCES,
+    SPOKEN_NAMES,
+    Entry,
+    SourceKind,
+)
 
 #: Files a database keeps beside itself while its agent writes (`-wal`: commits waiting
 #: for a checkpoint; `-shm`, `-journal`): a change to one is a change of the database.
@@ -59,6 +67,8 @@ __all__ = [
     "DEFAULT_SOURCE",
     "ENTRIES",
     "ENVIRONMENT",
+    "HANDOFF_AGENTS",
+    "KINDS",
     "SOURCES",
     "SPOKEN_NAMES",
     "Cursor",
@@ -68,6 +78,7 @@ __all__ = [
     "Skip",
     "Source",
     "SourceFile",
+    "SourceKind",
     "file_stamp",
     "main_file",
 ]

@@ -18,12 +18,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from findsession.domain import Problem, Resume, Session, SourceKind
+from findsession.domain import Problem, Resume, Session
 from findsession.sources.aider_records import HistoryParser, is_header, session_key
 from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
 from findsession.sources.cursor import HEAD, Cursor, Reading, Record, looks_binary
 from findsession.sources.jsonl import prefix_hash
 from findsession.sources.opening import open_regular
+from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_in_cwd
 from findsession.sources.walking import walk
 

@@ -19,21 +19,13 @@ from pathlib import Path
 from typing import IO, Any
 from urllib.parse import unquote, urlparse
 
-from findsession.domain import (
-    Message,
-    MessageKind,
-    MetaEvent,
-    MetaKind,
-    Problem,
-    Resume,
-    Session,
-    SourceKind,
-)
+from findsession.domain import Message, MessageKind, MetaEvent, MetaKind, Problem, Resume, Session
 from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.json_doc import load_or_none, read_document
 from findsession.sources.jsonl import cap, clean_text
 from findsession.sources.opening import open_regular
+from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import positional, resume_in_cwd
 from findsession.sources.tool_args import args_text
 from findsession.sources.tool_args import files as arg_files

@@ -26,7 +26,7 @@ from typing import IO, Any
 
 import zstandard
 
-from findsession.domain import MetaEvent, MetaKind, Resume, Session, SourceKind
+from findsession.domain import MetaEvent, MetaKind, Resume, Session
 from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.codex_records import ParseState, RolloutParser
 from findsession.sources.codex_titles import title_of
@@ -34,6 +34,7 @@ from findsession.sources.codex_zst import decompressed, is_compressed, read_comp
 from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.jsonl import read_appended, texts_at
 from findsession.sources.opening import open_regular
+from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import positional, resume_in_cwd
 from findsession.sources.walking import walk
 

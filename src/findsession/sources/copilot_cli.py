@@ -19,12 +19,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from findsession.domain import MetaEvent, MetaKind, Resume, Session, SourceKind
+from findsession.domain import MetaEvent, MetaKind, Resume, Session
 from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.copilot_cli_records import EventParser
 from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.jsonl import clean_text, read_appended, texts_at
 from findsession.sources.opening import open_regular
+from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_in_cwd
 from findsession.sources.walking import env_home, walk
 

@@ -25,11 +25,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from findsession.domain import Resume, Session, SourceKind
+from findsession.domain import Resume, Session
 from findsession.sources import foreign_db, project_db
 from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.opening import open_regular
+from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_in_cwd
 
 KIND = SourceKind.CRUSH

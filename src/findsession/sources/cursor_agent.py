@@ -28,13 +28,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import IO
 
-from findsession.domain import Message, MetaEvent, MetaKind, Resume, Session, SourceKind
+from findsession.domain import Message, MetaEvent, MetaKind, Resume, Session
 from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import Cursor, Reading, Record, read_whole
 from findsession.sources.cursor_agent_meta import chat_meta
 from findsession.sources.cursor_agent_records import TranscriptParser, workspace_in
 from findsession.sources.jsonl import ReadStats, iter_objects, read_appended
 from findsession.sources.opening import open_regular
+from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_in_cwd
 
 KIND = SourceKind.CURSOR_AGENT

@@ -28,13 +28,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import IO, Any
 
-from findsession.domain import Resume, Session, SourceKind
+from findsession.domain import Resume, Session
 from findsession.sources import foreign_db
 from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.cursor_ide_records import workspace_dir, workspace_id
 from findsession.sources.cursor_ide_store import Folder, read_back, read_store
 from findsession.sources.opening import open_regular
+from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import no_resume
 from findsession.sources.vscode_copilot_records import uri_path
 

@@ -21,12 +21,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from findsession.domain import MetaEvent, MetaKind, Resume, Session, SourceKind
+from findsession.domain import MetaEvent, MetaKind, Resume, Session
 from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.claude_code_records import parse_record
 from findsession.sources.cursor import Cursor, Reading, Record
 from findsession.sources.jsonl import clean_text, read_appended, texts_at
 from findsession.sources.opening import open_regular
+from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_in_cwd
 from findsession.sources.walking import files_ending
 

@@ -24,12 +24,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import IO, Any
 
-from findsession.domain import Message, Problem, Resume, Session, SourceKind
+from findsession.domain import Message, Problem, Resume, Session
 from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.json_doc import load_or_none, read_document
 from findsession.sources.jsonl import clean_text
 from findsession.sources.opening import open_regular
+from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import no_resume
 from findsession.sources.ui_messages import cwd_from_requests, ui_records
 from findsession.sources.walking import walk

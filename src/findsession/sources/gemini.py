@@ -27,13 +27,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import IO
 
-from findsession.domain import Message, MetaEvent, Problem, Resume, Session, SourceKind
+from findsession.domain import Message, MetaEvent, Problem, Resume, Session
 from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, read_whole
 from findsession.sources.gemini_log import parse_json, parse_jsonl
 from findsession.sources.gemini_projects import project_dir
 from findsession.sources.gemini_records import conversation_records
 from findsession.sources.opening import open_regular
+from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_in_cwd
 from findsession.sources.walking import walk
 

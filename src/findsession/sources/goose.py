@@ -22,12 +22,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from findsession.domain import Resume, Session, SourceKind
+from findsession.domain import Resume, Session
 from findsession.sources import foreign_db
 from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.goose_legacy import STORE_NAME, read_back_legacy, read_legacy
 from findsession.sources.goose_store import read_back_store, read_store
+from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_in_cwd
 
 KIND = SourceKind.GOOSE

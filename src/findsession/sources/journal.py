@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from findsession.domain import SourceKind
 from findsession.sources.notes import Entry, NoteSource
 from findsession.sources.notes_dates import find_date
 from findsession.sources.notes_parse import Note, heading_path, span_text, spans
+from findsession.sources.registry import SourceKind
 
 
 class JournalSource(NoteSource):

@@ -21,22 +21,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
-from findsession.domain import (
-    Message,
-    MessageKind,
-    MetaEvent,
-    MetaKind,
-    Problem,
-    Resume,
-    Session,
-    SourceKind,
-)
+from findsession.domain import Message, MessageKind, MetaEvent, MetaKind, Problem, Resume, Session
 from findsession.sources import foreign_db, kiro_db
 from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, Record, in_store
 from findsession.sources.jsonl import ReadStats, clean_text, iter_objects, read_appended
 from findsession.sources.kiro_records import conversation_records, line_records
 from findsession.sources.opening import open_regular
+from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_in_cwd
 
 KIND = SourceKind.KIRO

@@ -7,8 +7,8 @@ under it is a document, cut into one unit per `##` section (see `notes.NoteSourc
 
 from __future__ import annotations
 
-from findsession.domain import SourceKind
 from findsession.sources.notes import NoteSource
+from findsession.sources.registry import SourceKind
 
 
 class MarkdownSource(NoteSource):

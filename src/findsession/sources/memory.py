@@ -20,11 +20,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from findsession.domain import SourceKind
 from findsession.sources.base import Skip
 from findsession.sources.notes import NoteSource, is_note, storable
 from findsession.sources.notes_parse import Note
 from findsession.sources.opening import open_regular
+from findsession.sources.registry import SourceKind
 from findsession.sources.walking import env_home
 
 #: The instruction files agents read at the top of a project.

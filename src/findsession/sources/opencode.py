@@ -28,11 +28,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from findsession.domain import Problem, Resume, Session, SourceKind
+from findsession.domain import Problem, Resume, Session
 from findsession.sources import foreign_db, opencode_db, opencode_tree, project_db
 from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, Record
 from findsession.sources.opencode_records import SessionInfo, session_records
+from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_in_cwd
 
 #: How today's OpenCode (and Kilo Code) start a session id.
@@ -184,9 +185,7 @@ def read_store(path: Path, cursor: Cursor | None, kind: str) -> Reading:
         if gaps:
             reason = f"not a {kind} store this reader knows"
             problem = Problem(0, reason, "it lacks " + ", ".join(gaps))
-            return Reading(
-                [], foreign_db.cursor(size, 0, {}), fresh=False, problems=[problem]
-            )
+            return Reading([], foreign_db.cursor(size, 0, {}), fresh=False, problems=[problem])
         tokens = opencode_db.session_tokens(conn)
         now = foreign_db.cursor(size, len(tokens), tokens)
         changed = foreign_db.changed(foreign_db.tokens(cursor), tokens)

@@ -18,12 +18,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from findsession.domain import Message, Resume, Session, SourceKind
+from findsession.domain import Message, Resume, Session
 from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.jsonl import ReadStats, iter_objects, read_appended
 from findsession.sources.opening import open_regular
 from findsession.sources.qwen_records import QwenParser
+from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_in_cwd
 from findsession.sources.walking import env_home, walk
 

@@ -17,10 +17,55 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 from importlib import import_module
 
-from findsession.domain import SourceKind
 from findsession.sources.base import Source
+
+
+class SourceKind(StrEnum):
+    """Which agent (or document kind) a session came from."""
+
+    CLAUDE_CODE = "claude-code"
+    AIDER = "aider"
+    CODEX = "codex"
+    GEMINI = "gemini"
+    QWEN = "qwen"
+    DROID = "droid"
+    PI = "pi"
+    COPILOT_CLI = "copilot-cli"
+    CURSOR_AGENT = "cursor-agent"
+    VSCODE_COPILOT = "vscode-copilot"
+    CLINE = "cline"
+    ROO_CODE = "roo-code"
+    AMP = "amp"
+    OPENCODE = "opencode"
+    KILO_CODE = "kilo-code"
+    GOOSE = "goose"
+    CRUSH = "crush"
+    KIRO = "kiro"
+    CURSOR = "cursor"
+    WINDSURF = "windsurf"
+    SPECSTORY = "specstory"
+    MARKDOWN = "markdown"
+    JOURNAL = "journal"
+    MEMORY = "memory"
+
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    """How an agent is started afresh with a first prompt (`handoff --to`): the command
+    before the prompt, and whether the prompt is the value of its last flag or follows
+    as a positional argument. Only an agent that stays interactive after that prompt has
+    one: an agent that runs a prompt and exits would end a handoff where it begins."""
+
+    command: tuple[str, ...]
+    as_option: bool = False
+
+    @property
+    def agent(self) -> str:
+        """The name `handoff --to` takes: the agent's own command."""
+        return self.command[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,10 +83,14 @@ class Entry:
     env: tuple[str, ...] = ()
     #: Its sessions are conversations with an agent; False for documents (notes).
     agent: bool = True
+    #: How its agent starts with a first prompt, when it can (see `Start`).
+    start: Start | None = None
 
 
 _CONFIG = ("XDG_CONFIG_HOME", "APPDATA")  # an editor's `User` folder and its extensions'
 _DATA = ("XDG_DATA_HOME",)  # the data folder an agent keeps its store in
+
+_CURSOR_AGENT = Start(("cursor-agent",))
 
 ENTRIES: tuple[Entry, ...] = (
     Entry(
@@ -49,8 +98,15 @@ ENTRIES: tuple[Entry, ...] = (
         "claude_code:ClaudeCodeSource",
         spoken=("claude",),
         env=("CLAUDE_CONFIG_DIR",),
+        start=Start(("claude",)),
     ),
-    Entry(SourceKind.CODEX, "codex:CodexSource", spoken=("codex",), env=("CODEX_HOME",)),
+    Entry(
+        SourceKind.CODEX,
+        "codex:CodexSource",
+        spoken=("codex",),
+        env=("CODEX_HOME",),
+        start=Start(("codex",)),
+    ),
     Entry(
         SourceKind.AIDER,
         "aider:AiderSource",
@@ -62,8 +118,15 @@ ENTRIES: tuple[Entry, ...] = (
         "gemini:GeminiSource",
         spoken=("gemini",),
         env=("GEMINI_CLI_HOME", "GEMINI_CLI_TRUSTED_FOLDERS_PATH"),
+        start=Start(("gemini", "--prompt-interactive"), as_option=True),
     ),
-    Entry(SourceKind.QWEN, "qwen:QwenSource", spoken=("qwen",), env=("QWEN_HOME",)),
+    Entry(
+        SourceKind.QWEN,
+        "qwen:QwenSource",
+        spoken=("qwen",),
+        env=("QWEN_HOME",),
+        start=Start(("qwen", "--prompt-interactive"), as_option=True),
+    ),
     Entry(SourceKind.DROID, "droid:DroidSource", spoken=("droid",)),
     # "pi" is the number far more often than the agent: no query is taken to name it.
     Entry(SourceKind.PI, "pi:PiSource", spoken=(), env=("PI_CODING_AGENT_DIR",)),
@@ -74,7 +137,12 @@ ENTRIES: tuple[Entry, ...] = (
         env=("COPILOT_HOME",),
     ),
     # "cursor" alone is a word of code talk.
-    Entry(SourceKind.CURSOR_AGENT, "cursor_agent:CursorAgentSource", spoken=("cursor-agent",)),
+    Entry(
+        SourceKind.CURSOR_AGENT,
+        "cursor_agent:CursorAgentSource",
+        spoken=("cursor-agent",),
+        start=_CURSOR_AGENT,
+    ),
     Entry(
         SourceKind.VSCODE_COPILOT,
         "vscode_copilot:VSCodeCopilotSource",
@@ -84,7 +152,13 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(SourceKind.CLINE, "extension_tasks:ClineSource", spoken=("cline",), env=_CONFIG),
     Entry(SourceKind.ROO_CODE, "extension_tasks:RooCodeSource", spoken=("roo",), env=_CONFIG),
     Entry(SourceKind.AMP, "amp:AmpSource", spoken=("amp",)),
-    Entry(SourceKind.OPENCODE, "opencode:OpenCodeSource", spoken=("opencode",), env=_DATA),
+    Entry(
+        SourceKind.OPENCODE,
+        "opencode:OpenCodeSource",
+        spoken=("opencode",),
+        env=_DATA,
+        start=Start(("opencode", "--prompt"), as_option=True),
+    ),
     Entry(SourceKind.KILO_CODE, "opencode:KiloCodeSource", spoken=("kilo",), env=_DATA),
     Entry(
         SourceKind.GOOSE,
@@ -102,7 +176,14 @@ ENTRIES: tuple[Entry, ...] = (
     # "cursor" alone is code talk (a database, pagination or text cursor): taken for the
     # editor it would nudge the editor's chats up for every such query and drop the word
     # from the query's coverage. "composer" is PHP's package manager.
-    Entry(SourceKind.CURSOR, "cursor_ide:CursorIdeSource", spoken=("cursor-ide",), env=_CONFIG),
+    # A chat of the editor is carried on by its agent on the command line.
+    Entry(
+        SourceKind.CURSOR,
+        "cursor_ide:CursorIdeSource",
+        spoken=("cursor-ide",),
+        env=_CONFIG,
+        start=_CURSOR_AGENT,
+    ),
     Entry(SourceKind.WINDSURF, "cursor_ide:WindsurfSource", spoken=("windsurf",), env=_CONFIG),
     Entry(SourceKind.SPECSTORY, "specstory:SpecStorySource", spoken=("specstory",)),
     Entry(SourceKind.MARKDOWN, "markdown:MarkdownSource", agent=False),
@@ -139,5 +220,15 @@ class _Registry(Mapping[str, Source]):
 SOURCES: Mapping[str, Source] = _Registry(ENTRIES)
 #: The agents' names in a query, by kind; every agent has an entry (Pi's is empty).
 SPOKEN_NAMES: dict[str, tuple[str, ...]] = {e.kind: e.spoken for e in ENTRIES if e.agent}
+#: Every source's kind, in the registry's order: what `--source` and the MCP tools list.
+KINDS: tuple[str, ...] = tuple(e.kind for e in ENTRIES)
+#: How each agent `handoff --to` can start is started, by its name and by its sources'
+#: kinds (`claude` and `claude-code` alike).
+STARTS: dict[str, Start] = {
+    **{e.start.agent: e.start for e in ENTRIES if e.start},
+    **{e.kind: e.start for e in ENTRIES if e.start},
+}
+#: The agents `handoff --to` can start, each once, by the name it takes.
+HANDOFF_AGENTS: tuple[str, ...] = tuple(dict.fromkeys(e.start.agent for e in ENTRIES if e.start))
 #: Every variable any source reads to find its files, each once.
 ENVIRONMENT: tuple[str, ...] = tuple(dict.fromkeys(v for e in ENTRIES for v in e.env))

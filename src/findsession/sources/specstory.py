@@ -24,13 +24,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO
 
-from findsession.domain import Problem, Resume, Session, SourceKind
+from findsession.domain import Problem, Resume, Session
 from findsession.sources import SOURCES
 from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, looks_binary
 from findsession.sources.notes import SPECSTORY_FOLDER
 from findsession.sources.notes_parse import decode
 from findsession.sources.opening import open_regular
+from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import no_resume
 from findsession.sources.specstory_copies import Copies, agent_kind, claude_transcript, head_ids
 from findsession.sources.specstory_parse import Header, parse

@@ -24,9 +24,9 @@ import os
 import re
 from pathlib import Path
 
-from findsession.domain import SourceKind
 from findsession.sources import claude_code, cursor_ide, cursor_ide_db, foreign_db
 from findsession.sources.opening import open_regular
+from findsession.sources.registry import SourceKind
 from findsession.sources.specstory_parse import session_ids
 
 #: Bytes read from the start of an export to find its session comment.

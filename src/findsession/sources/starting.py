@@ -13,34 +13,21 @@ from __future__ import annotations
 import os
 
 from findsession.domain import Resume
+from findsession.sources.registry import HANDOFF_AGENTS, STARTS
 from findsession.sources.resuming import option, positional
-
-#: Agent name -> (the command before the prompt, how the prompt follows: as the value of
-#: the last flag, or as a positional argument).
-_STARTS: dict[str, tuple[tuple[str, ...], bool]] = {
-    "claude": (("claude",), False),
-    "codex": (("codex",), False),
-    "gemini": (("gemini", "--prompt-interactive"), True),
-    "qwen": (("qwen", "--prompt-interactive"), True),
-    "opencode": (("opencode", "--prompt"), True),
-    "cursor-agent": (("cursor-agent",), False),
-}
-#: Other names for them: the source kinds findsession names sessions by.
-_ALIASES = {"claude-code": "claude", "cursor": "cursor-agent"}
-AGENTS = tuple(_STARTS)
 
 
 def start_command(agent: str, prompt: str, cwd: str | None) -> Resume:
     """How to start `agent` in `cwd` with `prompt` as its first message, or why not (an
     agent this list does not know). Returned as a `Resume` so `open`'s checks apply."""
-    name = _ALIASES.get(agent.strip().lower(), agent.strip().lower())
-    if name not in _STARTS:
+    start = STARTS.get(agent.strip().lower())
+    if start is None:
         return Resume(
             reason=f"findsession knows no way to start {agent!r} with a first prompt"
-            f" (it knows {', '.join(AGENTS)})"
+            f" (it knows {', '.join(HANDOFF_AGENTS)})"
         )
-    command, as_option = _STARTS[name]
-    argv = (*command[:-1], *option(command[-1], prompt)) if as_option else (
+    command = start.command
+    argv = (*command[:-1], *option(command[-1], prompt)) if start.as_option else (
         *command, *positional(prompt))  # fmt: skip
     return Resume(
         command=tuple(argv),

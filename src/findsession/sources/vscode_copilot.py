@@ -24,10 +24,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from findsession.domain import Message, MetaEvent, Problem, Resume, Session, SourceKind
+from findsession.domain import Message, MetaEvent, Problem, Resume, Session
 from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, read_whole
 from findsession.sources.opening import open_regular
+from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import no_resume
 from findsession.sources.vscode_copilot_log import load_json, replay
 from findsession.sources.vscode_copilot_records import session_records, uri_path

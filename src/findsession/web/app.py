@@ -126,12 +126,10 @@ def build_app(index: Index) -> Starlette:
 
 def _resume(fs: Findsession, session: Any) -> dict[str, Any] | None:
     """The resume object `--json` gives, with the line `open --print` prints."""
-    from findsession.cli.open_session import shell_line
-
     plan = fs.resume(session)
     data = jsonout.resume_json(plan)
     if data is not None:
-        data["shell"] = shell_line(plan) if plan.available else None
+        data["shell"] = render.shell_line(plan) if plan.available else None
     return data
 
 

@@ -37,8 +37,21 @@ class FileWritesMixin(SqlConnection):
             f"INSERT INTO file_writes ({', '.join(_WRITTEN)})"
             f" VALUES ({', '.join('?' * len(_WRITTEN))})",
             [
-                (session_id, r.turn, r.seq, r.ts, r.tool, r.op, r.path, r.abs_path, r.name,
-                 r.cwd, r.text, r.removed, bool(r.truncated))  # fmt: skip
+                (
+                    session_id,
+                    r.turn,
+                    r.seq,
+                    r.ts,
+                    r.tool,
+                    r.op,
+                    r.path,
+                    r.abs_path,
+                    r.name,
+                    r.cwd,
+                    r.text,
+                    r.removed,
+                    bool(r.truncated),
+                )  # fmt: skip
                 for r in rows
             ],
         )

@@ -142,4 +142,3 @@ class PushSourceMixin(Connection):
             ):
                 out.setdefault(sid, []).append(TitleWrite(sid, path, title, written_at=at))
         return out
-
