@@ -19,8 +19,8 @@ import sys
 import time
 from pathlib import Path
 
-from findsession.service.client import Unavailable, ask
-from findsession.service.place import Place
+from findsession.protocol.client import Unavailable, ask
+from findsession.protocol.place import Place
 
 
 def _status(place: Place) -> dict:

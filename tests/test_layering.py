@@ -61,10 +61,12 @@ INTERFACE_MAY_IMPORT = {
     "findsession.errors",
     "findsession.domain",
     "findsession.paths",
+    "findsession.freshness",
     "findsession",
 }
-#: Rendering is a package each (one module per command family): any of their modules too.
-RENDERING = ("findsession.render", "findsession.jsonout")
+#: Rendering is a package each (one module per command family): any of their modules too;
+#: so is the protocol every interface speaks to the service.
+RENDERING = ("findsession.render", "findsession.jsonout", "findsession.protocol")
 #: The interfaces, as modules or packages of the package; every file of a package is checked.
 INTERFACES = ("cli", "mcp_server", "service", "web")
 

@@ -19,8 +19,8 @@ import pytest
 from conftest import CLI
 from transcripts import Transcript, project_dir
 
-from findsession.service.client import Unavailable, ask
-from findsession.service.place import Place
+from findsession.protocol.client import Unavailable, ask
+from findsession.protocol.place import Place
 
 pytestmark = pytest.mark.skipif(
     not hasattr(os, "getuid") or sys.platform == "win32", reason="the service needs Unix sockets"

@@ -24,9 +24,9 @@ import pytest
 from conftest import CLI
 from test_service import QUERY, place_of, service_cli  # noqa: F401 - the fixture
 
-from findsession.service.client import Unavailable, ask, replace_if_wanted
-from findsession.service.place import Place
-from findsession.service.wire import identity
+from findsession.protocol.client import Unavailable, ask, replace_if_wanted
+from findsession.protocol.place import Place
+from findsession.protocol.wire import identity
 
 pytest_plugins = ("other_user",)
 pytestmark = pytest.mark.skipif(

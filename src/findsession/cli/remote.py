@@ -68,9 +68,9 @@ def forward(argv: list[str]) -> int | None:
     if not might_serve(argv):
         return None
     from findsession.cli.terminal import terminal_id
+    from findsession.protocol.client import Unavailable, ask, replace_if_wanted
+    from findsession.protocol.place import NoPlace, Place
     from findsession.render.text import printable, printable_styled
-    from findsession.service.client import Unavailable, ask, replace_if_wanted
-    from findsession.service.place import NoPlace, Place
 
     try:
         place = Place.for_index(db_argument(argv))

@@ -21,8 +21,8 @@ from rich.console import Console
 from findsession.api import Findsession
 from findsession.cli.console import say
 from findsession.errors import FindsessionError
-from findsession.service.client import Unavailable, ask, running, start
-from findsession.service.place import NoPlace, Place
+from findsession.protocol.client import Unavailable, ask, running, start
+from findsession.protocol.place import NoPlace, Place
 
 #: How long `start` waits for a new service to answer (loading the model and vectors).
 START_SECONDS = 120.0

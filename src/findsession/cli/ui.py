@@ -68,8 +68,8 @@ def _from_service(fs: Findsession, port: int | None, opening: bool) -> tuple | N
     the page was already open; None when no service answers (served here then)."""
     if os.environ.get("FINDSESSION_NO_SERVICE") or sys.platform == "win32":
         return None
-    from findsession.service.client import Unavailable, ask
-    from findsession.service.place import NoPlace, Place
+    from findsession.protocol.client import Unavailable, ask
+    from findsession.protocol.place import NoPlace, Place
 
     try:
         place = Place.for_index(fs.path)
@@ -92,7 +92,7 @@ def _from_service(fs: Findsession, port: int | None, opening: bool) -> tuple | N
 def _link_folder(fs: Findsession) -> Iterator[Path]:
     """Where the browser's link file goes: the service's private runtime folder, else
     a fresh 0700 folder of our own, removed at the end."""
-    from findsession.service.place import NoPlace, Place
+    from findsession.protocol.place import NoPlace, Place
 
     try:
         private = Place.for_index(fs.path).folder

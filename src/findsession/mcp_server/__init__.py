@@ -3,7 +3,7 @@
 The tools (`tools`) answer with the same JSON objects as the CLI's `--json`
 (docs/json.md), from the project the server was started in, without the agent's own
 session (`scope`), and say plainly when the index is empty or nothing matched. The
-service's watcher (`service.freshness`) keeps the index fresh from the operating system's
+service's watcher (`findsession.freshness`) keeps the index fresh from the operating system's
 file events: an idle agent costs no polling. While a resident service runs for the same
 index it does that work, and the server's watcher stands aside. The server only ever
 reads transcripts.
@@ -17,9 +17,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from findsession.api import Findsession
+from findsession.freshness import Freshness
 from findsession.mcp_server.scope import Scope
 from findsession.mcp_server.tools import build_server
-from findsession.service.freshness import Freshness
 
 __all__ = ["build_server", "serve"]
 
@@ -56,8 +56,8 @@ def serve(db_path: Path, directory: str | None, all_projects: bool) -> None:
 def _service_running(db_path: Path) -> Callable[[], bool] | None:
     """A check of whether a resident service holds this index (its lock: no socket
     round trip), or None where services do not run."""
-    from findsession.service.client import running
-    from findsession.service.place import NoPlace, Place
+    from findsession.protocol.client import running
+    from findsession.protocol.place import NoPlace, Place
 
     try:
         place = Place.for_index(db_path)

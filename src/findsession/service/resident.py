@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from findsession.api import Findsession, SearchOptions
-from findsession.service.freshness import Freshness
+from findsession.freshness import Freshness
 
 log = logging.getLogger("findsession.service")
 

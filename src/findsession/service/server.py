@@ -17,9 +17,9 @@ import time
 from collections.abc import Callable
 from contextlib import suppress
 
-from findsession.service.peer import same_user
-from findsession.service.place import Place
-from findsession.service.wire import WireError, identity, receive, send
+from findsession.protocol.peer import same_user
+from findsession.protocol.place import Place
+from findsession.protocol.wire import WireError, identity, receive, send
 
 log = logging.getLogger("findsession.service")
 

@@ -13,9 +13,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from findsession.service.peer import peer_uid
-from findsession.service.place import Place
-from findsession.service.wire import WireError, identity, receive, send
+from findsession.protocol.peer import peer_uid
+from findsession.protocol.place import Place
+from findsession.protocol.wire import WireError, identity, receive, send
 
 #: Connecting to a live local socket takes microseconds; a full backlog is a stuck one.
 CONNECT_SECONDS = 0.5
