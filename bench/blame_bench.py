@@ -31,7 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpus  # noqa: E402  (bench/corpus.py, a sibling script)
 
-from findsession.api import Findsession  # noqa: E402
+from findsession.api import BlameOptions, Findsession  # noqa: E402
 from findsession.domain import Session  # noqa: E402
 from findsession.indexing.writes import absolute, file_name  # noqa: E402
 from findsession.storage.base import WriteRow  # noqa: E402
@@ -147,11 +147,11 @@ def warm(db: Path, cases: dict, repeat: int) -> dict[str, list[float]]:
     out: dict[str, list[float]] = {}
     with Findsession.open(db) as fs:
         for name, (path, first, last) in cases.items():
-            fs.blame(path, first=first, last=last)  # warm-up
+            fs.blame(path, BlameOptions(first, last))  # warm-up
             times = []
             for _ in range(repeat):
                 t = time.perf_counter()
-                result = fs.blame(path, first=first, last=last)
+                result = fs.blame(path, BlameOptions(first, last))
                 times.append((time.perf_counter() - t) * 1000)
             out[name] = times
             print(f"{name}: {result.total} writes matched", file=sys.stderr)

@@ -19,12 +19,14 @@ import sys
 import time
 from pathlib import Path
 
-from findsession.protocol.client import Unavailable, ask
+from findsession.api import SearchOptions
+from findsession.protocol.client import Unavailable, ask, ask_operation
 from findsession.protocol.place import Place
+from findsession.protocol.requests import Search
 
 
 def _status(place: Place) -> dict:
-    return ask(place, {"op": "status"})
+    return ask(place, {"op": "service"})
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -76,18 +78,10 @@ def measure(
         out["served"] = _status(place)["answered"]
         if root is not None:
             token = f"servicelive{time.time_ns() % 10**9}"
-            request = {
-                "op": "cli",
-                "argv": ["search", token, "--mode", "keyword", "--json"],
-                "cwd": "/",
-                "terminal": "bench",
-                "tty": [False, False],
-                "width": None,
-                "env": {},
-            }
+            request = Search(token, SearchOptions(mode="keyword"))
             appended = time.perf_counter()
             append_live(root, token)
-            while '"results": []' in ask(place, request)["stdout"]:
+            while not ask_operation(place, request).result["results"]:
                 if time.perf_counter() - appended > 30:
                     break
                 time.sleep(0.01)

@@ -20,8 +20,6 @@ import threading
 import time
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -30,6 +28,8 @@ from speed import QUERIES  # noqa: E402
 
 from findsession import jsonout  # noqa: E402
 from findsession.api import Findsession, SearchOptions  # noqa: E402
+from findsession.protocol.operations import answer  # noqa: E402
+from findsession.protocol.requests import Answer, Request  # noqa: E402
 from findsession.web.server import PageServer  # noqa: E402
 
 
@@ -41,12 +41,11 @@ def main() -> int:
     fs = Findsession.open(args.db)
     lock = threading.Lock()
 
-    @contextmanager
-    def index() -> Iterator[Findsession]:
+    def ask(request: Request) -> Answer:
         with lock:
-            yield fs
+            return answer(fs, request)
 
-    page = PageServer(index)
+    page = PageServer(ask)
     page.start()
     link = page.link()
     with urllib.request.urlopen(link) as response:  # a link sets the session's cookie

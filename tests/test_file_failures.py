@@ -16,7 +16,7 @@ from conftest import CLI, index
 from rich.console import Console
 from transcripts import Transcript, project_dir
 
-from findsession import render
+from findsession import jsonout, render
 from findsession.domain import Message
 from findsession.search.engine import SearchOptions, search
 from findsession.sources import SOURCES, Cursor, Reading, SourceFile
@@ -87,7 +87,7 @@ def test_a_source_that_raises_costs_its_file_only(
     status = store.status()
     assert [(e["path"], e["status"]) for e in status.file_errors] == [(str(bad_path), "error")]
     out = Console(file=io.StringIO(), width=300)
-    render.print_status(out, status)
+    render.print_status(out, jsonout.status_json(status))
     assert str(bad_path) in out.file.getvalue()  # type: ignore[attr-defined]
 
     # The file has not changed, yet the next run reads it again; fixed, it is indexed.

@@ -10,6 +10,7 @@ could not be reused by another backend.
 from __future__ import annotations
 
 import ast
+import importlib
 import inspect
 import re
 from pathlib import Path
@@ -51,9 +52,12 @@ def _may_hold_sql(path: Path) -> bool:
 
 
 #: What an interface may import from the package: the core API, rendering, the JSON
-#: schemas, the error tree, the domain's dataclasses, where the index is (`paths`: the
-#: CLI asks it before deciding whether the service answers), and the other interfaces
-#: (the CLI's `serve` starts the MCP server, its searches go to the service).
+#: schemas, the error tree, the domain's dataclasses, where the index is (`paths`), the
+#: protocol every interface speaks to the service (and the context a command runs in),
+#: the file watcher the service and the MCP server both run, and its own package; never
+#: another interface (the CLI importing the MCP server, the page importing the CLI's
+#: shell quoting is how interfaces grew into each other). The few places one interface
+#: runs another name it as `module:function`, in a table checked below.
 INTERFACE_MAY_IMPORT = {
     "findsession.api",
     "findsession.render",
@@ -79,12 +83,21 @@ def _interface_files() -> list[Path]:
     return files
 
 
-def _may_import(module: str) -> bool:
-    interface = any(
-        module == f"findsession.{n}" or module.startswith(f"findsession.{n}.") for n in INTERFACES
-    )
-    rendering = module.startswith(tuple(f"{r}." for r in RENDERING))
-    return interface or rendering or module in INTERFACE_MAY_IMPORT
+def _interface_of(module: str) -> str | None:
+    """The interface `module` belongs to, or None."""
+    for name in INTERFACES:
+        if module == f"findsession.{name}" or module.startswith(f"findsession.{name}."):
+            return name
+    return None
+
+
+def _may_import(module: str, own: str | None = None) -> bool:
+    """Whether an interface (`own`) may import `module`."""
+    interface = _interface_of(module)
+    if interface is not None:
+        return interface == own
+    rendering = module in RENDERING or module.startswith(tuple(f"{r}." for r in RENDERING))
+    return rendering or module in INTERFACE_MAY_IMPORT
 
 
 def _imports(path: Path) -> set[str]:
@@ -107,14 +120,46 @@ def _imports(path: Path) -> set[str]:
 
 @pytest.mark.parametrize("path", _interface_files(), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_interfaces_reach_the_index_only_through_the_core_api(path: Path) -> None:
+    """Nor does one import another, not even for a type."""
+    own = path.relative_to(PACKAGE).parts[0].removesuffix(".py")
     ours = {m for m in _imports(path) if m.split(".")[0] == "findsession"}
-    assert all(_may_import(m) for m in ours), sorted(m for m in ours if not _may_import(m))
+    wrong = sorted(m for m in ours if not _may_import(m, own))
+    assert not wrong, wrong
     assert not DRIVERS & {m.split(".")[0] for m in _imports(path)}
+
+
+def test_below_the_interfaces_nothing_imports_one() -> None:
+    """What the interfaces share (the protocol, rendering, the watcher, the core API)
+    knows none of them."""
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path == PACKAGE / "__main__.py":  # `python -m findsession` is the command line
+            continue
+        if _interface_of("findsession." + ".".join(path.relative_to(PACKAGE).parts)):
+            continue
+        wrong = sorted(m for m in _imports(path) if _interface_of(m))
+        assert not wrong, (str(path.relative_to(PACKAGE)), wrong)
+
+
+def test_what_one_interface_runs_of_another_is_named_in_a_table_that_resolves() -> None:
+    """The command table (`serve` is the MCP server's, `ui` the page's, `service` and
+    `schedule` the service's) and what the service hosts (the page, an MCP session) name
+    `module:function`; each must exist, or a command fails only when it is typed."""
+    from findsession.cli.table import COMMANDS
+    from findsession.service.hosted import HOSTED, STOPS
+
+    refs = [c.run for c in COMMANDS] + list(HOSTED.values()) + list(STOPS.values())
+    for ref in refs:
+        module, _, name = ref.partition(":")
+        assert callable(getattr(importlib.import_module(module), name, None)), ref
+    assert {_interface_of(c.run.partition(":")[0]) for c in COMMANDS} == set(INTERFACES)
 
 
 def test_rendering_modules_count_as_rendering_and_nothing_else_does() -> None:
     assert _may_import("findsession.render.text") and _may_import("findsession.jsonout.search")
     assert not _may_import("findsession.renderer") and not _may_import("findsession.search")
+    assert _may_import("findsession.cli.table", "cli")
+    assert not _may_import("findsession.cli.table", "web")
+    assert not _may_import("findsession.mcp_server", "cli")
 
 
 def test_every_interface_is_checked() -> None:
@@ -280,3 +325,4 @@ def test_every_protocol_method_is_asked_for_once() -> None:
     """One method, one protocol: a name in two would be two promises to keep alike."""
     names = [name for protocol in PROTOCOLS for name in methods_of(protocol)]
     assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
+

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -35,7 +35,8 @@ def project(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def indexed(cli: CLI, tmp_path: Path, project: Path) -> CLI:
+def indexed_here(cli: CLI, tmp_path: Path, project: Path) -> CLI:
+    """The index the tools answer from, and no service for it."""
     root = Path(cli.env["CLAUDE_CONFIG_DIR"]) / "projects"
     t = Transcript(session_id=MAIN, cwd=str(project))
     t.prompt("how should we normalize file paths on Windows?")
@@ -54,9 +55,29 @@ def indexed(cli: CLI, tmp_path: Path, project: Path) -> CLI:
     return cli
 
 
+@pytest.fixture(params=["in-process", "service"])
+def indexed(request: pytest.FixtureRequest, indexed_here: CLI) -> Iterator[CLI]:
+    """The same index, each test run twice: the server in its own process (no service
+    may answer), and the session held by a running service (`serve` only relays)."""
+    cli = indexed_here
+    if request.param == "in-process":
+        cli.env["FINDSESSION_NO_SERVICE"] = "1"
+        yield cli
+        return
+    runtime = Path(tempfile.mkdtemp(prefix="fs-"))  # short: socket paths are limited
+    cli.env["XDG_RUNTIME_DIR"] = str(runtime)
+    cli.run("service", "start")
+    try:
+        yield cli
+    finally:
+        cli.run("service", "stop", check=False)
+        shutil.rmtree(runtime, ignore_errors=True)
+
+
 @asynccontextmanager
 async def connect(cli: CLI, cwd: Path, **env: str) -> AsyncIterator[Client]:
     keys = ("FINDSESSION_DB", "FINDSESSION_CONFIG", "HOME", "CLAUDE_CONFIG_DIR")
+    keys += tuple(k for k in ("XDG_RUNTIME_DIR", "FINDSESSION_NO_SERVICE") if k in cli.env)
     server_env = {k: cli.env[k] for k in keys} | {"FINDSESSION_WATCH": "0"} | env
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "findsession", "serve"], env=server_env, cwd=cwd
@@ -291,15 +312,15 @@ def test_background_indexing_finds_new_sessions_and_searches_never_fail(
 
 
 def test_beside_a_running_service_the_server_leaves_indexing_to_it(
-    indexed: CLI, project: Path
+    indexed_here: CLI, project: Path
 ) -> None:
     """One index, one indexer: while the resident service keeps the index fresh, the
     agent's server runs no index round of its own (not even its catch-up run), and when
     the service stops, the server's watcher takes over."""
     runtime = Path(tempfile.mkdtemp(prefix="fs-"))  # short: socket paths are limited
-    indexed.env["XDG_RUNTIME_DIR"] = str(runtime)
-    root = Path(indexed.env["CLAUDE_CONFIG_DIR"]) / "projects"
-    db = Path(indexed.env["FINDSESSION_DB"])
+    indexed_here.env["XDG_RUNTIME_DIR"] = str(runtime)
+    root = Path(indexed_here.env["CLAUDE_CONFIG_DIR"]) / "projects"
+    db = Path(indexed_here.env["FINDSESSION_DB"])
 
     def runs() -> int:
         with sqlite3.connect(db) as con:
@@ -330,21 +351,27 @@ def test_beside_a_running_service_the_server_leaves_indexing_to_it(
 
     async def go() -> None:
         before = settled()
+        # The agent names its own session: else a session written in its project after
+        # it started would be taken for its own and left out of every answer.
         async with connect(
-            indexed, project, FINDSESSION_WATCH="1", XDG_RUNTIME_DIR=str(runtime)
+            indexed_here,
+            project,
+            FINDSESSION_WATCH="1",
+            XDG_RUNTIME_DIR=str(runtime),
+            FINDSESSION_CURRENT_SESSION=MAIN,
         ) as client:
             await asyncio.sleep(3)  # the server's catch-up run would have begun by now
             assert runs() == before, "the server indexed beside the service"
             write("55555555-aaaa-4bbb-8ccc-000000000005", "the pelican queue stalls")
             assert await found(client, "pelican queue", "55555555"), "the service indexed it"
             assert settled() == before + 1, "one round for one change: the service's alone"
-            indexed.run("service", "stop")
+            indexed_here.run("service", "stop")
             write("66666666-aaaa-4bbb-8ccc-000000000006", "the heron retry storm")
             assert await found(client, "heron retry", "66666666"), "the server took over"
 
-    indexed.run("service", "start")
+    indexed_here.run("service", "start")
     try:
         asyncio.run(go())
     finally:
-        indexed.run("service", "stop", check=False)
+        indexed_here.run("service", "stop", check=False)
         shutil.rmtree(runtime, ignore_errors=True)

@@ -119,7 +119,8 @@ def test_start_search_status_stop(service_cli: CLI) -> None:
     assert served.stdout == local.stdout  # the same results, printed the same way
     assert "hybrid search · 1 session" in served.stderr
     state = status(cli)
-    assert state["running"] is True and state["answered"] == 1
+    # Two requests: the search, and the list it showed, remembered for `open N`.
+    assert state["running"] is True and state["answered"] == 2
     assert cli.run("service", "start").stdout.startswith("the service already runs")
 
     assert "service stopped" in cli.run("service", "stop").stdout
@@ -206,7 +207,7 @@ def test_another_user_gets_no_answer_even_through_an_open_socket(service_cli: CL
         "import os, socket, struct, sys\n"
         "os.setgid(65534); os.setuid(65534)\n"
         "s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.settimeout(5)\n"
-        'b = b\'{"v": "x", "op": "status"}\'\n'
+        'b = b\'{"v": "x", "op": "service"}\'\n'
         "try:\n"
         "    s.sendall(struct.pack('>I', len(b)) + b); print(len(s.recv(100)))\n"
         "except (BrokenPipeError, ConnectionResetError):\n"

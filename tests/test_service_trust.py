@@ -142,7 +142,7 @@ def test_the_client_sends_nothing_to_another_users_socket(
         IMPOSTOR, str(place.socket), "3", HOSTILE, stdout=subprocess.PIPE, text=True
     )
     assert impostor.stdout is not None and impostor.stdout.readline().strip() == "ready"
-    request = {"op": "cli", "argv": ["search", "the secret plan"], "cwd": "/home/dev/secret"}
+    request = {"op": "search", "request": {"query": "the secret plan"}}
     with pytest.raises(Unavailable) as why:
         ask(place, request)
     assert why.value.foreign and not why.value.dead
@@ -152,33 +152,47 @@ def test_the_client_sends_nothing_to_another_users_socket(
 
 
 def test_a_reply_is_shown_through_the_transcript_filter(service_cli: CLI) -> None:  # noqa: F811
-    """Even our own user's service: what it sends back cannot drive the terminal."""
+    """Even our own user's service: what it sends back is an object rendered here, every
+    text of it through the same filter as a transcript's, so none can drive the terminal."""
     cli = service_cli
     place = place_of(cli)
     server = socket.socket(socket.AF_UNIX)
     server.bind(str(place.socket))
-    server.listen(1)
+    server.listen(4)
     asked: list[dict] = []
+    session = {"id": HOSTILE, "title": HOSTILE, "source": HOSTILE, "cwd": HOSTILE,
+               "path": HOSTILE, "git_branch": None, "started": HOSTILE, "ended": HOSTILE,
+               "turns": 1, "subagent": False, "parent_id": None, "agent_type": None,
+               "missing": False, "owner": HOSTILE, "machine": HOSTILE, "yours": False}  # fmt: skip
+    match = {"kind": "turn", "turn": 1, "timestamp": HOSTILE, "field": "prompt",
+             "snippet": HOSTILE, "highlights": [[0, 5]], "tools": [], "files": []}  # fmt: skip
+    explain = {"keyword_rank": 1, "vector_rank": None, "bm25": 1.0, "cosine": None,
+               "matched_terms": [HOSTILE], "pinned": None, "score_parts": None}  # fmt: skip
+    result = {"schema": "findsession.search/1", "query": HOSTILE, "strategy": HOSTILE,
+              "confidence": None, "index_empty": False, "notes": [HOSTILE],
+              "results": [{"rank": 1, "score": 1.0, "session": session, "match": match,
+                           "explain": explain, "resume": None}]}  # fmt: skip
 
     def answer() -> None:
-        conn, _ = server.accept()
-        with conn:
-            size = struct.unpack(">I", conn.recv(4, socket.MSG_WAITALL))[0]
-            asked.append(json.loads(conn.recv(size, socket.MSG_WAITALL)))
-            reply = json.dumps({"stdout": HOSTILE, "stderr": HOSTILE, "status": 0}).encode()
-            conn.sendall(struct.pack(">I", len(reply)) + reply)
+        for _ in range(2):  # the search, then the list remembered for `open N`
+            conn, _ = server.accept()
+            with conn:
+                size = struct.unpack(">I", conn.recv(4, socket.MSG_WAITALL))[0]
+                asked.append(json.loads(conn.recv(size, socket.MSG_WAITALL)))
+                reply = json.dumps({"ok": True, "ms": 1.0, "result": result}).encode()
+                conn.sendall(struct.pack(">I", len(reply)) + reply)
 
     thread = threading.Thread(target=answer, daemon=True)
     thread.start()
     try:
-        out = cli.run(QUERY)
+        out = cli.run(QUERY, "--explain")
     finally:
         thread.join(10)
         server.close()
         place.socket.unlink()
-    assert asked and asked[0]["v"] == identity()
+    assert asked and asked[0]["v"] == identity() and asked[0]["op"] == "search"
     for shown in (out.stdout, out.stderr):
         assert "owned" in shown and "a link" in shown  # the text stays
-        assert "\x1b[1mbold\x1b[0m" in shown  # and its colour
         assert "\x1b]" not in shown and "\x1b[2J" not in shown and "\x07" not in shown
+        assert "\x1b[1m" not in shown  # not even a colour of the reply's own
         assert "evil.example" not in shown and "Y3VybCBldmlsLmV4YW1wbGUgfCBzaA" not in shown

@@ -128,7 +128,7 @@ def test_the_kinds_and_the_agents_a_handoff_starts_come_from_the_registry() -> N
     from findsession.sources import HANDOFF_AGENTS, KINDS
     from findsession.sources.starting import start_command
 
-    assert KINDS == tuple(entry.kind for entry in ENTRIES) == tuple(SOURCES)
+    assert sorted(KINDS) == sorted(entry.kind for entry in ENTRIES) == sorted(SOURCES)
     started = [entry for entry in ENTRIES if entry.start]
     assert tuple(dict.fromkeys(e.start.agent for e in started if e.start)) == HANDOFF_AGENTS
     for entry in started:

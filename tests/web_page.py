@@ -4,8 +4,10 @@ index of the shipped sample corpus, a Codex fixture and a transcript full of mar
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -71,17 +73,32 @@ def hostile_transcripts(root: Path) -> None:
     t.write(project_dir(root, "/home/dev/code/zoo"))
 
 
-@pytest.fixture(scope="module")
-def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Page]:
+@pytest.fixture(scope="module", params=["in-process", "service"])
+def page(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Page]:
+    """Each module's tests run twice: the page served by `ui` itself (no service may
+    answer), and by a running service, which `ui` asks for it."""
     tmp = tmp_path_factory.mktemp("web")
     cli = CLI(tmp, tmp / "index" / "findsession.db")
-    cli.env["FINDSESSION_NO_SERVICE"] = "1"
     hostile = tmp / "hostile" / "projects"
     hostile_transcripts(hostile)
     cli.run("index", str(SAMPLE), str(hostile))
     cli.run("index", str(CODEX), "--source", "codex")
-    with served(cli) as running:
-        yield running
+    if request.param == "in-process":
+        cli.env["FINDSESSION_NO_SERVICE"] = "1"
+        with served(cli) as running:
+            yield running
+        return
+    runtime = Path(tempfile.mkdtemp(prefix="fs-"))  # short: socket paths are limited
+    cli.env["XDG_RUNTIME_DIR"] = str(runtime)
+    cli.run("service", "start")
+    try:
+        with served(cli) as running:
+            yield running
+    finally:
+        cli.run("service", "stop", check=False)
+        shutil.rmtree(runtime, ignore_errors=True)
 
 
 @contextmanager

@@ -18,8 +18,9 @@ must not pay for the whole API (numpy, the storage layer, every source) up front
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from findsession.lazy import exports
 
 if TYPE_CHECKING:
     from findsession.api import BadOption, Findsession, ForgetReport, RootChoice, SearchOptions
@@ -62,14 +63,4 @@ __all__ = [
 __version__ = "0.1.0"
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'findsession' has no attribute {name!r}")
-    value = getattr(import_module(home), name)
-    globals()[name] = value  # asked once, then an ordinary attribute
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_HOMES])
+__getattr__, __dir__ = exports(__name__, _HOMES)

@@ -1,145 +1,170 @@
-"""findsession's public face: index, embed, search, read, resume, list, title, forget,
-status.
+"""findsession's public face: index, embed, search, read, resume, list, hand off, blame,
+title, forget, status; `__all__` is everything it offers.
 
-Every interface (the CLI, the MCP server, and the service and web page to come) calls
+Every interface (the CLI, the MCP server, the resident service, the web page) calls
 only this: arguments in, rendering out. What each of them used to do on its own (choose
 the roots, index then embed, scope a project, look a session up, list recent sessions,
-forget) happens here once, so the interfaces cannot drift apart. The methods live in
-`findsession.core`, one group per module; this module assembles them into the one class
-the interfaces import, with the names they use beside it.
+leave the asking agent's own session out, forget) happens here once, so the interfaces
+cannot drift apart. A script uses it the same way (docs/python-api.md):
+
+    from findsession.api import Findsession, ReadOptions
 
     with Findsession.open() as fs:
         fs.index(fs.roots())
         fs.embed()
         response = fs.search("the deploy that lied about being live")
+        first = response.hits[0]
+        view = fs.read(first.session.id, ReadOptions(turn=first.turn, context=1))
+
+Each question's options are one typed object (`SearchOptions`, `ReadOptions`,
+`ListOptions`, `BlameOptions`, `HandoffOptions`), the same an interface builds and the
+service receives. The class is assembled in `findsession.core`, one group of methods per
+module; each name here is imported when first asked for (PEP 562), so a command line
+that only needs the option names (`--kind`'s choices) does not load the index.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from findsession import config
-from findsession.audit import Auditor
-from findsession.config import Config
-from findsession.core.auditing import AuditingMixin
-from findsession.core.blaming import BlamingMixin
-from findsession.core.forgetting import ForgetReport, ForgettingMixin
-from findsession.core.going_back import GoingBackMixin
-from findsession.core.handing_off import HandingOffMixin
-from findsession.core.indexing import IndexingMixin
-from findsession.core.indexing import Say as Say
-from findsession.core.pushing import BATCH, PushingMixin, PushReport, choose_backend
-from findsession.core.reading import ReadingMixin
-from findsession.core.sharing import Share, SharingMixin
-from findsession.core.titling import TitlingMixin
-from findsession.domain import AuditRecord, Root, SourceReport
-from findsession.roots import RootChoice
-from findsession.search.filters import (
-    KINDS,
-    MAX_TOP,
-    MODES,
-    SPEAKERS,
-    BadOption,
-    SearchOptions,
-    parse_when,
-)
-from findsession.sources import HANDOFF_AGENTS
-from findsession.sources import KINDS as SOURCE_KINDS
-from findsession.storage import (
-    Storage,
-    add_person,
-    init_server,
-    open_storage,
-    remove_person,
-    server_status,
-)
-from findsession.storage.push import PushCounts
-from findsession.storage.team import Person, ServerStatus
-from findsession.titles.report import TitlesReport, UndoReport
+from findsession.lazy import exports
 
+if TYPE_CHECKING:
+    from findsession.audit import Auditor
+    from findsession.config import Config
+    from findsession.core.findsession import Findsession, configured_server
+    from findsession.core.forgetting import ForgetReport
+    from findsession.core.indexing import Say
+    from findsession.core.options import BlameOptions, HandoffOptions, ListOptions, ReadOptions
+    from findsession.core.pushing import BATCH, PushReport
+    from findsession.core.sharing import Share
+    from findsession.domain import (
+        AuditRecord,
+        Blame,
+        Brief,
+        Hit,
+        IndexStatus,
+        Resume,
+        Root,
+        SearchResponse,
+        Session,
+        SourceReport,
+    )
+    from findsession.errors import FindsessionError, SessionNotFound
+    from findsession.reader import SessionView
+    from findsession.roots import RootChoice
+    from findsession.search.filters import (
+        KINDS,
+        MAX_TOP,
+        MODES,
+        SPEAKERS,
+        BadOption,
+        SearchOptions,
+        parse_when,
+    )
+    from findsession.sources import HANDOFF_AGENTS
+    from findsession.sources import KINDS as SOURCE_KINDS
+    from findsession.storage import add_person, init_server, remove_person, server_status
+    from findsession.storage.push import PushCounts
+    from findsession.storage.team import Person, ServerStatus
+    from findsession.titles.report import TitlesReport, UndoReport
 
-class Findsession(
-    IndexingMixin,
-    ReadingMixin,
-    GoingBackMixin,
-    HandingOffMixin,
-    BlamingMixin,
-    AuditingMixin,
-    TitlingMixin,
-    ForgettingMixin,
-    PushingMixin,
-    SharingMixin,
-):
-    """One index, opened once; close it (or use `with`) when done."""
-
-    def __init__(self, store: Storage, settings: Config) -> None:
-        self.store = store
-        self.settings = settings
-        #: Things the person should know about how the index was opened.
-        self.notes: list[str] = []
-
-    @classmethod
-    def open(
-        cls, db: str | Path | None = None, *, rebuild: bool = False, backend: str | None = None
-    ) -> Findsession:
-        """Open the index at `db` (else `FINDSESSION_DB`, else the user data folder).
-
-        `rebuild` sets the existing file aside first (under a name of its own) and
-        starts a new one that keeps the old one's list of forgotten sessions. `backend`
-        replaces the config's: `sqlite` (the local file even when the config names a
-        server), `postgresql` (the config's `[storage] url`) or a server's URL.
-        """
-        path = config.db_path(str(db) if db is not None else None)
-        settings = config.load_config()  # read once; everything below is passed it
-        kind, url = choose_backend(settings, backend)
-        store, notes = open_storage(path, backend=kind, rebuild=rebuild, url=url)
-        fs = cls(store, settings)
-        fs.notes = notes
-        return fs
-
-    def close(self) -> None:
-        self.store.close()
-
-    def __enter__(self) -> Findsession:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-def configured_server() -> str | None:
-    """The config's `[storage] url` (or `FINDSESSION_STORAGE_URL`): the team's server."""
-    return config.load_config().storage_url
-
+#: Each public name: the module that defines it (and its name there, when another).
+_HOMES: dict[str, str] = {
+    "Findsession": "findsession.core.findsession",
+    "configured_server": "findsession.core.findsession",
+    "SearchOptions": "findsession.search.filters",
+    "ReadOptions": "findsession.core.options",
+    "ListOptions": "findsession.core.options",
+    "BlameOptions": "findsession.core.options",
+    "HandoffOptions": "findsession.core.options",
+    "KINDS": "findsession.search.filters",
+    "MAX_TOP": "findsession.search.filters",
+    "MODES": "findsession.search.filters",
+    "SPEAKERS": "findsession.search.filters",
+    "BadOption": "findsession.search.filters",
+    "parse_when": "findsession.search.filters",
+    "SOURCE_KINDS": "findsession.sources.registry:KINDS",
+    "HANDOFF_AGENTS": "findsession.sources.registry",
+    "SearchResponse": "findsession.domain",
+    "Hit": "findsession.domain",
+    "Session": "findsession.domain",
+    "Resume": "findsession.domain",
+    "Root": "findsession.domain",
+    "IndexStatus": "findsession.domain",
+    "SourceReport": "findsession.domain",
+    "AuditRecord": "findsession.domain",
+    "Blame": "findsession.domain",
+    "Brief": "findsession.domain",
+    "SessionView": "findsession.reader",
+    "RootChoice": "findsession.roots",
+    "ForgetReport": "findsession.core.forgetting",
+    "Say": "findsession.core.indexing",
+    "Auditor": "findsession.audit",
+    "Config": "findsession.config",
+    "FindsessionError": "findsession.errors",
+    "SessionNotFound": "findsession.errors",
+    "TitlesReport": "findsession.titles.report",
+    "UndoReport": "findsession.titles.report",
+    "BATCH": "findsession.core.pushing",
+    "PushReport": "findsession.core.pushing",
+    "PushCounts": "findsession.storage.push",
+    "Share": "findsession.core.sharing",
+    "Person": "findsession.storage.team",
+    "ServerStatus": "findsession.storage.team",
+    "add_person": "findsession.storage",
+    "init_server": "findsession.storage",
+    "remove_person": "findsession.storage",
+    "server_status": "findsession.storage",
+}
 
 __all__ = [
-    "configured_server",
-    "BATCH",
-    "HANDOFF_AGENTS",
-    "SOURCE_KINDS",
-    "PushCounts",
-    "KINDS",
     "AuditRecord",
     "Auditor",
+    "BATCH",
+    "BadOption",
+    "Blame",
+    "BlameOptions",
+    "Brief",
+    "Config",
+    "Findsession",
+    "FindsessionError",
+    "ForgetReport",
+    "HANDOFF_AGENTS",
+    "HandoffOptions",
+    "Hit",
+    "IndexStatus",
+    "KINDS",
+    "ListOptions",
     "MAX_TOP",
     "MODES",
-    "SPEAKERS",
-    "BadOption",
-    "Findsession",
-    "ForgetReport",
     "Person",
+    "PushCounts",
     "PushReport",
+    "ReadOptions",
+    "Resume",
     "Root",
     "RootChoice",
+    "SOURCE_KINDS",
+    "SPEAKERS",
+    "Say",
     "SearchOptions",
+    "SearchResponse",
     "ServerStatus",
+    "Session",
+    "SessionNotFound",
+    "SessionView",
     "Share",
     "SourceReport",
     "TitlesReport",
     "UndoReport",
     "add_person",
+    "configured_server",
     "init_server",
     "parse_when",
     "remove_person",
     "server_status",
 ]
+
+
+__getattr__, __dir__ = exports(__name__, _HOMES)

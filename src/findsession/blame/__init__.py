@@ -6,6 +6,6 @@ of the file asked about, as its session saw the path; `lines` whether its text h
 file's lines as they read now.
 """
 
-from findsession.blame.trace import DEFAULT_LIMIT, blame
+from findsession.blame.trace import blame
 
-__all__ = ["DEFAULT_LIMIT", "blame"]
+__all__ = ["blame"]

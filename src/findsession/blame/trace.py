@@ -14,7 +14,6 @@ from findsession.blame.paths import Target, match
 from findsession.domain import Blame, BlameLine, Session, Writer
 from findsession.storage.base import Storage, WriteMatch
 
-DEFAULT_LIMIT = 20
 #: Lines of a change shown with each write.
 ADDED_SHOWN = 6
 REMOVED_SHOWN = 3
@@ -29,10 +28,10 @@ _CAP_NOTE = (
 def blame(
     store: Storage,
     path: str,
-    first: int | None = None,
-    last: int | None = None,
-    project: str | None = None,
-    limit: int = DEFAULT_LIMIT,
+    first: int | None,
+    last: int | None,
+    project: str | None,
+    limit: int,
 ) -> Blame:
     """The sessions that wrote the file at `path` (absolute), newest first; with
     `first`..`last`, ranked by whether they hold those lines as the file reads now."""

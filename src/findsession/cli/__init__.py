@@ -2,26 +2,19 @@
 
 `findsession "query"` is short for `findsession search "query"`. Every command takes
 `--db PATH` (or `FINDSESSION_DB`) and most take `--json` for a stable machine schema.
-The grammar is in `parser`, what each command does in `commands`; this module runs one
-and owns the exit status.
+Every command is one entry of `table` (its grammar, what runs it, whether the resident
+service may answer it); this module parses the line, runs the command with its
+`Context` and owns the exit status.
 
 `--version` and `--help` answer from the grammar alone: the commands, their output
-(rich) and what they call (SQLite, numpy) are imported once a command is to run.
+(rich) and what they call (SQLite, numpy) are imported once a command is to run, and a
+command the service answers never imports the index at all.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
-from typing import TYPE_CHECKING
-
-from findsession.cli.remote import forward
-
-if TYPE_CHECKING:
-    from rich.console import Console
-
-    from findsession.api import Findsession
 
 __all__ = ["main"]
 
@@ -30,9 +23,6 @@ def main(argv: list[str] | None = None) -> int:
     """Run one command; the exit status: 0 done, 1 an error (said in one line), 2 a bad
     command line, 130 interrupted."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    served = forward(argv)  # before importing anything heavy: the service may answer
-    if served is not None:
-        return served
     if argv == ["--version"]:
         from findsession import __version__
 
@@ -44,31 +34,18 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         build_parser().print_help()
         return 2
-    from rich.console import Console
-
-    from findsession.api import Findsession
-    from findsession.cli.console import print_error, say
+    from findsession.cli.table import BY_NAME
     from findsession.errors import FindsessionError
+    from findsession.protocol.context import Context
 
-    out = Console(highlight=False)
-    err = Console(stderr=True, highlight=False)
+    command = BY_NAME[args.command]
+    ctx = Context(args, served=command.served)
     try:
-        if args.command == "server":  # the admin's: no index of one's own is opened
-            from findsession.api import configured_server
-            from findsession.cli.team import server
-
-            return server(args, args.url or configured_server(), err)
-        fs = Findsession.open(
-            getattr(args, "db", None),
-            rebuild=getattr(args, "rebuild", False),
-            backend=_backend(args),
-        )
-        with fs:
-            for note in fs.notes:
-                say(err, note)
-            return run_command(args, fs, out, err)
+        return command.function()(args, ctx)
     except FindsessionError as exc:
-        print_error(err, exc)
+        from findsession.render.console import print_error
+
+        print_error(ctx.err, exc)
         return 1
     except KeyboardInterrupt:
         return 130
@@ -76,27 +53,5 @@ def main(argv: list[str] | None = None) -> int:
         # `findsession ... | head`: the reader left; say nothing.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-
-
-def _backend(args: argparse.Namespace) -> str | None:
-    """Where the command's index is: `push` reads this machine's own file, `share`
-    writes on the server; the rest follow `--backend`, else the config."""
-    if args.command == "push":
-        return "sqlite"
-    if args.command == "share":
-        return args.backend or "postgresql"
-    return getattr(args, "backend", None)
-
-
-def run_command(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
-    """One parsed command on an open index, its error said in one line: the same for a
-    command run here and one the service runs for a client."""
-    from findsession.cli.commands import COMMANDS
-    from findsession.cli.console import print_error
-    from findsession.errors import FindsessionError
-
-    try:
-        return COMMANDS[args.command](args, fs, out, err)
-    except FindsessionError as exc:
-        print_error(err, exc)
-        return 1
+    finally:
+        ctx.close()

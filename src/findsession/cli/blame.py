@@ -9,28 +9,29 @@ import os
 import re
 from pathlib import Path
 
-from rich.console import Console
-
 from findsession import jsonout, render
-from findsession.api import Findsession
-from findsession.cli.console import say
+from findsession.api import BlameOptions
 from findsession.errors import FindsessionError
+from findsession.protocol import requests as rq
+from findsession.protocol.context import Context
+from findsession.render.console import say
 
 _RANGE = re.compile(r"^(?P<path>.+?):(?P<first>\d+)(?:-(?P<last>\d+))?$")
 
 
-def blame(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
+def blame(args: argparse.Namespace, ctx: Context) -> int:
     path, first, last = parse_target(args.target)
-    here = Path(getattr(args, "cwd", None) or Path.cwd())
+    here = Path.cwd()
     project = str((here / Path(args.project).expanduser()).absolute()) if args.project else None
     absolute = os.path.normpath(here / Path(path).expanduser())
-    result = fs.blame(absolute, first=first, last=last, project=project, limit=args.top)
+    options = BlameOptions(first, last, project, args.top)
+    result = ctx.ask(rq.Blame(absolute, options)).result
     if args.json:
-        print(jsonout.dumps(jsonout.blame_json(result)))
+        print(jsonout.dumps(result))
     else:
-        render.print_blame(out, result)
-    for note in result.notes:
-        say(err, f"note: {note}")
+        render.print_blame(ctx.out, result)
+    for note in result["notes"]:
+        say(ctx.err, f"note: {note}")
     return 0
 
 

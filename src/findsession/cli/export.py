@@ -16,10 +16,10 @@ from pathlib import Path
 from rich.console import Console
 
 from findsession import render
-from findsession.api import Findsession
-from findsession.cli.console import say
 from findsession.errors import FindsessionError
-from findsession.web.export import export_document
+from findsession.protocol import requests as rq
+from findsession.protocol.context import Context
+from findsession.render.console import say
 
 _RAW_REFUSED = (
     "a --raw export holds what redaction took out (keys, tokens, passwords): give --raw"
@@ -27,12 +27,12 @@ _RAW_REFUSED = (
 )
 
 
-def export(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
+def export(args: argparse.Namespace, ctx: Context) -> int:
     fmt = args.format or export_format(args.output)
     raw = args.raw > 0
-    if args.raw == 1 and not _confirmed(err):
+    if args.raw == 1 and not _confirmed(ctx.err):
         raise FindsessionError(_RAW_REFUSED)
-    doc = export_document(fs, args.session, raw=raw)
+    doc = ctx.ask(rq.Export(args.session, raw=raw)).result
     text = render.export_html(doc) if fmt == "html" else render.export_markdown(doc)
     if not args.output:
         sys.stdout.write(text)
@@ -40,7 +40,8 @@ def export(args: argparse.Namespace, fs: Findsession, out: Console, err: Console
     path = Path(args.output).expanduser()
     write_file(path, text, private=raw)
     turns = doc["total_turns"]
-    say(err, f"wrote {path} ({fmt}, {turns} turn{'s' if turns != 1 else ''}, {len(text):,} chars)")
+    size = f"{turns} turn{'s' if turns != 1 else ''}, {len(text):,} chars"
+    say(ctx.err, f"wrote {path} ({fmt}, {size})")
     return 0
 
 

@@ -11,48 +11,43 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from rich.console import Console
-
 from findsession import jsonout, render
-from findsession.api import Findsession
-from findsession.cli.console import say
+from findsession.api import HandoffOptions
 from findsession.cli.export import write_file
 from findsession.cli.open_session import directory_problem, print_or_run
 from findsession.errors import FindsessionError
+from findsession.protocol import requests as rq
+from findsession.protocol.context import Context
+from findsession.render.console import say
 
 
-def handoff(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
+def handoff(args: argparse.Namespace, ctx: Context) -> int:
     if args.run and not args.to:
         raise FindsessionError("--run starts the agent --to names: give --to AGENT too")
-    brief = fs.handoff(args.session, model=not args.no_model)
-    resume = render.shell_line(brief.resume) if brief.resume.available else None
-    markdown = render.handoff_markdown(brief, resume)
-    for note in brief.notes:
-        say(err, f"note: {note}")
-    start = None
-    if args.to:
-        plan = fs.start_with(brief.session, args.to, markdown)
-        start = (args.to, plan, render.start_line(plan) if plan.available else None)
+    options = HandoffOptions(model=not args.no_model)
+    brief = ctx.ask(rq.Handoff(args.session, options, to=args.to)).result
+    for note in brief["notes"]:
+        say(ctx.err, f"note: {note}")
     if args.json:
-        print(jsonout.dumps(jsonout.handoff_json(brief, markdown, start)))
+        print(jsonout.dumps(brief))
         return 0
+    start = brief["start"]
     if start is None:
         if args.output:
-            write_file(Path(args.output).expanduser(), markdown, private=False)
-            say(err, f"wrote {args.output}")
+            write_file(Path(args.output).expanduser(), brief["markdown"], private=False)
+            say(ctx.err, f"wrote {args.output}")
         else:
-            print(markdown, end="")
+            print(brief["markdown"], end="")
         return 0
-    agent, plan, line = start
-    if not plan.available or line is None:
-        raise FindsessionError(plan.reason or f"cannot start {agent}")
+    if not start["available"] or start["shell"] is None:
+        raise FindsessionError(start["reason"] or f"cannot start {start['agent']}")
     return print_or_run(
-        fs,
-        plan,
-        line,
-        directory_problem(plan),
-        err,
+        ctx,
+        start,
+        start["shell"],
+        directory_problem(start),
         run=args.run,
         cannot="",
-        starting=f"starting {plan.command[0]} in {render.home(plan.cwd)} with the handoff brief",
+        starting=f"starting {start['command'][0]} in {render.home(start['cwd'])} with the"
+        " handoff brief",
     )

@@ -16,15 +16,15 @@ import os
 import re
 import shutil
 import sys
-
-from rich.console import Console
+from typing import Any
 
 from findsession import jsonout, render
-from findsession.api import Findsession
-from findsession.cli.console import say
 from findsession.cli.terminal import terminal_id
-from findsession.domain import Resume, Session
+from findsession.domain import Resume
 from findsession.errors import FindsessionError
+from findsession.protocol import requests as rq
+from findsession.protocol.context import Context
+from findsession.render.console import say
 
 #: `open 2` is a result's number; anything else is a session id or prefix. Four digits
 #: covers the longest list a search shows (1000); an id starting with digits is told
@@ -32,46 +32,45 @@ from findsession.errors import FindsessionError
 _POSITION = re.compile(r"[0-9]{1,4}")
 
 
-def open_session(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
+def open_session(args: argparse.Namespace, ctx: Context) -> int:
     target = args.target.strip()
     if not target:
         raise FindsessionError("name the session to open: its number in the last search, or id")
     if _POSITION.fullmatch(target):
-        session = fs.shown(terminal_id(), int(target))
+        request = rq.Resume(terminal=terminal_id(), position=int(target))
     else:
-        session = fs.session(target)
-    plan = fs.resume(session)
+        request = rq.Resume(session=target)
+    opened = ctx.ask(request).result
+    session, plan = opened["session"], opened["resume"]
     if args.json:
-        print(jsonout.dumps(jsonout.open_json(session, plan)))
+        print(jsonout.dumps(opened))
         return 0
-    if not plan.available:
-        raise FindsessionError(f"{_named(session)} cannot be resumed: {plan.reason}")
-    line = render.shell_line(plan)
-    if plan.note:
-        say(err, f"note: {plan.note}")
+    if not plan["available"]:
+        raise FindsessionError(f"{_named(session)} cannot be resumed: {plan['reason']}")
+    line = render.shell_line(resume_of(plan))
+    if plan["note"]:
+        say(ctx.err, f"note: {plan['note']}")
     problem = (
-        f"its transcript is on {plan.machine}, not this machine"
-        if plan.machine
+        f"its transcript is on {plan['machine']}, not this machine"
+        if plan["machine"]
         else directory_problem(plan)
     )
     return print_or_run(
-        fs,
+        ctx,
         plan,
         line,
         problem,
-        err,
         run=not args.print,
         cannot=f", so {_named(session)} cannot be resumed here",
-        starting=f"resuming {_named(session)} in {render.home(plan.cwd)}",
+        starting=f"resuming {_named(session)} in {render.home(plan['cwd'])}",
     )
 
 
 def print_or_run(
-    fs: Findsession,
-    plan: Resume,
+    ctx: Context,
+    plan: dict[str, Any],
     line: str,
     problem: str | None,
-    err: Console,
     *,
     run: bool,
     cannot: str,
@@ -84,49 +83,56 @@ def print_or_run(
     if not run:
         print(line)
         if problem:
-            say(err, f"warning: {problem}")
+            say(ctx.err, f"warning: {problem}")
         return 0
     if problem:
         print(line)
         raise FindsessionError(f"{problem}; nothing was run (the command is above)")
-    agent = plan.command[0]
+    agent = plan["command"][0]
     if shutil.which(agent) is None:
         print(line)
         raise FindsessionError(
-            f"{agent!r} is not on PATH{cannot}: install it, or run the command above where it is"
+            f"{agent!r} is not on PATH{cannot}: install it, or run the command above where"
+            " it is"
         )
-    err.print(starting, soft_wrap=True)
-    become(fs, plan)
+    ctx.err.print(starting, soft_wrap=True)
+    become(ctx, plan)
     return 0  # not reached: the agent has taken this process over
 
 
-def become(fs: Findsession, plan: Resume) -> None:
+def become(ctx: Context, plan: dict[str, Any]) -> None:
     """Replace this process with the agent, in the session's directory."""
     sys.stdout.flush()
     sys.stderr.flush()
-    fs.close()
+    ctx.close()
+    command = plan["command"]
     try:
-        os.chdir(plan.cwd or ".")
-        os.execvp(plan.command[0], list(plan.command))
+        os.chdir(plan["cwd"] or ".")
+        os.execvp(command[0], list(command))
     except (OSError, ValueError) as exc:  # ValueError: a NUL inside an argument
-        raise FindsessionError(f"could not start {plan.command[0]!r}: {exc}") from exc
+        raise FindsessionError(f"could not start {command[0]!r}: {exc}") from exc
 
 
-def directory_problem(plan: Resume) -> str | None:
-    """Why the command cannot run where it must, or None."""
-    if plan.cwd is None:
+def resume_of(plan: dict[str, Any]) -> Resume:
+    """The command of a resume (or start) object, as the shell line is written from."""
+    return Resume(command=tuple(plan["command"]), cwd=plan["cwd"])
+
+
+def directory_problem(plan: dict[str, Any]) -> str | None:
+    """Why the command (a resume or start object) cannot run where it must, or None."""
+    if plan["cwd"] is None:
         return (
             "the index has no working directory for this session, and the agent finds it"
             " only from there: run the command in the session's project folder"
         )
-    if not plan.cwd_exists:
+    if not plan["cwd_exists"]:
         return (
-            f"the session's working directory {render.printable(plan.cwd)} no longer exists"
+            f"the session's working directory {render.printable(plan['cwd'])} no longer exists"
             " (moved or deleted?): the agent finds the session only from there"
         )
     return None
 
 
-def _named(session: Session) -> str:
-    title = render.printable(session.title or "")
-    return f"session {session.id}" + (f" ({title})" if title else "")
+def _named(session: dict[str, Any]) -> str:
+    title = render.printable(session["title"] or "")
+    return f"session {session['id']}" + (f" ({title})" if title else "")

@@ -1,9 +1,6 @@
 """The grammar of the commands that take one session or one file elsewhere: `export`
 (a session as one Markdown or HTML file), `handoff` (a brief to carry a session on) and
 `blame` (the sessions that wrote a file).
-
-Kept apart from `parser` (which calls this) so each module stays one screenful of
-commands.
 """
 
 from __future__ import annotations
@@ -11,19 +8,12 @@ from __future__ import annotations
 import argparse
 
 from findsession.api import HANDOFF_AGENTS
+from findsession.cli.arguments import whole_number
 
 EXPORT_FORMATS = ("md", "html")
 
 
-def session_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    """`export`, `handoff` and `blame`."""
-    from findsession.cli.parser import _whole_number  # the grammar's, loaded by now
-
-    p = sub.add_parser(
-        "export",
-        parents=[common],
-        help="write a session as one self-contained Markdown or HTML file",
-    )
+def export(p: argparse.ArgumentParser) -> None:
     p.add_argument("session", help="session id or a unique prefix of it")
     p.add_argument(
         "--format",
@@ -44,12 +34,8 @@ def session_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentP
         " or once and confirm",
     )
 
-    p = sub.add_parser(
-        "handoff",
-        parents=[common],
-        help="a Markdown brief to carry a session on: asked, decided, files, commands,"
-        " what is open, how to resume",
-    )
+
+def handoff(p: argparse.ArgumentParser) -> None:
     p.add_argument("session", help="session id or a unique prefix of it")
     p.add_argument(
         "--to",
@@ -70,11 +56,8 @@ def session_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentP
     p.add_argument("-o", "--output", metavar="FILE", help="write the brief to FILE")
     p.add_argument("--json", action="store_true", help="print as JSON (docs/json.md)")
 
-    p = sub.add_parser(
-        "blame",
-        parents=[common],
-        help="the sessions that wrote a file (or these lines of it), newest first",
-    )
+
+def blame(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "target",
         metavar="PATH[:LINE[-LINE]]",
@@ -84,7 +67,7 @@ def session_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentP
     p.add_argument("--project", metavar="PATH", help="only sessions started in PATH or below")
     p.add_argument(
         "--top",
-        type=_whole_number(1, 1000, "give a whole number of writes from 1 to 1000"),
+        type=whole_number(1, 1000, "give a whole number of writes from 1 to 1000"),
         default=20,
         metavar="N",
         help="writes to show, 1 to 1000 (20; a line's last writer is always shown)",

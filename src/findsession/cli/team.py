@@ -16,21 +16,23 @@ from rich.console import Console
 from findsession import jsonout
 from findsession.api import (
     BATCH,
-    Findsession,
     PushCounts,
     add_person,
+    configured_server,
     init_server,
     remove_person,
     server_status,
 )
-from findsession.cli.console import say
 from findsession.errors import FindsessionError
+from findsession.protocol.context import Context
+from findsession.render.console import say
 
 if TYPE_CHECKING:
     from findsession.api import PushReport, ServerStatus
 
 
-def push(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
+def push(args: argparse.Namespace, ctx: Context) -> int:
+    fs, err = ctx.fs, ctx.err
     batch = args.batch or int(os.environ.get("FINDSESSION_PUSH_BATCH") or BATCH)
 
     def each(number: int, counts: PushCounts, left: int) -> None:
@@ -63,7 +65,8 @@ def say_pushed(err: Console, report: PushReport) -> None:
         say(err, f"note: no vectors sent: the server's come from {report.other_model}")
 
 
-def share(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
+def share(args: argparse.Namespace, ctx: Context) -> int:
+    fs, out, err = ctx.fs, ctx.out, ctx.err
     if args.list or not args.project:
         if not args.list:
             raise FindsessionError("name the project to share, or --list the shared ones")
@@ -87,8 +90,10 @@ def share(args: argparse.Namespace, fs: Findsession, out: Console, err: Console)
     return 0
 
 
-def server(args: argparse.Namespace, url: str | None, err: Console) -> int:
-    """The admin's commands; `url` is `--url`, else the config's."""
+def server(args: argparse.Namespace, ctx: Context) -> int:
+    """The admin's commands, on the server `--url` names, else the config's; no index
+    of one's own is opened."""
+    url, err = args.url or configured_server(), ctx.err
     if not url:
         raise FindsessionError(
             "name the server as its admin: --url postgresql://admin@host/db",

@@ -9,16 +9,15 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 
-from rich.console import Console
-
 from findsession import jsonout, render
-from findsession.api import Findsession
-from findsession.cli.console import say
+from findsession.protocol.context import Context
+from findsession.render.console import say
 
 
-def titles(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
+def titles(args: argparse.Namespace, ctx: Context) -> int:
     """Exit 1 when the one session named could not be given (or relieved of) its title,
     so a script can tell; a refusal among many sessions is an answer, not a failure."""
+    fs, out, err = ctx.fs, ctx.out, ctx.err
     if args.undo:
         undone = fs.undo_titles(args.session)
         if args.json:

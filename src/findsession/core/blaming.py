@@ -3,23 +3,16 @@
 
 from __future__ import annotations
 
-from findsession.blame import DEFAULT_LIMIT, blame
+from findsession.blame import blame
 from findsession.core.base import Core
+from findsession.core.options import BlameOptions
 from findsession.domain import Blame
 
 
 class BlamingMixin(Core):
     """`Findsession`'s blame."""
 
-    def blame(
-        self,
-        path: str,
-        *,
-        first: int | None = None,
-        last: int | None = None,
-        project: str | None = None,
-        limit: int = DEFAULT_LIMIT,
-    ) -> Blame:
+    def blame(self, path: str, options: BlameOptions | None = None) -> Blame:
         """The sessions whose tool calls wrote the file at `path` (absolute), newest
         first; with `first`..`last`, those whose written text holds those lines as the
         file reads now come first, and each line names the one that wrote it last.
@@ -36,6 +29,6 @@ class BlamingMixin(Core):
                 from findsession.indexing.writes import derive_backlog
 
                 derive_backlog(self.store)
-        result = blame(self.store, path, first, last, project, limit)
+        result = blame(self.store, path, **vars(options or BlameOptions()))
         result.notes[:0] = notes
         return result

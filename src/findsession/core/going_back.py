@@ -13,6 +13,9 @@ from findsession.core.base import Core
 from findsession.domain import Resume, Session
 from findsession.resume import remember_shown, resume_of, shown_session
 
+#: A transcript written this recently in a project is the session of an agent working there.
+LIVE_WINDOW_S = 600
+
 
 class GoingBackMixin(Core):
     """`Findsession`'s going back: resume, the lists shown, the live session."""
@@ -36,6 +39,19 @@ class GoingBackMixin(Core):
         name, since a shared server hears `tty:/dev/pts/0` from every machine."""
         machine = self.settings.machine
         return f"{machine}/{terminal}" if machine else terminal
+
+    def own_session(self, project: str | None, *, named: str | None, since: float) -> str | None:
+        """The session an agent asking from `project` is in, to leave out of what it is
+        shown (it has that context already, and it would outrank everything else for the
+        words the agent just used): the one it `named`, else the project's session whose
+        transcript was written after `since` (when the agent's connection began) and in
+        the last `LIVE_WINDOW_S` seconds. Claude Code does not tell an MCP server its
+        session id, hence the second."""
+        if named:
+            return named
+        if not project:
+            return None
+        return self.live_session(project, since, LIVE_WINDOW_S)
 
     def live_session(self, project: str, since: float, window_s: float) -> str | None:
         """The project's session whose transcript was written after `since` and within

@@ -7,6 +7,7 @@ to carry a session on elsewhere.
 from __future__ import annotations
 
 from findsession.core.base import Core
+from findsession.core.options import HandoffOptions
 from findsession.domain import Brief, Resume, Session
 from findsession.handoff import add_model_summary, build_brief
 from findsession.reader import resolve_session
@@ -17,14 +18,14 @@ from findsession.sources.starting import start_command
 class HandingOffMixin(Core):
     """`Findsession`'s handoff: the brief, and starting an agent with it."""
 
-    def handoff(self, ref: str, *, model: bool = True) -> Brief:
+    def handoff(self, ref: str, options: HandoffOptions | None = None) -> Brief:
         """The brief of the session `ref` names (an id or a unique prefix), extracted
         from the index; with `model` and a `[titles] provider` set, the model writes a
         summary on top (the extracted parts stay)."""
         session = resolve_session(self.store, ref)
         plan = resume_of(self.store, session, self.settings.machine)
         brief = build_brief(self.store, session, plan)
-        if model and self.settings.titles.provider != "offline":
+        if (options or HandoffOptions()).model and self.settings.titles.provider != "offline":
             add_model_summary(brief, self.settings.titles)
         return brief
 

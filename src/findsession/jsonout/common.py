@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from findsession.domain import Session
+if TYPE_CHECKING:
+    from findsession.domain import Session
 
 SEARCH_SCHEMA = "findsession.search/1"
 READ_SCHEMA = "findsession.read/1"

@@ -1,66 +1,17 @@
 """`findsession serve`: the search and reader as MCP tools, for agents, over stdio.
 
-The tools (`tools`) answer with the same JSON objects as the CLI's `--json`
-(docs/json.md), from the project the server was started in, without the agent's own
-session (`scope`), and say plainly when the index is empty or nothing matched. The
-service's watcher (`findsession.freshness`) keeps the index fresh from the operating system's
-file events: an idle agent costs no polling. While a resident service runs for the same
-index it does that work, and the server's watcher stands aside. The server only ever
-reads transcripts.
+The tools (`tools`, `session_tools`) answer with the same JSON objects as the CLI's
+`--json` (docs/json.md), from the project the server was started in, without the
+agent's own session (`Findsession.own_session`), within an evidence budget per
+connection (`budget`), each answer recorded in the audit before it is given.
+
+One MCP server is one agent's session. When a resident service runs for the index (or
+can be started again, where `service start` was said), the session runs inside it, on
+its warm index and model: `findsession serve` is then only a relay between the agent's
+stdio and the service's socket (`relay`, `hosted`), a small process that imports neither
+the MCP SDK nor the index. Otherwise the server runs in its own process (`local`), with
+the file watcher of `findsession.freshness` keeping the index fresh. The server only
+ever reads transcripts.
+
+Nothing is imported here: the relay must stay small.
 """
-
-from __future__ import annotations
-
-import os
-import time
-from collections.abc import Callable
-from pathlib import Path
-
-from findsession.api import Findsession
-from findsession.freshness import Freshness
-from findsession.mcp_server.scope import Scope
-from findsession.mcp_server.tools import build_server
-
-__all__ = ["build_server", "serve"]
-
-
-def serve(db_path: Path, directory: str | None, all_projects: bool) -> None:
-    """Run the server over stdio until the client closes it.
-
-    `directory` is the project searched by default (else the working directory, where
-    an agent's client starts the server); `all_projects` or the config's
-    `[mcp] all_projects` widens that to every project.
-    """
-    fs = Findsession.open(db_path)
-    cfg = fs.settings
-    scope_dir = None if all_projects or cfg.mcp_all_projects else (directory or os.getcwd())
-    scope = Scope(
-        directory=str(Path(scope_dir).resolve()) if scope_dir else None,
-        started=time.time(),
-        explicit_current=os.environ.get("FINDSESSION_CURRENT_SESSION")
-        or os.environ.get("CLAUDE_SESSION_ID"),
-        hybrid_weight=cfg.hybrid_weight,
-    )
-    fresh = None
-    if os.environ.get("FINDSESSION_WATCH", "1") != "0":
-        fresh = Freshness(db_path, fs.watched_roots(), defer_to=_service_running(db_path))
-        scope.indexer_error = lambda: fresh.last_error
-        fresh.start()
-    try:
-        build_server(fs, scope).run("stdio")
-    finally:
-        if fresh is not None:
-            fresh.stop()
-
-
-def _service_running(db_path: Path) -> Callable[[], bool] | None:
-    """A check of whether a resident service holds this index (its lock: no socket
-    round trip), or None where services do not run."""
-    from findsession.protocol.client import running
-    from findsession.protocol.place import NoPlace, Place
-
-    try:
-        place = Place.for_index(db_path)
-    except (NoPlace, OSError):
-        return None
-    return lambda: running(place)

@@ -7,13 +7,18 @@ already, and it would outrank everything else for the words the agent just used)
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from findsession.api import Findsession
+if TYPE_CHECKING:
+    from findsession.api import Findsession
 
-#: A transcript written this recently in the server's project is the agent's own session.
-CURRENT_SESSION_WINDOW_S = 600
+#: A connection of the index for one tool call: the service's warm index (one of its
+#: connections, for as long as the call takes), or the server's own.
+Index = Callable[[], "AbstractContextManager[Findsession]"]
 
 
 @dataclass
@@ -23,23 +28,17 @@ class Scope:
     directory: str | None  # None: every project
     started: float
     explicit_current: str | None  # the agent's own session id, when the client says it
-    hybrid_weight: float = 0.5  # from the config, read once at start
+    #: Where the server was started (the agent's working directory): a relative path
+    #: is read from the project, else from here.
+    cwd: str = "/"
     #: Why the background indexer's last round failed, or None; shown in search notes.
     indexer_error: Callable[[], str | None] = lambda: None
 
 
 def current_session(fs: Findsession, scope: Scope, project: str | None) -> str | None:
-    """The session the agent is in: named by the client, else the project's live one.
-
-    Claude Code does not tell an MCP server its session id, so without one the session
-    of this project whose transcript was written in the last ten minutes and changed
-    after the server started is taken to be the agent's own.
-    """
-    if scope.explicit_current:
-        return scope.explicit_current
-    if not project:
-        return None
-    return fs.live_session(project, scope.started, CURRENT_SESSION_WINDOW_S)
+    """The session the agent is in (`Findsession.own_session`: named by the client,
+    else the project's live one)."""
+    return fs.own_session(project, named=scope.explicit_current, since=scope.started)
 
 
 def indexer_note(scope: Scope) -> list[str]:
@@ -49,3 +48,8 @@ def indexer_note(scope: Scope) -> list[str]:
     if not error:
         return []
     return [f"the index could not be brought up to date ({error}); results may miss recent turns"]
+
+
+def named_session() -> str | None:
+    """The agent's own session id, where its client says it in the environment."""
+    return os.environ.get("FINDSESSION_CURRENT_SESSION") or os.environ.get("CLAUDE_SESSION_ID")

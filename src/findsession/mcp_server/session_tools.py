@@ -18,22 +18,24 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from findsession import jsonout, render
-from findsession.api import Auditor, Findsession
+from findsession.api import HANDOFF_AGENTS, BlameOptions, Findsession, HandoffOptions
 from findsession.mcp_server.budget import EvidenceBudget
+from findsession.mcp_server.scope import Index
 from findsession.mcp_server.tool_errors import tool_errors
+from findsession.protocol import operations
+from findsession.protocol import requests as rq
 
 
 def add_session_tools(
     server: MCPServer,
-    fs: Findsession,
-    auditor: Auditor,
+    index: Index,
+    connection: str,
     budget: EvidenceBudget,
     answering: threading.Lock,
-    directory: str | None,
+    base: str,
 ) -> None:
-    """Register `handoff` and `sessions_for_file` on `server`; `directory` is the project
-    a relative path is read from (the server's), else the server's working directory."""
+    """Register `handoff` and `sessions_for_file` on `server`; `base` is the folder a
+    relative path is read from (the server's project, else where it was started)."""
 
     @server.tool()
     @tool_errors
@@ -70,12 +72,24 @@ def add_session_tools(
             raise ToolError("give fromLine with toLine")
         if fromLine is not None and (fromLine < 1 or (toLine is not None and toLine < fromLine)):
             raise ToolError("lines are numbered from 1 and toLine must not come before fromLine")
-        base = Path(directory or os.getcwd())
-        absolute = os.path.normpath(base / Path(path).expanduser())
-        result = fs.blame(absolute, first=fromLine, last=toLine, project=project, limit=top)
-        answer = jsonout.blame_json(result)
+        absolute = os.path.normpath(Path(base) / Path(path).expanduser())
+        options = BlameOptions(fromLine, toLine, project, top)
+        with index() as fs:
+            answer = operations.blame(fs, rq.Blame(absolute, options))
+            return {**answer, "evidence_budget": _spend_writes(fs, answer, absolute, options)}
+
+    def _spend_writes(
+        fs: Findsession, answer: dict[str, Any], absolute: str, options: BlameOptions
+    ) -> dict[str, Any]:
+        """Cut `answer`'s writers to the budget (a line whose writer was cut is marked
+        held back, not "nobody's"), record what is shown, and spend it."""
         evidence = [(w["session"]["id"], w["turn"]) for w in answer["writers"]]
-        asked = {"path": absolute, "from": fromLine, "to": toLine, "project": project}
+        asked = {
+            "path": absolute,
+            "from": options.first,
+            "to": options.last,
+            "project": options.project,
+        }
         with answering:
             fit = budget.fitting(evidence)
             held_back = len(evidence) - fit
@@ -85,12 +99,12 @@ def add_session_tools(
                 if line["writer"] is not None and line["writer"] not in kept:
                     line["writer"] = None  # held back, not "nobody's"
                     line["held_back"] = True
+            auditor = fs.auditor(connection)
             auditor.shown("sessions_for_file", asked, evidence[:fit], held_back=held_back)
             if evidence and not fit:
                 raise budget.exhausted()
             budget.spend(evidence[:fit])
-            spent = budget.state(held_back)
-        return {**answer, "evidence_budget": spent}
+            return budget.state(held_back)
 
     @server.tool()
     @tool_errors
@@ -101,9 +115,9 @@ def add_session_tools(
         to: Annotated[
             str | None,
             Field(
-                description="An agent to start with the brief as its first prompt (claude,"
-                " codex, gemini, qwen, opencode, cursor-agent): the command is returned in"
-                " `start`, never run."
+                description="An agent to start with the brief as its first prompt ("
+                + ", ".join(HANDOFF_AGENTS)
+                + "): the command is returned in `start`, never run."
             ),
         ] = None,
     ) -> dict[str, Any]:
@@ -111,23 +125,23 @@ def add_session_tools(
         the files it changed, the commands it ran with how each last ended (tests passing
         or failing), what was left open, and how to resume the session (`resume`).
         `markdown` is the brief as one text to read or pass on."""
-        brief = fs.handoff(sessionId)
-        resume = render.shell_line(brief.resume) if brief.resume.available else None
-        markdown = render.handoff_markdown(brief, resume)
-        start = None
-        if to:
-            plan = fs.start_with(brief.session, to, markdown)
-            start = (to, plan, render.start_line(plan) if plan.available else None)
-        sid = brief.session.id
-        turns = {t for t, _ in brief.asked} | {t for t, _ in brief.decided}
-        if brief.last_prompt:
-            turns.add(brief.last_prompt[0])
-        evidence: list[tuple[str, int | None]] = [(sid, t) for t in sorted(turns)] or [(sid, None)]
-        with answering:
-            if budget.fitting(evidence) < len(evidence):
-                auditor.shown("handoff", {"session": sid, "to": to}, [], held_back=len(evidence))
-                raise budget.exhausted()
-            auditor.shown("handoff", {"session": sid, "to": to}, evidence)
-            budget.spend(evidence)
-            spent = budget.state()
-        return {**jsonout.handoff_json(brief, markdown, start), "evidence_budget": spent}
+        with index() as fs:
+            brief = operations.handoff(fs, rq.Handoff(sessionId, HandoffOptions(), to=to))
+            sid = brief["session"]["id"]
+            turns = {a["turn"] for a in brief["asked"]} | {d["turn"] for d in brief["decided"]}
+            if brief["last_prompt"]:
+                turns.add(brief["last_prompt"]["turn"])
+            evidence: list[tuple[str, int | None]] = [(sid, t) for t in sorted(turns)] or [
+                (sid, None)
+            ]
+            with answering:
+                auditor = fs.auditor(connection)
+                if budget.fitting(evidence) < len(evidence):
+                    auditor.shown(
+                        "handoff", {"session": sid, "to": to}, [], held_back=len(evidence)
+                    )
+                    raise budget.exhausted()
+                auditor.shown("handoff", {"session": sid, "to": to}, evidence)
+                budget.spend(evidence)
+                spent = budget.state()
+        return {**brief, "evidence_budget": spent}

@@ -21,11 +21,14 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from findsession import jsonout
-from findsession.api import SOURCE_KINDS, Findsession, SearchOptions
+from findsession.api import SOURCE_KINDS, Findsession, ListOptions, ReadOptions, SearchOptions
+from findsession.domain import SearchResponse
 from findsession.mcp_server.budget import EvidenceBudget
-from findsession.mcp_server.scope import Scope, current_session, indexer_note
+from findsession.mcp_server.scope import Index, Scope, current_session, indexer_note
 from findsession.mcp_server.session_tools import add_session_tools
 from findsession.mcp_server.tool_errors import tool_errors
+from findsession.protocol import operations
+from findsession.protocol import requests as rq
 
 MAX_QUERY = 2000
 MAX_TOP = 20
@@ -42,16 +45,16 @@ INSTRUCTIONS = (
 )
 
 
-def build_server(fs: Findsession, scope: Scope) -> MCPServer:
-    """The MCP server with its tools, answering from `fs` (kept open).
+def build_server(index: Index, scope: Scope, evidence_budget: int) -> MCPServer:
+    """The MCP server with its tools for one agent's session, answering from `index`.
 
-    The server process is one connection: over stdio it serves one client session, so
-    the audit names each process's records by an id of its own and the evidence budget
-    is spent once per process.
+    One server is one connection: it serves one client session (over stdio, or relayed
+    to the service), so the audit names its records by an id of its own and the
+    evidence budget is spent once per server.
     """
     server = MCPServer("findsession", instructions=INSTRUCTIONS)
-    auditor = fs.auditor(connection=secrets.token_hex(8))
-    budget = EvidenceBudget(fs.settings.mcp_evidence_budget)
+    connection = secrets.token_hex(8)
+    budget = EvidenceBudget(evidence_budget)
     # The SDK runs tools in worker threads: one answer at a time is fitted to the budget,
     # recorded and counted, so two calls cannot both take the last turns.
     answering = threading.Lock()
@@ -128,26 +131,33 @@ def build_server(fs: Findsession, scope: Scope) -> MCPServer:
         project = directory or scope.directory
         if project and not project.strip("/"):
             project = None  # "/": every project
-        opts = SearchOptions(
-            top=top,
-            project=str(Path(project).expanduser()) if project else None,
-            # An id or a unique prefix, as read_conversation takes it; else a clear error.
-            session=fs.session(sessionId).id if sessionId is not None else None,
-            speaker=speaker,
-            after=after,
-            before=before,
-            kind=kind,
-            source=source,
-            hybrid_weight=scope.hybrid_weight,
-            count_excluded=True,  # for the audit record
-        )
-        current = None if sessionId else current_session(fs, scope, project)
-        if current:
-            opts.top += 1  # room for the one left out
-        response = fs.search(query, opts)
-        kept = [h for h in response.hits if h.session.id != current][:top]
+        with index() as fs:
+            opts = SearchOptions(
+                top=top,
+                project=str(Path(project).expanduser()) if project else None,
+                # An id or a unique prefix, as read_conversation takes it; else a clear error.
+                session=fs.session(sessionId).id if sessionId is not None else None,
+                speaker=speaker,
+                after=after,
+                before=before,
+                kind=kind,
+                source=source,
+                count_excluded=True,  # for the audit record
+                # The session the agent is in: it has that context, and it would outrank
+                # everything else for the words the agent just used.
+                leave_out=None if sessionId else current_session(fs, scope, project),
+            )
+            response = fs.search(query, opts)
+            return _answer_search(fs, query, opts, response, top)
+
+    def _answer_search(
+        fs: Findsession, query: str, opts: SearchOptions, response: SearchResponse, top: int
+    ) -> dict[str, Any]:
+        """Fit the hits to the budget, record them, spend them; the tool's answer."""
+        current = opts.leave_out
+        hits = response.hits
         notes = response.notes + indexer_note(scope)
-        if not kept:
+        if not hits:
             notes.append(
                 "the index is empty: run `findsession index` (this server also indexes in"
                 " the background; try again in a minute)"
@@ -155,11 +165,6 @@ def build_server(fs: Findsession, scope: Scope) -> MCPServer:
                 else f"nothing matched in {opts.project or 'any project'}; try other words,"
                 " a wider time range, or directory='/' for every project"
             )
-        # Ranked again without the session left out, so rank is the place in the list.
-        hits = [replace(h, rank=rank) for rank, h in enumerate(kept, 1)]
-        sure = response.confidence
-        if response.hits and response.hits[0].session.id == current:
-            sure = None  # it judged the session left out, not the first one returned
         evidence = [(h.session.id, h.turn) for h in hits]
         with answering:
             fit = budget.fitting(evidence)
@@ -169,8 +174,8 @@ def build_server(fs: Findsession, scope: Scope) -> MCPServer:
                     f"{held_back} more results were held back: this session has nearly used"
                     " its evidence budget (see evidence_budget); read what was returned first"
                 )
-            shown = replace(response, hits=hits[:fit], notes=notes, confidence=sure)
-            auditor.searched(  # before answering: an unrecorded answer is never given
+            shown = replace(response, hits=hits[:fit], notes=notes)
+            fs.auditor(connection).searched(  # before answering: none is given unrecorded
                 "search_conversation",
                 query,
                 opts,
@@ -222,18 +227,30 @@ def build_server(fs: Findsession, scope: Scope) -> MCPServer:
             raise ToolError(f"maxChars must be at least 200, not {maxChars}")
         if turn is not None and (from_ is not None or to is not None):
             raise ToolError("give either turn, or from/to, not both")
-        view = fs.read(
-            sessionId, turn=turn, context=context, tools=includeToolOutput, first=from_, last=to
+        options = ReadOptions(
+            turn=turn, first=from_, last=to, context=context, tools=includeToolOutput
         )
-        answer = jsonout.read_json(view, max_chars=maxChars)
-        evidence = [(view.session.id, t["turn"]) for t in answer["turns"]]
-        asked = {"session": view.session.id, "turn": turn, "from": from_, "to": to}
-        asked |= {"context": context, "include_tool_output": includeToolOutput}
+        with index() as fs:
+            view = fs.read(sessionId, options)
+            answer = jsonout.read_json(view, max_chars=maxChars)
+            evidence = [(view.session.id, t["turn"]) for t in answer["turns"]]
+            asked = {"session": view.session.id, "turn": turn, "from": from_, "to": to}
+            asked |= {"context": context, "include_tool_output": includeToolOutput}
+            return _spend_turns(fs, answer, evidence, asked)
+
+    def _spend_turns(
+        fs: Findsession,
+        answer: dict[str, Any],
+        evidence: list[tuple[str, int | None]],
+        asked: dict[str, Any],
+    ) -> dict[str, Any]:
         with answering:
             fit = budget.fitting(evidence)
             answer["turns"] = answer["turns"][:fit]
             held_back = len(evidence) - fit
-            auditor.shown("read_conversation", asked, evidence[:fit], held_back=held_back)
+            fs.auditor(connection).shown(
+                "read_conversation", asked, evidence[:fit], held_back=held_back
+            )
             if evidence and not fit:
                 raise budget.exhausted()
             budget.spend(evidence[:fit])
@@ -272,13 +289,15 @@ def build_server(fs: Findsession, scope: Scope) -> MCPServer:
         if not 1 <= limit <= 100:
             raise ToolError(f"limit must be between 1 and 100, not {limit}")
         project = directory or scope.directory
-        sessions = fs.sessions(project=project, after=after, before=before, limit=limit)
-        answer = jsonout.sessions_json((s, fs.first_prompt(s.id)) for s in sessions)
         asked = {"project": project, "after": after, "before": before, "limit": limit}
-        with answering:
-            auditor.shown("list_sessions", asked, [(s.id, None) for s in sessions])
+        with index() as fs:
+            answer = operations.sessions(
+                fs, rq.Sessions(ListOptions(project, after, before, limit))
+            )
+            with answering:
+                shown = [(s["id"], None) for s in answer["sessions"]]
+                fs.auditor(connection).shown("list_sessions", asked, shown)
         return {**answer, "scope": project}
 
-    add_session_tools(server, fs, auditor, budget, answering, scope.directory)
-    server.findsession = fs  # type: ignore[attr-defined]  # kept open for the server's life
+    add_session_tools(server, index, connection, budget, answering, scope.directory or scope.cwd)
     return server

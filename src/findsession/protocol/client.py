@@ -9,13 +9,19 @@ from __future__ import annotations
 
 import os
 import socket
-import subprocess
 import sys
+import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from findsession.protocol.peer import peer_uid
 from findsession.protocol.place import Place
 from findsession.protocol.wire import WireError, identity, receive, send
+
+if TYPE_CHECKING:  # the requests bring the core API's types: the relay never needs them
+    import subprocess
+
+    from findsession.protocol.requests import Answer, Request
 
 #: Connecting to a live local socket takes microseconds; a full backlog is a stuck one.
 CONNECT_SECONDS = 0.5
@@ -42,12 +48,11 @@ class Unavailable(Exception):
         self.foreign = foreign
 
 
-def ask(
-    place: Place, message: dict, *, timeout: float = REPLY_SECONDS, me: str | None = None
-) -> dict:
-    """Send one request and return the reply; `me` stands in for this client's identity."""
-    mine = me or identity()
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+def connect(place: Place, *, timeout: float = REPLY_SECONDS) -> socket.socket:
+    """A connection to the service, its peer checked to be this user before a byte is
+    sent; `Unavailable` when there is none to be had."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
         sock.settimeout(CONNECT_SECONDS)
         try:
             sock.connect(str(place.socket))
@@ -66,6 +71,18 @@ def ask(
                 foreign=True,
             )
         sock.settimeout(timeout)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+def ask(
+    place: Place, message: dict, *, timeout: float = REPLY_SECONDS, me: str | None = None
+) -> dict:
+    """Send one request and return the reply; `me` stands in for this client's identity."""
+    mine = me or identity()
+    with connect(place, timeout=timeout) as sock:
         try:
             send(sock, {"v": mine, **message})
             reply = receive(sock)
@@ -75,6 +92,21 @@ def ask(
         theirs = str(reply.get("version"))
         raise Unavailable(f"the service runs {theirs}, this is {mine}", other_version=theirs)
     return reply
+
+
+def ask_operation(place: Place, request: Request, *, timeout: float = REPLY_SECONDS) -> Answer:
+    """The service's answer to one operation. An error of the operation (a session not
+    found, a bad option) is raised as the `FindsessionError` it was, for the caller to
+    show as if it ran here; `Unavailable` when the service could not answer at all."""
+    from findsession.protocol.requests import Answer, error_from
+
+    reply = ask(place, {"op": request.op, "request": request.to_wire()}, timeout=timeout)
+    result, error = reply.get("result"), reply.get("error")
+    if reply.get("ok") is True and isinstance(result, dict):
+        return Answer(result, float(reply.get("ms") or 0.0))
+    if isinstance(error, dict):
+        raise error_from(error)
+    raise Unavailable(f"the service could not answer ({str(reply.get('message'))[:200]})")
 
 
 def running(place: Place) -> bool:
@@ -101,6 +133,7 @@ def running(place: Place) -> bool:
 def start(place: Place, *, python: str | None = None) -> subprocess.Popen:
     """Start a service in the background, detached from this terminal and its signals;
     its output goes to the place's log. It exits by itself if another one runs."""
+    import subprocess  # only here: a client that finds its service answering needs none
     with open(place.log, "ab", buffering=0) as log:
         os.chmod(place.log, 0o600)
         return subprocess.Popen(
@@ -133,3 +166,25 @@ def replace_if_wanted(place: Place, why: Unavailable) -> bool:
         return False
     start(place)
     return True
+
+
+#: How long a client waits for a service it started (the model and vectors loading)
+#: before it answers in-process instead.
+WAKE_SECONDS = 30.0
+
+
+def wake(place: Place, why: Unavailable, wait: float = WAKE_SECONDS) -> bool:
+    """After `why`, start a replacement where one is wanted (`replace_if_wanted`) and
+    wait until it answers; True if it does within `wait` seconds."""
+    if not replace_if_wanted(place, why):
+        return False
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        try:
+            ask(place, {"op": "ping"}, timeout=1.0)
+            return True
+        except Unavailable as again:
+            if again.foreign or again.other_version:
+                return False
+            time.sleep(0.1)
+    return False

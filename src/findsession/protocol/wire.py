@@ -11,7 +11,7 @@ import socket
 import struct
 
 #: Bumped when a message's shape changes; part of the identity both sides compare.
-PROTOCOL = 2
+PROTOCOL = 3
 #: No message is larger; a longer header is a confused peer, not a big answer.
 MAX_MESSAGE = 64 << 20
 _HEADER = struct.Struct(">I")

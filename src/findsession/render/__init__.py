@@ -17,8 +17,9 @@ own errors, before any command runs) must not import rich and every renderer.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from findsession.lazy import exports
 
 if TYPE_CHECKING:
     from findsession.render.audit import print_audit
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
         confidence_words,
         explain_line,
         print_search,
+        print_search_footer,
         shown_hits,
     )
     from findsession.render.sessions import print_read
@@ -55,6 +57,7 @@ _HOMES = {
     "confidence_words": "search",
     "explain_line": "search",
     "print_search": "search",
+    "print_search_footer": "search",
     "shown_hits": "search",
     "print_read": "sessions",
     "shell_line": "shell",
@@ -87,6 +90,7 @@ __all__ = [
     "print_index_report",
     "print_read",
     "print_search",
+    "print_search_footer",
     "print_sources",
     "print_status",
     "print_titles",
@@ -100,10 +104,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'findsession.render' has no attribute {name!r}")
-    value = getattr(import_module(f"findsession.render.{home}"), name)
-    globals()[name] = value  # asked once, then an ordinary attribute
-    return value
+__getattr__, __dir__ = exports(__name__, _HOMES)

@@ -1,5 +1,7 @@
 """Search results for people: the hits a person is shown, each with its snippet's matches
 highlighted and, with `--explain`, why it ranked; the footer's words for the confidence.
+All from the `findsession.search/1` object, the same whether the search ran here or in
+the service.
 
 Separate from the other renderers: it is the one a person reads most, and the only one
 that judges what to leave out (only the nearest few when nothing is close).
@@ -7,28 +9,35 @@ that judges what to leave out (only the nearest few when nothing is close).
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import Console
 from rich.text import Text
 
-from findsession.domain import Confidence, Hit, Level, SearchResponse
 from findsession.render.text import day, home, printable, printable_spans, whose
 
 #: Hits shown under "nothing close": enough to see what the index came nearest to, few
 #: enough not to read as an answer.
 NEAREST_SHOWN = 3
+#: The footer's word for each confidence level.
+_SURE = {"strong": "strong match", "weak": "weak match", "nothing": "nothing close"}
 
 
-def shown_hits(response: SearchResponse) -> list[Hit]:
-    """The hits a person is shown: only the nearest few when nothing is close."""
-    if response.confidence and response.confidence.level is Level.NOTHING:
-        return response.hits[:NEAREST_SHOWN]
-    return response.hits
+def _nothing_close(response: dict[str, Any]) -> bool:
+    return (response["confidence"] or {}).get("level") == "nothing"
 
 
-def print_search(out: Console, response: SearchResponse, explain: bool = False) -> None:
+def shown_hits(response: dict[str, Any]) -> list[dict[str, Any]]:
+    """The results of a `findsession.search/1` object a person is shown: only the
+    nearest few when nothing is close."""
+    results = response["results"]
+    return results[:NEAREST_SHOWN] if _nothing_close(response) else results
+
+
+def print_search(out: Console, response: dict[str, Any], explain: bool = False) -> None:
+    """A `findsession.search/1` object for people."""
     hits = shown_hits(response)
-    nothing = response.confidence is not None and response.confidence.level is Level.NOTHING
-    if nothing and hits:
+    if _nothing_close(response) and hits:
         out.print(
             Text(
                 "Nothing close: no indexed session matches this well."
@@ -38,65 +47,73 @@ def print_search(out: Console, response: SearchResponse, explain: bool = False) 
             soft_wrap=True,
         )
     for hit in hits:
-        s = hit.session
-        header = Text(f"[{hit.rank}] ", style="bold")
-        header.append(day(hit.timestamp or s.last_ts), style="cyan")
-        header.append(f"  {printable(s.source)}  ", style="dim")
-        if s.is_subagent:
+        s, match = hit["session"], hit["match"]
+        header = Text(f"[{hit['rank']}] ", style="bold")
+        header.append(day(match["timestamp"] or s["ended"]), style="cyan")
+        header.append(f"  {printable(s['source'])}  ", style="dim")
+        if s["subagent"]:
             header.append("↳ subagent ", style="magenta")
-        header.append(printable(s.title or s.id), style="bold")
-        header.append(f"  score {hit.score:.2f}", style="dim")
+        header.append(printable(s["title"] or s["id"]), style="bold")
+        header.append(f"  score {hit['score']:.2f}", style="dim")
         out.print(header, soft_wrap=True)
         snippet = Text("    ")
         base = len(snippet)
-        text, highlights = printable_spans(hit.snippet, hit.highlights)
+        text, highlights = printable_spans(match["snippet"], match["highlights"])
         snippet.append(text)
         for start, end in highlights:
             snippet.stylize("bold yellow", base + start, base + end)
         out.print(snippet, soft_wrap=True)
-        where = f"{home(s.cwd)}  ·  {home(s.file_path)}"
+        where = f"{home(s['cwd'])}  ·  {home(s['path'])}"
         if origin := whose(s):
             where = f"{origin}  ·  {where}"
-        if hit.turn is not None:
-            where += f"  ·  {'section' if hit.unit_kind == 'doc' else 'turn'} {hit.turn}"
-        if s.missing:
+        if match["turn"] is not None:
+            where += f"  ·  {'section' if match['kind'] == 'doc' else 'turn'} {match['turn']}"
+        if s["missing"]:
             where += "  (file gone)"
         out.print(Text("    " + where, style="dim"), soft_wrap=True)
         if explain:
             out.print(Text("    why: " + explain_line(hit), style="dim italic"), soft_wrap=True)
 
 
-def confidence_words(c: Confidence | None) -> str:
+def print_search_footer(err: Console, response: dict[str, Any], shown: int, ms: float) -> None:
+    """What ran, how many sessions were shown, how sure it is and how long it took."""
+    found = f"{shown} session{'s' if shown != 1 else ''}"
+    sure = confidence_words(response["confidence"])
+    line = f"{printable(response['strategy'])} search · {found}{sure} · {ms:.0f} ms"
+    err.print(Text(line, style="dim"), soft_wrap=True)
+
+
+def confidence_words(confidence: dict[str, Any] | None) -> str:
     """The footer's note on how sure the search is of its first hit ('' if not judged)."""
-    if c is None:
+    if confidence is None:
         return ""
-    words = {Level.STRONG: "strong match", Level.WEAK: "weak match", Level.NOTHING: "nothing close"}
-    return f" · {words[c.level]}"
+    return f" · {_SURE[confidence['level']]}"
 
 
-def explain_line(hit: Hit) -> str:
+def explain_line(hit: dict[str, Any]) -> str:
     """Each list's rank for the unit that ranked the session, and what matched."""
+    why = hit["explain"]
     parts = []
-    if hit.pinned == "identifier":
+    if why["pinned"] == "identifier":
         parts.append("holds the query's identifier verbatim (ranked first)")
-    elif hit.pinned == "keyword-winner":
+    elif why["pinned"] == "keyword-winner":
         parts.append("best keyword match, holding most query words (kept first)")
-    if hit.keyword_rank is not None:
-        matched = ", ".join(printable(t) for t in hit.matched_terms)
+    if why["keyword_rank"] is not None:
+        matched = ", ".join(printable(t) for t in why["matched_terms"])
         terms = f"; matched {matched}" if matched else ""
-        parts.append(f"keyword #{hit.keyword_rank} (bm25 {hit.bm25:.2f}{terms})")
+        parts.append(f"keyword #{why['keyword_rank']} (bm25 {why['bm25']:.2f}{terms})")
     else:
         parts.append("no keyword match")
-    if hit.vector_rank is not None:
-        parts.append(f"vector #{hit.vector_rank} (cosine {hit.cosine:.3f})")
+    if why["vector_rank"] is not None:
+        parts.append(f"vector #{why['vector_rank']} (cosine {why['cosine']:.3f})")
     else:
         parts.append("not in the vector list")
-    if hit.parts is not None:
-        p = hit.parts
+    p = why["score_parts"]
+    if p is not None:
         parts.append(
-            f"score {hit.score:.2f} = ranks {p.ranks:.2f} + keyword {p.keyword:.2f}"
-            f" + meaning {p.meaning:.2f} + a second turn {p.further:.2f}"
+            f"score {hit['score']:.2f} = ranks {p['ranks']:.2f} + keyword {p['keyword']:.2f}"
+            f" + meaning {p['meaning']:.2f} + a second turn {p['further']:.2f}"
         )
     else:
-        parts.append(f"score {hit.score:.2f}")
+        parts.append(f"score {hit['score']:.2f}")
     return " · ".join(parts)

@@ -6,13 +6,13 @@ Separate from the results renderers: these describe the index, not what is in it
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
-from findsession.domain import IndexStatus, SourceReport
+from findsession.domain import SourceReport
 from findsession.render.text import home, printable
 
 if TYPE_CHECKING:  # the reports' types only: importing the indexer would bring numpy
@@ -97,30 +97,35 @@ def _absent(r: SourceReport) -> bool:
     )
 
 
-def print_status(out: Console, st: IndexStatus) -> None:
+def print_status(out: Console, st: dict[str, Any]) -> None:
+    """A `findsession.status/1` object for people."""
     rows = [
-        ("database", f"{home(st.db_path)}  ({_size(st.db_bytes)}, schema {st.schema_version})"),
+        (
+            "database",
+            f"{home(st['db_path'])}  ({_size(st['db_bytes'])}, schema {st['schema_version']})",
+        ),
         (
             "roots",
-            "\n".join(home(r) for r in st.roots)
-            or ("none: its sessions are pushed" if st.pushed else "none indexed yet"),
+            "\n".join(home(r) for r in st["roots"])
+            or ("none: its sessions are pushed" if st["pushed"] else "none indexed yet"),
         ),
-        ("files", ", ".join(f"{n} {k}" for k, n in sorted(st.files.items())) or "0"),
+        ("files", ", ".join(f"{n} {k}" for k, n in sorted(st["files"].items())) or "0"),
         (
             "sessions",
-            f"{st.sessions} ({st.subagent_sessions} subagent, "
-            f"{st.missing_sessions} whose file is gone)",
+            f"{st['sessions']} ({st['subagent_sessions']} subagent, "
+            f"{st['missing_sessions']} whose file is gone)",
         ),
-        ("turns", str(st.turns)),
-        ("units", str(st.units)),
+        ("turns", str(st["turns"])),
+        ("units", str(st["units"])),
         (
             "vectors",
-            f"{st.embedded_units} of {st.units} units embedded ({st.vector_chunks} chunks)"
-            + (f" by {st.embedding_model}" if st.embedding_model else ""),
+            f"{st['embedded_units']} of {st['units']} units embedded"
+            f" ({st['vector_chunks']} chunks)"
+            + (f" by {st['embedding_model']}" if st["embedding_model"] else ""),
         ),
     ]
-    if st.last_run:
-        r = st.last_run
+    if st["last_run"]:
+        r = st["last_run"]
         state = "interrupted" if r["interrupted"] else "finished"
         rows.append(
             (
@@ -129,29 +134,29 @@ def print_status(out: Console, st: IndexStatus) -> None:
                 f"{r['files_seen']} files, {_size(r['bytes_read'] or 0)}",
             )
         )
-    elif not st.pushed:
+    elif not st["pushed"]:
         rows.append(("last run", "never: run `findsession index`"))
-    if st.pushed:
-        rows.append(("pushed from", "\n".join(_origin(o) for o in st.pushed)))
-    kinds = ", ".join(f"{n} {kind}" for kind, n in st.redacted.items())
+    if st["pushed"]:
+        rows.append(("pushed from", "\n".join(_origin(o) for o in st["pushed"])))
+    kinds = ", ".join(f"{n} {kind}" for kind, n in st["redacted"].items())
     rows.append(
-        ("redacted", f"{sum(st.redacted.values())} secrets" + (f" ({kinds})" if kinds else ""))
+        ("redacted", f"{sum(st['redacted'].values())} secrets" + (f" ({kinds})" if kinds else ""))
     )
-    reasons = ", ".join(f"{n} {reason}" for reason, n in st.skipped_by_reason.items())
-    rows.append(("lines skipped", f"{st.skipped_lines}" + (f" ({reasons})" if reasons else "")))
+    reasons = ", ".join(f"{n} {reason}" for reason, n in st["skipped_by_reason"].items())
+    rows.append(("lines skipped", f"{st['skipped_lines']}" + (f" ({reasons})" if reasons else "")))
     for key, value in rows:
         lines = "\n".join(printable(line) for line in value.split("\n"))
         text = escape(lines).replace("\n", "\n" + " " * 15)  # under the first line
         out.print(f"[bold]{key:>13}[/]  {text}", soft_wrap=True)
-    if st.file_errors:
+    if st["file_errors"]:
         out.print()
-        for f in st.file_errors:
+        for f in st["file_errors"]:
             what = "could not read" if f["status"] == "error" else "cut short"
             line = f"  {what} {home(f['path'])}: {printable(f['error'])}"
             out.print(Text(line, style="yellow"), soft_wrap=True)
-    if st.recent_problems:
+    if st["recent_problems"]:
         out.print()
-        for p in st.recent_problems:
+        for p in st["recent_problems"]:
             line = f"  {home(p['path'])}:{p['line']}  {printable(p['reason'])}"
             out.print(Text(line, style="dim"), soft_wrap=True)
 

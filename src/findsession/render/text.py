@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from findsession.domain import Session
+from typing import Any
 
 # Whole sequences, dropped: CSI (colours, cursor moves, screen clears), OSC (window
 # titles, hyperlinks) and the other string controls with their terminator, 7- and 8-bit,
@@ -52,7 +50,9 @@ def printable(text: str | None) -> str:
     return _BIDI.sub("", _CONTROL.sub(_picture, text))
 
 
-def printable_spans(text: str, spans: list[tuple[int, int]]) -> tuple[str, list[tuple[int, int]]]:
+def printable_spans(
+    text: str, spans: Sequence[Sequence[int]]
+) -> tuple[str, Sequence[Sequence[int]]]:
     """`printable(text)` with character spans of `text` moved to where they land in it."""
     clean = printable(text)
     if clean == text:
@@ -80,28 +80,11 @@ def day(ts: str | None) -> str:
     return printable(ts[:10]) if ts else "????-??-??"
 
 
-def whose(s: Session) -> str:
-    """Whose session and which machine it was pushed from, on a shared server ("" in a
-    local index): a colleague's work is told apart from one's own at a glance."""
-    if not s.yours:
-        return f"{printable(s.owner or 'someone')}'s, on {printable(s.machine or 'their index')}"
-    return f"on {printable(s.machine)}" if s.machine else ""
-
-
-#: A colour or style (SGR): `ESC [ digits ; … m`, the one sequence a service's reply keeps.
-_SGR = re.compile(r"\x1b\[[0-9;:]*m")
-
-
-def printable_styled(text: str | None) -> str:
-    """`printable(text)`, except that colours and styles stay: what a service sends back
-    for the client's terminal is shown as an in-process run would show it, and nothing
-    in it can move the cursor, retitle the window, write the clipboard or hide a link."""
-    if not text:
-        return ""
-    out, last = [], 0
-    for match in _SGR.finditer(text):
-        out.append(printable(text[last : match.start()]))
-        out.append(match.group())
-        last = match.end()
-    out.append(printable(text[last:]))
-    return "".join(out)
+def whose(s: Mapping[str, Any]) -> str:
+    """Whose session (its JSON object) and which machine it was pushed from, on a shared
+    server ("" in a local index): a colleague's work is told apart from one's own at a
+    glance."""
+    owner, machine = s["owner"], s["machine"]
+    if not s["yours"]:
+        return f"{printable(owner or 'someone')}'s, on {printable(machine or 'their index')}"
+    return f"on {printable(machine)}" if machine else ""

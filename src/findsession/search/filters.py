@@ -9,10 +9,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
 from findsession.errors import FindsessionError
-from findsession.sources import SOURCES
-from findsession.storage.base import Filters
+from findsession.sources.registry import SOURCES
+
+if TYPE_CHECKING:  # the storage seam is the engine's; a command line's options need none of it
+    from findsession.storage.base import Filters
 
 KINDS = ("turn", "session", "doc")
 SPEAKERS = ("user", "assistant")
@@ -20,6 +23,8 @@ MODES = ("hybrid", "keyword", "vector")
 #: The most sessions one search returns: more is never read, and SQLite's LIMIT must fit
 #: in 64 bits after the per-session fan-out.
 MAX_TOP = 1000
+#: The vector list's weight in fusion when neither the config nor the caller sets one.
+DEFAULT_HYBRID_WEIGHT = 0.5
 _RELATIVE = re.compile(r"^\s*(\d+)\s*([hdwmy])\s*$", re.IGNORECASE)
 _UNIT_SECONDS = {"h": 3600, "d": 86400, "w": 7 * 86400, "m": 30 * 86400, "y": 365 * 86400}
 
@@ -43,11 +48,16 @@ class SearchOptions:
     raw: bool = False
     #: Source kinds to keep (`codex`, `claude-code,gemini`, ...); None for all.
     source: str | None = None
-    #: Weight of the vector list in fusion; the keyword list gets the rest.
-    hybrid_weight: float = 0.5
+    #: Weight of the vector list in fusion; the keyword list gets the rest. None: the
+    #: config's `[search] hybrid_weight` (the core API fills it in), else 0.5.
+    hybrid_weight: float | None = None
     #: Also count the candidates each filter kept out (`SearchResponse.excluded`): a few
     #: more retrievals, made for the audit of agents' searches.
     count_excluded: bool = False
+    #: A session to leave out of the results (the one the asking agent is in): the rest
+    #: are ranked again from 1, and the confidence, which judged the first session, is
+    #: dropped when that was the one left out.
+    leave_out: str | None = None
 
     def validated(self) -> SearchOptions:
         """Check values and normalise dates; raise `BadOption` with a usable message.
@@ -59,6 +69,8 @@ class SearchOptions:
             raise BadOption(f"top must be at least 1, not {self.top}")
         if self.top > MAX_TOP:
             raise BadOption(f"top must be at most {MAX_TOP}, not {self.top}")
+        if self.hybrid_weight is None:
+            self.hybrid_weight = DEFAULT_HYBRID_WEIGHT
         if not 0.0 <= self.hybrid_weight <= 1.0:
             raise BadOption(f"the hybrid weight must be between 0 and 1, not {self.hybrid_weight}")
         if self.mode not in MODES:
@@ -74,6 +86,8 @@ class SearchOptions:
     @property
     def filters(self) -> Filters:
         """What the storage applies inside each retrieval (checked by `validated`)."""
+        from findsession.storage.base import Filters
+
         return Filters(
             project=self.project,
             session=self.session,
@@ -89,7 +103,7 @@ def source_kinds(value: str | None) -> tuple[str, ...]:
     """The source kinds a comma-separated `source` names, each checked against the
     registry; `BadOption` names the known ones."""
     kinds = tuple(dict.fromkeys(k.strip().lower() for k in (value or "").split(",") if k.strip()))
-    unknown = [k for k in kinds if k not in SOURCES]
+    unknown = [k for k in kinds if k not in SOURCES]  # a name check loads no source
     if unknown:
         known = ", ".join(SOURCES)
         raise BadOption(

@@ -14,7 +14,7 @@ import selectors
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import suppress
 
 from findsession.protocol.peer import same_user
@@ -29,6 +29,9 @@ LOCK_WAIT_SECONDS = 10.0
 READ_SECONDS = 10.0
 
 Handler = Callable[[dict], dict]
+#: Takes a connection over after its first message (the MCP server's session) and
+#: speaks its own protocol on it until the client leaves.
+Stream = Callable[[dict, socket.socket], None]
 
 
 class AlreadyRunning(Exception):
@@ -37,12 +40,21 @@ class AlreadyRunning(Exception):
 
 class Server:
     """Answers requests for one index until `stop()`; `handle` answers every request
-    whose `op` the server does not answer itself (`ping`, `status`, `stop`)."""
+    whose `op` the server does not answer itself (`ping`, `service`, `stop`), and
+    `streams` take over the connections whose first message names theirs."""
 
-    def __init__(self, place: Place, handle: Handler, status: Callable[[], dict]) -> None:
+    def __init__(
+        self,
+        place: Place,
+        handle: Handler,
+        status: Callable[[], dict],
+        streams: Mapping[str, Stream] | None = None,
+    ) -> None:
         self.place, self.handle, self.status = place, handle, status
+        self.streams = dict(streams or {})
         self.started = time.time()
         self.answered = 0
+        self._counting = threading.Lock()
         self._lock_fd: int | None = None
         self._listener: socket.socket | None = None
         self._wake_r, self._wake_w = os.pipe()
@@ -137,6 +149,15 @@ class Server:
             conn.settimeout(READ_SECONDS)
             try:
                 request = receive(conn)
+                stream = self.streams.get(str(request.get("op")))
+                if stream is not None and request.get("v") == identity():
+                    send(conn, {"ok": True, "pid": os.getpid()})
+                    conn.settimeout(None)  # a session lasts as long as its client
+                    try:
+                        stream(request, conn)
+                    except Exception:  # noqa: BLE001 - one session must not end the service
+                        log.exception("a %s session failed", request.get("op"))
+                    return
                 send(conn, self._answer(request))
             except (OSError, WireError) as exc:
                 log.info("a client left early: %s", exc)
@@ -151,7 +172,7 @@ class Server:
         op = request.get("op")
         if op == "ping":
             return {"ok": True, "pid": os.getpid()}
-        if op == "status":
+        if op == "service":
             return {
                 "ok": True,
                 "pid": os.getpid(),
@@ -168,5 +189,6 @@ class Server:
         except Exception as exc:  # noqa: BLE001 - one bad request must not end the service
             log.exception("request failed")
             return {"error": "internal", "message": str(exc)}
-        self.answered += 1
+        with self._counting:
+            self.answered += 1
         return reply

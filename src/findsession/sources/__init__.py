@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from findsession.sources.base import Skip, Source, SourceFile
-from findsession.sources.cursor import Cursor, Reading
+from findsession.lazy import exports
 from findsession.sources.registry import (
     ENTRIES,
     ENVIRONMENT,
@@ -22,6 +22,20 @@ from findsession.sources.registry import (
     Entry,
     SourceKind,
 )
+
+if TYPE_CHECKING:
+    from findsession.sources.base import Skip, Source, SourceFile
+    from findsession.sources.cursor import Cursor, Reading
+
+#: The protocol's names, imported when first asked for (PEP 562): the registry alone (the
+#: kinds a command line offers) must not load every source's machinery.
+_HOMES = {
+    "Skip": "base",
+    "Source": "base",
+    "SourceFile": "base",
+    "Cursor": "cursor",
+    "Reading": "cursor",
+}
 
 #: Files a database keeps beside itself while its agent writes (`-wal`: commits waiting
 #: for a checkpoint; `-shm`, `-journal`): a change to one is a change of the database.
@@ -82,3 +96,6 @@ __all__ = [
     "file_stamp",
     "main_file",
 ]
+
+
+__getattr__, __dir__ = exports(__name__, _HOMES)

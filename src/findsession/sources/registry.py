@@ -19,8 +19,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from importlib import import_module
+from typing import TYPE_CHECKING
 
-from findsession.sources.base import Source
+if TYPE_CHECKING:  # the registry names sources; it loads none until one is asked for
+    from findsession.sources.base import Source
 
 
 class SourceKind(StrEnum):
@@ -192,7 +194,7 @@ ENTRIES: tuple[Entry, ...] = (
 )
 
 
-class _Registry(Mapping[str, Source]):
+class _Registry(Mapping[str, "Source"]):
     """Every source by kind, in a fixed order; each made on first use, then kept."""
 
     def __init__(self, entries: tuple[Entry, ...]) -> None:
@@ -220,8 +222,8 @@ class _Registry(Mapping[str, Source]):
 SOURCES: Mapping[str, Source] = _Registry(ENTRIES)
 #: The agents' names in a query, by kind; every agent has an entry (Pi's is empty).
 SPOKEN_NAMES: dict[str, tuple[str, ...]] = {e.kind: e.spoken for e in ENTRIES if e.agent}
-#: Every source's kind, in the registry's order: what `--source` and the MCP tools list.
-KINDS: tuple[str, ...] = tuple(e.kind for e in ENTRIES)
+#: Every source's kind, as `SourceKind` lists them: what `--source` and the MCP tools offer.
+KINDS: tuple[str, ...] = tuple(kind.value for kind in SourceKind)
 #: How each agent `handoff --to` can start is started, by its name and by its sources'
 #: kinds (`claude` and `claude-code` alike).
 STARTS: dict[str, Start] = {

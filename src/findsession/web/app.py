@@ -1,17 +1,16 @@
 """The page's routes: the page and its files, and the JSON it reads.
 
-Every answer is the CLI's `--json` object for the same question (built by
-`findsession.jsonout`), with what only a page needs beside it (the reader's relatives
-and the resume command as one shell line). The index is used under the caller's lock:
-the service's searches and the page's take turns on one connection.
+Every answer is the CLI's `--json` object for the same question, asked as the same
+typed request (`protocol.requests`), with what only a page needs beside it (the
+reader's relatives and the resume command as one shell line, each result's `--explain`
+line). The page is a client like the CLI: inside the service its questions go to the
+warm index, in the `ui` process to that process's.
 """
 
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
-from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -21,49 +20,37 @@ from starlette.responses import FileResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from findsession import jsonout, render
-from findsession.api import Findsession
+from findsession import render
+from findsession.api import ListOptions
 from findsession.errors import FindsessionError, SessionNotFound
-from findsession.web.export import export_document
-from findsession.web.family import family_json
+from findsession.protocol import requests as rq
+from findsession.protocol.requests import Answer
 from findsession.web.queries import search_options, whole
-from findsession.web.reading import read_payload
 
-#: Opens the index for one request: a context that holds the caller's lock.
-Index = Callable[[], AbstractContextManager[Findsession]]
+#: Asks the index one question: the service's warm index, or this process's.
+Ask = Callable[[Request], Answer]
 
 STATIC = Path(__file__).resolve().parent / "static"
 #: Sessions the timeline asks for at most in one request.
 MAX_LISTED = 2000
 
 
-def build_app(index: Index) -> Starlette:
-    """The routes over `index`; wrap the result in `guard.Guard` before serving it."""
+def build_app(ask: Ask) -> Starlette:
+    """The routes over `ask`; wrap the result in `guard.Guard` before serving it."""
 
     def page(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"cache-control": "no-store"})
 
     def search(request: Request) -> Response:
         params = request.query_params
-        query = params.get("q", "")
-        with index() as fs:
-            options = search_options(params, fs.settings.hybrid_weight)
-            started = time.perf_counter()
-            response = fs.search(query, options)
-            elapsed = (time.perf_counter() - started) * 1000
-        data = jsonout.search_json(response)
-        for result, hit in zip(data["results"], response.hits, strict=True):
-            result["why"] = render.explain_line(hit)  # the words `--explain` prints
-        return _json({**data, "elapsed_ms": round(elapsed, 1)})
+        answered = ask(rq.Search(params.get("q", ""), search_options(params)))
+        data = answered.result
+        for result in data["results"]:
+            result["why"] = render.explain_line(result)  # the words `--explain` prints
+        return _json({**data, "elapsed_ms": round(answered.ms, 1)})
 
     def session(request: Request) -> Response:
-        ref = request.path_params["ref"]
-        with index() as fs:
-            view = fs.read(ref, tools=True)
-            data = read_payload(view)
-            data.update(family_json(fs, view.session.id, data))
-            data["resume"] = _resume(fs, view.session)
-        return _json(data)
+        return _json(ask(rq.Reader(request.path_params["ref"])).result)
 
     def export(request: Request) -> Response:
         """The session as the file `findsession export` writes, to download: the index's
@@ -71,8 +58,7 @@ def build_app(index: Index) -> Starlette:
         fmt = request.query_params.get("format", "md")
         if fmt not in ("md", "html"):
             return _json({"error": f"format must be md or html, not {fmt!r}"}, 400)
-        with index() as fs:
-            doc = export_document(fs, request.path_params["ref"])
+        doc = ask(rq.Export(request.path_params["ref"])).result
         text = render.export_html(doc) if fmt == "html" else render.export_markdown(doc)
         name = f"session-{_safe_name(doc['session']['id'])}.{fmt}"
         return Response(
@@ -85,29 +71,22 @@ def build_app(index: Index) -> Starlette:
         )
 
     def sessions(request: Request) -> Response:
+        """The titles `titles --write` gave, each as `title_given`, so the timeline can
+        show them apart."""
         params = request.query_params
-        limit = whole(params, "limit", 500, MAX_LISTED)
-        with index() as fs:
-            listed = fs.sessions(
-                project=params.get("project") or None,
-                after=params.get("after") or None,
-                before=params.get("before") or None,
-                limit=limit,
-            )
-            data = jsonout.sessions_json((s, fs.first_prompt(s.id)) for s in listed)
-            given = fs.titles_given()
-        for row in data["sessions"]:
-            # The titles `titles --write` gave, so the timeline can show them apart.
-            row["title_given"] = given.get(row["id"])
-        return _json(data)
+        options = ListOptions(
+            project=params.get("project") or None,
+            after=params.get("after") or None,
+            before=params.get("before") or None,
+            limit=whole(params, "limit", 500, MAX_LISTED),
+        )
+        return _json(ask(rq.Sessions(options, titles_given=True)).result)
 
     def sources(request: Request) -> Response:
-        with index() as fs:
-            return _json(jsonout.sources_json(fs.sources()))
+        return _json(ask(rq.Sources()).result)
 
     def status(request: Request) -> Response:
-        with index() as fs:
-            return _json(jsonout.status_json(fs.status()))
+        return _json(ask(rq.Status()).result)
 
     return Starlette(
         routes=[
@@ -122,15 +101,6 @@ def build_app(index: Index) -> Starlette:
         ],
         exception_handlers={FindsessionError: _error},  # type: ignore[dict-item]
     )
-
-
-def _resume(fs: Findsession, session: Any) -> dict[str, Any] | None:
-    """The resume object `--json` gives, with the line `open --print` prints."""
-    plan = fs.resume(session)
-    data = jsonout.resume_json(plan)
-    if data is not None:
-        data["shell"] = render.shell_line(plan) if plan.available else None
-    return data
 
 
 def _safe_name(session_id: str) -> str:

@@ -16,8 +16,9 @@ from findsession.api import MAX_TOP, BadOption, SearchOptions
 DEFAULT_TOP = 20
 
 
-def search_options(params: Mapping[str, str], hybrid_weight: float) -> SearchOptions:
-    """The options a search request names; empty values mean "not given"."""
+def search_options(params: Mapping[str, str]) -> SearchOptions:
+    """The options a search request names; empty values mean "not given" (the fusion
+    weight is always the config's)."""
 
     def given(name: str) -> str | None:
         value = (params.get(name) or "").strip()
@@ -30,7 +31,6 @@ def search_options(params: Mapping[str, str], hybrid_weight: float) -> SearchOpt
         raise BadOption(f"top must be a whole number from 1 to {MAX_TOP}, not {top!r}") from None
     project = given("project")
     return SearchOptions(
-        hybrid_weight=hybrid_weight,
         top=count,
         mode=given("mode") or "hybrid",
         project=str(Path(project).expanduser()) if project else None,

@@ -2,27 +2,35 @@
 same page (port and prefix) for every later one while the service lives, each `ui`
 given links of its own (see `keys`: a link lets one browser in, once).
 
-It reads the service's warm index under the service's search lock, so a page search
-costs what a forwarded CLI search costs, and the two never run at once on one
-connection.
+Its questions go to the service's warm index as the CLI's do, each on a connection of
+its own for as long as it takes: a page search costs what a CLI search through the
+service costs.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import Protocol
 
 from findsession.api import Findsession
-from findsession.service.resident import Resident
+from findsession.protocol.operations import answer
+from findsession.protocol.requests import Answer, Request
 from findsession.web.server import PageServer, PortUnavailable
+
+
+class Warm(Protocol):
+    """The service's warm index, as the page needs it: a connection per question."""
+
+    def index(self) -> AbstractContextManager[Findsession]: ...
+
 
 _started = threading.Lock()
 _page: PageServer | None = None
 
 
-def page_for(resident: Resident, port: int = 0, folder: Path | None = None) -> dict:
+def page_for(resident: Warm, port: int = 0, folder: Path | None = None) -> dict:
     """`{"ok", "url", "open", "reused"}`: the service's page, started now if it was not
     yet (on `port`, 0 for any free one; a later call gets the same page whatever its
     port), with a fresh link to print (`url`) and, given the service's own `folder`, a
@@ -33,12 +41,11 @@ def page_for(resident: Resident, port: int = 0, folder: Path | None = None) -> d
         reused = _page is not None
         if _page is None:
 
-            @contextmanager
-            def index() -> Iterator[Findsession]:
-                with resident.lock:
-                    yield resident.current()
+            def ask(request: Request) -> Answer:
+                with resident.index() as fs:
+                    return answer(fs, request)
 
-            page = PageServer(index, port=port)
+            page = PageServer(ask, port=port)
             try:
                 page.start()
             except PortUnavailable as exc:

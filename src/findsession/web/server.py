@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from findsession.errors import FindsessionError
-from findsession.web.app import Index, build_app
+from findsession.web.app import Ask, build_app
 from findsession.web.guard import Guard
 from findsession.web.keys import Keys, link_file
 
@@ -29,7 +29,7 @@ class PortUnavailable(FindsessionError):
 class PageServer:
     """One start of the page: its port, its keys, and the links that let a browser in."""
 
-    index: Index
+    ask: Ask
     port: int = 0
     keys: Keys = field(default_factory=Keys)
     _thread: threading.Thread | None = None
@@ -64,7 +64,7 @@ class PageServer:
                 cli_hint="choose another --port, or leave it out for any free one",
             ) from None
         self.port = sock.getsockname()[1]
-        guard = Guard(build_app(self.index), self.keys)
+        guard = Guard(build_app(self.ask), self.keys)
         guard.port = self.port
         config = uvicorn.Config(
             guard, log_level="warning", access_log=False, lifespan="off", server_header=False

@@ -1,4 +1,5 @@
-"""`findsession service start|stop|status|run`: the resident service for one index.
+"""`findsession service start|stop|status|run|install|uninstall`: the resident service
+for one index.
 
 `start` marks the service wanted and starts it in the background; from then on a CLI
 search is answered by it, and a client that finds it dead starts another. `stop` ends
@@ -10,19 +11,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import signal
-import sys
 import time
 
 from rich.console import Console
 
-from findsession.api import Findsession
-from findsession.cli.console import say
 from findsession.errors import FindsessionError
 from findsession.protocol.client import Unavailable, ask, running, start
+from findsession.protocol.context import Context
 from findsession.protocol.place import NoPlace, Place
+from findsession.render.console import say
+from findsession.service.installing import service_install, service_uninstall
 
 #: How long `start` waits for a new service to answer (loading the model and vectors).
 START_SECONDS = 120.0
@@ -31,15 +31,23 @@ STOP_SECONDS = 10.0
 NOT_RUNNING = 3
 
 
-def control(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
+def service(args: argparse.Namespace, ctx: Context) -> int:
+    """`findsession service ACTION`: the service's life here, its unit in `installing`."""
+    fs, out, err = ctx.fs, ctx.out, ctx.err
+    if args.action == "install":
+        return service_install(args, fs, err)
+    if args.action == "uninstall":
+        return service_uninstall(args, fs, err)
     try:
         place = Place.for_index(fs.path)
     except NoPlace as exc:
         raise FindsessionError(str(exc)) from None
     action = args.action
     if action == "run":
-        fs.close()  # the service opens its own connections
-        return _run(place)
+        ctx.close()  # the service opens its own connections
+        from findsession.service.run import run
+
+        return run(place)
     if action == "start":
         return _start(place, out, err)
     if action == "stop":
@@ -99,7 +107,7 @@ def _stop(place: Place, out: Console) -> int:
 
 def _status(place: Place, out: Console, as_json: bool) -> int:
     try:
-        reply = ask(place, {"op": "status"})
+        reply = ask(place, {"op": "service"})
     except Unavailable as why:
         if as_json:
             print(json.dumps({"running": False, "why": str(why), "db": str(place.db)}))
@@ -142,48 +150,3 @@ def _lock_pid(place: Place) -> int | None:
         return int(place.lock.read_text().split()[0])
     except (OSError, ValueError, IndexError):
         return None
-
-
-def _run(place: Place) -> int:
-    """The service in the foreground until SIGTERM or `service stop`."""
-    from findsession.cli.served import answer
-    from findsession.service.resident import Resident
-    from findsession.service.server import AlreadyRunning, Server
-
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
-    log = logging.getLogger("findsession.service")
-    resident = Resident(place.db)
-
-    def handle(request: dict) -> dict:
-        if request.get("op") == "ui":  # `findsession ui`: the page, from this warm index
-            from findsession.web.served import page_for
-
-            folder = place.folder if request.get("open") else None
-            return page_for(resident, int(request.get("port") or 0), folder)
-        return answer(resident, request)
-
-    server = Server(place, handle, resident.status)
-    try:
-        server.take_lock()
-    except AlreadyRunning as exc:
-        log.info("%s; leaving", exc)
-        resident.close()
-        return 0
-    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(sig, lambda *_: server.stop())
-    log.info("warming up %s", place.db)
-    log.info("warm in %.2f s", resident.warm())
-    resident.freshness.start()
-    server.listen()
-    log.info("listening on %s (pid %d)", place.socket, os.getpid())
-
-    def shut_down() -> None:
-        if "findsession.web.served" in sys.modules:
-            sys.modules["findsession.web.served"].stop_page()
-        resident.close()
-
-    try:
-        server.serve(before_release=shut_down)
-    finally:
-        log.info("stopped")
-    return 0

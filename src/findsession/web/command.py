@@ -1,11 +1,12 @@
 """`findsession ui`: the web page, opened in the person's browser.
 
-When a service runs for this index, it serves the page from its warm index (started on
-the first `ui`, the same page for every later one); otherwise this process serves it
-until Ctrl-C. Either way the page answers on 127.0.0.1 only, under a random path, to
-the browser a one-time link let in (see findsession.web.keys). The link is printed
-(stdout: a script reads it there); the browser is handed a second one through a file
-only this user can read, so no link ever shows in the process list.
+When a service runs for this index (or can be started again, where `service start` was
+said), it serves the page from its warm index (started on the first `ui`, the same page
+for every later one); otherwise this process serves it until Ctrl-C. Either way the page
+answers on 127.0.0.1 only, under a random path, to the browser a one-time link let in
+(see findsession.web.keys). The link is printed (stdout: a script reads it there); the
+browser is handed a second one through a file only this user can read, so no link ever
+shows in the process list.
 """
 
 from __future__ import annotations
@@ -25,14 +26,18 @@ from pathlib import Path
 from rich.console import Console
 
 from findsession.api import Findsession
-from findsession.cli.console import say
 from findsession.errors import FindsessionError
+from findsession.protocol.context import Context
+from findsession.protocol.operations import answer
+from findsession.protocol.requests import Answer, Request
+from findsession.render.console import say
 
 #: What a link of ours looks like; anything else from a service is not shown or opened.
 _LINK = re.compile(r"http://127\.0\.0\.1:\d{1,5}/[\w-]+/\?token=[\w-]+")
 
 
-def ui(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
+def ui(args: argparse.Namespace, ctx: Context) -> int:
+    fs, err = ctx.fs, ctx.err
     opening = not args.no_open and _has_display()
     served = _from_service(fs, args.port, opening)
     if served is not None:
@@ -42,14 +47,13 @@ def ui(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) ->
         return 0
     from findsession.web.server import PageServer
 
-    lock = threading.Lock()
+    lock = threading.Lock()  # one connection: the page's requests take turns on it
 
-    @contextmanager
-    def index() -> Iterator[Findsession]:
+    def ask(request: Request) -> Answer:
         with lock:
-            yield fs
+            return answer(fs, request)
 
-    page = PageServer(index, port=args.port or 0)
+    page = PageServer(ask, port=args.port or 0)
     page.start()
     with _link_folder(fs) as folder:
         _show(page.link(), page.link_file(folder) if opening else None, err)
@@ -68,12 +72,18 @@ def _from_service(fs: Findsession, port: int | None, opening: bool) -> tuple | N
     the page was already open; None when no service answers (served here then)."""
     if os.environ.get("FINDSESSION_NO_SERVICE") or sys.platform == "win32":
         return None
-    from findsession.protocol.client import Unavailable, ask
+    from findsession.protocol.client import Unavailable, ask, wake
     from findsession.protocol.place import NoPlace, Place
 
+    message = {"op": "page", "port": port or 0, "open": opening}
     try:
         place = Place.for_index(fs.path)
-        reply = ask(place, {"op": "ui", "port": port or 0, "open": opening}, timeout=15.0)
+        try:
+            reply = ask(place, message, timeout=15.0)
+        except Unavailable as why:  # started again where `service start` was said
+            if not wake(place, why):
+                return None
+            reply = ask(place, message, timeout=15.0)
     except (NoPlace, OSError, Unavailable):
         return None
     if reply.get("error") and reply.get("ok") is False:

@@ -15,41 +15,34 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
 from findsession.api import Findsession
-from findsession.cli.console import say
 from findsession.errors import FindsessionError
+from findsession.render.console import say
 from findsession.service import units
+
+if TYPE_CHECKING:
+    from findsession.protocol.context import Context
 
 #: How long a service manager's command may take before it counts as failed.
 TIMEOUT_SECONDS = 60
 
 
-def service(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
-    """`findsession service ACTION`: install and uninstall here, the rest in `service.py`."""
-    if args.action == "install":
-        return service_install(args, fs, out, err)
-    if args.action == "uninstall":
-        return service_uninstall(args, fs, out, err)
-    from findsession.cli.service import control
-
-    return control(args, fs, out, err)
-
-
-def service_install(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
+def service_install(args: argparse.Namespace, fs: Findsession, err: Console) -> int:
     return _install(_plan("service", ("service", "run"), args, fs), err)
 
 
-def service_uninstall(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
+def service_uninstall(args: argparse.Namespace, fs: Findsession, err: Console) -> int:
     return _remove(_plan("service", ("service", "run"), args, fs), err)
 
 
-def schedule(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
+def schedule(args: argparse.Namespace, ctx: Context) -> int:
     """`findsession schedule install|remove`: `findsession index` every 15 minutes."""
-    plan = _plan("schedule", ("index",), args, fs)
-    return _install(plan, err) if args.action == "install" else _remove(plan, err)
+    plan = _plan("schedule", ("index",), args, ctx.fs)
+    return _install(plan, ctx.err) if args.action == "install" else _remove(plan, ctx.err)
 
 
 def _plan(
