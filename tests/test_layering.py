@@ -326,3 +326,14 @@ def test_every_protocol_method_is_asked_for_once() -> None:
     names = [name for protocol in PROTOCOLS for name in methods_of(protocol)]
     assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
 
+
+def test_callers_outside_storage_name_the_protocols_they_use_not_the_whole_index() -> None:
+    """`Storage` (every protocol at once) is what opens an index and hands it on, the
+    core API; everyone else is typed against what it asks of the index
+    (`storage/views.py`), so what each may do to it is read from its signature."""
+    whole = re.compile(r"\bStorage\b")
+    for path in sorted(PACKAGE.rglob("*.py")):
+        where = path.relative_to(PACKAGE).parts[0]
+        if where in ("storage", "core"):
+            continue
+        assert not whole.search(path.read_text(encoding="utf-8")), str(path.relative_to(PACKAGE))

@@ -13,7 +13,7 @@ from findsession.domain import Message, MessageKind, Session
 from findsession.errors import SessionNotFound
 from findsession.redact import redact
 from findsession.sources import SOURCES
-from findsession.storage.base import Storage
+from findsession.storage.views import ReadStore
 
 
 @dataclass
@@ -32,7 +32,7 @@ class SessionView:
     turns: list[TurnView]
 
 
-def resolve_session(store: Storage, ref: str) -> Session:
+def resolve_session(store: ReadStore, ref: str) -> Session:
     """An exact session id, or a prefix of exactly one; otherwise a clear error."""
     ref = ref.strip()
     if not ref:  # a prefix of every id: never "the one session" by accident
@@ -57,7 +57,7 @@ _TOOL_KINDS = (MessageKind.TOOL_CALL, MessageKind.TOOL_OUTPUT, MessageKind.THINK
 
 
 def read_session(
-    store: Storage,
+    store: ReadStore,
     ref: str,
     turn: int | None = None,
     context: int = 0,
@@ -118,7 +118,7 @@ def read_session(
 
 
 def _from_transcript(
-    store: Storage, messages: list[Message], sources: list[tuple[str, int, int]]
+    store: ReadStore, messages: list[Message], sources: list[tuple[str, int, int]]
 ) -> list[Message]:
     """Each message with its text as the transcript has it, read back by the file's own
     source from the files the index recorded (never a path from the caller). A line that

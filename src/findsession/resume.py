@@ -22,7 +22,7 @@ from datetime import UTC, datetime, timedelta
 from findsession.domain import Hit, Resume, Session
 from findsession.errors import FindsessionError, SessionNotFound
 from findsession.sources import SOURCES
-from findsession.storage.base import Storage
+from findsession.storage.base import SessionReader
 
 #: A list older than this is not opened from: a terminal's name (or a shell's pid) is
 #: reused, and the person has long since stopped looking at those numbers.
@@ -32,7 +32,7 @@ FORGET_AFTER = timedelta(days=7)
 _SEARCH_FIRST = "search first, then open a result by the number it was shown with"
 
 
-def resume_of(store: Storage, session: Session, here: str | None = None) -> Resume:
+def resume_of(store: SessionReader, session: Session, here: str | None = None) -> Resume:
     """How to resume `session` with its agent, in its working directory, or why not.
     `here` is this machine's name: a session a shared server holds from another machine
     resumes there, and a colleague's not at all."""
@@ -81,21 +81,23 @@ def resume_of(store: Storage, session: Session, here: str | None = None) -> Resu
     return replace(plan, cwd_exists=bool(plan.cwd and os.path.isdir(plan.cwd)), note=notes or None)
 
 
-def with_resume(store: Storage, hits: Iterable[Hit], here: str | None = None) -> None:
+def with_resume(store: SessionReader, hits: Iterable[Hit], here: str | None = None) -> None:
     """Give each hit the command that resumes its session (from machine `here`)."""
     for hit in hits:
         hit.resume = resume_of(store, hit.session, here)
 
 
 def remember_shown(
-    store: Storage, terminal: str, session_ids: list[str], now: datetime | None = None
+    store: SessionReader, terminal: str, session_ids: list[str], now: datetime | None = None
 ) -> None:
     """Remember the sessions `terminal` was just shown, in the order shown."""
     now = now or datetime.now(UTC)
     store.remember_shown(terminal, session_ids, _iso(now), _iso(now - FORGET_AFTER))
 
 
-def shown_session(store: Storage, terminal: str, n: int, now: datetime | None = None) -> Session:
+def shown_session(
+    store: SessionReader, terminal: str, n: int, now: datetime | None = None
+) -> Session:
     """The session shown as result `n` of the last search in `terminal`."""
     shown = store.shown_list(terminal)
     if shown is None:

@@ -18,7 +18,7 @@ from findsession.config import Config
 from findsession.domain import Root, SourceCounts, SourceReport
 from findsession.search.filters import BadOption
 from findsession.sources import DEFAULT_SOURCE, SOURCES, SPOKEN_NAMES
-from findsession.storage import Storage
+from findsession.storage.views import RootsStore
 
 #: The source that reads projects' own instruction files (`CLAUDE.md`, `AGENTS.md`).
 MEMORY = "memory"
@@ -35,7 +35,7 @@ class RootChoice:
 
 
 def choose_roots(
-    settings: Config, store: Storage, paths: Iterable[str | Path], source: str | None
+    settings: Config, store: RootsStore, paths: Iterable[str | Path], source: str | None
 ) -> RootChoice:
     """See `Findsession.roots`."""
     if source is not None and source not in SOURCES:
@@ -69,7 +69,7 @@ def choose_roots(
     return RootChoice([sample], [note], sample=True)
 
 
-def project_memory_roots(settings: Config, store: Storage, roots: list[Root]) -> list[Root]:
+def project_memory_roots(settings: Config, store: RootsStore, roots: list[Root]) -> list[Root]:
     """Each indexed project's own folder, read for its `CLAUDE.md`, `AGENTS.md` and
     `GEMINI.md` (a few stats each), unless the memory source is off. A project is known
     once its first session is indexed, so its files are read from the run after."""
@@ -81,7 +81,7 @@ def project_memory_roots(settings: Config, store: Storage, roots: list[Root]) ->
     return [r for r in extra if r not in have and r.path.is_dir()]
 
 
-def project_store_roots(settings: Config, store: Storage, roots: list[Root]) -> list[Root]:
+def project_store_roots(settings: Config, store: RootsStore, roots: list[Root]) -> list[Root]:
     """Each indexed project's own store of an agent that keeps one inside the project
     (Crush's `.crush/`), for every enabled source that says where (`project_root`): a
     stat or two per project, so a project Crush never listed is still read."""
@@ -116,7 +116,7 @@ def root_of(settings: Config, path: Path, source: str | None) -> Root:
     return Root(path, best.source if best else DEFAULT_SOURCE)
 
 
-def source_reports(settings: Config, store: Storage) -> list[SourceReport]:
+def source_reports(settings: Config, store: RootsStore) -> list[SourceReport]:
     """Each known source: on or off, the places it reads, what the index holds from it."""
     counts = store.source_counts()
     everywhere = config.default_roots(settings)

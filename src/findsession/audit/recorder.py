@@ -17,7 +17,7 @@ from findsession.audit.key import digest, load_key
 from findsession.domain import AuditRecord, Hit, SearchResponse
 from findsession.errors import FindsessionError
 from findsession.search.filters import SearchOptions
-from findsession.storage.base import Storage
+from findsession.storage.base import Upkeep
 
 
 class AuditFailed(FindsessionError):
@@ -31,7 +31,7 @@ SEARCH_FILTERS = ("project", "session", "speaker", "after", "before", "kind", "s
 class Auditor:
     """Records the tool calls of one MCP connection in the index's audit table."""
 
-    def __init__(self, store: Storage, key_file: Path, connection: str) -> None:
+    def __init__(self, store: Upkeep, key_file: Path, connection: str) -> None:
         self.store, self.key_file, self.connection = store, key_file, connection
 
     def searched(

@@ -12,7 +12,8 @@ from __future__ import annotations
 from findsession.blame.lines import Written, neutral, normal, read_range
 from findsession.blame.paths import Target, match
 from findsession.domain import Blame, BlameLine, Session, Writer
-from findsession.storage.base import Storage, WriteMatch
+from findsession.storage.base import WriteMatch
+from findsession.storage.views import BlameStore
 
 #: Lines of a change shown with each write.
 ADDED_SHOWN = 6
@@ -26,7 +27,7 @@ _CAP_NOTE = (
 
 
 def blame(
-    store: Storage,
+    store: BlameStore,
     path: str,
     first: int | None,
     last: int | None,
@@ -81,7 +82,7 @@ def blame(
     return result
 
 
-def _sessions(store: Storage, ids: set[str]) -> dict[str, Session]:
+def _sessions(store: BlameStore, ids: set[str]) -> dict[str, Session]:
     found = {}
     for sid in ids:
         session = store.get_session(sid)
@@ -90,7 +91,7 @@ def _sessions(store: Storage, ids: set[str]) -> dict[str, Session]:
     return found
 
 
-def _prompts(store: Storage, shown: list[tuple[WriteMatch, str]]) -> dict[tuple[str, int], str]:
+def _prompts(store: BlameStore, shown: list[tuple[WriteMatch, str]]) -> dict[tuple[str, int], str]:
     turns: dict[str, set[int]] = {}
     for w, _ in shown:
         turns.setdefault(w.session_id, set()).add(w.turn)

@@ -18,7 +18,7 @@ from findsession.handoff.outcomes import is_test, outcome
 from findsession.handoff.sentences import conclusion, open_items, questions
 from findsession.indexing.writes import write_rows
 from findsession.sources.shell_commands import shell_command
-from findsession.storage.base import Storage, WriteRow
+from findsession.storage.base import SessionReader, WriteRow
 
 FIRST_PROMPT_CHARS = 2000
 PROMPT_CHARS = 300
@@ -40,7 +40,7 @@ class _Turn:
     ended_in_tool: bool = False
 
 
-def build_brief(store: Storage, session: Session, resume: Resume) -> Brief:
+def build_brief(store: SessionReader, session: Session, resume: Resume) -> Brief:
     """The brief of `session` (and its subagents' writes and commands)."""
     messages = store.session_messages(session.id)
     turns = _turns(messages)

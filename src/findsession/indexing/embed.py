@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from findsession.embeddings.base import Embedder
 from findsession.quantize import quantize
-from findsession.storage.base import Storage
+from findsession.storage.views import IndexStore
 
 #: Units embedded per committed batch: small enough that Ctrl-C loses little work.
 BATCH_UNITS = 32
@@ -65,7 +65,7 @@ def fields_to_embed(title: str, prompt: str, reply: str) -> list[tuple[str, str]
 
 
 def embed_pending(
-    store: Storage,
+    store: IndexStore,
     embedder: Embedder,
     progress: Callable[[int, int], None] | None = None,
 ) -> EmbedReport:
@@ -99,7 +99,7 @@ def embed_pending(
 
 
 def _embed_batch(
-    store: Storage, embedder: Embedder, unit_ids: list[int], report: EmbedReport
+    store: IndexStore, embedder: Embedder, unit_ids: list[int], report: EmbedReport
 ) -> None:
     pieces: list[tuple[int, str, int, int]] = []
     texts: list[str] = []
@@ -140,7 +140,7 @@ def text_digest(identity: str, text: str) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
 
 
-def _in_context(store: Storage, session_id: str, ordinal: int, prompt: str, reply: str) -> str:
+def _in_context(store: IndexStore, session_id: str, ordinal: int, prompt: str, reply: str) -> str:
     """A short prompt between the end of the turn before and the start of its answer.
 
     "yes, do that" means nothing alone; with the proposal it accepts and the work it

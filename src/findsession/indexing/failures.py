@@ -15,7 +15,8 @@ import traceback
 
 from findsession.indexing.report import IndexReport
 from findsession.redact import redact
-from findsession.storage.base import FileState, Storage
+from findsession.storage.base import FileState
+from findsession.storage.views import IndexStore
 
 #: Characters of an exception's message kept: enough to recognise it in a report.
 _MESSAGE = 200
@@ -46,7 +47,7 @@ def failure_reason(exc: BaseException) -> str:
 
 
 def file_failed(
-    store: Storage,
+    store: IndexStore,
     path: str,
     source: str,
     root: str,
@@ -63,7 +64,7 @@ def file_failed(
 
 
 def keep_for_next_run(
-    store: Storage, path: str, source: str, root: str, state: FileState | None, reason: str
+    store: IndexStore, path: str, source: str, root: str, state: FileState | None, reason: str
 ) -> None:
     """Mark the file `error` with `reason`, keeping the cursor of its last good read (a
     file never read well gets a row with none), so the next run reads it again."""

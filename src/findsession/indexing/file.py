@@ -22,7 +22,8 @@ from findsession.indexing.session import rebuild_session
 from findsession.sources import SOURCES, Cursor, SourceFile, budget, file_stamp
 from findsession.sources.cursor import Reading
 from findsession.sources.opening import NotRegular, open_regular
-from findsession.storage.base import FileState, Storage
+from findsession.storage.base import FileState
+from findsession.storage.views import IndexStore
 
 
 class Abort(Exception):
@@ -30,7 +31,7 @@ class Abort(Exception):
 
 
 def index_file(
-    store: Storage,
+    store: IndexStore,
     sf: SourceFile,
     root: str,
     state: FileState | None,
@@ -76,7 +77,7 @@ def index_file(
 
 
 def _index_open_file(
-    store: Storage,
+    store: IndexStore,
     sf: SourceFile,
     root: str,
     state: FileState | None,
@@ -214,7 +215,7 @@ def _stored_cursor(state: FileState | None) -> Cursor | None:
     return Cursor.restored(state.offset, state.lines, state.tail_hash)
 
 
-def _drop_superseded(store: Storage, old: str, path: str) -> None:
+def _drop_superseded(store: IndexStore, old: str, path: str) -> None:
     """Remove the file `path` replaces, and read again the files that skipped its lines
     as replays (as pruning a vanished file does), so nothing it held is lost."""
     if not store.file_sources([old]):
@@ -226,7 +227,7 @@ def _drop_superseded(store: Storage, old: str, path: str) -> None:
             store.read_again(other)
 
 
-def _claim_id(store: Storage, sf: SourceFile) -> str:
+def _claim_id(store: IndexStore, sf: SourceFile) -> str:
     """The file's session id, made unique if another file already holds that id."""
     owner = store.session_file(sf.session_id)
     if owner is None or owner == str(sf.path):

@@ -23,7 +23,7 @@ from findsession.embeddings import (
     configured_embedder,
     model_of_identity,
 )
-from findsession.storage.base import Storage
+from findsession.storage.views import IndexStore
 from findsession.writing_systems import SAMPLE_CHARS, ScriptShare, script_share
 
 #: Share of turns in non-Latin scripts from which the English model is the wrong one.
@@ -41,13 +41,13 @@ class ModelChoice:
     advice: str | None = None
 
 
-def corpus_scripts(store: Storage) -> ScriptShare:
+def corpus_scripts(store: IndexStore) -> ScriptShare:
     """Scripts of the most recent turns people and agents typed (tool output left out)."""
     rows = store.recent_turn_texts(SAMPLE_TURNS, SAMPLE_CHARS)
     return script_share([f"{prompt} {reply}" for prompt, reply in rows])
 
 
-def choose_model(store: Storage, settings: EmbeddingSettings) -> ModelChoice:
+def choose_model(store: IndexStore, settings: EmbeddingSettings) -> ModelChoice:
     """Resolve `auto` for this index, or advise when a fixed model cannot read the corpus."""
     wanted = bundled_model_setting(settings)
     if wanted is None or wanted == MULTILINGUAL_MODEL:
@@ -80,7 +80,7 @@ def choose_model(store: Storage, settings: EmbeddingSettings) -> ModelChoice:
     return ModelChoice(wanted, scripts, advice)
 
 
-def index_embedder(store: Storage, settings: EmbeddingSettings) -> tuple[Embedder, ModelChoice]:
+def index_embedder(store: IndexStore, settings: EmbeddingSettings) -> tuple[Embedder, ModelChoice]:
     """The embedder an index run should use, with the choice behind it."""
     choice = choose_model(store, settings)
     return configured_embedder(settings, choice.model), choice

@@ -1,4 +1,4 @@
-"""Storage a file's new records: secrets redacted, private and excluded sessions dropped,
+"""IndexStore a file's new records: secrets redacted, private and excluded sessions dropped,
 replays of lines another file holds skipped and remembered."""
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ from findsession.indexing.report import IndexReport
 from findsession.redact import PRIVATE_MARKER, redact
 from findsession.sources import SourceFile
 from findsession.sources.jsonl import clean_text
-from findsession.storage.base import Storage
+from findsession.storage.views import IndexStore
 
 #: Characters of a skipped line kept to show where it is.
 _PREVIEW = 100
 
 
 def store_records(
-    store: Storage,
+    store: IndexStore,
     sf: SourceFile,
     session_id: str,
     path: str,
@@ -28,7 +28,7 @@ def store_records(
     report: IndexReport,
     excluded: tuple[str, ...] = (),
 ) -> set[str]:
-    """Storage new records, secrets redacted, skipping replays; return the sessions touched.
+    """IndexStore new records, secrets redacted, skipping replays; return the sessions touched.
 
     A session whose prompt holds `PRIVATE_MARKER` is marked private: nothing of it (or of
     its subagents) is stored, now or after later appends.

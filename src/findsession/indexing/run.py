@@ -21,11 +21,11 @@ from findsession.indexing.report import IndexReport, Progress
 from findsession.indexing.scan import handle_vanished, known_changes, os_error, scan
 from findsession.redact import redact
 from findsession.sources import SOURCES, SourceFile, file_stamp
-from findsession.storage.base import Storage
+from findsession.storage.views import IndexStore
 
 
 def index_roots(
-    store: Storage,
+    store: IndexStore,
     roots: Iterable[Root],
     *,
     prune: bool = False,
@@ -105,7 +105,7 @@ def index_roots(
     return report
 
 
-def _named_with_a_secret(store: Storage, path: str, known: bool, report: IndexReport) -> bool:
+def _named_with_a_secret(store: IndexStore, path: str, known: bool, report: IndexReport) -> bool:
     """True (and the file left out, named redacted) when the file's path holds what
     looks like a secret (`notes/token-github_pat_….md`): the index keeps every file's
     path, so such a file cannot be indexed without keeping the secret. What it gave
@@ -137,7 +137,7 @@ class _CommitGroups:
     COMMIT_SECONDS = 0.5
     COMMIT_BYTES = 16 << 20
 
-    def __init__(self, store: Storage) -> None:
+    def __init__(self, store: IndexStore) -> None:
         self.store = store
         self.since = time.perf_counter()
         self.bytes_at_commit = 0
@@ -162,11 +162,11 @@ class _CommitGroups:
         self.store.end_open_transaction(commit=True)
 
 
-def _start_run(store: Storage, report: IndexReport) -> int:
+def _start_run(store: IndexStore, report: IndexReport) -> int:
     return store.start_run(report.roots)
 
 
-def _finish_run(store: Storage, run_id: int, report: IndexReport) -> None:
+def _finish_run(store: IndexStore, run_id: int, report: IndexReport) -> None:
     store.finish_run(
         run_id,
         files_seen=report.files_seen,

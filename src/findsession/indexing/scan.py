@@ -14,7 +14,8 @@ from findsession.indexing.failures import failure_reason
 from findsession.indexing.report import IndexReport
 from findsession.sources import SOURCES, Skip, main_file
 from findsession.sources.opening import file_type
-from findsession.storage.base import FileState, Storage
+from findsession.storage.base import FileState
+from findsession.storage.views import IndexStore
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +121,7 @@ def os_error(exc: OSError) -> str:
 
 
 def handle_vanished(
-    store: Storage,
+    store: IndexStore,
     roots: list[Root],
     known: dict[str, FileState],
     seen: set[str],
@@ -155,7 +156,7 @@ def handle_vanished(
 
 
 def known_changes(
-    store: Storage, roots: list[Root], paths: Collection[str]
+    store: IndexStore, roots: list[Root], paths: Collection[str]
 ) -> tuple[list[Found], dict[str, FileState]] | None:
     """`paths` as scan results with their stored states, when each is a regular file the
     index already reads under one of `roots`; None when any is new, gone or no longer a

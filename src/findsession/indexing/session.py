@@ -16,7 +16,8 @@ from findsession.indexing.report import IndexReport
 from findsession.indexing.writes import write_rows
 from findsession.redact import redact
 from findsession.sources import SourceFile
-from findsession.storage.base import Storage, UnitRow
+from findsession.storage.base import UnitRow
+from findsession.storage.views import IndexStore
 from findsession.turns import FingerprintParts, choose_title, iter_turns
 
 #: Messages read from the index at a time: rebuilding a session of any length costs the
@@ -60,7 +61,7 @@ class _Facts:
         return m
 
 
-def _messages(store: Storage, sid: str) -> Iterator[Message]:
+def _messages(store: IndexStore, sid: str) -> Iterator[Message]:
     page, after = store.session_messages_page(sid, None, PAGE)
     yield from page
     while after is not None:
@@ -69,7 +70,12 @@ def _messages(store: Storage, sid: str) -> Iterator[Message]:
 
 
 def rebuild_session(
-    store: Storage, sid: str, sf: SourceFile, file_session_id: str, path: str, report: IndexReport
+    store: IndexStore,
+    sid: str,
+    sf: SourceFile,
+    file_session_id: str,
+    path: str,
+    report: IndexReport,
 ) -> None:
     """Recompute a session's row, turns and fingerprint from its stored messages, read
     once, a page at a time: each turn's unit is written as it is complete, the row (and
@@ -120,7 +126,7 @@ def rebuild_session(
 
 
 def _session(
-    store: Storage,
+    store: IndexStore,
     sid: str,
     sf: SourceFile,
     file_session_id: str,

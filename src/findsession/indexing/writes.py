@@ -17,7 +17,8 @@ from collections.abc import Callable
 from findsession.domain import Message, MessageKind
 from findsession.sources.file_writes import file_writes
 from findsession.sources.patches import search_replace
-from findsession.storage.base import Storage, WriteRow
+from findsession.storage.base import WriteRow
+from findsession.storage.views import IndexStore
 
 #: Sessions whose writes one backlog transaction derives.
 BACKLOG_BATCH = 200
@@ -104,7 +105,7 @@ def _slashes(path: str) -> str:
     return path.replace("\\", "/") if _WINDOWS.match(path) or "\\" in path else path
 
 
-def derive_backlog(store: Storage, progress: Callable[[int], None] | None = None) -> int:
+def derive_backlog(store: IndexStore, progress: Callable[[int], None] | None = None) -> int:
     """Derive the writes of every session on the backlog (those indexed before the index
     of files written existed), a batch per transaction, so an interrupted run keeps what
     it did. Returns how many sessions it derived."""

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from findsession.domain import Confidence, Level
 from findsession.query import Query
 from findsession.sources import SPOKEN_NAMES
-from findsession.storage.base import Storage
+from findsession.storage.base import KeywordIndex
 
 #: Logistic weights: coverage, lift, agreement (0, 0.5 or 1), margin, intercept.
 WEIGHTS = (1.91, 0.21, 0.74, 1.66, -2.4)
@@ -82,7 +82,7 @@ def content_words(query: Query) -> list[str]:
     return [w for w in dict.fromkeys(query.coverage_words) if w.lower() not in skip]
 
 
-def coverage(store: Storage, query: Query, unit_ids: list[int]) -> float | None:
+def coverage(store: KeywordIndex, query: Query, unit_ids: list[int]) -> float | None:
     """Rarity-weighted share of the query's words the units hold; None without words."""
     words = content_words(query)
     if not words:

@@ -30,7 +30,8 @@ from findsession.search.fusion import FusedUnit, fuse
 from findsession.search.hits import hits_of
 from findsession.search.named import SourceOf, favour, named_sources
 from findsession.search.sessions import RankedSession, rank_sessions
-from findsession.storage.base import KeywordQueryError, Storage, UnitMatch, VectorMatch
+from findsession.storage.base import KeywordQueryError, UnitMatch, VectorMatch
+from findsession.storage.views import SearchStore
 
 if TYPE_CHECKING:  # numpy only where vectors are computed: `--help` must not load it
     import numpy as np
@@ -64,7 +65,7 @@ class Retrieval:
 
 
 def search(
-    store: Storage,
+    store: SearchStore,
     text: str,
     opts: SearchOptions | None = None,
     embedder: EmbedderSource | None = None,
@@ -98,7 +99,7 @@ def search(
 
 
 def _confidence(
-    store: Storage, sessions: list[RankedSession], query: Query, signals: confidence.Signals
+    store: SearchStore, sessions: list[RankedSession], query: Query, signals: confidence.Signals
 ) -> Confidence:
     """How sure the search is that its first session is the one the query means."""
     if not sessions:
@@ -111,7 +112,7 @@ def _confidence(
 
 
 def retrieve(
-    store: Storage,
+    store: SearchStore,
     query: Query | str,
     opts: SearchOptions,
     embedder: EmbedderSource | None = None,
@@ -245,7 +246,7 @@ def _signals(
     return signals
 
 
-def _words_held(store: Storage, query: Query, unit_id: int) -> tuple[int, int]:
+def _words_held(store: SearchStore, query: Query, unit_id: int) -> tuple[int, int]:
     """How many of the query's content words the unit matches, and how many there are.
 
     Many held: the keyword match is specific enough that a weak vector list should not
@@ -259,7 +260,7 @@ def _words_held(store: Storage, query: Query, unit_id: int) -> tuple[int, int]:
 
 
 def _start_query_vector(
-    store: Storage, query: Query, embedder: EmbedderSource | None, notes: list[str]
+    store: SearchStore, query: Query, embedder: EmbedderSource | None, notes: list[str]
 ) -> Future[tuple[Embedder, np.ndarray | None]] | None:
     """Load the model and embed the query in a thread; None (with a note) if there are
     no vectors to search. A cold process spends most of a search loading the model, so
@@ -282,7 +283,7 @@ def _start_query_vector(
 
 
 def _vector_list(
-    store: Storage,
+    store: SearchStore,
     pending: Future[tuple[Embedder, np.ndarray | None]],
     opts: SearchOptions,
     limit: int,

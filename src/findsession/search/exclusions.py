@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING
 
 from findsession.domain import Exclusions
 from findsession.query import Query
-from findsession.storage.base import Filters, KeywordQueryError, Storage
+from findsession.storage.base import Filters, KeywordQueryError
+from findsession.storage.views import SearchStore
 
 if TYPE_CHECKING:  # numpy only where vectors are computed: `--help` must not load it
     import numpy as np
@@ -34,7 +35,7 @@ ListOf = Callable[[Filters], list[int]]
 
 
 def count_excluded(
-    store: Storage, query: Query, filters: Filters, vector: np.ndarray | None, keyword: bool
+    store: SearchStore, query: Query, filters: Filters, vector: np.ndarray | None, keyword: bool
 ) -> Exclusions:
     """Per active filter and list, the unfiltered top-`DEPTH` units the filter keeps out.
 

@@ -15,7 +15,7 @@ from findsession.search.filters import SearchOptions
 from findsession.search.fusion import FusedUnit
 from findsession.search.sessions import RankedSession
 from findsession.search.snippets import chunk_snippet, clean_snippet, field_of, find_snippet
-from findsession.storage.base import Storage
+from findsession.storage.views import SearchStore
 
 #: Unit kinds that are a place in a session to read (`read ID --turn N`): a turn, or a
 #: section of a document; a session fingerprint is not.
@@ -23,7 +23,7 @@ PLACES = ("turn", "doc")
 
 
 def hits_of(
-    store: Storage, sessions: list[RankedSession], query: Query, opts: SearchOptions
+    store: SearchStore, sessions: list[RankedSession], query: Query, opts: SearchOptions
 ) -> list[Hit]:
     """One hit per session, in rank order, up to `opts.top`; a fingerprint hit shows
     its best turn. On a team's server, a transcript pushed from several of its owner's
@@ -54,7 +54,7 @@ def hits_of(
 
 
 def hit_of(
-    store: Storage,
+    store: SearchStore,
     ranked: FusedUnit,
     shown: FusedUnit,
     position: int,

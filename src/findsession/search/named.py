@@ -11,7 +11,7 @@ from __future__ import annotations
 from findsession.query import Query
 from findsession.search.fusion import FusedUnit, in_order
 from findsession.sources import SPOKEN_NAMES
-from findsession.storage.base import RRF_K, Storage
+from findsession.storage.base import RRF_K, SessionReader
 
 #: Added to the fused score of a unit whose session comes from an agent the query names:
 #: as much as a first place in one list at the default hybrid weight. A nudge, not a
@@ -28,7 +28,7 @@ def named_sources(query: Query) -> set[str]:
 class SourceOf:
     """Each session's source, looked up once per search."""
 
-    def __init__(self, store: Storage) -> None:
+    def __init__(self, store: SessionReader) -> None:
         self.store = store
         self.known: dict[str, str | None] = {}
 

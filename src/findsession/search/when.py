@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from findsession.search.fusion import FusedUnit, in_order
-from findsession.storage.base import RRF_K, Storage
+from findsession.storage.base import RRF_K, SessionReader
 
 #: Added to the fused score of a unit whose session was active in the window.
 WINDOW_BONUS = 0.5 / (RRF_K + 1)
@@ -127,7 +127,7 @@ def without_time_words(text: str, window: Window | None) -> str:
 class Activity:
     """Each session's first and last time, looked up once per search."""
 
-    def __init__(self, store: Storage) -> None:
+    def __init__(self, store: SessionReader) -> None:
         self.store = store
         self.known: dict[str, tuple[str | None, str | None]] = {}
 

@@ -16,7 +16,8 @@ from dataclasses import replace
 
 from findsession.domain import Session
 from findsession.errors import FindsessionError
-from findsession.storage.base import FileState, Storage, TitleWrite
+from findsession.storage.base import FileState, TitleWrite
+from findsession.storage.views import TitleStore
 from findsession.titles.guard import MISSING, transcript_refusal
 from findsession.titles.report import Reason
 
@@ -50,7 +51,7 @@ def open_transcript(path: str) -> int | Reason:
 
 
 def append_title(
-    store: Storage,
+    store: TitleStore,
     session: Session,
     state: FileState | None,
     title: str,

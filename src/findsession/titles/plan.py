@@ -20,7 +20,8 @@ from pathlib import Path
 from findsession.config import Config
 from findsession.domain import MetaKind, Session
 from findsession.sources import SOURCES, SPOKEN_NAMES
-from findsession.storage.base import FileState, Storage, TitleWrite
+from findsession.storage.base import FileState, TitleWrite
+from findsession.storage.views import TitleStore
 from findsession.titles.append import append_title
 from findsession.titles.guard import (
     AGENT_TITLE,
@@ -43,7 +44,7 @@ NOT_A_SESSION = Reason(
 
 
 def title_sessions(
-    store: Storage, config: Config, session: Session | None = None, write: bool = False
+    store: TitleStore, config: Config, session: Session | None = None, write: bool = False
 ) -> TitlesReport:
     """Propose (and with `write`, give) titles: every untitled session, or `session`."""
     titler = Titler(store, config.titles)
@@ -74,7 +75,7 @@ def title_sessions(
     return report
 
 
-def title_kind(store: Storage, session: Session, ours: list[TitleWrite]) -> str | None:
+def title_kind(store: TitleStore, session: Session, ours: list[TitleWrite]) -> str | None:
     """Who gave the session the title it has: `custom` (the person), `findsession`,
     `ai` (the agent), or None. The last custom title decides, as in the picker."""
     meta = store.session_meta(session.id)
@@ -94,7 +95,7 @@ def _take(result: TitleResult, proposal: Proposal) -> None:
 
 
 def _decide(
-    store: Storage,
+    store: TitleStore,
     config: Config,
     result: TitleResult,
     states: dict[str, FileState],

@@ -15,10 +15,11 @@ from findsession.indexing.file import Abort, index_file
 from findsession.indexing.report import IndexReport
 from findsession.indexing.session import rebuild_session
 from findsession.sources import SOURCES
-from findsession.storage.base import FileState, Storage
+from findsession.storage.base import FileState
+from findsession.storage.views import TitleStore
 
 
-def refresh_file(store: Storage, state: FileState, excluded: tuple[str, ...]) -> str | None:
+def refresh_file(store: TitleStore, state: FileState, excluded: tuple[str, ...]) -> str | None:
     """Read what changed in one indexed file; a note for the person when it could not
     be read now (the next index run will)."""
     report = IndexReport(roots=[state.root or str(Path(state.path).parent)])
@@ -32,7 +33,7 @@ def refresh_file(store: Storage, state: FileState, excluded: tuple[str, ...]) ->
     return None
 
 
-def retitle(store: Storage, session_id: str, source: str, path: str) -> None:
+def retitle(store: TitleStore, session_id: str, source: str, path: str) -> None:
     """Rebuild a main session from the index (its row, units and so its title), as an
     index run would after reading its file, without reading the file again."""
     sf = SOURCES[source].describe(Path(path))

@@ -13,7 +13,7 @@ from pathlib import PurePosixPath, PureWindowsPath
 
 from findsession.domain import Session
 from findsession.redact import redact
-from findsession.storage.base import Storage
+from findsession.storage.views import TitleStore
 from findsession.titles.model import ModelTitler, TitleModelError, UnusableAnswer
 from findsession.titles.propose import Material, candidates, offline_title
 from findsession.titles.settings import TitleSettings
@@ -33,7 +33,7 @@ class Proposal:
 class Titler:
     """Makes proposals for many sessions, remembering each word's rarity between them."""
 
-    def __init__(self, store: Storage, settings: TitleSettings) -> None:
+    def __init__(self, store: TitleStore, settings: TitleSettings) -> None:
         self.store = store
         self.model = ModelTitler(settings) if settings.provider != "offline" else None
         self.rarity: dict[str, float] = {}

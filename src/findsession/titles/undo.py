@@ -19,7 +19,8 @@ import time
 from pathlib import Path
 
 from findsession.config import Config
-from findsession.storage.base import Storage, TitleWrite
+from findsession.storage.base import TitleWrite
+from findsession.storage.views import TitleStore
 from findsession.titles.append import open_transcript
 from findsession.titles.cut import CutFailed, cut
 from findsession.titles.guard import MISSING, machine_refusal, quiet_refusal
@@ -27,7 +28,7 @@ from findsession.titles.refresh import refresh_file, retitle
 from findsession.titles.report import Reason, UndoReport, UndoResult
 
 
-def undo_titles(store: Storage, config: Config, session_id: str | None = None) -> UndoReport:
+def undo_titles(store: TitleStore, config: Config, session_id: str | None = None) -> UndoReport:
     """Take back every title we gave (or one session's), and bring the index in step."""
     report = UndoReport()
     not_writer = machine_refusal(config.titles.writer, config.machine)
