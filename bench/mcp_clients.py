@@ -12,7 +12,9 @@ that no two searches compete for the two cores; the latency is the client's wall
 for one tool call (JSON-RPC over the pipes included). After the searches, the resident
 and proportional memory (RSS, PSS from /proc/PID/smaps_rollup: PSS shares a page that
 several processes map among them) of the service and of each `serve` process, and their
-sum against the service's own. Stops the service at the end. Linux only (smaps_rollup).
+sum against the service's own. Then, with the same service, a warm CLI search: the wall
+time of whole `findsession QUERY` processes it answers (`--cli` rounds of eight queries).
+Stops the service at the end. Linux only (smaps_rollup).
 """
 
 from __future__ import annotations
@@ -135,6 +137,7 @@ def main() -> int:
     parser.add_argument("--db", type=Path, required=True, help="the index (a copy: it is used)")
     parser.add_argument("--clients", type=int, default=5, help="MCP servers (default 5)")
     parser.add_argument("--rounds", type=int, default=3, help="timed rounds (default 3)")
+    parser.add_argument("--cli", type=int, default=2, help="warm CLI rounds (default 2)")
     parser.add_argument("--work", type=Path, default=Path("/tmp/findsession-bench"))
     args = parser.parse_args()
     run = args.work / "run"
@@ -145,6 +148,13 @@ def main() -> int:
         raise SystemExit(f"the service did not start: {started.stderr}")
     try:
         row = asyncio.run(measure(args.db, args.clients, args.rounds, env))
+        walls = []
+        for query in QUERIES[:8] * args.cli:
+            started_at = time.perf_counter()
+            findsession(query, env=env)
+            walls.append(time.perf_counter() - started_at)
+        if walls:
+            row["warm_cli_p50_s"] = round(statistics.median(walls), 3)
     finally:
         findsession("service", "stop", env=env)
     for kind in ("rss", "pss"):

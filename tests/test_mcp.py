@@ -375,3 +375,57 @@ def test_beside_a_running_service_the_server_leaves_indexing_to_it(
     finally:
         indexed_here.run("service", "stop", check=False)
         shutil.rmtree(runtime, ignore_errors=True)
+
+
+def serve_rss_mb(db: str) -> list[float]:
+    """The resident memory of each `findsession serve` for the index `db` (Linux)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            argv = (proc / "cmdline").read_bytes().split(b"\0")
+            environ = (proc / "environ").read_bytes().split(b"\0")
+            status = (proc / "status").read_text()
+        except OSError:
+            continue
+        if b"serve" in argv and f"FINDSESSION_DB={db}".encode() in environ:
+            found.append(int(status.split("VmRSS:")[1].split()[0]) / 1024)
+    return found
+
+
+def test_serve_starts_the_service_again_where_it_was_wanted(
+    indexed_here: CLI, project: Path
+) -> None:
+    """A service that died after `service start` is started again by the next agent's
+    server, which then relays its session to it: a small process, with no index or model
+    of its own (an MCP server of its own holds well over 100 MB)."""
+    import os
+    import signal
+
+    cli = indexed_here
+    runtime = Path(tempfile.mkdtemp(prefix="fs-"))  # short: socket paths are limited
+    cli.env["XDG_RUNTIME_DIR"] = str(runtime)
+
+    def service() -> dict[str, Any]:
+        return json.loads(cli.run("service", "status", "--json", check=False).stdout)
+
+    cli.run("service", "start")
+    first = service()["pid"]
+    os.kill(first, signal.SIGKILL)  # its "wanted" mark stays behind
+    deadline = time.monotonic() + 30
+    while service()["running"] and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+    async def go() -> None:
+        async with connect(cli, project) as client:
+            error, data = await call(client, "search_conversation", query="normalize paths")
+            assert not error and data["results"], data
+            state = service()
+            assert state["running"] and state["pid"] != first, "no service was started"
+            sizes = serve_rss_mb(cli.env["FINDSESSION_DB"])
+            assert sizes and max(sizes) < 60, sizes
+
+    try:
+        asyncio.run(go())
+    finally:
+        cli.run("service", "stop", check=False)
+        shutil.rmtree(runtime, ignore_errors=True)

@@ -94,13 +94,14 @@ def ask(
     return reply
 
 
-def ask_operation(place: Place, request: Request, *, timeout: float = REPLY_SECONDS) -> Answer:
+def ask_operation(place: Place, request: Request, *, timeout: float | None = None) -> Answer:
     """The service's answer to one operation. An error of the operation (a session not
     found, a bad option) is raised as the `FindsessionError` it was, for the caller to
     show as if it ran here; `Unavailable` when the service could not answer at all."""
     from findsession.protocol.requests import Answer, error_from
 
-    reply = ask(place, {"op": request.op, "request": request.to_wire()}, timeout=timeout)
+    message = {"op": request.op, "request": request.to_wire()}
+    reply = ask(place, message, timeout=timeout or request.patience)
     result, error = reply.get("result"), reply.get("error")
     if reply.get("ok") is True and isinstance(result, dict):
         return Answer(result, float(reply.get("ms") or 0.0))

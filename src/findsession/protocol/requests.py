@@ -66,10 +66,14 @@ class Request:
     frozen dataclass by that."""
 
     op: ClassVar[str] = ""
+    #: Seconds a client waits for the answer before it answers itself: a warm search
+    #: takes well under one, so longer means a stuck service; a brief a model writes, or
+    #: a whole session exported, may take longer.
+    patience: ClassVar[float] = 5.0
 
-    def __init_subclass__(cls, op: str = "", **kwargs: Any) -> None:
+    def __init_subclass__(cls, op: str = "", patience: float = 5.0, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls.op = op
+        cls.op, cls.patience = op, patience
         dataclass(frozen=True)(cls)
 
     def to_wire(self) -> dict[str, Any]:
@@ -127,14 +131,14 @@ class Sessions(Request, op="sessions"):
     titles_given: bool = False
 
 
-class Blame(Request, op="blame"):
+class Blame(Request, op="blame", patience=60.0):
     """`Findsession.blame`: the sessions that wrote the file at `path` (absolute)."""
 
     path: str
     options: BlameOptions = field(default_factory=BlameOptions)
 
 
-class Handoff(Request, op="handoff"):
+class Handoff(Request, op="handoff", patience=120.0):
     """`Findsession.handoff`: a session's brief; with `to`, the command that starts
     that agent with it (never run by the one answering)."""
 
@@ -143,7 +147,7 @@ class Handoff(Request, op="handoff"):
     to: str | None = None
 
 
-class Export(Request, op="export"):
+class Export(Request, op="export", patience=60.0):
     """A session as one document (`export`, the page's downloads): every message whole,
     each subagent's own document under the call that started it; `raw`, the
     transcript's own text (secrets included)."""
