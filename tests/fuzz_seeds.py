@@ -28,6 +28,13 @@ from opencode_store import OpenCodeStore
 from specstory_exports import current, oldest, thinking, write
 from specstory_exports import tool_use as specstory_tool
 from transcripts import Transcript
+from zed_store import ZedStore, document
+from zed_store import agent as zed_agent
+from zed_store import result as zed_result
+from zed_store import text as zed_text
+from zed_store import thinking as zed_thinking
+from zed_store import tool_use as zed_tool
+from zed_store import user as zed_user
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 CODEX_MAIN = (
@@ -297,6 +304,28 @@ def _cursor_ide(folder: Path) -> None:
     db.close()
 
 
+def _zed(folder: Path) -> None:
+    """Zed's store, one thread compressed as Zed saves it and, so the fuzzing reaches
+    inside the document, the same thread as plain JSON (a `data_type` Zed reads too)."""
+    messages = [
+        zed_user("why does the kiln overshoot", ("/home/dev/kiln/pid.toml", "gain = 1")),
+        zed_agent(
+            zed_thinking("windup"),
+            zed_text("Checking."),
+            zed_tool("t1", "edit_file", {"path": "kiln/a.rs", "edits": [
+                {"old_text": "a", "new_text": "b"}]}),
+            results=(zed_result("t1", "edit_file", "Edited a.rs"),),
+        ),
+        "Resume",
+    ]  # fmt: skip
+    s = ZedStore(folder / "threads" / "threads.db")
+    s.save("z-1", "Kiln", messages, folders=("/home/dev/kiln",))
+    doc = document("Kiln child", messages, "2026-05-04T09:00:00Z")
+    s.save_raw("z-2", "Kiln child", "json", json.dumps(doc))
+    s.conn.execute("UPDATE threads SET parent_id = 'z-1' WHERE id = 'z-2'")
+    s.close()
+
+
 _GEMINI = "home/.gemini/tmp"
 _COPILOT = "home/.copilot/session-state"
 _CURSOR_AGENT = "home/.cursor/projects/home-dev-trellis/agent-transcripts"
@@ -369,6 +398,7 @@ SEEDS = [
           "3b8d1f22-9c4e-4a7b-8e13-6f2a0c9d5e02.json"]),
     Seed("cursor-ide", "cursor", _cursor_ide, "User/globalStorage/state.vscdb",
          ["User/globalStorage/state.vscdb"]),
+    Seed("zed", "zed", _zed, "threads/threads.db", ["threads/threads.db"]),
 ]  # fmt: skip
 
 def _specstory(folder: Path) -> None:

@@ -60,6 +60,7 @@ class SourceKind(StrEnum):
     KIRO = "kiro"
     CURSOR = "cursor"
     WINDSURF = "windsurf"
+    ZED = "zed"
     SPECSTORY = "specstory"
     MARKDOWN = "markdown"
     JOURNAL = "journal"

@@ -11,7 +11,8 @@ blocks; Cline's and Roo Code's `newFileCreated`, `editedExistingFile`, `appliedD
 and Pi's `write`, `edit`, `multiedit` and `patch`; Kiro's `fs_write`; Goose's
 `text_editor`; Amp's `create_file` and `edit_file`; Cursor's `edit_file` and
 `search_replace`; VS Code Copilot's `create_file`, `replace_string_in_file` and
-`insert_edit_into_file`. A call of another name writes nothing here.
+`insert_edit_into_file`; Zed's `write_file`, and `edit_file` and `streaming_edit_file`
+with their list of edits. A call of another name writes nothing here.
 """
 
 from __future__ import annotations
@@ -74,8 +75,11 @@ _DELETE = frozenset(("delete_file", "deletefile", "filedeleted", "delete"))
 #: Tools that take a `command` saying what they do (Anthropic's text editor, Kiro, Goose).
 _COMMANDED = frozenset(("fs_write", "text_editor", "str_replace_editor",
                         "str_replace_based_edit_tool"))  # fmt: skip
-_MULTI_NEW = re.compile(r'"(?:new_string|newString|new_str)"\s*:\s*"((?:[^"\\]|\\.)*)')
-_MULTI_OLD = re.compile(r'"(?:old_string|oldString|old_str)"\s*:\s*"((?:[^"\\]|\\.)*)')
+_MULTI_NEW = re.compile(r'"(?:new_string|newString|new_str|new_text)"\s*:\s*"((?:[^"\\]|\\.)*)')
+_MULTI_OLD = re.compile(r'"(?:old_string|oldString|old_str|old_text)"\s*:\s*"((?:[^"\\]|\\.)*)')
+#: Zed's editing tools: a list of `edits` (`{old_text, new_text}`), or (the streaming
+#: one in `write` mode) the whole `content`.
+_EDITS = frozenset(("edit_file", "streaming_edit_file"))
 
 
 def file_writes(message: Message, source: str) -> list[FileWrite]:
@@ -104,7 +108,7 @@ def file_writes(message: Message, source: str) -> list[FileWrite]:
         return [FileWrite(path, "delete", "", tool=tool, truncated=truncated)]
     if name in _COMMANDED:
         return _commanded(path, fields, tool, truncated)
-    if name in _MULTI:
+    if name in _MULTI or (name in _EDITS and "edits" in fields):
         edits = fields.get("edits") or fields.get("replacements") or ""
         new = "\n".join(_json_strings(_MULTI_NEW, edits))
         old = "\n".join(_json_strings(_MULTI_OLD, edits))
@@ -117,6 +121,8 @@ def file_writes(message: Message, source: str) -> list[FileWrite]:
         if is_patch(body):
             return _from_changes(patch_changes(body), tool, truncated, None, path)
         return [FileWrite(path, "edit", body, "", truncated, tool)]
+    if name == "streaming_edit_file" and "content" in fields:
+        return [FileWrite(path, "create", fields["content"], "", truncated, tool)]
     if name in _SIMPLE:
         op, new_keys, old_keys = _SIMPLE[name]
         new = _first(fields, new_keys)

@@ -104,6 +104,12 @@ ENTRIES: tuple[Entry, ...] = (
     # from the query's coverage. "composer" is PHP's package manager.
     Entry(SourceKind.CURSOR, "cursor_ide:CursorIdeSource", spoken=("cursor-ide",), env=_CONFIG),
     Entry(SourceKind.WINDSURF, "cursor_ide:WindsurfSource", spoken=("windsurf",), env=_CONFIG),
+    Entry(
+        SourceKind.ZED,
+        "zed:ZedSource",
+        spoken=("zed",),
+        env=("FLATPAK_XDG_DATA_HOME", *_DATA, "LOCALAPPDATA"),
+    ),
     Entry(SourceKind.SPECSTORY, "specstory:SpecStorySource", spoken=("specstory",)),
     Entry(SourceKind.MARKDOWN, "markdown:MarkdownSource", agent=False),
     Entry(SourceKind.JOURNAL, "journal:JournalSource", agent=False),
