@@ -399,6 +399,9 @@ SEEDS = [
     Seed("cursor-ide", "cursor", _cursor_ide, "User/globalStorage/state.vscdb",
          ["User/globalStorage/state.vscdb"]),
     Seed("zed", "zed", _zed, "threads/threads.db", ["threads/threads.db"]),
+    Seed("continue", "continue", _copy("continue"),
+         "sessions/7b1e4f20-1c2d-4e3f-8a9b-0c1d2e3f4a01.json",
+         ["sessions/7b1e4f20-1c2d-4e3f-8a9b-0c1d2e3f4a01.json", "sessions/sessions.json"]),
 ]  # fmt: skip
 
 def _specstory(folder: Path) -> None:

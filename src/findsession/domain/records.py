@@ -61,6 +61,7 @@ class SourceKind(StrEnum):
     CURSOR = "cursor"
     WINDSURF = "windsurf"
     ZED = "zed"
+    CONTINUE = "continue"
     SPECSTORY = "specstory"
     MARKDOWN = "markdown"
     JOURNAL = "journal"

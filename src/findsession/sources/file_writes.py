@@ -11,8 +11,10 @@ blocks; Cline's and Roo Code's `newFileCreated`, `editedExistingFile`, `appliedD
 and Pi's `write`, `edit`, `multiedit` and `patch`; Kiro's `fs_write`; Goose's
 `text_editor`; Amp's `create_file` and `edit_file`; Cursor's `edit_file` and
 `search_replace`; VS Code Copilot's `create_file`, `replace_string_in_file` and
-`insert_edit_into_file`; Zed's `write_file`, and `edit_file` and `streaming_edit_file`
-with their list of edits. A call of another name writes nothing here.
+`insert_edit_into_file`; Continue's `create_new_file`, `single_find_and_replace`,
+`multi_edit` and `edit_existing_file`; Zed's `write_file`, and `edit_file` and
+`streaming_edit_file` with their list of edits. A call of another name writes nothing
+here.
 """
 
 from __future__ import annotations
@@ -32,8 +34,9 @@ from findsession.sources.patches import (
 #: The marker `jsonl.cap` leaves where it cut a text.
 _CUT = re.compile(r"\n\[… [\d,]+ more characters not indexed\]\Z")
 _KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*): ?(.*)$")
-PATH_KEYS = ("file_path", "filePath", "path", "target_file", "targetFile", "notebook_path",
-             "absolute_path", "file", "filename", "relative_workspace_path")  # fmt: skip
+PATH_KEYS = ("file_path", "filePath", "filepath", "path", "target_file", "targetFile",
+             "notebook_path", "absolute_path", "file", "filename",
+             "relative_workspace_path")  # fmt: skip
 _CONTENT = ("content", "contents", "file_text", "fileText")
 _NEW = ("new_string", "new_str", "newString", "newText", "new_text")
 _OLD = ("old_string", "old_str", "oldString", "oldText", "old_text")
@@ -52,12 +55,13 @@ SHELL_TOOLS = frozenset(("bash", "shell", "local_shell", "exec_command", "run_sh
 #: Tool (lower case) -> (op, keys holding the new text, keys holding the old text).
 _SIMPLE: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     **dict.fromkeys(
-        ("write", "write_file", "create", "create_file", "write_to_file", "newfilecreated"),
+        ("write", "write_file", "create", "create_file", "write_to_file", "newfilecreated",
+         "create_new_file"),
         ("create", _CONTENT, ()),
     ),
     **dict.fromkeys(
         ("edit", "replace", "str_replace", "search_replace", "replace_string_in_file",
-         "edit_file"),  # fmt: skip
+         "edit_file", "single_find_and_replace"),  # fmt: skip
         ("edit", (*_NEW, "code_edit"), _OLD),
     ),
     **dict.fromkeys(
@@ -65,11 +69,12 @@ _SIMPLE: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     ),
     **dict.fromkeys(("insertcontent", "insert_content"), ("edit", ("content",), ())),
     "insert_edit_into_file": ("edit", ("code",), ()),
+    "edit_existing_file": ("edit", ("changes",), ()),
     "notebookedit": ("edit", ("new_source",), ()),
 }
 #: Tools whose text is SEARCH/REPLACE blocks, a diff, or (older builds) the new content.
 _BLOCKS = frozenset(("editedexistingfile", "replace_in_file", "apply_diff", "applieddiff"))
-_MULTI = frozenset(("multiedit", "multi_replace_string_in_file"))
+_MULTI = frozenset(("multiedit", "multi_replace_string_in_file", "multi_edit"))
 _PATCH = frozenset(("apply_patch", "patch", "applypatch"))
 _DELETE = frozenset(("delete_file", "deletefile", "filedeleted", "delete"))
 #: Tools that take a `command` saying what they do (Anthropic's text editor, Kiro, Goose).

@@ -110,6 +110,14 @@ ENTRIES: tuple[Entry, ...] = (
         spoken=("zed",),
         env=("FLATPAK_XDG_DATA_HOME", *_DATA, "LOCALAPPDATA"),
     ),
+    # "continue" is a word of every other request ("continue where we left off"): no
+    # query is taken to name the agent by it.
+    Entry(
+        SourceKind.CONTINUE,
+        "continue_dev:ContinueSource",
+        spoken=(),
+        env=("CONTINUE_GLOBAL_DIR",),
+    ),
     Entry(SourceKind.SPECSTORY, "specstory:SpecStorySource", spoken=("specstory",)),
     Entry(SourceKind.MARKDOWN, "markdown:MarkdownSource", agent=False),
     Entry(SourceKind.JOURNAL, "journal:JournalSource", agent=False),
