@@ -332,6 +332,7 @@ _CURSOR_AGENT = "home/.cursor/projects/home-dev-trellis/agent-transcripts"
 _VSCODE = "home/.config/Code/User/workspaceStorage/6f1d2c0b9a8e7d6c5b4a39281706f5e4"
 _CLINE = "User/globalStorage/saoudrizwan.claude-dev/tasks/1733000000000"
 _ROO = "User/globalStorage/rooveterinaryinc.roo-cline/tasks/aaaa0001-0000-4000-8000-00000000000a"
+_KIMI = "sessions/9aa9f887151e3c91e1263f701092d3f0/4c2e8a10-0001-4b5d-9e6f-7a8b9c0d1e2f"
 _OPENCODE_TREE = "storage/session/4b0ea68d7af9a6031a7ffda7ad66e0cb83315750"
 
 #: Every source's record parser, through its own `read`.
@@ -399,6 +400,12 @@ SEEDS = [
     Seed("cursor-ide", "cursor", _cursor_ide, "User/globalStorage/state.vscdb",
          ["User/globalStorage/state.vscdb"]),
     Seed("zed", "zed", _zed, "threads/threads.db", ["threads/threads.db"]),
+    Seed("kimi", "kimi", _copy("kimi/home/.kimi"), f"{_KIMI}/wire.jsonl",
+         [f"{_KIMI}/wire.jsonl", f"{_KIMI}/state.json", "kimi.json",
+          f"{_KIMI}/subagents/a1b2c3d4e/meta.json"]),
+    Seed("kimi-subagent", "kimi", _copy("kimi/home/.kimi"),
+         f"{_KIMI}/subagents/a1b2c3d4e/wire.jsonl",
+         [f"{_KIMI}/subagents/a1b2c3d4e/wire.jsonl", f"{_KIMI}/subagents/a1b2c3d4e/meta.json"]),
     Seed("continue", "continue", _copy("continue"),
          "sessions/7b1e4f20-1c2d-4e3f-8a9b-0c1d2e3f4a01.json",
          ["sessions/7b1e4f20-1c2d-4e3f-8a9b-0c1d2e3f4a01.json", "sessions/sessions.json"]),

@@ -37,6 +37,7 @@ FORMATS = {
     "roo-code": "roo-code/User",
     "amp": "amp/threads",
     "continue": "continue/sessions",
+    "kimi": "kimi/home/.kimi",
     # The older layouts of agents that now keep a database (the stores have their own
     # planted-secret tests, with the database built by the test).
     "opencode": "opencode",

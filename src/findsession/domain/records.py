@@ -62,6 +62,7 @@ class SourceKind(StrEnum):
     WINDSURF = "windsurf"
     ZED = "zed"
     CONTINUE = "continue"
+    KIMI = "kimi"
     SPECSTORY = "specstory"
     MARKDOWN = "markdown"
     JOURNAL = "journal"

@@ -12,9 +12,9 @@ and Pi's `write`, `edit`, `multiedit` and `patch`; Kiro's `fs_write`; Goose's
 `text_editor`; Amp's `create_file` and `edit_file`; Cursor's `edit_file` and
 `search_replace`; VS Code Copilot's `create_file`, `replace_string_in_file` and
 `insert_edit_into_file`; Continue's `create_new_file`, `single_find_and_replace`,
-`multi_edit` and `edit_existing_file`; Zed's `write_file`, and `edit_file` and
-`streaming_edit_file` with their list of edits. A call of another name writes nothing
-here.
+`multi_edit` and `edit_existing_file`; Kimi CLI's `WriteFile` and `StrReplaceFile`;
+Zed's `write_file`, and `edit_file` and `streaming_edit_file` with their list of edits.
+A call of another name writes nothing here.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ SHELL_TOOLS = frozenset(("bash", "shell", "local_shell", "exec_command", "run_sh
 _SIMPLE: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     **dict.fromkeys(
         ("write", "write_file", "create", "create_file", "write_to_file", "newfilecreated",
-         "create_new_file"),
+         "create_new_file", "writefile"),
         ("create", _CONTENT, ()),
     ),
     **dict.fromkeys(
@@ -85,6 +85,9 @@ _MULTI_OLD = re.compile(r'"(?:old_string|oldString|old_str|old_text)"\s*:\s*"((?
 #: Zed's editing tools: a list of `edits` (`{old_text, new_text}`), or (the streaming
 #: one in `write` mode) the whole `content`.
 _EDITS = frozenset(("edit_file", "streaming_edit_file"))
+#: Kimi CLI's `StrReplaceFile`: one `edit` `{old, new}` or a list of them.
+_KIMI_NEW = re.compile(r'"new"\s*:\s*"((?:[^"\\]|\\.)*)')
+_KIMI_OLD = re.compile(r'"old"\s*:\s*"((?:[^"\\]|\\.)*)')
 
 
 def file_writes(message: Message, source: str) -> list[FileWrite]:
@@ -113,6 +116,11 @@ def file_writes(message: Message, source: str) -> list[FileWrite]:
         return [FileWrite(path, "delete", "", tool=tool, truncated=truncated)]
     if name in _COMMANDED:
         return _commanded(path, fields, tool, truncated)
+    if name == "strreplacefile":
+        edits = fields.get("edit") or ""
+        new = "\n".join(_json_strings(_KIMI_NEW, edits))
+        old = "\n".join(_json_strings(_KIMI_OLD, edits))
+        return [FileWrite(path, "edit", new, old, truncated, tool)] if new or truncated else []
     if name in _MULTI or (name in _EDITS and "edits" in fields):
         edits = fields.get("edits") or fields.get("replacements") or ""
         new = "\n".join(_json_strings(_MULTI_NEW, edits))

@@ -118,6 +118,7 @@ ENTRIES: tuple[Entry, ...] = (
         spoken=(),
         env=("CONTINUE_GLOBAL_DIR",),
     ),
+    Entry(SourceKind.KIMI, "kimi:KimiSource", spoken=("kimi",), env=("KIMI_SHARE_DIR",)),
     Entry(SourceKind.SPECSTORY, "specstory:SpecStorySource", spoken=("specstory",)),
     Entry(SourceKind.MARKDOWN, "markdown:MarkdownSource", agent=False),
     Entry(SourceKind.JOURNAL, "journal:JournalSource", agent=False),
