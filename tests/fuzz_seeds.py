@@ -333,6 +333,7 @@ _VSCODE = "home/.config/Code/User/workspaceStorage/6f1d2c0b9a8e7d6c5b4a39281706f
 _CLINE = "User/globalStorage/saoudrizwan.claude-dev/tasks/1733000000000"
 _ROO = "User/globalStorage/rooveterinaryinc.roo-cline/tasks/aaaa0001-0000-4000-8000-00000000000a"
 _KIMI = "sessions/9aa9f887151e3c91e1263f701092d3f0/4c2e8a10-0001-4b5d-9e6f-7a8b9c0d1e2f"
+_OPENHANDS = "8d2f6a1c4b3e4f5a9c0d1e2f3a4b5c6d"
 _OPENCODE_TREE = "storage/session/4b0ea68d7af9a6031a7ffda7ad66e0cb83315750"
 
 #: Every source's record parser, through its own `read`.
@@ -406,6 +407,18 @@ SEEDS = [
     Seed("kimi-subagent", "kimi", _copy("kimi/home/.kimi"),
          f"{_KIMI}/subagents/a1b2c3d4e/wire.jsonl",
          [f"{_KIMI}/subagents/a1b2c3d4e/wire.jsonl", f"{_KIMI}/subagents/a1b2c3d4e/meta.json"]),
+    Seed("openhands", "openhands", _copy("openhands/conversations"),
+         f"{_OPENHANDS}/base_state.json",
+         [f"{_OPENHANDS}/base_state.json",
+          f"{_OPENHANDS}/events/event-00001-00000000-0000-0000-0000-000000001001.json",
+          f"{_OPENHANDS}/events/event-00002-00000000-0000-0000-0000-000000001002.json",
+          f"{_OPENHANDS}/events/event-00003-00000000-0000-0000-0000-000000001003.json",
+          f"{_OPENHANDS}/events/event-00004-00000000-0000-0000-0000-000000001004.json",
+          f"{_OPENHANDS}/events/event-00013-00000000-0000-0000-0000-00000000100d.json",
+          f"{_OPENHANDS}/events/event-00014-00000000-0000-0000-0000-00000000100e.json",
+          f"{_OPENHANDS}/events/event-00015-00000000-0000-0000-0000-00000000100f.json",
+          f"{_OPENHANDS}/events/event-00016-00000000-0000-0000-0000-000000001010.json",
+          ]),
     Seed("continue", "continue", _copy("continue"),
          "sessions/7b1e4f20-1c2d-4e3f-8a9b-0c1d2e3f4a01.json",
          ["sessions/7b1e4f20-1c2d-4e3f-8a9b-0c1d2e3f4a01.json", "sessions/sessions.json"]),

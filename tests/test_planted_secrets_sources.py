@@ -38,6 +38,7 @@ FORMATS = {
     "amp": "amp/threads",
     "continue": "continue/sessions",
     "kimi": "kimi/home/.kimi",
+    "openhands": "openhands/conversations",
     # The older layouts of agents that now keep a database (the stores have their own
     # planted-secret tests, with the database built by the test).
     "opencode": "opencode",

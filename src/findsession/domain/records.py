@@ -63,6 +63,7 @@ class SourceKind(StrEnum):
     ZED = "zed"
     CONTINUE = "continue"
     KIMI = "kimi"
+    OPENHANDS = "openhands"
     SPECSTORY = "specstory"
     MARKDOWN = "markdown"
     JOURNAL = "journal"

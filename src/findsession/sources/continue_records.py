@@ -71,7 +71,8 @@ def session_records(
         elif role == "tool":
             records += _tool(message, base, names, states)
         elif role != "system":
-            unknown.setdefault(str(role), []).append(number)
+            name = clean_text(role) if isinstance(role, str) else type(role).__name__
+            unknown.setdefault(name, []).append(number)
     for role, numbers in unknown.items():
         count = f"{len(numbers)} message" + ("" if len(numbers) == 1 else "s")
         problems.append(Problem(numbers[0], "unknown role", f"{role} ({count})"))

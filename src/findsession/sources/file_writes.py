@@ -13,6 +13,7 @@ and Pi's `write`, `edit`, `multiedit` and `patch`; Kiro's `fs_write`; Goose's
 `search_replace`; VS Code Copilot's `create_file`, `replace_string_in_file` and
 `insert_edit_into_file`; Continue's `create_new_file`, `single_find_and_replace`,
 `multi_edit` and `edit_existing_file`; Kimi CLI's `WriteFile` and `StrReplaceFile`;
+OpenHands' `file_editor` by its command;
 Zed's `write_file`, and `edit_file` and `streaming_edit_file` with their list of edits.
 A call of another name writes nothing here.
 """
@@ -79,7 +80,7 @@ _PATCH = frozenset(("apply_patch", "patch", "applypatch"))
 _DELETE = frozenset(("delete_file", "deletefile", "filedeleted", "delete"))
 #: Tools that take a `command` saying what they do (Anthropic's text editor, Kiro, Goose).
 _COMMANDED = frozenset(("fs_write", "text_editor", "str_replace_editor",
-                        "str_replace_based_edit_tool"))  # fmt: skip
+                        "str_replace_based_edit_tool", "file_editor"))  # fmt: skip
 _MULTI_NEW = re.compile(r'"(?:new_string|newString|new_str|new_text)"\s*:\s*"((?:[^"\\]|\\.)*)')
 _MULTI_OLD = re.compile(r'"(?:old_string|oldString|old_str|old_text)"\s*:\s*"((?:[^"\\]|\\.)*)')
 #: Zed's editing tools: a list of `edits` (`{old_text, new_text}`), or (the streaming

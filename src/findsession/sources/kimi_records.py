@@ -99,7 +99,7 @@ def _event(
     if kind == "SubagentEvent":
         return _forwarded(payload, base, ctx, child)
     if kind not in QUIET:
-        ctx.unknown.setdefault(kind, []).append(base["line"])
+        ctx.unknown.setdefault(clean_text(kind), []).append(base["line"])
     return []
 
 

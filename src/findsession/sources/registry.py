@@ -119,6 +119,12 @@ ENTRIES: tuple[Entry, ...] = (
         env=("CONTINUE_GLOBAL_DIR",),
     ),
     Entry(SourceKind.KIMI, "kimi:KimiSource", spoken=("kimi",), env=("KIMI_SHARE_DIR",)),
+    Entry(
+        SourceKind.OPENHANDS,
+        "openhands:OpenHandsSource",
+        spoken=("openhands",),
+        env=("OPENHANDS_CONVERSATIONS_DIR", "OPENHANDS_PERSISTENCE_DIR"),
+    ),
     Entry(SourceKind.SPECSTORY, "specstory:SpecStorySource", spoken=("specstory",)),
     Entry(SourceKind.MARKDOWN, "markdown:MarkdownSource", agent=False),
     Entry(SourceKind.JOURNAL, "journal:JournalSource", agent=False),
