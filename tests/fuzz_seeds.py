@@ -419,6 +419,8 @@ SEEDS = [
           f"{_OPENHANDS}/events/event-00015-00000000-0000-0000-0000-00000000100f.json",
           f"{_OPENHANDS}/events/event-00016-00000000-0000-0000-0000-000000001010.json",
           ]),
+    Seed("junie", "junie", _copy("junie"), "sessions/session-260601-093000-ab12/events.jsonl",
+         ["sessions/session-260601-093000-ab12/events.jsonl", "sessions/index.jsonl"]),
     Seed("continue", "continue", _copy("continue"),
          "sessions/7b1e4f20-1c2d-4e3f-8a9b-0c1d2e3f4a01.json",
          ["sessions/7b1e4f20-1c2d-4e3f-8a9b-0c1d2e3f4a01.json", "sessions/sessions.json"]),

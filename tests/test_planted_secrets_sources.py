@@ -39,6 +39,7 @@ FORMATS = {
     "continue": "continue/sessions",
     "kimi": "kimi/home/.kimi",
     "openhands": "openhands/conversations",
+    "junie": "junie/sessions",
     # The older layouts of agents that now keep a database (the stores have their own
     # planted-secret tests, with the database built by the test).
     "opencode": "opencode",

@@ -64,6 +64,7 @@ class SourceKind(StrEnum):
     CONTINUE = "continue"
     KIMI = "kimi"
     OPENHANDS = "openhands"
+    JUNIE = "junie"
     SPECSTORY = "specstory"
     MARKDOWN = "markdown"
     JOURNAL = "journal"
