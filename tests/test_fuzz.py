@@ -202,7 +202,9 @@ def _mutate(values: list, forms: list[str], data: st.DataObject) -> None:
         other = data.draw(st.sampled_from(places), label="from")
         holder[key] = copy.deepcopy(_get(values, other))
     else:
-        holder[key] = data.draw(hostile, label="value")
+        # A copy: `sampled_from` gives the same list or dict every time, and a later
+        # change inside it would change the strategy itself (even put it inside itself).
+        holder[key] = copy.deepcopy(data.draw(hostile, label="value"))
 
 
 def _well_formed(reading: Reading) -> None:
