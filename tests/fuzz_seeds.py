@@ -335,6 +335,8 @@ _ROO = "User/globalStorage/rooveterinaryinc.roo-cline/tasks/aaaa0001-0000-4000-8
 _KIMI = "sessions/9aa9f887151e3c91e1263f701092d3f0/4c2e8a10-0001-4b5d-9e6f-7a8b9c0d1e2f"
 _OPENHANDS = "8d2f6a1c4b3e4f5a9c0d1e2f3a4b5c6d"
 _OPENCODE_TREE = "storage/session/4b0ea68d7af9a6031a7ffda7ad66e0cb83315750"
+_ANTIGRAVITY = "antigravity/brain/3f0a9c1e-5b2d-4e7f-8a1b-2c3d4e5f6a01/.system_generated/logs"
+_AGY = "antigravity-cli/brain/3f0a9c1e-5b2d-4e7f-8a1b-2c3d4e5f6a03/.system_generated/logs"
 
 #: Every source's record parser, through its own `read`.
 SEEDS = [
@@ -421,6 +423,10 @@ SEEDS = [
           ]),
     Seed("junie", "junie", _copy("junie"), "sessions/session-260601-093000-ab12/events.jsonl",
          ["sessions/session-260601-093000-ab12/events.jsonl", "sessions/index.jsonl"]),
+    Seed("antigravity", "antigravity", _copy("antigravity/home/.gemini"),
+         f"{_ANTIGRAVITY}/transcript.jsonl", [f"{_ANTIGRAVITY}/transcript.jsonl"]),
+    Seed("antigravity-cli", "antigravity", _copy("antigravity/home/.gemini"),
+         f"{_AGY}/transcript_full.jsonl", [f"{_AGY}/transcript_full.jsonl"]),
     Seed("continue", "continue", _copy("continue"),
          "sessions/7b1e4f20-1c2d-4e3f-8a9b-0c1d2e3f4a01.json",
          ["sessions/7b1e4f20-1c2d-4e3f-8a9b-0c1d2e3f4a01.json", "sessions/sessions.json"]),

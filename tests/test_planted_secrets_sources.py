@@ -40,6 +40,7 @@ FORMATS = {
     "kimi": "kimi/home/.kimi",
     "openhands": "openhands/conversations",
     "junie": "junie/sessions",
+    "antigravity": "antigravity/home/.gemini",
     # The older layouts of agents that now keep a database (the stores have their own
     # planted-secret tests, with the database built by the test).
     "opencode": "opencode",
@@ -63,7 +64,8 @@ ARGV = ["mysql", "-uroot", "-pS3cretMysql9", "--password", "Pg5ecretVal9"]
 def _plant(value: Any, key: str = "") -> Any:
     """`value` with secrets in every field that can hold them: the kinds appended to
     every string that reads as text (a string holding a JSON document, like Cline's
-    `text` fields, gets them inside it), a folder named after a token under every path
+    `text` fields, or a JSON string, like Antigravity's arguments, gets them inside
+    it), a folder named after a token under every path
     (a `file://` URI too: an editor names an attached file so),
     a branch named after one, and a password on the command line of every argv list."""
     if isinstance(value, dict):
@@ -75,6 +77,13 @@ def _plant(value: Any, key: str = "") -> Any:
         return planted
     if not isinstance(value, str):
         return value
+    if value.startswith('"'):  # a value held as JSON text (Antigravity's arguments)
+        try:
+            inner = json.loads(value)
+        except ValueError:
+            inner = None
+        if isinstance(inner, str):
+            return json.dumps(_plant(inner, key))
     if key in BRANCH_KEYS:
         return BRANCH
     if " " not in value and value.startswith(("/", "~/", "file:///")) and len(value) > 8:

@@ -65,6 +65,7 @@ class SourceKind(StrEnum):
     KIMI = "kimi"
     OPENHANDS = "openhands"
     JUNIE = "junie"
+    ANTIGRAVITY = "antigravity"
     SPECSTORY = "specstory"
     MARKDOWN = "markdown"
     JOURNAL = "journal"

@@ -14,7 +14,9 @@ and Pi's `write`, `edit`, `multiedit` and `patch`; Kiro's `fs_write`; Goose's
 `insert_edit_into_file`; Continue's `create_new_file`, `single_find_and_replace`,
 `multi_edit` and `edit_existing_file`; Kimi CLI's `WriteFile` and `StrReplaceFile`;
 OpenHands' `file_editor` by its command;
-Zed's `write_file`, and `edit_file` and `streaming_edit_file` with their list of edits.
+Zed's `write_file`, and `edit_file` and `streaming_edit_file` with their list of edits;
+Antigravity's `write_to_file`, `replace_file_content` and `multi_replace_file_content`
+(and a heredoc in its `run_command`).
 A call of another name writes nothing here.
 """
 
@@ -38,7 +40,7 @@ _KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*): ?(.*)$")
 PATH_KEYS = ("file_path", "filePath", "filepath", "path", "target_file", "targetFile",
              "notebook_path", "absolute_path", "file", "filename",
              "relative_workspace_path")  # fmt: skip
-_CONTENT = ("content", "contents", "file_text", "fileText")
+_CONTENT = ("content", "contents", "file_text", "fileText", "CodeContent")
 _NEW = ("new_string", "new_str", "newString", "newText", "new_text")
 _OLD = ("old_string", "old_str", "oldString", "oldText", "old_text")
 _PATCH_KEYS = ("input", "patch", "patchText", "patch_text", "diff")
@@ -51,7 +53,7 @@ _TRAILING = frozenset(("replace_all", "replaceAll", "expected_replacements", "in
 SHELL_TOOLS = frozenset(("bash", "shell", "local_shell", "exec_command", "run_shell_command",
                          "execute_command", "shell_command", "run_in_terminal",
                          "run_terminal_cmd", "run_terminal_command", "terminal", "powershell",
-                         "container.exec"))  # fmt: skip
+                         "container.exec", "run_command"))  # fmt: skip
 
 #: Tool (lower case) -> (op, keys holding the new text, keys holding the old text).
 _SIMPLE: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
@@ -71,18 +73,24 @@ _SIMPLE: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     **dict.fromkeys(("insertcontent", "insert_content"), ("edit", ("content",), ())),
     "insert_edit_into_file": ("edit", ("code",), ()),
     "edit_existing_file": ("edit", ("changes",), ()),
+    "replace_file_content": ("edit", ("ReplacementContent",), ("TargetContent",)),
     "notebookedit": ("edit", ("new_source",), ()),
 }
 #: Tools whose text is SEARCH/REPLACE blocks, a diff, or (older builds) the new content.
 _BLOCKS = frozenset(("editedexistingfile", "replace_in_file", "apply_diff", "applieddiff"))
-_MULTI = frozenset(("multiedit", "multi_replace_string_in_file", "multi_edit"))
+_MULTI = frozenset(("multiedit", "multi_replace_string_in_file", "multi_edit",
+                    "multi_replace_file_content"))  # fmt: skip
 _PATCH = frozenset(("apply_patch", "patch", "applypatch"))
 _DELETE = frozenset(("delete_file", "deletefile", "filedeleted", "delete"))
 #: Tools that take a `command` saying what they do (Anthropic's text editor, Kiro, Goose).
 _COMMANDED = frozenset(("fs_write", "text_editor", "str_replace_editor",
                         "str_replace_based_edit_tool", "file_editor"))  # fmt: skip
-_MULTI_NEW = re.compile(r'"(?:new_string|newString|new_str|new_text)"\s*:\s*"((?:[^"\\]|\\.)*)')
-_MULTI_OLD = re.compile(r'"(?:old_string|oldString|old_str|old_text)"\s*:\s*"((?:[^"\\]|\\.)*)')
+_MULTI_NEW = re.compile(
+    r'"(?:new_string|newString|new_str|new_text|ReplacementContent)"\s*:\s*"((?:[^"\\]|\\.)*)'
+)
+_MULTI_OLD = re.compile(
+    r'"(?:old_string|oldString|old_str|old_text|TargetContent)"\s*:\s*"((?:[^"\\]|\\.)*)'
+)
 #: Zed's editing tools: a list of `edits` (`{old_text, new_text}`), or (the streaming
 #: one in `write` mode) the whole `content`.
 _EDITS = frozenset(("edit_file", "streaming_edit_file"))
@@ -124,6 +132,7 @@ def file_writes(message: Message, source: str) -> list[FileWrite]:
         return [FileWrite(path, "edit", new, old, truncated, tool)] if new or truncated else []
     if name in _MULTI or (name in _EDITS and "edits" in fields):
         edits = fields.get("edits") or fields.get("replacements") or ""
+        edits = edits or fields.get("ReplacementChunks") or ""
         new = "\n".join(_json_strings(_MULTI_NEW, edits))
         old = "\n".join(_json_strings(_MULTI_OLD, edits))
         return [FileWrite(path, "edit", new, old, truncated, tool)]
@@ -241,7 +250,7 @@ def _from_changes(
 def _workdir(text: str) -> str | None:
     """The directory a command ran in: Codex's `workdir:` argument, or a leading `cd DIR
     &&` (where the files it names are relative to)."""
-    match = re.search(r"^workdir: (\S.*)$", text, re.MULTILINE)
+    match = re.search(r"^(?:workdir|Cwd): (\S.*)$", text, re.MULTILINE)
     if match:
         return match.group(1).strip()
     match = re.search(r"(?:^|^\w+: |\s-l?c\s+['\"]?)cd\s+([^\s;&|]+)\s*&&", text, re.MULTILINE)

@@ -126,6 +126,7 @@ ENTRIES: tuple[Entry, ...] = (
         env=("OPENHANDS_CONVERSATIONS_DIR", "OPENHANDS_PERSISTENCE_DIR"),
     ),
     Entry(SourceKind.JUNIE, "junie:JunieSource", spoken=("junie",), env=("JUNIE_HOME",)),
+    Entry(SourceKind.ANTIGRAVITY, "antigravity:AntigravitySource", spoken=("antigravity", "agy")),
     Entry(SourceKind.SPECSTORY, "specstory:SpecStorySource", spoken=("specstory",)),
     Entry(SourceKind.MARKDOWN, "markdown:MarkdownSource", agent=False),
     Entry(SourceKind.JOURNAL, "journal:JournalSource", agent=False),
