@@ -28,6 +28,7 @@ from opencode_store import OpenCodeStore
 from specstory_exports import current, oldest, thinking, write
 from specstory_exports import tool_use as specstory_tool
 from transcripts import Transcript
+from warp_store import WarpStore
 from zed_store import ZedStore, document
 from zed_store import agent as zed_agent
 from zed_store import result as zed_result
@@ -72,7 +73,7 @@ def _form(rel: str) -> str:
         return "zst"
     if rel.endswith(".jsonl"):
         return "jsonl"
-    if rel.endswith((".db", ".vscdb", ".sqlite3")):
+    if rel.endswith((".db", ".vscdb", ".sqlite3", ".sqlite")):
         return "db"
     return "json"
 
@@ -123,7 +124,8 @@ def _load_db(path: Path) -> dict[str, Any]:
             sql
             for (sql,) in conn.execute(
                 "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%'"
-                " ORDER BY type DESC, rowid"
+                " ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'view' THEN 1 WHEN 'index' THEN 2"
+                " ELSE 3 END, rowid"  # a trigger after its table (Warp's store has some)
             )
         ]
         tables = [
@@ -326,6 +328,18 @@ def _zed(folder: Path) -> None:
     s.close()
 
 
+def _warp(folder: Path) -> None:
+    """Warp's store with the conversations of its source test (tasks, a subagent, a
+    child agent, a task that does not decode)."""
+    from test_source_warp import lantern_tasks
+
+    store = WarpStore(folder / "warp.sqlite")
+    store.save("w-1", lantern_tasks())
+    store.save("w-2", [], parent_conversation_id="w-1")
+    store.raw_task("w-2", "t-bad", b"\x0a\xff\xff")
+    store.close()
+
+
 _GEMINI = "home/.gemini/tmp"
 _COPILOT = "home/.copilot/session-state"
 _CURSOR_AGENT = "home/.cursor/projects/home-dev-trellis/agent-transcripts"
@@ -427,6 +441,7 @@ SEEDS = [
          f"{_ANTIGRAVITY}/transcript.jsonl", [f"{_ANTIGRAVITY}/transcript.jsonl"]),
     Seed("antigravity-cli", "antigravity", _copy("antigravity/home/.gemini"),
          f"{_AGY}/transcript_full.jsonl", [f"{_AGY}/transcript_full.jsonl"]),
+    Seed("warp", "warp", _warp, "warp.sqlite", ["warp.sqlite"]),
     Seed("continue", "continue", _copy("continue"),
          "sessions/7b1e4f20-1c2d-4e3f-8a9b-0c1d2e3f4a01.json",
          ["sessions/7b1e4f20-1c2d-4e3f-8a9b-0c1d2e3f4a01.json", "sessions/sessions.json"]),

@@ -131,6 +131,13 @@ def _zed(cli: CLI, home: Path) -> list[Path]:
     return [store.path]
 
 
+def _warp(cli: CLI, home: Path) -> list[Path]:
+    from test_source_warp import build
+
+    cli.env.pop("XDG_STATE_HOME", None)
+    return [build(home)]
+
+
 STORES: dict[str, Build] = {
     "opencode": _opencode,
     "goose": _goose,
@@ -138,6 +145,7 @@ STORES: dict[str, Build] = {
     "kiro": _kiro,
     "cursor": _cursor,
     "zed": _zed,
+    "warp": _warp,
 }
 
 
@@ -170,6 +178,8 @@ def _planted_value(value: Any) -> str | bytes | None:
     if isinstance(value, bytes) and value.startswith(_ZSTD):
         inner = _planted_value(zstandard.ZstdDecompressor().decompressobj().decompress(value))
         return zstandard.ZstdCompressor().compress(inner) if isinstance(inner, bytes) else None
+    if isinstance(value, bytes) and value[:1] == b"\x0a" and (wire := _wire(value)):
+        return _planted_wire(wire)  # a protocol buffer (Warp's tasks): planted inside
     if isinstance(value, bytes):
         try:
             text = value.decode("utf-8")
@@ -185,6 +195,48 @@ def _planted_value(value: Any) -> str | bytes | None:
         doc = None
     new = json.dumps(_plant(doc)) if isinstance(doc, dict | list) else _plant(value)
     return new if new != value else None
+
+
+def _wire(blob: bytes) -> Any:
+    from findsession.sources.protobuf_wire import Wire, WireError
+
+    try:
+        return Wire.parse(blob)
+    except WireError:
+        return None
+
+
+def _planted_wire(wire: Any) -> bytes:
+    """A protocol buffer again, each string in it (nested messages walked) planted: a
+    value that parses as a message and opens like one is a message, else clean text is
+    a string."""
+    out = b""
+    for number, kind, value in wire.fields:
+        out += _varint(number << 3 | kind)
+        if kind == 0:
+            out += _varint(value)
+        elif kind in (1, 5):
+            out += value.to_bytes(8 if kind == 1 else 4, "little")
+        else:
+            nested = _wire(value) if value[:1] and value[0] & 7 == 2 and value[0] < 0x48 else None
+            if nested is not None:
+                inner = _planted_wire(nested)
+            else:
+                try:
+                    inner = _plant(value.decode("utf-8")).encode("utf-8", "surrogatepass")
+                except UnicodeDecodeError:
+                    inner = value
+            out += _varint(len(inner)) + inner
+    return out
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
 
 
 @pytest.mark.parametrize("kind", sorted(STORES))

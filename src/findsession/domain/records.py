@@ -66,6 +66,7 @@ class SourceKind(StrEnum):
     OPENHANDS = "openhands"
     JUNIE = "junie"
     ANTIGRAVITY = "antigravity"
+    WARP = "warp"
     SPECSTORY = "specstory"
     MARKDOWN = "markdown"
     JOURNAL = "journal"

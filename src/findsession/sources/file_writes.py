@@ -16,7 +16,8 @@ and Pi's `write`, `edit`, `multiedit` and `patch`; Kiro's `fs_write`; Goose's
 OpenHands' `file_editor` by its command;
 Zed's `write_file`, and `edit_file` and `streaming_edit_file` with their list of edits;
 Antigravity's `write_to_file`, `replace_file_content` and `multi_replace_file_content`
-(and a heredoc in its `run_command`).
+(and a heredoc in its `run_command`); Warp's `apply_file_diffs` (and a heredoc in its
+`run_shell_command`).
 A call of another name writes nothing here.
 """
 
@@ -80,7 +81,8 @@ _SIMPLE: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
 _BLOCKS = frozenset(("editedexistingfile", "replace_in_file", "apply_diff", "applieddiff"))
 _MULTI = frozenset(("multiedit", "multi_replace_string_in_file", "multi_edit",
                     "multi_replace_file_content"))  # fmt: skip
-_PATCH = frozenset(("apply_patch", "patch", "applypatch"))
+#: Warp's `apply_file_diffs` reaches the index as an envelope (`warp_tools`).
+_PATCH = frozenset(("apply_patch", "patch", "applypatch", "apply_file_diffs"))
 _DELETE = frozenset(("delete_file", "deletefile", "filedeleted", "delete"))
 #: Tools that take a `command` saying what they do (Anthropic's text editor, Kiro, Goose).
 _COMMANDED = frozenset(("fs_write", "text_editor", "str_replace_editor",

@@ -127,6 +127,13 @@ ENTRIES: tuple[Entry, ...] = (
     ),
     Entry(SourceKind.JUNIE, "junie:JunieSource", spoken=("junie",), env=("JUNIE_HOME",)),
     Entry(SourceKind.ANTIGRAVITY, "antigravity:AntigravitySource", spoken=("antigravity", "agy")),
+    # "warp" alone is a word of code talk (Rust's web framework, a warp's threads).
+    Entry(
+        SourceKind.WARP,
+        "warp:WarpSource",
+        spoken=("warp-terminal",),
+        env=("XDG_STATE_HOME", "LOCALAPPDATA"),
+    ),
     Entry(SourceKind.SPECSTORY, "specstory:SpecStorySource", spoken=("specstory",)),
     Entry(SourceKind.MARKDOWN, "markdown:MarkdownSource", agent=False),
     Entry(SourceKind.JOURNAL, "journal:JournalSource", agent=False),
