@@ -350,6 +350,7 @@ _KIMI = "sessions/9aa9f887151e3c91e1263f701092d3f0/4c2e8a10-0001-4b5d-9e6f-7a8b9
 _OPENHANDS = "8d2f6a1c4b3e4f5a9c0d1e2f3a4b5c6d"
 _OPENCODE_TREE = "storage/session/4b0ea68d7af9a6031a7ffda7ad66e0cb83315750"
 _ANTIGRAVITY = "antigravity/brain/3f0a9c1e-5b2d-4e7f-8a1b-2c3d4e5f6a01/.system_generated/logs"
+_IFLOW = "projects/-home-dev-orchard/session-3b1c0d9e-1111-4c2d-8e3f-0a1b2c3d4e01"
 _AGY = "antigravity-cli/brain/3f0a9c1e-5b2d-4e7f-8a1b-2c3d4e5f6a03/.system_generated/logs"
 
 #: Every source's record parser, through its own `read`.
@@ -442,6 +443,7 @@ SEEDS = [
     Seed("antigravity-cli", "antigravity", _copy("antigravity/home/.gemini"),
          f"{_AGY}/transcript_full.jsonl", [f"{_AGY}/transcript_full.jsonl"]),
     Seed("warp", "warp", _warp, "warp.sqlite", ["warp.sqlite"]),
+    Seed("iflow", "iflow", _copy("iflow/home/.iflow"), f"{_IFLOW}.jsonl", [f"{_IFLOW}.jsonl"]),
     Seed("continue", "continue", _copy("continue"),
          "sessions/7b1e4f20-1c2d-4e3f-8a9b-0c1d2e3f4a01.json",
          ["sessions/7b1e4f20-1c2d-4e3f-8a9b-0c1d2e3f4a01.json", "sessions/sessions.json"]),

@@ -41,6 +41,7 @@ FORMATS = {
     "openhands": "openhands/conversations",
     "junie": "junie/sessions",
     "antigravity": "antigravity/home/.gemini",
+    "iflow": "iflow/home/.iflow/projects",
     # The older layouts of agents that now keep a database (the stores have their own
     # planted-secret tests, with the database built by the test).
     "opencode": "opencode",

@@ -67,6 +67,7 @@ class SourceKind(StrEnum):
     JUNIE = "junie"
     ANTIGRAVITY = "antigravity"
     WARP = "warp"
+    IFLOW = "iflow"
     SPECSTORY = "specstory"
     MARKDOWN = "markdown"
     JOURNAL = "journal"
