@@ -42,6 +42,7 @@ FORMATS = {
     "junie": "junie/sessions",
     "antigravity": "antigravity/home/.gemini",
     "iflow": "iflow/home/.iflow/projects",
+    "qoder": "qoder/home/.qoder/projects",
     # The older layouts of agents that now keep a database (the stores have their own
     # planted-secret tests, with the database built by the test).
     "opencode": "opencode",

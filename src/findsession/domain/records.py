@@ -68,6 +68,7 @@ class SourceKind(StrEnum):
     ANTIGRAVITY = "antigravity"
     WARP = "warp"
     IFLOW = "iflow"
+    QODER = "qoder"
     SPECSTORY = "specstory"
     MARKDOWN = "markdown"
     JOURNAL = "journal"

@@ -128,6 +128,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(SourceKind.JUNIE, "junie:JunieSource", spoken=("junie",), env=("JUNIE_HOME",)),
     Entry(SourceKind.ANTIGRAVITY, "antigravity:AntigravitySource", spoken=("antigravity", "agy")),
     Entry(SourceKind.IFLOW, "iflow:IflowSource", spoken=("iflow",), env=("IFLOW_HOME",)),
+    Entry(SourceKind.QODER, "qoder:QoderSource", spoken=("qoder",), env=("QODER_CONFIG_DIR",)),
     # "warp" alone is a word of code talk (Rust's web framework, a warp's threads).
     Entry(
         SourceKind.WARP,
