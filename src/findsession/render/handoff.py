@@ -22,9 +22,12 @@ def handoff_markdown(brief: Brief, resume_line: str | None) -> str:
     title = _one(s.title or (brief.asked[0][1] if brief.asked else s.id), 120)
     span = " – ".join(dict.fromkeys(x for x in (when(s.first_ts), when(s.last_ts)) if x))
     out = [f"# Handoff: {title}", ""]
-    facts = [("session", f"`{s.id}` ({s.source})"), ("project", s.cwd), ("time", span),
-             ("turns", str(s.n_turns)), ("branch", s.git_branch)]  # fmt: skip
-    out += [f"- **{k}:** {printable(v)}" for k, v in facts if v]
+    # A path or a branch may hold a line feed: as a code span on one line, no text of it
+    # starts a heading or a list of the brief's own.
+    facts = [("session", f"{_code(s.id)} ({_one(s.source, 40)})"),
+             ("project", s.cwd and _code(s.cwd)), ("time", span), ("turns", str(s.n_turns)),
+             ("branch", s.git_branch and _code(s.git_branch))]  # fmt: skip
+    out += [f"- **{k}:** {v}" for k, v in facts if v]
     out.append("")
     if brief.summary:
         out += ["## Summary", "", printable(brief.summary), "", f"*(written by {brief.summary_by};"
@@ -47,7 +50,7 @@ def handoff_markdown(brief: Brief, resume_line: str | None) -> str:
     out += ["", "## Commands run (last outcome)", ""]
     out += [
         f"- {_code(c.command)}: {_OUTCOME.get(c.outcome, c.outcome)}"
-        + (f" ({printable(c.detail)})" if c.detail else "")
+        + (f" ({_one(c.detail, 200)})" if c.detail else "")
         + (f" · turn {c.turn}" if c.turn else " · by a subagent")
         + (f" · {c.runs} runs" if c.runs > 1 else "")
         for c in brief.commands
@@ -63,10 +66,10 @@ def handoff_markdown(brief: Brief, resume_line: str | None) -> str:
     if resume_line:
         out += ["```sh", printable(resume_line), "```"]
         if brief.resume.note:
-            out.append(f"({printable(brief.resume.note)})")
+            out.append(f"({_one(brief.resume.note, 400)})")
     else:
-        out.append(f"It cannot be resumed: {printable(brief.resume.reason or 'no command')}.")
-    out += ["", f"Read it in full: `findsession read {s.id} --tools`"]
+        out.append(f"It cannot be resumed: {_one(brief.resume.reason or 'no command', 400)}.")
+    out += ["", f"Read it in full: {_code(f'findsession read {s.id} --tools')}"]
     return "\n".join(out) + "\n"
 
 
@@ -80,8 +83,9 @@ def _quoted(text: str) -> list[str]:
 
 
 def _code(text: str) -> str:
-    """`text` as a code span that no backtick inside it can end."""
-    text = printable(text)
+    """`text` as a code span on one line that no backtick inside it can end: a line feed
+    shows as ␊ (a code span across lines would let its next line start a heading)."""
+    text = printable(text).replace("\n", "\u240a")
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
