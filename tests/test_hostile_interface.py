@@ -172,7 +172,7 @@ def test_mcp_tools_turn_every_findsession_error_into_a_tool_error(cli: CLI, corp
             error, text = await call(client, "search_conversation", query="sync", after="someday")
             assert error and "cannot read the date 'someday' for after" in text, text
             error, text = await call(client, "read_conversation", sessionId="no-such-session")
-            assert error and "no indexed session has the id" in text, text
+            assert error and "has the id 'no-such-session'" in text, text
             error, data = await call(client, "search_conversation", query="syncthing")
             assert not error and data["results"][0]["session"]["id"] == SID
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from findsession.domain import Message, MessageKind, Session
 from findsession.errors import SessionNotFound
+from findsession.projects import within as in_scope
 from findsession.redact import redact
 from findsession.sources import SOURCES
 from findsession.storage.base import Storage
@@ -32,20 +33,27 @@ class SessionView:
     turns: list[TurnView]
 
 
-def resolve_session(store: Storage, ref: str) -> Session:
-    """An exact session id, or a prefix of exactly one; otherwise a clear error."""
+def resolve_session(store: Storage, ref: str, within: str | None = None) -> Session:
+    """An exact session id, or a prefix of exactly one; otherwise a clear error.
+
+    Under a boundary (`within`, a project: see `projects.bounded`) a session of another
+    project is answered as one not indexed, and a prefix counts only the sessions inside
+    it, so the answer says nothing of what lies outside."""
     ref = ref.strip()
     if not ref:  # a prefix of every id: never "the one session" by accident
         raise SessionNotFound("a blank session id matches nothing: give the id or a prefix of it")
     session = store.get_session(ref)
-    if session:
+    if session and in_scope(session.cwd, within):
         return session
-    matches = store.sessions_with_prefix(ref)
+    matches = [s for s in store.sessions_with_prefix(ref) if in_scope(s.cwd, within)]
     if len(matches) == 1:
         return matches[0]
     if not matches:
         raise SessionNotFound(
             f"no indexed session has the id {ref!r}: search for the session to get its id"
+            if within is None
+            else f"no indexed session of {within} has the id {ref!r} (sessions of other"
+            " projects are out of reach here): search for the session to get its id"
         )
     listed = ", ".join(s.id for s in matches[:5])
     raise SessionNotFound(
@@ -65,6 +73,7 @@ def read_session(
     first: int | None = None,
     last: int | None = None,
     raw: bool = False,
+    within: str | None = None,
 ) -> SessionView:
     """Turns of a session: all, `turn`, or `first`..`last`, with `context` more on each side.
 
@@ -74,7 +83,7 @@ def read_session(
     The text is what the index holds (secrets redacted); `raw` reads it back from the
     transcript instead, where the transcript still holds those lines unchanged.
     """
-    session = resolve_session(store, ref)
+    session = resolve_session(store, ref, within)
     views: list[TurnView] = []
     seen: set[tuple[str | None, str, str]] = set()
     messages = store.session_messages(session.id)
