@@ -4,11 +4,9 @@ so it can be read in full (`findsession read SESSION --turn N`)."""
 
 from __future__ import annotations
 
-import re
-
 from findsession.domain import Brief
 from findsession.render.export_parts import when
-from findsession.render.text import printable
+from findsession.render.text import code_span, printable
 
 #: How each outcome reads in the list of commands.
 _OUTCOME = {"passed": "passed", "failed": "FAILED", "ok": "ok", "error": "ERROR",
@@ -24,9 +22,9 @@ def handoff_markdown(brief: Brief, resume_line: str | None) -> str:
     out = [f"# Handoff: {title}", ""]
     # A path or a branch may hold a line feed: as a code span on one line, no text of it
     # starts a heading or a list of the brief's own.
-    facts = [("session", f"{_code(s.id)} ({_one(s.source, 40)})"),
-             ("project", s.cwd and _code(s.cwd)), ("time", span), ("turns", str(s.n_turns)),
-             ("branch", s.git_branch and _code(s.git_branch))]  # fmt: skip
+    facts = [("session", f"{code_span(s.id)} ({_one(s.source, 40)})"),
+             ("project", s.cwd and code_span(s.cwd)), ("time", span), ("turns", str(s.n_turns)),
+             ("branch", s.git_branch and code_span(s.git_branch))]  # fmt: skip
     out += [f"- **{k}:** {v}" for k, v in facts if v]
     out.append("")
     if brief.summary:
@@ -43,13 +41,13 @@ def handoff_markdown(brief: Brief, resume_line: str | None) -> str:
     out += decided or ["- (nothing said)"]
     out += ["", "## Files changed", ""]
     out += [
-        f"- {_code(f.path)}: {', '.join(f.ops)}" + (f" ×{f.writes}" if f.writes > 1 else "")
+        f"- {code_span(f.path)}: {', '.join(f.ops)}" + (f" ×{f.writes}" if f.writes > 1 else "")
         + _turns(f.turns)
         for f in brief.files
     ] or ["- none recorded"]
     out += ["", "## Commands run (last outcome)", ""]
     out += [
-        f"- {_code(c.command)}: {_OUTCOME.get(c.outcome, c.outcome)}"
+        f"- {code_span(c.command)}: {_OUTCOME.get(c.outcome, c.outcome)}"
         + (f" ({_one(c.detail, 200)})" if c.detail else "")
         + (f" · turn {c.turn}" if c.turn else " · by a subagent")
         + (f" · {c.runs} runs" if c.runs > 1 else "")
@@ -69,7 +67,7 @@ def handoff_markdown(brief: Brief, resume_line: str | None) -> str:
             out.append(f"({_one(brief.resume.note, 400)})")
     else:
         out.append(f"It cannot be resumed: {_one(brief.resume.reason or 'no command', 400)}.")
-    out += ["", f"Read it in full: {_code(f'findsession read {s.id} --tools')}"]
+    out += ["", f"Read it in full: {code_span(f'findsession read {s.id} --tools')}"]
     return "\n".join(out) + "\n"
 
 
@@ -80,16 +78,6 @@ def _one(text: str, limit: int) -> str:
 
 def _quoted(text: str) -> list[str]:
     return [f"> {line}".rstrip() for line in printable(text).strip().splitlines()]
-
-
-def _code(text: str) -> str:
-    """`text` as a code span on one line that no backtick inside it can end: a line feed
-    shows as ␊ (a code span across lines would let its next line start a heading)."""
-    text = printable(text).replace("\n", "\u240a")
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def _turns(turns: tuple[int, ...]) -> str:
