@@ -167,6 +167,45 @@ def test_the_cookie_goes_to_no_other_port(page: Page, tmp_path: Path) -> None:
     assert not leaked, f"the page's cookie went to another port: {leaked}"
 
 
+
+class _Squatter(http.server.BaseHTTPRequestHandler):
+    """Another page of 127.0.0.1 that sets a cookie of the page's name on every path."""
+
+    def do_GET(self) -> None:  # noqa: N802 - the standard library's name
+        body = b"<!doctype html><p>another local page</p>"
+        self.send_response(200)
+        self.send_header("set-cookie", "findsession=junk; Path=/")
+        self.send_header("content-type", "text/html")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_a_cookie_another_local_page_sets_locks_nobody_out(page: Page, tmp_path: Path) -> None:
+    path = _chromium_or_skip()
+    from playwright.sync_api import sync_playwright
+
+    other = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Squatter)
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    try:
+        with sync_playwright() as p, served(page.cli) as fresh:
+            context = p.chromium.launch_persistent_context(
+                str(tmp_path / "profile"), executable_path=path, headless=True, args=ARGS
+            )
+            tab = context.new_page()
+            tab.goto(f"http://127.0.0.1:{other.server_address[1]}/")
+            tab.goto(fresh.url)
+            tab.wait_for_selector("#q")
+            paths = sorted(c["path"] for c in context.cookies() if c["name"] == "findsession")
+            assert paths == sorted(["/", fresh.base]), paths  # the browser sends both
+            assert tab.evaluate("fetch('api/sessions').then(r => r.status)") == 200
+            context.close()
+    finally:
+        other.shutdown()
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
