@@ -19,6 +19,7 @@ from pathlib import Path
 
 from findsession.api import Findsession
 from findsession.mcp_server.scope import Scope
+from findsession.mcp_server.stdin import take_stdin
 from findsession.mcp_server.tools import build_server
 from findsession.service.freshness import Freshness
 
@@ -48,6 +49,7 @@ def serve(db_path: Path, directory: str | None, all_projects: bool) -> None:
         scope.indexer_error = lambda: fresh.last_error
         fresh.start()
     try:
+        take_stdin()  # a lone surrogate in a request left it unanswered
         build_server(fs, scope).run("stdio")
     finally:
         if fresh is not None:
