@@ -116,14 +116,21 @@ class _Recorder(http.server.BaseHTTPRequestHandler):
             b"<!doctype html><script>for (const p of ['/', '/api/search?q=x', '/static/app.js'])"
             b" fetch(p, {credentials: 'include'});</script>"
         )
-        self.send_response(200)
-        self.send_header("content-type", "text/html")
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        _answer(self, body)
 
     def log_message(self, *args: Any) -> None:
         pass
+
+
+def _answer(handler: http.server.BaseHTTPRequestHandler, body: bytes, *headers: str) -> None:
+    """An HTML page as another local server answers it, with these `name: value` headers."""
+    handler.send_response(200)
+    for header in headers:
+        handler.send_header(*header.split(": ", 1))
+    handler.send_header("content-type", "text/html")
+    handler.send_header("content-length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
 
 
 @pytest.fixture(scope="module")
@@ -172,13 +179,8 @@ class _Squatter(http.server.BaseHTTPRequestHandler):
     """Another page of 127.0.0.1 that sets a cookie of the page's name on every path."""
 
     def do_GET(self) -> None:  # noqa: N802 - the standard library's name
-        body = b"<!doctype html><p>another local page</p>"
-        self.send_response(200)
-        self.send_header("set-cookie", "findsession=junk; Path=/")
-        self.send_header("content-type", "text/html")
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        page = b"<!doctype html><p>another local page</p>"
+        _answer(self, page, "set-cookie: findsession=junk; Path=/")
 
     def log_message(self, *args: Any) -> None:
         pass
