@@ -300,7 +300,7 @@ def build_server(fs: Findsession, scope: Scope) -> MCPServer:
         opened it to every project."""
         if not 1 <= limit <= 100:
             raise ToolError(f"limit must be between 1 and 100, not {limit}")
-        project = bounded(directory, scope.directory)
+        project = bounded(directory and str(Path(directory).expanduser()), scope.directory)
         sessions = fs.sessions(
             project=project, after=after, before=before, limit=limit, within=scope.directory
         )
