@@ -394,6 +394,8 @@ FOUND = [
     # A kind's name quoted in its problem, a lone surrogate: storing it raised.
     ("amp", [((0, "messages", 1, "content", 2, "type"), "\ud800")]),
     ("opencode-db", [((0, "rows", "part", 4, 5, "json", "type"), "\ud800")]),
+    # An event's kind looked up in a set: a list is no key.
+    ("openhands", [((1, "kind"), [])]),
 ]
 
 
