@@ -34,6 +34,7 @@ from findsession.sources.claude_code_records import (
 from findsession.sources.cursor import Record
 from findsession.sources.foreign_db import line_of
 from findsession.sources.jsonl import cap, clean_text
+from findsession.sources.names import entry_name
 from findsession.sources.tool_args import args_text
 from findsession.sources.tool_args import files as arg_files
 from findsession.sources.vscode_copilot_records import uri_path
@@ -186,7 +187,7 @@ def workspace_id(data: dict[str, Any]) -> str | None:
     """The workspace storage id a composer names (its folder under `workspaceStorage`)."""
     ident = data.get("workspaceIdentifier")
     wid = ident.get("id") if isinstance(ident, dict) else None
-    return wid if isinstance(wid, str) and wid and "/" not in wid and "\\" not in wid else None
+    return entry_name(wid)
 
 
 def parent_of(data: dict[str, Any]) -> str | None:
