@@ -130,7 +130,8 @@ def test_a_side_question_and_its_answer_are_read_and_found(store: Store, project
     ]]  # fmt: skip
     assert found(store, "pear grafts") == [child.id]
     # The parent's records it copied stay the parent's alone.
-    assert [k for k, _ in kinds(store, parent.session_id)[0]] == ["prompt", "tool_call", "tool_output"]
+    [own] = kinds(store, parent.session_id)
+    assert [k for k, _ in own] == ["prompt", "tool_call", "tool_output"]
 
 
 def test_words_typed_while_a_tool_ran_are_a_prompt(store: Store, projects: Path) -> None:
