@@ -103,12 +103,15 @@ def chat_records(chat: Chat, problems: list[Problem]) -> list[Record]:
             problems.append(Problem(line, "a message that is not a JSON object", _preview(raw)))
     cwd = chat.cwd or workspace_dir(chat.data)
     cwd = cwd or next((d for _, _, b in bubbles if (d := _str(b.get("workspaceProjectDir")))), None)
-    stamp = when(chat.data.get("createdAt"))
+    # A chat panel tab keeps no time but its `lastSendTime` (ms, when its last prompt
+    # was sent): its messages get that rather than none, so --after/--before see them.
+    sent = when(chat.data.get("lastSendTime"))
+    stamp = when(chat.data.get("createdAt")) or sent
     out: list[Record] = []
     for number, (line, bid, bubble) in enumerate(bubbles, 1):
         own = when(bubble.get("createdAt")) or when(bubble.get("timestamp"))
         if own is None and number == len(bubbles):
-            own = when(chat.data.get("lastUpdatedAt"))  # the chat's last write
+            own = when(chat.data.get("lastUpdatedAt")) or sent  # the chat's last write
         stamp = own or stamp
         uuid = f"{chat.agent}:{chat.key}:{bid or line}"
         base = Message(MessageKind.HARNESS, "", line, uuid=uuid, timestamp=stamp, cwd=cwd)
