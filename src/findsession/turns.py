@@ -26,10 +26,10 @@ TITLE_CAP = 100
 OPENERS = (MessageKind.PROMPT, MessageKind.SECTION)
 #: What belongs to no turn: the harness's own text, a compaction's summary.
 OUTSIDE = (MessageKind.HARNESS, MessageKind.COMPACT_SUMMARY)
-
-
 #: What opens a turn when nothing typed did: what the agent said or did.
 ACTS = (MessageKind.REPLY, MessageKind.TOOL_CALL)
+#: Outputs kept, before the first prompt, for a turn a later reply may open.
+_WAITING_CAP = 200
 
 
 def numbered(messages: Iterable[Message]) -> Iterator[tuple[int, Message]]:
@@ -71,10 +71,6 @@ def numbered(messages: Iterable[Message]) -> Iterator[tuple[int, Message]]:
             yield from ((count, m) for m in waiting)
             waiting.clear()
         yield count, msg
-
-
-#: Outputs kept, before the first prompt, for a turn a later reply may open.
-_WAITING_CAP = 200
 
 
 def build_turns(messages: Iterable[Message]) -> list[Turn]:
