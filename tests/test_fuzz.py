@@ -397,6 +397,8 @@ FOUND = [
     ("opencode-db", [((0, "rows", "part", 4, 5, "json", "type"), "\ud800")]),
     # A record's value used as a folder name: a lone surrogate cannot name a file.
     ("opencode-tree", [((0, "id"), "\ud800")]),
+    # An event's kind looked up in a set: a list is no key.
+    ("openhands", [((1, "kind"), [])]),
 ]
 
 
