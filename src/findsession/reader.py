@@ -15,6 +15,7 @@ from findsession.projects import within as in_scope
 from findsession.redact import redact
 from findsession.sources import SOURCES
 from findsession.storage.base import Storage
+from findsession.turns import OPENERS, numbered
 
 
 @dataclass
@@ -62,6 +63,7 @@ def resolve_session(store: Storage, ref: str, within: str | None = None) -> Sess
 
 
 _TOOL_KINDS = (MessageKind.TOOL_CALL, MessageKind.TOOL_OUTPUT, MessageKind.THINKING)
+_SHOWN = (*OPENERS, MessageKind.REPLY)
 
 
 def read_session(
@@ -85,7 +87,6 @@ def read_session(
     """
     session = resolve_session(store, ref, within)
     views: list[TurnView] = []
-    seen: set[tuple[str | None, str, str]] = set()
     messages = store.session_messages(session.id)
     if raw:
         sources = store.message_sources(session.id)
@@ -95,16 +96,12 @@ def read_session(
                 " lines: read it --raw from the local index of the machine it came from"
             )
         messages = _from_transcript(store, messages, sources)
-    for msg in messages:
-        # A note's section is a turn of its own, numbered as search numbers it.
-        if msg.kind in (MessageKind.PROMPT, MessageKind.SECTION):
-            views.append(TurnView(len(views) + 1, msg.timestamp, [msg]))
-            seen = set()
-        elif views and (msg.kind is MessageKind.REPLY or (tools and msg.kind in _TOOL_KINDS)):
-            key = (msg.message_id, msg.kind, msg.text)
-            if msg.message_id and key in seen:
-                continue  # the same block logged twice for one reply
-            seen.add(key)
+    # Numbered as search numbers turns (a note's section is one; the first may have no
+    # prompt), each block logged twice for one reply shown once.
+    for number, msg in numbered(messages):
+        if not views or views[-1].ordinal != number:
+            views.append(TurnView(number, msg.timestamp, []))
+        if msg.kind in _SHOWN or (tools and msg.kind in _TOOL_KINDS):
             views[-1].messages.append(msg)
     total = len(views)
     if turn is not None:

@@ -33,7 +33,7 @@ from findsession.sources.notes_parse import decode_text
 from findsession.sources.opening import open_regular
 from findsession.sources.resuming import no_resume
 from findsession.sources.specstory_copies import Copies, agent_kind, claude_transcript, head_ids
-from findsession.sources.specstory_parse import Header, parse
+from findsession.sources.specstory_parse import Header, is_export_name, parse
 from findsession.sources.specstory_records import session_records
 from findsession.sources.walking import walk
 
@@ -78,7 +78,7 @@ class SpecStorySource(Source):
             if folder.name == FOLDER:
                 dirs[:] = [d for d in dirs if d == HISTORY]
             elif inside or (folder.name == HISTORY and folder.parent.name == FOLDER):
-                yield from (folder / n for n in names if n.endswith(".md") and n[0] != ".")
+                yield from (folder / n for n in names if is_export_name(n))
             else:
                 dirs[:] = [d for d in dirs if d == FOLDER or not (d[0] == "." or d in _HEAVY)]
 
