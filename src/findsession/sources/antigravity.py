@@ -78,7 +78,7 @@ class AntigravitySource(Source):
             path=path,
             source=KIND,
             session_id=conversation.name,
-            supersedes=compact if path.name == FULL and compact.exists() else None,
+            supersedes=(compact,) if path.name == FULL and compact.exists() else (),
         )
 
     def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
