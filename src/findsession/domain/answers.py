@@ -84,6 +84,20 @@ class Confidence:
     margin: float | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class IdMatch:
+    """A query that named sessions by id (findsession.search.ids): `exact` (a whole id),
+    `prefix` (the start of one session's id) or `ambiguous` (the start of several: all
+    of them listed, none ranked first)."""
+
+    kind: str
+    sessions: list[Session]
+
+    @property
+    def unique(self) -> bool:
+        return self.kind != "ambiguous"
+
+
 @dataclass(slots=True)
 class SearchResponse:
     """Hits plus how they were found: `strategy` always says which retrieval ran."""
@@ -98,6 +112,8 @@ class SearchResponse:
     confidence: Confidence | None = None
     #: Candidates each filter kept out, counted only when asked (the audited MCP path).
     excluded: Exclusions | None = None
+    #: The sessions the query named by id, when it was one (the first hit, when unique).
+    id_match: IdMatch | None = None
 
 
 @dataclass(slots=True)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from findsession.domain import Confidence, SearchResponse
 from findsession.embeddings.base import Embedder, EmbeddingUnavailable
 from findsession.query import Query
-from findsession.search import confidence, sessions, when
+from findsession.search import confidence, ids, sessions, when
 from findsession.search.exclusions import count_excluded
 from findsession.search.filters import SearchOptions
 from findsession.search.fusion import FusedUnit, fuse
@@ -94,7 +94,7 @@ def search(
     if opts.count_excluded and found.strategy != "none":
         keyword = found.signals.keyword_ran
         response.excluded = count_excluded(store, query, opts.filters, found.query_vector, keyword)
-    return response
+    return ids.answer_by_id(store, response, text, opts)
 
 
 def _confidence(
