@@ -2,13 +2,15 @@
 
     python bench/known_item.py --data ../shared/benchmarks/known-item-large \\
         --corpus OUT_DIR --work DIR --dump outcomes.jsonl
-    python bench/confidence_fit.py outcomes.jsonl [--split parity|person]
+    python bench/confidence_fit.py outcomes.jsonl [--split parity|person|rotate]
 
 The confidence says how likely the first session is the one the query means. Its signals
 (findsession.search.confidence) are read from each query's outcome as `known_item.py
 --dump` wrote it; a logistic model over them is fitted on half A and scored on half B,
 which it never saw: `parity` splits by the query's number (every person in both halves),
-`person` by whose history it is (the other half's people and languages are new to it).
+`person` by whose history it is (the other half's people and languages are new to it),
+`rotate` each person's index scored by a model fitted on the other people's rows alone
+(their queries and their indexes), in turn.
 "Nothing close" is set below the score of the lowest 5% of half A's answerable queries,
 "strong" where 90% of half A's firsts at or above it were right.
 
@@ -26,11 +28,11 @@ import math
 import sys
 from pathlib import Path
 
-SIGNALS = ("coverage", "lift", "agreement", "margin")
+SIGNALS = ("coverage", "lift", "agreement", "margin", "standout")
 #: `none`: a near miss the person never did; `foreign`: another person's query.
 UNANSWERABLE = ("none", "foreign")
 #: A missing signal (a keyword-only search has no lift) takes a typical value.
-TYPICAL = {"coverage": 0.0, "lift": 0.17, "agreement": 0.5, "margin": 0.0}
+TYPICAL = {"coverage": 0.0, "lift": 0.17, "agreement": 0.5, "margin": 0.0, "standout": 0.0}
 #: Margins above this are no surer: one outlier must not set the slope.
 MARGIN_CAP = 1.5
 
@@ -41,6 +43,7 @@ def signals(row: dict) -> list[float]:
     values = {name: TYPICAL[name] if row.get(name) is None else row[name] for name in SIGNALS}
     standing = max(0.0, values["lift"]) / TYPICAL["lift"]
     values["margin"] = min(values["margin"], MARGIN_CAP) * standing
+    values["standout"] = min(values["standout"], MARGIN_CAP)
     return [values[name] for name in SIGNALS]
 
 
@@ -92,7 +95,21 @@ def thresholds(w: list[float], rows: list[dict]) -> tuple[float, float]:
     return nothing, strong
 
 
-def report(w: list[float], nothing: float, strong: float, rows: list[dict]) -> None:
+def report(w: list[float] | None, nothing: float, strong: float, rows: list[dict]) -> None:
+    """Half B's table; with `w` None, each row carries the score and thresholds of the
+    model that never saw its person (`--split rotate`) as `_score`, `_nothing`, `_strong`."""
+    if w is None:
+        said_nothing = lambda r: r["_score"] < r["_nothing"]  # noqa: E731
+        said_strong = lambda r: r["_score"] >= r["_strong"]  # noqa: E731
+        sc = lambda r: r["_score"]  # noqa: E731
+    else:
+        said_nothing = lambda r: score(w, r) < nothing  # noqa: E731
+        said_strong = lambda r: score(w, r) >= strong  # noqa: E731
+        sc = lambda r: score(w, r)  # noqa: E731
+    _table(rows, sc, said_nothing, said_strong)
+
+
+def _table(rows: list[dict], sc, said_nothing, said_strong) -> None:  # noqa: ANN001
     print("| half B | answerable | AUC answerable/none | AUC answerable/foreign |"
           " AUC right/wrong first | 'nothing close' for none | for foreign | for answerable |"
           " strong: first right |")
@@ -101,33 +118,66 @@ def report(w: list[float], nothing: float, strong: float, rows: list[dict]) -> N
     fmt = lambda x: "–" if x is None else f"{x:.2f}"  # noqa: E731
     for lang in groups:
         part = [r for r in rows if lang in ("all", r["lang"])]
-        ans = [score(w, r) for r in part if r["kind"] not in UNANSWERABLE]
-        nones = [score(w, r) for r in part if r["kind"] == "none"]
-        foreign = [score(w, r) for r in part if r["kind"] == "foreign"]
-        right = [score(w, r) for r in part if r["rank"] == 1]
-        wrong = [score(w, r) for r in part if r["rank"] != 1]
-        said = lambda xs: f"{sum(x < nothing for x in xs)}/{len(xs)}"  # noqa: E731
-        strong_rows = [r for r in part if score(w, r) >= strong]
+        ans = [sc(r) for r in part if r["kind"] not in UNANSWERABLE]
+        nones = [sc(r) for r in part if r["kind"] == "none"]
+        foreign = [sc(r) for r in part if r["kind"] == "foreign"]
+        right = [sc(r) for r in part if r["rank"] == 1]
+        wrong = [sc(r) for r in part if r["rank"] != 1]
+
+        def said(kind: str | None, part: list[dict] = part) -> str:
+            """'nothing close' among `kind`'s rows (None: the answerable ones)."""
+            these = [
+                r for r in part
+                if r["kind"] == kind or (kind is None and r["kind"] not in UNANSWERABLE)
+            ]
+            return f"{sum(said_nothing(r) for r in these)}/{len(these)}"
+
+        strong_rows = [r for r in part if said_strong(r)]
         strong_right = sum(r["rank"] == 1 for r in strong_rows)
         print(f"| {lang} | {len(ans)} | {fmt(auc(ans, nones))} | {fmt(auc(ans, foreign))} |"
-              f" {fmt(auc(right, wrong))} | {said(nones)} | {said(foreign)} | {said(ans)} |"
+              f" {fmt(auc(right, wrong))} | {said('none')} | {said('foreign')} |"
+              f" {said(None)} |"
               f" {strong_right}/{len(strong_rows)} |")
     print("\n| stated score (half B) | queries | first right |")
     print("|---|---:|---:|")
     bins = (0.0, 0.2, 0.4, 0.6, 0.8, 1.01)
     for lo, hi in zip(bins, bins[1:], strict=False):
-        inside = [r for r in rows if lo <= score(w, r) < hi]
+        inside = [r for r in rows if lo <= sc(r) < hi]
         if inside:
             right_n = sum(r["rank"] == 1 for r in inside)
             print(f"| {lo:.1f}–{min(hi, 1):.1f} | {len(inside)} | {right_n / len(inside):.2f} |")
 
 
+def rotate(rows: list[dict]) -> int:
+    """Each person's rows scored by a model fitted on rows that involve neither their
+    queries nor their index (the dump's `repo` and `index`)."""
+    people = sorted({r["index"] for r in rows})
+    for person in people:
+
+        def involved(r: dict, p: str = person) -> bool:
+            return r["index"] == p or r["repo"].replace("/", "__") == p
+
+        rest = [r for r in rows if not involved(r)]
+        w = fit(rest)
+        nothing, strong = thresholds(w, rest)
+        print(f"without {person}: WEIGHTS =", tuple(round(x, 2) for x in w),
+              f"NOTHING_BELOW = {nothing:.2f}; STRONG_FROM = {strong:.2f}")
+        for r in rows:
+            if r["index"] == person:  # what this person's own searches see
+                r["_score"], r["_nothing"], r["_strong"] = score(w, r), nothing, strong
+    print(f"\n{len(rows)} rows, each scored by the model fitted without its person\n")
+    report(None, 0.0, 1.0, rows)
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("dump", type=Path)
-    ap.add_argument("--split", choices=("parity", "person"), default="parity")
+    ap.add_argument("--split", choices=("parity", "person", "rotate"), default="parity")
     args = ap.parse_args()
     rows = [json.loads(line) for line in args.dump.open(encoding="utf-8")]
+    if args.split == "rotate":
+        return rotate(rows)
     if args.split == "parity":
         # A query and its `foreign` copies (`pg-003@other`) fall in the same half.
         in_a = [int(r["id"].split("@")[0].rsplit("-", 1)[1]) % 2 == 0 for r in rows]

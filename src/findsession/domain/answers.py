@@ -82,6 +82,8 @@ class Confidence:
     agreement: float | None = None
     #: How far the first session's score stands above the second's.
     margin: float | None = None
+    #: How far it stands above the typical runner-up (the median of ranks 2-10).
+    standout: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -76,6 +76,7 @@ def confidence_json(c: Confidence | None) -> dict[str, Any] | None:
         "lift": _rounded(c.lift),
         "agreement": c.agreement,
         "margin": _rounded(c.margin),
+        "standout": _rounded(c.standout),
     }
 
 

@@ -16,6 +16,10 @@ first session, each measured to separate found sessions from wrong ones:
 - **margin**: how far its score (findsession.search.sessions) stands above the second
   session's, in proportion to its lift: a first that barely leads among look-alikes is
   often the wrong one, and a lead by one shared word in a small index means nothing.
+- **standout**: how far its score stands above its typical runner-up (the median of the
+  sessions ranked 2 to 10, mostly the same project's look-alikes). A session that was
+  never done leaves several look-alikes each matching a part of the question, none far
+  above the rest; the session meant stands out from them, not only from the second.
 
 They are combined by a logistic model of "the first session is the one meant", fitted
 with `bench/confidence_fit.py` on half of four real people's histories (every other
@@ -40,8 +44,10 @@ from findsession.query import Query
 from findsession.sources import SPOKEN_NAMES
 from findsession.storage.base import Storage
 
-#: Logistic weights: coverage, lift, agreement (0, 0.5 or 1), margin, intercept.
-WEIGHTS = (1.91, 0.21, 0.74, 1.66, -2.4)
+#: Logistic weights: coverage, lift, agreement (0, 0.5 or 1), margin, standout, intercept.
+WEIGHTS = (1.91, 0.21, 0.74, 1.66, 0.0, -2.4)
+#: Runners-up whose median score is the first's background (ranks 2 to 10).
+RUNNERS_UP = 9
 #: A margin above this is no surer: one outlier must not set the slope.
 MARGIN_CAP = 1.5
 NOTHING_BELOW = 0.16
@@ -101,6 +107,7 @@ def assess(
     signals: Signals,
     session_id: str,
     margin: float | None = None,
+    standout: float | None = None,
 ) -> Confidence:
     """The confidence that `session_id`, ranked first, is the session the query means."""
     lift = None
@@ -111,12 +118,13 @@ def assess(
     # A lead counts as far as the first stands out by meaning: in a small index one
     # session sharing a single word with the query leads by far, about nothing.
     standing = max(0.0, lift if lift is not None else TYPICAL_LIFT) / TYPICAL_LIFT
-    a, b, c, e, d = WEIGHTS
+    a, b, c, e, f, d = WEIGHTS
     z = (
         a * (coverage_share if coverage_share is not None else 0.0)
         + b * (lift if lift is not None else TYPICAL_LIFT)
         + c * agreement
         + e * min(margin if margin is not None else 0.0, MARGIN_CAP) * standing
+        + f * min(standout if standout is not None else 0.0, MARGIN_CAP)
         + d
     )
     score = 1 / (1 + math.exp(-z))
@@ -126,7 +134,15 @@ def assess(
         level = Level.STRONG
     else:
         level = Level.WEAK
-    return Confidence(level, round(score, 3), coverage_share, lift, agreement, margin)
+    return Confidence(level, round(score, 3), coverage_share, lift, agreement, margin, standout)
+
+
+def standout(scores: list[float]) -> float | None:
+    """The first score above the median of the next `RUNNERS_UP` (None: no runner-up)."""
+    runners = sorted(scores[1 : 1 + RUNNERS_UP])
+    if not runners:
+        return None
+    return scores[0] - runners[len(runners) // 2]
 
 
 NOTHING = Confidence(Level.NOTHING, 0.0)

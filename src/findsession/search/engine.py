@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from findsession.domain import Confidence, SearchResponse
@@ -107,7 +107,9 @@ def _confidence(
     cosines = [u.vector.cosine for u in first.units if u.vector is not None]
     share = confidence.coverage(store, query, [u.unit_id for u in first.units])
     margin = first.score - (sessions[1].score if len(sessions) > 1 else 0.0)
-    return confidence.assess(share, max(cosines, default=None), signals, first.session_id, margin)
+    above = confidence.standout([s.score for s in sessions[: 1 + confidence.RUNNERS_UP]])
+    best = max(cosines, default=None)
+    return confidence.assess(share, best, signals, first.session_id, margin, above)
 
 
 def retrieve(
@@ -196,6 +198,9 @@ def retrieve(
     background = found.signals.background
     found.scale = sessions.Scale.of(keyword, vector, floor if background is None else background)
     found.units = fuse(keyword, vector, opts.hybrid_weight, pins, floor)
+    found.evidence = replace(
+        found.evidence, turns=store.turn_counts([u.session_id for u in found.units])
+    )
     if named:
         found.units = favour(found.units, named, sources)
     if window is not None and not opts.session:

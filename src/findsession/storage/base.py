@@ -204,6 +204,11 @@ class SearchReader(Protocol):
         source): a session named by id is an answer only inside them."""
         ...
 
+    def turn_counts(self, session_ids: list[str]) -> dict[str, int]:
+        """Each session's number of turns: how many a session's second-best turn was
+        picked from."""
+        ...
+
 
 class KeywordIndex(Protocol):
     """BM25 over the units' text, with the filters inside each query (search reads)."""

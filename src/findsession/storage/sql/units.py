@@ -177,6 +177,14 @@ class UnitsMixin(SqlConnection):
             kept |= {r[0] for r in rows}
         return kept
 
+    def turn_counts(self, session_ids: list[str]) -> dict[str, int]:
+        """How many turns each of these sessions has (those with a row)."""
+        counts: dict[str, int] = {}
+        for batch in self.batches(session_ids):
+            ids, values = self.among("id", batch)
+            counts.update(self.query(f"SELECT id, n_turns FROM sessions WHERE {ids}", values))
+        return counts
+
     def recent_turn_texts(self, turns: int, chars: int) -> list[tuple[str, str]]:
         """The first `chars` of prompt and reply of the most recent `turns` turns."""
         return self.query(
