@@ -198,9 +198,8 @@ def retrieve(
     background = found.signals.background
     found.scale = sessions.Scale.of(keyword, vector, floor if background is None else background)
     found.units = fuse(keyword, vector, opts.hybrid_weight, pins, floor)
-    found.evidence = replace(
-        found.evidence, turns=store.turn_counts([u.session_id for u in found.units])
-    )
+    lengths = store.turn_counts(sessions.with_further(found.units))
+    found.evidence = replace(found.evidence, turns=lengths)
     if named:
         found.units = favour(found.units, named, sources)
     if window is not None and not opts.session:

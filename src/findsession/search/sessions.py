@@ -158,6 +158,19 @@ def _parts(found: list[FusedUnit], evidence: Evidence, scale: Scale, turns: int 
     )
 
 
+def with_further(units: list[FusedUnit]) -> list[str]:
+    """Sessions with two units or more found by meaning: those whose second-best turn
+    counts, and so whose length the ranking asks for (in one statement)."""
+    seen: set[str] = set()
+    twice: dict[str, None] = {}
+    for u in units:
+        if u.vector is not None:
+            if u.session_id in seen:
+                twice[u.session_id] = None
+            seen.add(u.session_id)
+    return list(twice)
+
+
 def length_discount(turns: int) -> float:
     """What a session's second-best turn is divided by: more turns, more chances."""
     return 1 + LENGTH_DISCOUNT * math.log1p(max(turns, 1))
