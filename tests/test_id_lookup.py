@@ -194,3 +194,11 @@ def test_mcp_search_answers_an_id_with_its_session(indexed: CLI, tmp_path: Path)
             assert {s["id"] for s in found["id_match"]["sessions"]} == {TWIN_A, TWIN_B}
 
     asyncio.run(go())
+
+
+def test_read_takes_a_parents_prefix_that_its_named_subagent_shares(fs: Findsession) -> None:
+    """`read` resolves ids as search does: Qwen's subagent `<parent>:explore-7f3c` does not
+    make the parent's prefix ambiguous, and the subagent is still read by its whole id."""
+    parent = SHAPES["qwen"][1]
+    assert fs.read(parent[:8]).session.id == parent
+    assert fs.read(f"{parent}:explore-7f3c").session.id == f"{parent}:explore-7f3c"

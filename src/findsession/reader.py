@@ -12,6 +12,7 @@ from pathlib import Path
 from findsession.domain import Message, MessageKind, Session
 from findsession.errors import SessionNotFound
 from findsession.redact import redact
+from findsession.search.ids import family_heads
 from findsession.sources import SOURCES
 from findsession.storage.base import Storage
 
@@ -33,14 +34,15 @@ class SessionView:
 
 
 def resolve_session(store: Storage, ref: str) -> Session:
-    """An exact session id, or a prefix of exactly one; otherwise a clear error."""
+    """An exact session id, or a prefix of exactly one (a subagent named after its parent
+    goes with it); otherwise a clear error."""
     ref = ref.strip()
     if not ref:  # a prefix of every id: never "the one session" by accident
         raise SessionNotFound("a blank session id matches nothing: give the id or a prefix of it")
     session = store.get_session(ref)
     if session:
         return session
-    matches = store.sessions_with_prefix(ref)
+    matches = family_heads(store.sessions_with_prefix(ref))
     if len(matches) == 1:
         return matches[0]
     if not matches:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from findsession.domain import Confidence, IdMatch, Level, SearchResponse
+from findsession.domain import Confidence, IdMatch, Level, SearchResponse, Session
 from findsession.search.filters import SearchOptions
 from findsession.search.hits import with_id_match
 from findsession.storage.base import Storage
@@ -67,13 +67,18 @@ def lookup(store: Storage, text: str, opts: SearchOptions) -> IdMatch | None:
     found = store.sessions_with_prefix(token, limit=LISTED * 4)
     kept = store.sessions_kept([s.id for s in found], opts.filters)
     found = [s for s in found if s.id in kept]
-    # A subagent named after its parent goes with it.
-    found = [s for s in found if not any(s.id.startswith(f"{o.id}:") for o in found)]
+    found = family_heads(found)
     if not found:
         return None
     if len(found) == 1:
         return IdMatch("prefix", found)
     return IdMatch("ambiguous", found[:LISTED])
+
+
+def family_heads(sessions: list[Session]) -> list[Session]:
+    """Those of `sessions` not named after another of them: a subagent whose id is
+    `<parent id>:<its own>` shares every prefix of its parent's, and the parent is meant."""
+    return [s for s in sessions if not any(s.id.startswith(f"{o.id}:") for o in sessions)]
 
 
 def answer_by_id(
