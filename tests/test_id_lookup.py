@@ -178,22 +178,31 @@ def test_the_cli_marks_the_id_match_and_lists_a_shared_prefix(indexed: CLI) -> N
 
 
 def test_mcp_search_answers_an_id_with_its_session(indexed: CLI, tmp_path: Path) -> None:
-    async def go() -> None:
+    """Over MCP as on the command line; a server bounded to another project learns
+    nothing of a session outside it from its id."""
+
+    async def bounded() -> None:
         async with connect(indexed, tmp_path) as client:
-            error, found = await call(
-                client, "search_conversation", query=CLAUDE[:8], directory="/"
-            )
+            error, found = await call(client, "search_conversation", query=CLAUDE[:8])
+            assert not error, found
+            assert found["id_match"] is None
+            assert CLAUDE not in {r["session"]["id"] for r in found["results"]}
+
+    asyncio.run(bounded())
+    Path(indexed.env["FINDSESSION_CONFIG"]).write_text("[mcp]\nall_projects = true\n")
+
+    async def every_project() -> None:
+        async with connect(indexed, tmp_path) as client:
+            error, found = await call(client, "search_conversation", query=CLAUDE[:8])
             assert not error, found
             assert found["results"][0]["session"]["id"] == CLAUDE
             assert found["results"][0]["explain"]["pinned"] == "id"
             assert found["id_match"]["kind"] == "prefix"
-            error, found = await call(
-                client, "search_conversation", query="5a5a5a51", directory="/"
-            )
+            error, found = await call(client, "search_conversation", query="5a5a5a51")
             assert found["id_match"]["kind"] == "ambiguous"
             assert {s["id"] for s in found["id_match"]["sessions"]} == {TWIN_A, TWIN_B}
 
-    asyncio.run(go())
+    asyncio.run(every_project())
 
 
 def test_read_takes_a_parents_prefix_that_its_named_subagent_shares(fs: Findsession) -> None:
