@@ -13,6 +13,7 @@ from findsession.domain import Message, MessageKind, Session
 from findsession.errors import SessionNotFound
 from findsession.projects import within as in_scope
 from findsession.redact import redact
+from findsession.search.ids import family_heads
 from findsession.sources import SOURCES
 from findsession.storage.base import Storage
 from findsession.turns import OPENERS, numbered
@@ -35,7 +36,8 @@ class SessionView:
 
 
 def resolve_session(store: Storage, ref: str, within: str | None = None) -> Session:
-    """An exact session id, or a prefix of exactly one; otherwise a clear error.
+    """An exact session id, or a prefix of exactly one (a subagent named after its parent
+    goes with it); otherwise a clear error.
 
     Under a boundary (`within`, a project: see `projects.bounded`) a session of another
     project is answered as one not indexed, and a prefix counts only the sessions inside
@@ -46,7 +48,9 @@ def resolve_session(store: Storage, ref: str, within: str | None = None) -> Sess
     session = store.get_session(ref)
     if session and in_scope(session.cwd, within):
         return session
-    matches = [s for s in store.sessions_with_prefix(ref) if in_scope(s.cwd, within)]
+    matches = family_heads(
+        [s for s in store.sessions_with_prefix(ref) if in_scope(s.cwd, within)]
+    )
     if len(matches) == 1:
         return matches[0]
     if not matches:
