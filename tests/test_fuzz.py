@@ -121,6 +121,45 @@ def test_mutated_transcript_bytes_are_read_without_raising(data: st.DataObject) 
         parse_record(obj, line, False)
 
 
+@settings(max_examples=300, deadline=DEADLINE)
+@given(st.binary(max_size=400))
+def test_any_bytes_are_a_message_or_a_wire_error(blob: bytes) -> None:
+    from findsession.sources.protobuf_wire import Wire, WireError, texts
+
+    try:
+        wire = Wire.parse(blob)
+    except WireError:
+        return
+    assert all(isinstance(t, str) for t in texts(wire))
+
+
+@settings(max_examples=300, deadline=DEADLINE, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_mutated_protocol_buffers_are_read_without_raising(data: st.DataObject) -> None:
+    """Warp's tasks, one byte changed, cut or inserted at a time: whatever the bytes,
+    the conversation gives records and problems, never an exception."""
+    from test_source_warp import lantern_tasks
+
+    from findsession.sources.warp_records import Found, conversation_records
+
+    rows = []
+    for task_id, blob in lantern_tasks():
+        raw = bytearray(blob)
+        for _ in range(data.draw(st.integers(0, 6))):
+            at = data.draw(st.integers(0, max(0, len(raw) - 1)))
+            action = data.draw(st.sampled_from(["flip", "cut", "insert"]))
+            if action == "flip" and raw:
+                raw[at] = data.draw(st.integers(0, 255))
+            elif action == "cut":
+                del raw[at : at + data.draw(st.integers(1, 40))]
+            else:
+                raw[at:at] = data.draw(st.binary(max_size=20))
+        rows.append((task_id, bytes(raw)))
+    found = Found()
+    records = conversation_records("c", 1, "{}", rows, found)
+    _well_formed(Reading(records, Cursor(), fresh=True, problems=found.problems))
+
+
 @settings(max_examples=200, deadline=DEADLINE)
 @given(json_values)
 def test_any_json_line_is_read_without_raising(value: object) -> None:
@@ -152,7 +191,8 @@ hostile_leaf = (
 )
 hostile = st.one_of(
     st.sampled_from(
-        [None, "", 0, -1, 1.5, True, [], {}, "\ud800", "x" * 100_000, 2**64, [None], {"": None}]
+        [None, "", 0, -1, 1.5, True, [], {}, "\ud800", "x" * 100_000, 2**64, [None], {"": None},
+         "..", "../..", "a/b", "a\\b", "a\0b"]
     ),
     hostile_leaf,
     st.lists(hostile_leaf, max_size=3),
@@ -202,7 +242,9 @@ def _mutate(values: list, forms: list[str], data: st.DataObject) -> None:
         other = data.draw(st.sampled_from(places), label="from")
         holder[key] = copy.deepcopy(_get(values, other))
     else:
-        holder[key] = data.draw(hostile, label="value")
+        # A copy: `sampled_from` gives the same list or dict every time, and a later
+        # change inside it would change the strategy itself (even put it inside itself).
+        holder[key] = copy.deepcopy(data.draw(hostile, label="value"))
 
 
 def _well_formed(reading: Reading) -> None:
@@ -394,6 +436,10 @@ FOUND = [
     # A kind's name quoted in its problem, a lone surrogate: storing it raised.
     ("amp", [((0, "messages", 1, "content", 2, "type"), "\ud800")]),
     ("opencode-db", [((0, "rows", "part", 4, 5, "json", "type"), "\ud800")]),
+    # A record's value used as a folder name: a lone surrogate cannot name a file.
+    ("opencode-tree", [((0, "id"), "\ud800")]),
+    # An event's kind looked up in a set: a list is no key.
+    ("openhands", [((1, "kind"), [])]),
 ]
 
 

@@ -51,6 +51,7 @@ if TYPE_CHECKING:
         SourceReport,
     )
     from findsession.errors import FindsessionError, SessionNotFound
+    from findsession.projects import bounded
     from findsession.reader import SessionView
     from findsession.roots import RootChoice
     from findsession.search.filters import (
@@ -104,6 +105,7 @@ _HOMES: dict[str, str] = {
     "Config": "findsession.config",
     "FindsessionError": "findsession.errors",
     "SessionNotFound": "findsession.errors",
+    "bounded": "findsession.projects",
     "TitlesReport": "findsession.titles.report",
     "UndoReport": "findsession.titles.report",
     "BATCH": "findsession.core.pushing",
@@ -159,6 +161,7 @@ __all__ = [
     "TitlesReport",
     "UndoReport",
     "add_person",
+    "bounded",
     "configured_server",
     "init_server",
     "parse_when",

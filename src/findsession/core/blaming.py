@@ -7,6 +7,7 @@ from findsession.blame import blame
 from findsession.core.base import Core
 from findsession.core.options import BlameOptions
 from findsession.domain import Blame
+from findsession.projects import bounded
 
 
 class BlamingMixin(Core):
@@ -16,8 +17,14 @@ class BlamingMixin(Core):
         """The sessions whose tool calls wrote the file at `path` (absolute), newest
         first; with `first`..`last`, those whose written text holds those lines as the
         file reads now come first, and each line names the one that wrote it last.
+
+        Only sessions of `options.project` (inside the boundary `options.within`: see
+        `projects.bounded`) count, and the file is read only to locate the lines, only
+        when one of them wrote it: a line's text is what its session wrote, as indexed.
         Sessions indexed before the index of files written existed are derived first,
         once (an index run does it too)."""
+        o = options or BlameOptions()
+        project = bounded(o.project, o.within)
         notes = []
         if self.store.file_writes_backlog(1):
             if self.store.read_only:
@@ -29,6 +36,6 @@ class BlamingMixin(Core):
                 from findsession.indexing.writes import derive_backlog
 
                 derive_backlog(self.store)
-        result = blame(self.store, path, **vars(options or BlameOptions()))
+        result = blame(self.store, path, first=o.first, last=o.last, project=project, limit=o.limit)
         result.notes[:0] = notes
         return result

@@ -21,11 +21,13 @@ class HandingOffMixin(Core):
     def handoff(self, ref: str, options: HandoffOptions | None = None) -> Brief:
         """The brief of the session `ref` names (an id or a unique prefix), extracted
         from the index; with `model` and a `[titles] provider` set, the model writes a
-        summary on top (the extracted parts stay)."""
-        session = resolve_session(self.store, ref)
+        summary on top (the extracted parts stay). Under a boundary (`options.within`: see
+        `projects.bounded`) only a session of that project."""
+        o = options or HandoffOptions()
+        session = resolve_session(self.store, ref, o.within)
         plan = resume_of(self.store, session, self.settings.machine)
         brief = build_brief(self.store, session, plan)
-        if (options or HandoffOptions()).model and self.settings.titles.provider != "offline":
+        if o.model and self.settings.titles.provider != "offline":
             add_model_summary(brief, self.settings.titles)
         return brief
 

@@ -23,6 +23,9 @@ class ReadOptions:
     context: int = 0
     tools: bool = False
     raw: bool = False
+    #: The boundary of an interface started for one project (the MCP server's): only
+    #: sessions of that project or below are reached (`projects.bounded`); None: every one.
+    within: str | None = None
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,9 @@ class ListOptions:
     after: str | None = None
     before: str | None = None
     limit: int = 20
+    #: The boundary of an interface started for one project (the MCP server's): only
+    #: sessions of that project or below are reached (`projects.bounded`); None: every one.
+    within: str | None = None
 
 
 @dataclass(frozen=True)
@@ -45,6 +51,9 @@ class BlameOptions:
     last: int | None = None
     project: str | None = None
     limit: int = 20
+    #: The boundary of an interface started for one project (the MCP server's): only
+    #: sessions of that project or below are reached (`projects.bounded`); None: every one.
+    within: str | None = None
 
 
 @dataclass(frozen=True)
@@ -53,3 +62,6 @@ class HandoffOptions:
     a summary on top of what is extracted."""
 
     model: bool = True
+    #: The boundary of an interface started for one project (the MCP server's): only
+    #: sessions of that project or below are reached (`projects.bounded`); None: every one.
+    within: str | None = None

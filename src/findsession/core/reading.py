@@ -12,6 +12,7 @@ from findsession.core.options import ListOptions, ReadOptions
 from findsession.domain import IndexStatus, SearchResponse, Session, SourceReport
 from findsession.embeddings import configured_embedder, model_of_identity
 from findsession.errors import FindsessionError
+from findsession.projects import bounded
 from findsession.reader import SessionView, read_session, resolve_session
 from findsession.resume import with_resume
 from findsession.roots import source_reports
@@ -62,19 +63,21 @@ class ReadingMixin(Core):
         return response
 
     def read(self, session: str, options: ReadOptions | None = None) -> SessionView:
-        """A session's turns (all, one, or a range, with `context` around them)."""
+        """A session's turns (all, one, or a range, with `context` around them); under a
+        boundary (`options.within`: see `projects.bounded`) only a session of that project."""
         return read_session(self.store, session, **vars(options or ReadOptions()))
 
-    def session(self, ref: str) -> Session:
-        """The session with this id, or the one session whose id starts with it."""
-        return resolve_session(self.store, ref)
+    def session(self, ref: str, *, within: str | None = None) -> Session:
+        """The session with this id, or the one session whose id starts with it (under a
+        boundary, of that project only)."""
+        return resolve_session(self.store, ref, within)
 
     def sessions(self, options: ListOptions | None = None) -> list[Session]:
         """Main sessions, most recently active first; `project` takes that directory and
-        those below it (see findsession.projects)."""
+        those below it (see findsession.projects), inside the boundary `within`."""
         o = options or ListOptions()
         start, end = parse_range(o.after, o.before)
-        return self.store.recent_sessions(o.project, start, end, o.limit)
+        return self.store.recent_sessions(bounded(o.project, o.within), start, end, o.limit)
 
     def subagents(self, session_id: str) -> list[Session]:
         """The subagents a session started, in the order they began."""

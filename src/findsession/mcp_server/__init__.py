@@ -1,9 +1,10 @@
 """`findsession serve`: the search and reader as MCP tools, for agents, over stdio.
 
 The tools (`tools`, `session_tools`) answer with the same JSON objects as the CLI's
-`--json` (docs/json.md), from the project the server was started in, without the
-agent's own session (`Findsession.own_session`), within an evidence budget per
-connection (`budget`), each answer recorded in the audit before it is given.
+`--json` (docs/json.md), from the project the server was started in and nothing past
+it (the core API holds that boundary), without the agent's own session
+(`Findsession.own_session`), within an evidence budget per connection (`budget`), each
+answer recorded in the audit before it is given.
 
 One MCP server is one agent's session. When a resident service runs for the index (or
 can be started again, where `service start` was said), the session runs inside it, on

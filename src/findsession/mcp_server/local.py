@@ -14,15 +14,16 @@ from pathlib import Path
 from findsession.api import Findsession
 from findsession.freshness import Freshness
 from findsession.mcp_server.scope import Scope, named_session
+from findsession.mcp_server.stdin import take_stdin
 from findsession.mcp_server.tools import build_server
 
 
 def serve_here(db_path: Path, directory: str | None, all_projects: bool) -> None:
     """Run the server over stdio until the client closes it.
 
-    `directory` is the project searched by default (else the working directory, where
-    an agent's client starts the server); `all_projects` or the config's
-    `[mcp] all_projects` widens that to every project.
+    `directory` is the one project the tools reach (else the working directory, where
+    an agent's client starts the server): a boundary no argument of a call can widen;
+    `all_projects` or the config's `[mcp] all_projects` opens every project.
     """
     fs = Findsession.open(db_path)
     cfg = fs.settings
@@ -38,6 +39,7 @@ def serve_here(db_path: Path, directory: str | None, all_projects: bool) -> None
         yield fs  # one connection, kept open for the server's life
 
     try:
+        take_stdin()  # a lone surrogate in a request left it unanswered
         build_server(index, scope, cfg.mcp_evidence_budget).run("stdio")
     finally:
         if fresh is not None:

@@ -24,6 +24,7 @@ import threading
 from collections.abc import Iterator
 from typing import IO, Any
 
+from findsession.mcp_server.stdin import repaired
 from findsession.protocol.client import Unavailable, connect
 from findsession.protocol.place import Place
 from findsession.protocol.wire import WireError, identity, receive, send
@@ -138,7 +139,8 @@ def relay(sock: socket.socket, local_argv: list[str]) -> int:
     switching = threading.Lock()
 
     def pump_in() -> None:
-        for line in iter(sys.stdin.buffer.readline, b""):
+        for raw in iter(sys.stdin.buffer.readline, b""):
+            line = repaired(raw)  # a lone surrogate: the SDK would leave it unanswered
             with switching:  # recorded and sent together: a replay never sends it twice
                 session.from_agent(line)
                 # A service gone: what is pending is replayed to the next server.

@@ -33,9 +33,11 @@ def add_session_tools(
     budget: EvidenceBudget,
     answering: threading.Lock,
     base: str,
+    boundary: str | None,
 ) -> None:
     """Register `handoff` and `sessions_for_file` on `server`; `base` is the folder a
-    relative path is read from (the server's project, else where it was started)."""
+    relative path is read from (the server's project, else where it was started),
+    `boundary` the server's project: what they reach (None: every project)."""
 
     @server.tool()
     @tool_errors
@@ -56,7 +58,10 @@ def add_session_tools(
         ] = None,
         project: Annotated[
             str | None,
-            Field(description="Only sessions started in this directory or below."),
+            Field(
+                description="Only sessions started in this directory or below, inside the"
+                " project this server was started for."
+            ),
         ] = None,
         top: Annotated[int, Field(description="How many writes to return, 1-50.")] = 10,
     ) -> dict[str, Any]:
@@ -65,7 +70,12 @@ def add_session_tools(
         the start of the change. With fromLine (and toLine), the writes whose text holds
         those lines as the file reads now come first, `last` marks the one that wrote
         them last, and `lines` names each line's writer (null: no session wrote it).
-        Read a write's turn with read_conversation(sessionId=session.id, turn=turn)."""
+        Read a write's turn with read_conversation(sessionId=session.id, turn=turn).
+        Only sessions of the project this server was started for count, unless the
+        person opened it to every project. A line's `text` is what its session wrote,
+        as findsession keeps it (secrets redacted), never the file's own: a line no
+        session wrote has none, and the file is read (to locate the lines) only when a
+        session that counts wrote it."""
         if not 1 <= top <= 50:
             raise ToolError(f"top must be between 1 and 50, not {top}")
         if toLine is not None and fromLine is None:
@@ -73,7 +83,7 @@ def add_session_tools(
         if fromLine is not None and (fromLine < 1 or (toLine is not None and toLine < fromLine)):
             raise ToolError("lines are numbered from 1 and toLine must not come before fromLine")
         absolute = os.path.normpath(Path(base) / Path(path).expanduser())
-        options = BlameOptions(fromLine, toLine, project, top)
+        options = BlameOptions(fromLine, toLine, project, top, within=boundary)
         with index() as fs:
             answer = operations.blame(fs, rq.Blame(absolute, options))
             return {**answer, "evidence_budget": _spend_writes(fs, answer, absolute, options)}
@@ -97,7 +107,7 @@ def add_session_tools(
             answer["writers"] = answer["writers"][:fit]
             for line in answer["lines"]:
                 if line["writer"] is not None and line["writer"] not in kept:
-                    line["writer"] = None  # held back, not "nobody's"
+                    line["writer"] = line["text"] = None  # held back, not "nobody's"
                     line["held_back"] = True
             auditor = fs.auditor(connection)
             auditor.shown("sessions_for_file", asked, evidence[:fit], held_back=held_back)
@@ -124,9 +134,12 @@ def add_session_tools(
         """A brief to carry a past session on: what was asked, what the agent concluded,
         the files it changed, the commands it ran with how each last ended (tests passing
         or failing), what was left open, and how to resume the session (`resume`).
-        `markdown` is the brief as one text to read or pass on."""
+        `markdown` is the brief as one text to read or pass on. Only sessions of the
+        project this server was started for, unless the person opened it to every
+        project."""
+        options = HandoffOptions(within=boundary)
         with index() as fs:
-            brief = operations.handoff(fs, rq.Handoff(sessionId, HandoffOptions(), to=to))
+            brief = operations.handoff(fs, rq.Handoff(sessionId, options, to=to))
             sid = brief["session"]["id"]
             turns = {a["turn"] for a in brief["asked"]} | {d["turn"] for d in brief["decided"]}
             if brief["last_prompt"]:

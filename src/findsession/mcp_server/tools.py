@@ -21,7 +21,14 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from findsession import jsonout
-from findsession.api import SOURCE_KINDS, Findsession, ListOptions, ReadOptions, SearchOptions
+from findsession.api import (
+    SOURCE_KINDS,
+    Findsession,
+    ListOptions,
+    ReadOptions,
+    SearchOptions,
+    bounded,
+)
 from findsession.domain import SearchResponse
 from findsession.mcp_server.budget import EvidenceBudget
 from findsession.mcp_server.scope import Index, Scope, current_session, indexer_note
@@ -34,6 +41,12 @@ MAX_QUERY = 2000
 MAX_TOP = 20
 DEFAULT_MAX_CHARS = 12_000
 
+#: What every tool's description says of what it can reach.
+REACH = (
+    "Only sessions of the project this server was started for (and folders below it) can"
+    " be reached, unless the person opened it to every project."
+)
+
 INSTRUCTIONS = (
     "findsession searches past AI coding-agent sessions (Claude Code transcripts) of this"
     " project: what was asked, answered and decided, and in which session and turn. Use"
@@ -41,7 +54,7 @@ INSTRUCTIONS = (
     " read_conversation to read the turns a hit points to, and list_sessions for what"
     " happened recently. Every answer is recorded in an audit (the question only as a"
     " keyed digest), and one session may be shown a limited number of distinct turns:"
-    " `evidence_budget` in each answer says how many were used."
+    " `evidence_budget` in each answer says how many were used. " + REACH
 )
 
 
@@ -72,8 +85,8 @@ def build_server(index: Index, scope: Scope, evidence_budget: int) -> MCPServer:
         directory: Annotated[
             str | None,
             Field(
-                description="Project directory to search (sessions started in it or below)."
-                " Default: the project this server was started for."
+                description="Project directory to search (sessions started in it or below),"
+                " inside the project this server was started for. Default: that project."
             ),
         ] = None,
         sessionId: Annotated[  # noqa: N803 - the tool's public parameter name
@@ -117,7 +130,9 @@ def build_server(index: Index, scope: Scope, evidence_budget: int) -> MCPServer:
         say why nothing matched or what could not run. Read a hit with
         read_conversation(sessionId=session.id, turn=match.turn). `resume` is the
         command (and directory) that takes the user back into that session in its
-        own agent, to give them when they want to continue it.
+        own agent, to give them when they want to continue it. Only sessions of the
+        project this server was started for (and folders below it) are searched,
+        unless the person opened it to every project.
         """
         if not query.strip():
             raise ToolError("query is empty: say what to look for")
@@ -128,21 +143,24 @@ def build_server(index: Index, scope: Scope, evidence_budget: int) -> MCPServer:
             )
         if not 1 <= top <= MAX_TOP:
             raise ToolError(f"top must be between 1 and {MAX_TOP}, not {top}")
-        project = directory or scope.directory
+        # Inside the server's project, whatever `directory` says (else a clear error).
+        project = bounded(directory and str(Path(directory).expanduser()), scope.directory)
         if project and not project.strip("/"):
-            project = None  # "/": every project
+            project = None  # "/": every project, where the person opened them all
         with index() as fs:
+            # An id or a unique prefix, as read_conversation takes it; else a clear error.
+            named = None if sessionId is None else fs.session(sessionId, within=scope.directory)
             opts = SearchOptions(
                 top=top,
-                project=str(Path(project).expanduser()) if project else None,
-                # An id or a unique prefix, as read_conversation takes it; else a clear error.
-                session=fs.session(sessionId).id if sessionId is not None else None,
+                project=project,
+                session=named.id if named else None,
                 speaker=speaker,
                 after=after,
                 before=before,
                 kind=kind,
                 source=source,
                 count_excluded=True,  # for the audit record
+                within=scope.directory,
                 # The session the agent is in: it has that context, and it would outrank
                 # everything else for the words the agent just used.
                 leave_out=None if sessionId else current_session(fs, scope, project),
@@ -162,8 +180,12 @@ def build_server(index: Index, scope: Scope, evidence_budget: int) -> MCPServer:
                 "the index is empty: run `findsession index` (this server also indexes in"
                 " the background; try again in a minute)"
                 if response.index_empty
-                else f"nothing matched in {opts.project or 'any project'}; try other words,"
-                " a wider time range, or directory='/' for every project"
+                else f"nothing matched in {opts.project or 'any project'}; try other words"
+                + (
+                    " or a wider time range"
+                    if scope.directory
+                    else ", a wider time range, or directory='/' for every project"
+                )
             )
         evidence = [(h.session.id, h.turn) for h in hits]
         with answering:
@@ -219,7 +241,8 @@ def build_server(index: Index, scope: Scope, evidence_budget: int) -> MCPServer:
         the agent answered (reply); tool calls, their output and thinking only with
         includeToolOutput. The messages' text is cut at maxChars characters in all;
         left_out_chars says how much was left out: read fewer turns (turn, from/to),
-        or raise maxChars.
+        or raise maxChars. Only sessions of the project this server was started for
+        can be read, unless the person opened it to every project.
         """
         if not 0 <= context <= 20:
             raise ToolError(f"context must be between 0 and 20, not {context}")
@@ -228,7 +251,12 @@ def build_server(index: Index, scope: Scope, evidence_budget: int) -> MCPServer:
         if turn is not None and (from_ is not None or to is not None):
             raise ToolError("give either turn, or from/to, not both")
         options = ReadOptions(
-            turn=turn, first=from_, last=to, context=context, tools=includeToolOutput
+            turn=turn,
+            first=from_,
+            last=to,
+            context=context,
+            tools=includeToolOutput,
+            within=scope.directory,
         )
         with index() as fs:
             view = fs.read(sessionId, options)
@@ -275,7 +303,10 @@ def build_server(index: Index, scope: Scope, evidence_budget: int) -> MCPServer:
     def list_sessions(
         directory: Annotated[
             str | None,
-            Field(description="Project directory. Default: this server's project; '/' for all."),
+            Field(
+                description="Project directory, inside this server's project. Default: that"
+                " project ('/' for all where the person opened every project)."
+            ),
         ] = None,
         after: Annotated[
             str | None, Field(description="Only sessions active from this time: date or 7d.")
@@ -285,19 +316,22 @@ def build_server(index: Index, scope: Scope, evidence_budget: int) -> MCPServer:
         ] = None,
         limit: Annotated[int, Field(description="How many, newest first (1-100).")] = 20,
     ) -> dict[str, Any]:
-        """Recent sessions with their titles and first prompts: "what was I doing last week"."""
+        """Recent sessions with their titles and first prompts: "what was I doing last week".
+        Only sessions of the project this server was started for, unless the person
+        opened it to every project."""
         if not 1 <= limit <= 100:
             raise ToolError(f"limit must be between 1 and 100, not {limit}")
-        project = directory or scope.directory
+        project = bounded(directory and str(Path(directory).expanduser()), scope.directory)
         asked = {"project": project, "after": after, "before": before, "limit": limit}
         with index() as fs:
             answer = operations.sessions(
-                fs, rq.Sessions(ListOptions(project, after, before, limit))
+                fs, rq.Sessions(ListOptions(project, after, before, limit, within=scope.directory))
             )
             with answering:
                 shown = [(s["id"], None) for s in answer["sessions"]]
                 fs.auditor(connection).shown("list_sessions", asked, shown)
         return {**answer, "scope": project}
 
-    add_session_tools(server, index, connection, budget, answering, scope.directory or scope.cwd)
+    base = scope.directory or scope.cwd
+    add_session_tools(server, index, connection, budget, answering, base, scope.directory)
     return server

@@ -40,12 +40,8 @@ def print_blame(out: Console, result: dict[str, Any]) -> None:
                 who = Text("no indexed session wrote this line", style="yellow")
             else:
                 who = Text(f"last written by [{line['writer']}]", style="green")
-            out.print(
-                Text(f"{line['line']:>6}  ")
-                + who
-                + Text("  " + _cut(line["text"], 80), style="dim"),
-                soft_wrap=True,
-            )
+            text = Text("  " + _cut(line["text"] or "", 80), style="dim")
+            out.print(Text(f"{line['line']:>6}  ") + who + text, soft_wrap=True)
     for writer in writers:
         _print_writer(out, writer, lines)
 

@@ -34,8 +34,30 @@ def shown_hits(response: dict[str, Any]) -> list[dict[str, Any]]:
     return results[:NEAREST_SHOWN] if _nothing_close(response) else results
 
 
+def print_id_choices(out: Console, response: dict[str, Any]) -> None:
+    """The sessions whose ids all begin with the query, none taken for the one meant."""
+    match = response.get("id_match")
+    if match is None or match["kind"] != "ambiguous":
+        return
+    out.print(
+        Text(
+            f"{printable(response['query']).strip()} begins the ids of"
+            f" {len(match['sessions'])} sessions; give more of the id:",
+            style="bold",
+        ),
+        soft_wrap=True,
+    )
+    for s in match["sessions"]:
+        line = Text(f"    {printable(s['id'])}  ", style="bold")
+        line.append(day(s["ended"]), style="cyan")
+        line.append(f"  {printable(s['source'])}  ", style="dim")
+        line.append(printable(s["title"] or ""))
+        out.print(line, soft_wrap=True)
+
+
 def print_search(out: Console, response: dict[str, Any], explain: bool = False) -> None:
     """A `findsession.search/1` object for people."""
+    print_id_choices(out, response)
     hits = shown_hits(response)
     if _nothing_close(response) and hits:
         out.print(
@@ -51,6 +73,8 @@ def print_search(out: Console, response: dict[str, Any], explain: bool = False) 
         header = Text(f"[{hit['rank']}] ", style="bold")
         header.append(day(match["timestamp"] or s["ended"]), style="cyan")
         header.append(f"  {printable(s['source'])}  ", style="dim")
+        if hit["explain"]["pinned"] == "id":
+            header.append("id match ", style="bold green")
         if s["subagent"]:
             header.append("↳ subagent ", style="magenta")
         header.append(printable(s["title"] or s["id"]), style="bold")
@@ -94,7 +118,9 @@ def explain_line(hit: dict[str, Any]) -> str:
     """Each list's rank for the unit that ranked the session, and what matched."""
     why = hit["explain"]
     parts = []
-    if why["pinned"] == "identifier":
+    if why["pinned"] == "id":
+        parts.append("the query is its id, or the start of it (ranked first)")
+    elif why["pinned"] == "identifier":
         parts.append("holds the query's identifier verbatim (ranked first)")
     elif why["pinned"] == "keyword-winner":
         parts.append("best keyword match, holding most query words (kept first)")

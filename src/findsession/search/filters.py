@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from findsession.errors import FindsessionError
+from findsession.projects import bounded
 from findsession.sources.registry import SOURCES
 
 if TYPE_CHECKING:  # the storage seam is the engine's; a command line's options need none of it
@@ -58,6 +59,9 @@ class SearchOptions:
     #: are ranked again from 1, and the confidence, which judged the first session, is
     #: dropped when that was the one left out.
     leave_out: str | None = None
+    #: The boundary of an interface started for one project (the MCP server's): `project`
+    #: must lie inside it and defaults to it (`projects.bounded`); None: every project.
+    within: str | None = None
 
     def validated(self) -> SearchOptions:
         """Check values and normalise dates; raise `BadOption` with a usable message.
@@ -80,6 +84,7 @@ class SearchOptions:
         if self.speaker is not None and self.speaker not in SPEAKERS:
             raise BadOption(f"speaker must be user or assistant, not {self.speaker!r}")
         self.after, self.before = parse_range(self.after, self.before)
+        self.project = bounded(self.project, self.within)
         self.source = ",".join(source_kinds(self.source)) or None
         return self
 

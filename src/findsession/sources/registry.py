@@ -48,6 +48,15 @@ class SourceKind(StrEnum):
     KIRO = "kiro"
     CURSOR = "cursor"
     WINDSURF = "windsurf"
+    ZED = "zed"
+    CONTINUE = "continue"
+    KIMI = "kimi"
+    OPENHANDS = "openhands"
+    JUNIE = "junie"
+    ANTIGRAVITY = "antigravity"
+    WARP = "warp"
+    IFLOW = "iflow"
+    QODER = "qoder"
     SPECSTORY = "specstory"
     MARKDOWN = "markdown"
     JOURNAL = "journal"
@@ -187,6 +196,38 @@ ENTRIES: tuple[Entry, ...] = (
         start=_CURSOR_AGENT,
     ),
     Entry(SourceKind.WINDSURF, "cursor_ide:WindsurfSource", spoken=("windsurf",), env=_CONFIG),
+    Entry(
+        SourceKind.ZED,
+        "zed:ZedSource",
+        spoken=("zed",),
+        env=("FLATPAK_XDG_DATA_HOME", *_DATA, "LOCALAPPDATA"),
+    ),
+    # "continue" is a word of every other request ("continue where we left off"): no
+    # query is taken to name the agent by it.
+    Entry(
+        SourceKind.CONTINUE,
+        "continue_dev:ContinueSource",
+        spoken=(),
+        env=("CONTINUE_GLOBAL_DIR",),
+    ),
+    Entry(SourceKind.KIMI, "kimi:KimiSource", spoken=("kimi",), env=("KIMI_SHARE_DIR",)),
+    Entry(
+        SourceKind.OPENHANDS,
+        "openhands:OpenHandsSource",
+        spoken=("openhands",),
+        env=("OPENHANDS_CONVERSATIONS_DIR", "OPENHANDS_PERSISTENCE_DIR"),
+    ),
+    Entry(SourceKind.JUNIE, "junie:JunieSource", spoken=("junie",), env=("JUNIE_HOME",)),
+    Entry(SourceKind.ANTIGRAVITY, "antigravity:AntigravitySource", spoken=("antigravity", "agy")),
+    Entry(SourceKind.IFLOW, "iflow:IflowSource", spoken=("iflow",), env=("IFLOW_HOME",)),
+    Entry(SourceKind.QODER, "qoder:QoderSource", spoken=("qoder",), env=("QODER_CONFIG_DIR",)),
+    # "warp" alone is a word of code talk (Rust's web framework, a warp's threads).
+    Entry(
+        SourceKind.WARP,
+        "warp:WarpSource",
+        spoken=("warp-terminal",),
+        env=("XDG_STATE_HOME", "LOCALAPPDATA"),
+    ),
     Entry(SourceKind.SPECSTORY, "specstory:SpecStorySource", spoken=("specstory",)),
     Entry(SourceKind.MARKDOWN, "markdown:MarkdownSource", agent=False),
     Entry(SourceKind.JOURNAL, "journal:JournalSource", agent=False),
