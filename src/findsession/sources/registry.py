@@ -38,6 +38,9 @@ class Entry:
     env: tuple[str, ...] = ()
     #: Its sessions are conversations with an agent; False for documents (notes).
     agent: bool = True
+    #: A chat app's data export: read from the roots the person names (never looked for
+    #: on the machine), which the index remembers and reads again.
+    export: bool = False
 
 
 _CONFIG = ("XDG_CONFIG_HOME", "APPDATA")  # an editor's `User` folder and its extensions'
@@ -105,6 +108,19 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(SourceKind.CURSOR, "cursor_ide:CursorIdeSource", spoken=("cursor-ide",), env=_CONFIG),
     Entry(SourceKind.WINDSURF, "cursor_ide:WindsurfSource", spoken=("windsurf",), env=_CONFIG),
     Entry(SourceKind.SPECSTORY, "specstory:SpecStorySource", spoken=("specstory",)),
+    Entry(SourceKind.CHATGPT, "chatgpt:ChatGptSource", spoken=("chatgpt",), export=True),
+    Entry(
+        SourceKind.CLAUDE_AI,
+        "claude_ai:ClaudeAiSource",
+        spoken=("claude", "claude.ai"),
+        export=True,
+    ),
+    Entry(
+        SourceKind.GEMINI_APPS,
+        "gemini_apps:GeminiAppsSource",
+        spoken=("gemini", "bard"),
+        export=True,
+    ),
     Entry(SourceKind.MARKDOWN, "markdown:MarkdownSource", agent=False),
     Entry(SourceKind.JOURNAL, "journal:JournalSource", agent=False),
     Entry(SourceKind.MEMORY, "memory:MemorySource", env=("CLAUDE_CONFIG_DIR",), agent=False),
