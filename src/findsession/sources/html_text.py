@@ -90,10 +90,14 @@ class _Text(HTMLParser):
     def handle_data(self, data: str) -> None:
         if self.skipped:
             return
-        if self.pre:
+        if self.pre or not data:
             self.out.append(data)
-        else:
-            self.out.append(" ".join(data.split()) if not data.isspace() else " ")
+            return
+        words = " ".join(data.split())
+        # The spaces at a run's ends part it from its neighbours (`a <b>bold</b> word`).
+        head = " " if data[0].isspace() else ""
+        tail = " " if data[-1].isspace() and words else ""
+        self.out.append(head + words + tail)
 
     def _line(self) -> None:
         """End the current line, unless it already ended."""
