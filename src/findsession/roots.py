@@ -45,7 +45,8 @@ def choose_roots(
         missing = [f"warning: {r.path} does not exist" for r in given if not r.path.exists()]
         return RootChoice(given, missing)
     found = [r for r in config.default_roots(settings) if r.path.exists()]
-    found += [r for r in export_roots(settings, store) if r.path.exists() and r not in found]
+    # An export that is gone is still named: its sessions are marked missing (or pruned).
+    found += [r for r in export_roots(settings, store) if r not in found]
     found += project_memory_roots(settings, store, found)
     found += project_store_roots(settings, store, found)
     if found:
@@ -74,7 +75,8 @@ def export_roots(settings: Config, store: Storage) -> list[Root]:
     """The chat apps' exports named before: the index remembers the root each of its
     files came from, so a run with no folder named reads them again (a newer export
     saved over one, or beside it in a folder named, is read then), unless the source
-    is off."""
+    is off. One deleted since is still a root: its sessions stay, marked missing, and
+    `--prune` removes them."""
     exports = {e.kind for e in ENTRIES if e.export} - set(settings.disabled)
     return [Root(Path(root), kind) for root, kind in store.indexed_roots() if kind in exports]
 

@@ -109,7 +109,10 @@ class ChatExportSource(Source):
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """The export named (a zip, or the conversations' file), or every zip and every
         conversations' file under a folder named (an unpacked export, or a folder the
-        exports are downloaded to)."""
+        exports are downloaded to). An export deleted since it was named gives nothing:
+        its sessions stay, marked missing."""
+        if not root.exists():
+            return
         if root.is_file():
             yield root
             return
@@ -209,6 +212,11 @@ def _document(fh: IO[bytes], fmt: ExportFormat) -> Iterator[tuple[IO[bytes] | No
     None and why when a zip holds none. A zip that cannot be read is an `OSError`."""
     fh.seek(0)
     if not zipfile.is_zipfile(fh):
+        fh.seek(0)
+        if fh.read(4) == b"PK\x03\x04":
+            # A zip's members come first and its directory last: a download cut short
+            # has no directory, and no member can be found without it.
+            raise OSError("a zip that breaks off before its end (a download cut short?)")
         fh.seek(0)
         yield fh, None
         return
