@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import IO, Any, Protocol
 
 from findsession.domain import Message, MetaEvent, MetaKind, Problem, Resume, Session
+from findsession.redact import redact
 from findsession.sources import budget
 from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, Record
@@ -279,10 +280,11 @@ def token(*texts: str) -> str:
 
 def key_of(value: Any) -> str | None:
     """A conversation's id as a session key: as the app wrote it when it looks like an
-    id, else a digest of it (a key is part of a session id people type)."""
+    id, else a digest of it (a key is part of a session id people type, and kept in the
+    file's cursor: one that reads as a secret is never kept as it is)."""
     if not isinstance(value, str) or not value:
         return None
-    if _KEY.fullmatch(value):
+    if _KEY.fullmatch(value) and not redact(value)[1]:
         return value
     return "h-" + token(value)
 

@@ -179,7 +179,9 @@ def _parts(content: dict[str, Any]) -> str:
             out.append(part)
         elif isinstance(part, dict) and isinstance(part.get("text"), str):
             out.append(part["text"])
-    return _uncited("\n".join(p for p in out if p))
+    # One blank between parts, as between the words of one text: a long message is
+    # split into parts anywhere, and a command's words in parts read as one command.
+    return _uncited(" ".join(p for p in out if p))
 
 
 def _code(content: dict[str, Any]) -> str:
