@@ -298,6 +298,7 @@ def _cursor_ide(folder: Path) -> None:
 
 
 _GEMINI = "home/.gemini/tmp"
+_TAKEOUT = "Takeout/My Activity/Gemini Apps/MyActivity.json"
 _COPILOT = "home/.copilot/session-state"
 _CURSOR_AGENT = "home/.cursor/projects/home-dev-trellis/agent-transcripts"
 _VSCODE = "home/.config/Code/User/workspaceStorage/6f1d2c0b9a8e7d6c5b4a39281706f5e4"
@@ -369,6 +370,12 @@ SEEDS = [
           "3b8d1f22-9c4e-4a7b-8e13-6f2a0c9d5e02.json"]),
     Seed("cursor-ide", "cursor", _cursor_ide, "User/globalStorage/state.vscdb",
          ["User/globalStorage/state.vscdb"]),
+    Seed("chatgpt", "chatgpt", _copy("chatgpt/export-2024-05"), "conversations.json",
+         ["conversations.json"]),
+    Seed("claude-ai", "claude-ai", _copy("claude-ai/data-2024-05-05-10-00-00"),
+         "conversations.json", ["conversations.json"]),
+    Seed("gemini-apps", "gemini-apps", _copy("gemini-apps/takeout-2024-05"), _TAKEOUT,
+         [_TAKEOUT]),
 ]  # fmt: skip
 
 def _specstory(folder: Path) -> None:

@@ -224,7 +224,7 @@ def _document(fh: IO[bytes], fmt: ExportFormat) -> Iterator[tuple[IO[bytes] | No
     try:
         archive = zipfile.ZipFile(fh)
         members = [m for m in archive.infolist() if not m.is_dir()]
-    except (zipfile.BadZipFile, zlib.error, EOFError, ValueError) as exc:
+    except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, NotImplementedError) as exc:
         raise OSError(f"not a readable zip archive ({exc})") from exc
     found = sorted(
         (m for m in members if fmt.is_document(m.filename)),
