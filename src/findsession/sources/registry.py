@@ -152,6 +152,38 @@ class _Registry(Mapping[str, Source]):
         return len(self._homes)
 
 
+#: What people call each source, as the README's list of sources names it
+#: (`tools/readme_sources.py` writes that list from the entries and these names).
+NAMES: dict[str, str] = {
+    SourceKind.CLAUDE_CODE: "Claude Code",
+    SourceKind.CODEX: "Codex CLI",
+    SourceKind.AIDER: "Aider",
+    SourceKind.GEMINI: "Gemini CLI",
+    SourceKind.QWEN: "Qwen Code",
+    SourceKind.DROID: "Factory Droid",
+    SourceKind.PI: "Pi",
+    SourceKind.COPILOT_CLI: "GitHub Copilot CLI",
+    SourceKind.CURSOR_AGENT: "cursor-agent",
+    SourceKind.VSCODE_COPILOT: "VS Code Copilot Chat",
+    SourceKind.CLINE: "Cline",
+    SourceKind.ROO_CODE: "Roo Code",
+    SourceKind.AMP: "Amp",
+    SourceKind.OPENCODE: "OpenCode",
+    SourceKind.KILO_CODE: "Kilo Code",
+    SourceKind.GOOSE: "Goose",
+    SourceKind.CRUSH: "Crush",
+    SourceKind.KIRO: "Kiro CLI",
+    SourceKind.CURSOR: "Cursor IDE",
+    SourceKind.WINDSURF: "Windsurf's older chat panel",
+    SourceKind.SPECSTORY: "SpecStory's Markdown exports",
+    SourceKind.CHATGPT: "ChatGPT",
+    SourceKind.CLAUDE_AI: "Claude.ai",
+    SourceKind.GEMINI_APPS: "Gemini Apps",
+    SourceKind.MARKDOWN: "Markdown docs",
+    SourceKind.JOURNAL: "journals",
+    SourceKind.MEMORY: "agents' memory notes",
+}
+
 SOURCES: Mapping[str, Source] = _Registry(ENTRIES)
 #: The agents' names in a query, by kind; every agent has an entry (Pi's is empty).
 SPOKEN_NAMES: dict[str, tuple[str, ...]] = {e.kind: e.spoken for e in ENTRIES if e.agent}
