@@ -143,7 +143,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--source",
         metavar="KIND",
         help="read the named folders as this source (default: the source whose standard"
-        " place holds them, else claude-code)",
+        " place holds them, else claude-code); a chat app's export is named with its own:"
+        " --source chatgpt|claude-ai|gemini-apps EXPORT.zip",
     )
     p.add_argument(
         "--prune", action="store_true", help="remove sessions whose transcript file is gone"
