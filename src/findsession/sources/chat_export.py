@@ -43,7 +43,7 @@ from findsession.redact import redact
 from findsession.sources import budget
 from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, Record
-from findsession.sources.cursor_ide_records import rank_of
+from findsession.sources.cursor_ide_records import PLACEHOLDER_TITLES, rank_of
 from findsession.sources.foreign_db import line_of
 from findsession.sources.json_array import Item, Items
 from findsession.sources.opening import open_regular
@@ -290,10 +290,12 @@ def key_of(value: Any) -> str | None:
 
 
 def heads(conv: Conversation, title: str | None, revision: str | None) -> list[Record]:
-    """A conversation's title and revision records, at their fixed places."""
+    """A conversation's title and revision records, at their fixed places. A title the
+    app gives every conversation before it names one ("New chat") is none: the first
+    prompt says more."""
     rank = rank_of(conv.key)
     out: list[Record] = []
-    if title and title.strip():
+    if title and title.strip() and title.strip().lower() not in PLACEHOLDER_TITLES:
         out.append(
             MetaEvent(MetaKind.AI_TITLE, title.strip(), line_of(rank, TITLE), None, conv.key)
         )
