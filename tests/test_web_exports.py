@@ -77,6 +77,7 @@ def test_the_reader_shows_a_conversation_with_its_code_and_files(tab: Any) -> No
     tab.goto(tab.url + f"#/session/{SOURDOUGH}")
     tab.wait_for_selector(".reader .turn")
     text = tab.locator(".reader").inner_text()
+    assert tab.locator(".reader-head .model").inner_text() == "o3"
     assert "How do I keep my sourdough starter at 80 percent hydration" in text
     assert "def hydration(flour, water):\n    return water / flour" in text
     call = tab.locator("details.tool-call").first
