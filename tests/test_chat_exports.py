@@ -71,7 +71,9 @@ def test_the_folder_it_unpacks_to_gives_the_same_sessions(
     app = APPS[kind]
     unpacked = tmp_path / "export"
     shutil.copytree(app.older, unpacked)
+    before = {p: stamp(p) for p in unpacked.rglob("*") if p.is_file()}
     index(cli, "--source", kind, str(unpacked))
+    assert {p: stamp(p) for p in unpacked.rglob("*") if p.is_file()} == before
     conversations, turns = expected(app, app.older)
     held = sessions(cli, kind)
     assert (len(held), sum(s["turns"] for s in held.values())) == (conversations, turns)
