@@ -180,11 +180,14 @@ def read_export(fh: IO[bytes], cursor: Cursor | None, fmt: ExportFormat) -> Read
             return Reading([], Cursor(size), fresh=False, binary=why)
         items = Items(raw)
         for conv in fmt.conversations(items, problems):
-            if not spend.line():
+            same = old.get(conv.key) == conv.token
+            # A conversation read costs a line of the budget; one passed over only time,
+            # so a read cut short goes on past it next run.
+            if not (spend.in_time() if same else spend.line()):
                 complete = False
                 break
             new[conv.key] = conv.token
-            if old.get(conv.key) == conv.token:
+            if same:
                 continue
             records.extend(fmt.records(conv, problems))
             replaced.add(conv.key)
