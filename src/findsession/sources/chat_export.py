@@ -30,10 +30,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import zipfile
-import zlib
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any, Protocol
@@ -44,6 +41,7 @@ from findsession.sources import budget
 from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, Record
 from findsession.sources.cursor_ide_records import PLACEHOLDER_TITLES, rank_of
+from findsession.sources.export_archive import document
 from findsession.sources.foreign_db import line_of
 from findsession.sources.json_array import Item, Items
 from findsession.sources.opening import open_regular
@@ -52,8 +50,6 @@ from findsession.sources.walking import walk
 
 #: A conversation's title, its revision, and where its messages start.
 TITLE, REVISION, FIRST = 0, 1, 2
-#: Decompressed bytes read from one member of a zip at most.
-MAX_DECOMPRESSED = 1 << 30
 _KEY = re.compile(r"[A-Za-z0-9_.\-]{1,100}")
 
 
@@ -137,7 +133,7 @@ class ChatExportSource(Source):
         """Each wanted message as the export holds it, numbered as `read` did."""
         ranks = {divmod(line, 1 << 24)[0] for line in lines}
         records: list[Record] = []
-        with open_regular(str(path)) as fh, _document(fh, self.format) as (raw, _why):
+        with open_regular(str(path)) as fh, document(fh, self.format) as (raw, _why):
             if raw is None:
                 return {}
             for conv in self.format.conversations(Items(raw), []):
@@ -175,7 +171,7 @@ def read_export(fh: IO[bytes], cursor: Cursor | None, fmt: ExportFormat) -> Read
     replaced: set[str] = set()
     spend = budget.current()
     complete = True
-    with _document(fh, fmt) as (raw, why):
+    with document(fh, fmt) as (raw, why):
         if raw is None:
             return Reading([], Cursor(size), fresh=False, binary=why)
         items = Items(raw)
@@ -208,62 +204,6 @@ def read_export(fh: IO[bytes], cursor: Cursor | None, fmt: ExportFormat) -> Read
         lines_read=len(new),
         problems=problems,
     )
-
-
-@contextmanager
-def _document(fh: IO[bytes], fmt: ExportFormat) -> Iterator[tuple[IO[bytes] | None, str | None]]:
-    """The bytes of the conversations' file: the file itself, or its member in a zip;
-    None and why when a zip holds none. A zip that cannot be read is an `OSError`."""
-    fh.seek(0)
-    if not zipfile.is_zipfile(fh):
-        fh.seek(0)
-        if fh.read(4) == b"PK\x03\x04":
-            # A zip's members come first and its directory last: a download cut short
-            # has no directory, and no member can be found without it.
-            raise OSError("a zip that breaks off before its end (a download cut short?)")
-        fh.seek(0)
-        yield fh, None
-        return
-    try:
-        archive = zipfile.ZipFile(fh)
-        members = [m for m in archive.infolist() if not m.is_dir()]
-    except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, NotImplementedError) as exc:
-        raise OSError(f"not a readable zip archive ({exc})") from exc
-    found = sorted(
-        (m for m in members if fmt.is_document(m.filename)),
-        key=lambda m: (m.filename.count("/"), m.filename),
-    )
-    if not found:
-        yield None, f"holds no {fmt.document}: not a {fmt.app} export"
-        return
-    try:
-        member = archive.open(found[0])
-    except (zipfile.BadZipFile, NotImplementedError, RuntimeError, zlib.error) as exc:
-        raise OSError(f"cannot read {found[0].filename} in the zip ({exc})") from exc
-    with member:
-        yield _Bounded(member, found[0].filename), None
-
-
-class _Bounded:
-    """A zip member's bytes, at most `MAX_DECOMPRESSED` of them: a member that expands
-    past that, or whose bytes break off (a download cut short), ends there, and the
-    file's read says why."""
-
-    def __init__(self, raw: IO[bytes], name: str) -> None:
-        self.raw, self.name, self.left = raw, name, MAX_DECOMPRESSED
-
-    def read(self, size: int = -1) -> bytes:
-        if self.left <= 0:
-            budget.current().stop(f"{self.name} expands past {MAX_DECOMPRESSED >> 30} GB")
-            return b""
-        want = self.left if size < 0 else min(size, self.left)
-        try:
-            chunk = self.raw.read(want)
-        except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as exc:
-            budget.current().stop(f"{self.name} breaks off in the zip ({exc})")
-            return b""
-        self.left -= len(chunk)
-        return chunk
 
 
 def _tokens(cursor: Cursor | None) -> dict[str, str]:
