@@ -8,6 +8,7 @@ What the index holds is held to counts written apart from the readers
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import zipfile
@@ -194,6 +195,13 @@ def test_another_apps_export_named_with_the_wrong_source_gives_nothing_and_says_
     report = index(cli, "--source", "chatgpt", str(claude))
     assert report["sessions_total"] == 0
     assert {p["reason"] for p in report["problems"]} == {"a Claude.ai conversation"}
+    # A big one is given up on after a few of its items, in one line, not one per item.
+    many = tmp_path / "many" / "conversations.json"
+    many.parent.mkdir()
+    many.write_text(json.dumps([{"uuid": f"u{n}", "chat_messages": []} for n in range(500)]))
+    report = index(cli, "--source", "chatgpt", str(many.parent))
+    reasons = [p["reason"] for p in report["problems"]]
+    assert len(reasons) == 21 and reasons[-1] == "not a ChatGPT export"
 
 
 @pytest.mark.parametrize("kind", APP_IDS)

@@ -15,8 +15,9 @@ from. A newer export of the same account holds the same ids, so a conversation r
 again from it replaces what the older export gave (the indexer drops the older copy
 first) instead of being indexed twice; one deleted from the account is simply absent
 from the newer export and stays as the older export gave it. Each conversation also
-gives its revision (the app's last-changed time): read from an export older than the
-copy the index holds, it is left as the index holds it (`MetaKind.REVISION`).
+gives its revision (the app's last-changed time, `MetaKind.REVISION`): read from an
+export whose copy is no newer than the one another export gave, it is left as the index
+holds it (`indexing/revisions.py`).
 
 Within one file, each conversation's content is digested as it is read; the digests are
 the state of the file's cursor, so an export rewritten in place re-reads only the
@@ -30,7 +31,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any, Protocol
@@ -42,7 +43,7 @@ from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, Record
 from findsession.sources.cursor_ide_records import PLACEHOLDER_TITLES, rank_of
 from findsession.sources.export_archive import document
-from findsession.sources.foreign_db import line_of
+from findsession.sources.foreign_db import line_of, position_of
 from findsession.sources.json_array import Item, Items
 from findsession.sources.opening import open_regular
 from findsession.sources.resuming import no_resume
@@ -131,7 +132,7 @@ class ChatExportSource(Source):
 
     def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
         """Each wanted message as the export holds it, numbered as `read` did."""
-        ranks = {divmod(line, 1 << 24)[0] for line in lines}
+        ranks = {position_of(line)[0] for line in lines}
         records: list[Record] = []
         with open_regular(str(path)) as fh, document(fh, self.format) as (raw, _why):
             if raw is None:
@@ -210,6 +211,33 @@ def _tokens(cursor: Cursor | None) -> dict[str, str]:
     if cursor is None or not cursor.state:
         return {}
     return {str(k): str(v) for k, v in cursor.state.items()}
+
+
+#: Items read before a document none of whose items is a conversation is given up on.
+_TRIED = 20
+
+
+def conversations_of(
+    items: Iterable[Item],
+    problems: list[Problem],
+    app: str,
+    conversation: Callable[[Item], Conversation | Problem],
+) -> Iterator[Conversation]:
+    """Each item's conversation; an item that is none is a problem. A document whose
+    first items are all none (another app's export, named with the wrong source) is
+    given up on after a few, in one problem, not one per item."""
+    found = 0
+    for n, item in enumerate(items, 1):
+        got = conversation(item)
+        if isinstance(got, Conversation):
+            found += 1
+            yield got
+            continue
+        problems.append(got)
+        if not found and n >= _TRIED:
+            why = f"its first {n} items are not {app} conversations: read no further"
+            problems.append(Problem(0, f"not a {app} export", why))
+            return
 
 
 def token(*texts: str) -> str:

@@ -14,7 +14,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from findsession.domain import Problem, SourceKind
-from findsession.sources.chat_export import ChatExportSource, Conversation, key_of, token
+from findsession.sources.chat_export import (
+    ChatExportSource,
+    Conversation,
+    conversations_of,
+    key_of,
+    token,
+)
 from findsession.sources.chatgpt_records import conversation_records
 from findsession.sources.cursor import Record
 from findsession.sources.json_array import Item
@@ -34,17 +40,7 @@ class ChatGptExport:
     def conversations(
         self, items: Iterable[Item], problems: list[Problem]
     ) -> Iterator[Conversation]:
-        for item in items:
-            doc = item.value
-            key = (
-                key_of(doc.get("conversation_id") or doc.get("id"))
-                if isinstance(doc, dict)
-                else None
-            )
-            if key is None or "mapping" not in doc:
-                problems.append(_not_one(item))
-                continue
-            yield Conversation(key, token(item.text), doc, item.index)
+        return conversations_of(items, problems, self.app, _conversation)
 
     def records(self, conv: Conversation, problems: list[Problem]) -> list[Record]:
         return conversation_records(conv, problems)
@@ -61,6 +57,14 @@ class ChatGptSource(ChatExportSource):
 
     kind = SourceKind.CHATGPT
     format = ChatGptExport()
+
+
+def _conversation(item: Item) -> Conversation | Problem:
+    doc = item.value
+    key = key_of(doc.get("conversation_id") or doc.get("id")) if isinstance(doc, dict) else None
+    if key is None or "mapping" not in doc:
+        return _not_one(item)
+    return Conversation(key, token(item.text), doc, item.index)
 
 
 def _not_one(item: Item) -> Problem:

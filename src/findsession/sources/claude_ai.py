@@ -12,7 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from findsession.domain import Problem, SourceKind
-from findsession.sources.chat_export import ChatExportSource, Conversation, key_of, token
+from findsession.sources.chat_export import (
+    ChatExportSource,
+    Conversation,
+    conversations_of,
+    key_of,
+    token,
+)
 from findsession.sources.claude_ai_records import conversation_records
 from findsession.sources.cursor import Record
 from findsession.sources.json_array import Item
@@ -32,18 +38,7 @@ class ClaudeAiExport:
     def conversations(
         self, items: Iterable[Item], problems: list[Problem]
     ) -> Iterator[Conversation]:
-        for item in items:
-            doc = item.value
-            key = key_of(doc.get("uuid")) if isinstance(doc, dict) else None
-            if key is None or "chat_messages" not in doc:
-                shape = (
-                    "a ChatGPT conversation"
-                    if isinstance(doc, dict) and ("mapping" in doc)
-                    else "not a Claude.ai conversation"
-                )
-                problems.append(Problem(item.index + 1, shape, item.text[:80]))
-                continue
-            yield Conversation(key, token(item.text), doc, item.index)
+        return conversations_of(items, problems, self.app, _conversation)
 
     def records(self, conv: Conversation, problems: list[Problem]) -> list[Record]:
         return conversation_records(conv, problems)
@@ -60,3 +55,13 @@ class ClaudeAiSource(ChatExportSource):
 
     kind = SourceKind.CLAUDE_AI
     format = ClaudeAiExport()
+
+
+def _conversation(item: Item) -> Conversation | Problem:
+    doc = item.value
+    key = key_of(doc.get("uuid")) if isinstance(doc, dict) else None
+    if key is None or "chat_messages" not in doc:
+        mapped = isinstance(doc, dict) and "mapping" in doc
+        shape = "a ChatGPT conversation" if mapped else "not a Claude.ai conversation"
+        return Problem(item.index + 1, shape, item.text[:80])
+    return Conversation(key, token(item.text), doc, item.index)

@@ -55,8 +55,14 @@ _SIMPLE: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
         ("create", _CONTENT, ()),
     ),
     **dict.fromkeys(
-        ("edit", "replace", "str_replace", "search_replace", "replace_string_in_file",
-         "edit_file"),  # fmt: skip
+        (
+            "edit",
+            "replace",
+            "str_replace",
+            "search_replace",
+            "replace_string_in_file",
+            "edit_file",
+        ),  # fmt: skip
         ("edit", (*_NEW, "code_edit"), _OLD),
     ),
     **dict.fromkeys(
@@ -144,8 +150,21 @@ def _fields(text: str, name: str) -> dict[str, str]:
     follow it (this tool's old or new text, a trailing flag) end it, so a YAML file
     holding `path: x` stays one value."""
     spec = _SIMPLE.get(name)
-    texts = set(spec[1]) if spec else {*_CONTENT, *_NEW, "code_edit", "diff", "edits",
-                                        "replacements", "input", "patch", "patchText"}
+    texts = (
+        set(spec[1])
+        if spec
+        else {
+            *_CONTENT,
+            *_NEW,
+            "code_edit",
+            "diff",
+            "edits",
+            "replacements",
+            "input",
+            "patch",
+            "patchText",
+        }
+    )
     olds = set(spec[2]) if spec else set(_OLD)
     out: dict[str, str] = {}
     key: str | None = None

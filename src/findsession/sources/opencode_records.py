@@ -114,7 +114,6 @@ def session_records(
     return records
 
 
-
 def _part(
     part: dict[str, Any],
     msg: dict[str, Any],
