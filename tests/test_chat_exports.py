@@ -219,3 +219,19 @@ def test_the_source_filter_keeps_an_app_beside_an_agent(
     assert found(cli, kind, app.deleted_word) == {app.deleted}
     agents = cli.json("search", "--mode", "keyword", "--source", "claude-code", app.deleted_word)
     assert {h["session"]["source"] for h in agents["results"]} <= {"claude-code"}
+
+
+@pytest.mark.parametrize("kind", APP_IDS)
+def test_a_newer_export_saved_over_the_older_keeps_what_the_account_deleted(
+    cli: CLI, tmp_path: Path, kind: str
+) -> None:
+    app = APPS[kind]
+    export = zipped(app.older, tmp_path / "export.zip")
+    index(cli, "--source", kind, str(export))
+    zipped(app.newer, tmp_path / "newer.zip").replace(export)  # the same name, saved over
+    report = index(cli)
+    assert report["files_read"] == 1 and report["sessions_changed"] == 2
+    held = sessions(cli, kind)
+    assert app.deleted in held and app.added in held
+    assert found(cli, kind, app.changed_word) == {app.changed}
+    assert found(cli, kind, app.deleted_word) == {app.deleted}
