@@ -23,7 +23,6 @@ model; a conversation's `model`, where one is written, is kept.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from typing import Any
 
 from findsession.domain import Message, MessageKind, Problem
@@ -36,6 +35,7 @@ from findsession.sources.claude_code_records import (
     TOOL_OUTPUT_CAP,
 )
 from findsession.sources.cursor import Record
+from findsession.sources.epoch import iso_time
 from findsession.sources.jsonl import cap, clean_text
 from findsession.sources.tool_args import args_text
 
@@ -172,21 +172,6 @@ def _result_text(content: Any) -> str:
         elif isinstance(part, str):
             out.append(clean_text(part))
     return "\n".join(out)
-
-
-def iso_time(value: Any) -> str | None:
-    """An ISO 8601 time as the index keeps times (`...T10:00:00.000Z`, UTC), so times of
-    every export compare as text; None for anything else."""
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=UTC)
-        moment = moment.astimezone(UTC)
-    except (ValueError, OverflowError):
-        return None
-    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _str(value: Any) -> str | None:

@@ -37,9 +37,9 @@ from findsession.sources.chat_export import (
     token,
 )
 from findsession.sources.chatgpt_records import ATTACHMENT
-from findsession.sources.claude_ai_records import iso_time
 from findsession.sources.claude_code_records import PROMPT_CAP
 from findsession.sources.cursor import Record
+from findsession.sources.epoch import iso_time
 from findsession.sources.html_text import html_text
 from findsession.sources.json_array import Item
 from findsession.sources.jsonl import cap, clean_text
