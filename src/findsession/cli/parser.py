@@ -136,8 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
         "roots",
         nargs="*",
         metavar="ROOT",
-        help="folders to index (default: every source's standard place and the config's"
-        " roots; `findsession sources` lists them)",
+        help="folders to index (default: every source's standard place, the config's"
+        " roots and the chat exports named before; `findsession sources` lists them)",
     )
     p.add_argument(
         "--source",
