@@ -394,7 +394,12 @@ FOUND = [
     ("codex-zst", [((0, 23, "payload"), None), ((0, 23, "type"), {"id": "x"})]),
     # A kind's name quoted in its problem, a lone surrogate: storing it raised.
     ("amp", [((0, "messages", 1, "content", 2, "type"), "\ud800")]),
+    # Found reading the time parser, not by a draw: year 1 an hour east of UTC falls, in
+    # UTC, before any datetime (OverflowError).
+    ("gemini-apps", [((0, 0, "time"), "0001-01-01T00:00:00+01:00")]),
     ("opencode-db", [((0, "rows", "part", 4, 5, "json", "type"), "\ud800")]),
+    # An event's kind looked up in a set: a list is no key.
+    ("openhands", [((1, "kind"), [])]),
 ]
 
 

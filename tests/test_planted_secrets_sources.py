@@ -36,6 +36,10 @@ FORMATS = {
     "cline": "cline/User",
     "roo-code": "roo-code/User",
     "amp": "amp/threads",
+    "continue": "continue/sessions",
+    "kimi": "kimi/home/.kimi",
+    "openhands": "openhands/conversations",
+    "junie": "junie/sessions",
     # The older layouts of agents that now keep a database (the stores have their own
     # planted-secret tests, with the database built by the test).
     "opencode": "opencode",
@@ -66,7 +70,8 @@ ARGV = ["mysql", "-uroot", "-pS3cretMysql9", "--password", "Pg5ecretVal9"]
 def _plant(value: Any, key: str = "") -> Any:
     """`value` with secrets in every field that can hold them: the kinds appended to
     every string that reads as text (a string holding a JSON document, like Cline's
-    `text` fields, gets them inside it), a folder named after a token under every path,
+    `text` fields, gets them inside it), a folder named after a token under every path
+    (a `file://` URI too: an editor names an attached file so),
     a branch named after one, and a password on the command line of every argv list."""
     if isinstance(value, dict):
         return {k: _plant(v, k) for k, v in value.items()}
@@ -81,7 +86,7 @@ def _plant(value: Any, key: str = "") -> Any:
         return value
     if key in BRANCH_KEYS:
         return BRANCH
-    if " " not in value and value.startswith(("/", "~/")) and len(value) > 1:
+    if " " not in value and value.startswith(("/", "~/", "file:///")) and len(value) > 8:
         return f"{value.rstrip('/')}/{FOLDER}"
     if " " in value:
         try:

@@ -18,10 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import zstandard
 from conftest import CLI
 from test_planted_secrets_sources import _plant, leaks
 
 Build = Callable[[CLI, Path], list[Path]]
+#: The magic number a zstd frame starts with (Zed compresses each thread).
+_ZSTD = b"\x28\xb5\x2f\xfd"
 
 
 def _opencode(cli: CLI, home: Path) -> list[Path]:
@@ -105,12 +108,36 @@ def _cursor(cli: CLI, home: Path) -> list[Path]:
     return [places.editor_db, places.workspace_db]
 
 
+def _zed(cli: CLI, home: Path) -> list[Path]:
+    from test_source_zed import PROJECT
+    from zed_store import ZedStore, agent, result, text, thinking, tool_use, user
+
+    for name in ("XDG_DATA_HOME", "FLATPAK_XDG_DATA_HOME"):
+        cli.env.pop(name, None)
+    store = ZedStore(home / ".local" / "share" / "zed" / "threads" / "threads.db")
+    attached = ("/home/dev/kiln/notes/firing log.md", "The firing log of the kiln")
+    store.save("z-1", "Kiln ramp controller", [
+        user("Why does the kiln overshoot its ramp?", attached),
+        agent(
+            thinking("The integral term winds up during the ramp."),
+            text("Reading the controller first."),
+            tool_use("t1", "write_file", {"path": "kiln/src/pid.rs", "content": "fn step() {}"}),
+            results=(result("t1", "write_file", "Created the file pid.rs"),),
+        ),
+    ], folders=(PROJECT,))  # fmt: skip
+    store.save("z-2", "Probe check", [user("Which probe type is it?"), agent(text("Type K."))],
+               parent="z-1")  # fmt: skip
+    store.close()
+    return [store.path]
+
+
 STORES: dict[str, Build] = {
     "opencode": _opencode,
     "goose": _goose,
     "crush": _crush,
     "kiro": _kiro,
     "cursor": _cursor,
+    "zed": _zed,
 }
 
 
@@ -138,7 +165,11 @@ def _plant_db(path: Path) -> int:
 
 
 def _planted_value(value: Any) -> str | bytes | None:
-    """The value with secrets planted (JSON planted inside), or None if unchanged."""
+    """The value with secrets planted (JSON planted inside, a zstd blob decompressed and
+    planted inside), or None if unchanged."""
+    if isinstance(value, bytes) and value.startswith(_ZSTD):
+        inner = _planted_value(zstandard.ZstdDecompressor().decompressobj().decompress(value))
+        return zstandard.ZstdCompressor().compress(inner) if isinstance(inner, bytes) else None
     if isinstance(value, bytes):
         try:
             text = value.decode("utf-8")

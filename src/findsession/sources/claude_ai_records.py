@@ -35,7 +35,7 @@ from findsession.sources.claude_code_records import (
     TOOL_OUTPUT_CAP,
 )
 from findsession.sources.cursor import Record
-from findsession.sources.epoch import iso_time
+from findsession.sources.epoch import iso_utc
 from findsession.sources.jsonl import cap, clean_text
 from findsession.sources.tool_args import args_text
 
@@ -48,7 +48,7 @@ def conversation_records(conv: Conversation, problems: list[Problem]) -> list[Re
     """The conversation's title, revision and messages, in the order they were said."""
     doc = conv.value
     title = _str(doc.get("name"))
-    revision = iso_time(doc.get("updated_at")) or iso_time(doc.get("created_at"))
+    revision = iso_utc(doc.get("updated_at")) or iso_utc(doc.get("created_at"))
     model = _str(doc.get("model"))
     chat = doc.get("chat_messages")
     if not isinstance(chat, list):
@@ -56,13 +56,13 @@ def conversation_records(conv: Conversation, problems: list[Problem]) -> list[Re
             Problem(problem_line(conv), "a conversation with no chat_messages", conv.key)
         )
         chat = []
-    when = iso_time(doc.get("created_at"))
+    when = iso_utc(doc.get("created_at"))
     unknown: dict[str, int] = {}
     messages: list[Message] = []
     for msg in chat:
         if not isinstance(msg, dict):
             continue
-        when = iso_time(msg.get("created_at")) or when
+        when = iso_utc(msg.get("created_at")) or when
         base = {"line": 0, "timestamp": when, "message_id": _str(msg.get("uuid"))}
         sender = msg.get("sender")
         if sender == "human":

@@ -1,5 +1,5 @@
-"""An agent's epoch time, in seconds or in milliseconds, or an ISO 8601 time with any
-offset, as the ISO 8601 UTC text the index keeps.
+"""An agent's epoch time, in seconds or in milliseconds, as the ISO 8601 UTC text the index
+keeps.
 
 Stores disagree on the unit, and sometimes with themselves: Crush's schema comments say
 milliseconds while its rows hold seconds. A number past 10^11 cannot be seconds (that is
@@ -8,11 +8,15 @@ the year 5138), so it is taken for milliseconds.
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from typing import Any
 
 _MILLIS = 1e11
 _LATEST = 1e14
+#: Digits of a second's fraction past the microseconds Python reads (Rust's RFC 3339
+#: writes nanoseconds).
+_NANOS = re.compile(r"(\.\d{6})\d+")
 
 
 def epoch_iso(value: Any) -> str | None:
@@ -24,15 +28,16 @@ def epoch_iso(value: Any) -> str | None:
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def iso_time(value: Any) -> str | None:
-    """An ISO 8601 time as the index keeps times (`...T10:00:00.000Z`, UTC), so times of
-    every export compare as text; None for anything else."""
+def iso_utc(value: Any) -> str | None:
+    """An ISO 8601 (RFC 3339) text with any offset, or an epoch number, as UTC
+    `...000Z`; None when it does not parse."""
     if not isinstance(value, str) or not value:
-        return None
+        return epoch_iso(value)
     try:
-        moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        moment = datetime.fromisoformat(_NANOS.sub(r"\1", value.strip().replace("Z", "+00:00")))
         if moment.tzinfo is None:
             moment = moment.replace(tzinfo=UTC)
+        # Year 1 an hour east of UTC is before the year 1 in UTC: no datetime holds it.
         moment = moment.astimezone(UTC)
     except (ValueError, OverflowError):
         return None

@@ -11,7 +11,11 @@ blocks; Cline's and Roo Code's `newFileCreated`, `editedExistingFile`, `appliedD
 and Pi's `write`, `edit`, `multiedit` and `patch`; Kiro's `fs_write`; Goose's
 `text_editor`; Amp's `create_file` and `edit_file`; Cursor's `edit_file` and
 `search_replace`; VS Code Copilot's `create_file`, `replace_string_in_file` and
-`insert_edit_into_file`. A call of another name writes nothing here.
+`insert_edit_into_file`; Continue's `create_new_file`, `single_find_and_replace`,
+`multi_edit` and `edit_existing_file`; Kimi CLI's `WriteFile` and `StrReplaceFile`;
+OpenHands' `file_editor` by its command;
+Zed's `write_file`, and `edit_file` and `streaming_edit_file` with their list of edits.
+A call of another name writes nothing here.
 """
 
 from __future__ import annotations
@@ -31,8 +35,9 @@ from findsession.sources.patches import (
 #: The marker `jsonl.cap` leaves where it cut a text.
 _CUT = re.compile(r"\n\[… [\d,]+ more characters not indexed\]\Z")
 _KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*): ?(.*)$")
-PATH_KEYS = ("file_path", "filePath", "path", "target_file", "targetFile", "notebook_path",
-             "absolute_path", "file", "filename", "relative_workspace_path")  # fmt: skip
+PATH_KEYS = ("file_path", "filePath", "filepath", "path", "target_file", "targetFile",
+             "notebook_path", "absolute_path", "file", "filename",
+             "relative_workspace_path")  # fmt: skip
 _CONTENT = ("content", "contents", "file_text", "fileText")
 _NEW = ("new_string", "new_str", "newString", "newText", "new_text")
 _OLD = ("old_string", "old_str", "oldString", "oldText", "old_text")
@@ -51,18 +56,13 @@ SHELL_TOOLS = frozenset(("bash", "shell", "local_shell", "exec_command", "run_sh
 #: Tool (lower case) -> (op, keys holding the new text, keys holding the old text).
 _SIMPLE: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     **dict.fromkeys(
-        ("write", "write_file", "create", "create_file", "write_to_file", "newfilecreated"),
+        ("write", "write_file", "create", "create_file", "write_to_file", "newfilecreated",
+         "create_new_file", "writefile"),
         ("create", _CONTENT, ()),
     ),
     **dict.fromkeys(
-        (
-            "edit",
-            "replace",
-            "str_replace",
-            "search_replace",
-            "replace_string_in_file",
-            "edit_file",
-        ),  # fmt: skip
+        ("edit", "replace", "str_replace", "search_replace", "replace_string_in_file",
+         "edit_file", "single_find_and_replace"),  # fmt: skip
         ("edit", (*_NEW, "code_edit"), _OLD),
     ),
     **dict.fromkeys(
@@ -70,18 +70,25 @@ _SIMPLE: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     ),
     **dict.fromkeys(("insertcontent", "insert_content"), ("edit", ("content",), ())),
     "insert_edit_into_file": ("edit", ("code",), ()),
+    "edit_existing_file": ("edit", ("changes",), ()),
     "notebookedit": ("edit", ("new_source",), ()),
 }
 #: Tools whose text is SEARCH/REPLACE blocks, a diff, or (older builds) the new content.
 _BLOCKS = frozenset(("editedexistingfile", "replace_in_file", "apply_diff", "applieddiff"))
-_MULTI = frozenset(("multiedit", "multi_replace_string_in_file"))
+_MULTI = frozenset(("multiedit", "multi_replace_string_in_file", "multi_edit"))
 _PATCH = frozenset(("apply_patch", "patch", "applypatch"))
 _DELETE = frozenset(("delete_file", "deletefile", "filedeleted", "delete"))
 #: Tools that take a `command` saying what they do (Anthropic's text editor, Kiro, Goose).
 _COMMANDED = frozenset(("fs_write", "text_editor", "str_replace_editor",
-                        "str_replace_based_edit_tool"))  # fmt: skip
-_MULTI_NEW = re.compile(r'"(?:new_string|newString|new_str)"\s*:\s*"((?:[^"\\]|\\.)*)')
-_MULTI_OLD = re.compile(r'"(?:old_string|oldString|old_str)"\s*:\s*"((?:[^"\\]|\\.)*)')
+                        "str_replace_based_edit_tool", "file_editor"))  # fmt: skip
+_MULTI_NEW = re.compile(r'"(?:new_string|newString|new_str|new_text)"\s*:\s*"((?:[^"\\]|\\.)*)')
+_MULTI_OLD = re.compile(r'"(?:old_string|oldString|old_str|old_text)"\s*:\s*"((?:[^"\\]|\\.)*)')
+#: Zed's editing tools: a list of `edits` (`{old_text, new_text}`), or (the streaming
+#: one in `write` mode) the whole `content`.
+_EDITS = frozenset(("edit_file", "streaming_edit_file"))
+#: Kimi CLI's `StrReplaceFile`: one `edit` `{old, new}` or a list of them.
+_KIMI_NEW = re.compile(r'"new"\s*:\s*"((?:[^"\\]|\\.)*)')
+_KIMI_OLD = re.compile(r'"old"\s*:\s*"((?:[^"\\]|\\.)*)')
 
 
 def file_writes(message: Message, source: str) -> list[FileWrite]:
@@ -110,7 +117,12 @@ def file_writes(message: Message, source: str) -> list[FileWrite]:
         return [FileWrite(path, "delete", "", tool=tool, truncated=truncated)]
     if name in _COMMANDED:
         return _commanded(path, fields, tool, truncated)
-    if name in _MULTI:
+    if name == "strreplacefile":
+        edits = fields.get("edit") or ""
+        new = "\n".join(_json_strings(_KIMI_NEW, edits))
+        old = "\n".join(_json_strings(_KIMI_OLD, edits))
+        return [FileWrite(path, "edit", new, old, truncated, tool)] if new or truncated else []
+    if name in _MULTI or (name in _EDITS and "edits" in fields):
         edits = fields.get("edits") or fields.get("replacements") or ""
         new = "\n".join(_json_strings(_MULTI_NEW, edits))
         old = "\n".join(_json_strings(_MULTI_OLD, edits))
@@ -123,6 +135,8 @@ def file_writes(message: Message, source: str) -> list[FileWrite]:
         if is_patch(body):
             return _from_changes(patch_changes(body), tool, truncated, None, path)
         return [FileWrite(path, "edit", body, "", truncated, tool)]
+    if name == "streaming_edit_file" and "content" in fields:
+        return [FileWrite(path, "create", fields["content"], "", truncated, tool)]
     if name in _SIMPLE:
         op, new_keys, old_keys = _SIMPLE[name]
         new = _first(fields, new_keys)
@@ -150,21 +164,8 @@ def _fields(text: str, name: str) -> dict[str, str]:
     follow it (this tool's old or new text, a trailing flag) end it, so a YAML file
     holding `path: x` stays one value."""
     spec = _SIMPLE.get(name)
-    texts = (
-        set(spec[1])
-        if spec
-        else {
-            *_CONTENT,
-            *_NEW,
-            "code_edit",
-            "diff",
-            "edits",
-            "replacements",
-            "input",
-            "patch",
-            "patchText",
-        }
-    )
+    texts = set(spec[1]) if spec else {*_CONTENT, *_NEW, "code_edit", "diff", "edits",
+                                        "replacements", "input", "patch", "patchText"}
     olds = set(spec[2]) if spec else set(_OLD)
     out: dict[str, str] = {}
     key: str | None = None

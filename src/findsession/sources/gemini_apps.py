@@ -39,7 +39,7 @@ from findsession.sources.chat_export import (
 from findsession.sources.chatgpt_records import ATTACHMENT
 from findsession.sources.claude_code_records import PROMPT_CAP
 from findsession.sources.cursor import Record
-from findsession.sources.epoch import iso_time
+from findsession.sources.epoch import iso_utc
 from findsession.sources.html_text import html_text
 from findsession.sources.json_array import Item
 from findsession.sources.jsonl import cap, clean_text
@@ -72,7 +72,7 @@ class GeminiAppsExport:
             if not isinstance(item.value, dict):
                 problems.append(Problem(item.index + 1, "not an activity record", item.text[:80]))
                 continue
-            when = iso_time(item.value.get("time"))
+            when = iso_utc(item.value.get("time"))
             if when is not None and _prompt(item.value) is not None:
                 asked.append((when, -item.index, item))
         asked.sort(key=lambda a: (a[0], a[1]))

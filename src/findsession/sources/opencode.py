@@ -184,7 +184,9 @@ def read_store(path: Path, cursor: Cursor | None, kind: str) -> Reading:
         if gaps:
             reason = f"not a {kind} store this reader knows"
             problem = Problem(0, reason, "it lacks " + ", ".join(gaps))
-            return Reading([], foreign_db.cursor(size, 0, {}), fresh=False, problems=[problem])
+            return Reading(
+                [], foreign_db.cursor(size, 0, {}), fresh=False, problems=[problem]
+            )
         tokens = opencode_db.session_tokens(conn)
         now = foreign_db.cursor(size, len(tokens), tokens)
         changed = foreign_db.changed(foreign_db.tokens(cursor), tokens)

@@ -114,6 +114,7 @@ def session_records(
     return records
 
 
+
 def _part(
     part: dict[str, Any],
     msg: dict[str, Any],

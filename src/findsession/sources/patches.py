@@ -40,7 +40,9 @@ class Change:
 
 def is_patch(text: str) -> bool:
     """Whether `text` holds an `apply_patch` envelope or a unified diff."""
-    return "*** Begin Patch" in text or bool(re.search(r"^--- .+\n\+\+\+ ", text, re.MULTILINE))
+    return "*** Begin Patch" in text or bool(
+        re.search(r"^--- .+\n\+\+\+ ", text, re.MULTILINE)
+    )
 
 
 def patch_changes(text: str) -> list[Change]:

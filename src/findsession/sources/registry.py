@@ -107,6 +107,28 @@ ENTRIES: tuple[Entry, ...] = (
     # from the query's coverage. "composer" is PHP's package manager.
     Entry(SourceKind.CURSOR, "cursor_ide:CursorIdeSource", spoken=("cursor-ide",), env=_CONFIG),
     Entry(SourceKind.WINDSURF, "cursor_ide:WindsurfSource", spoken=("windsurf",), env=_CONFIG),
+    Entry(
+        SourceKind.ZED,
+        "zed:ZedSource",
+        spoken=("zed",),
+        env=("FLATPAK_XDG_DATA_HOME", *_DATA, "LOCALAPPDATA"),
+    ),
+    # "continue" is a word of every other request ("continue where we left off"): no
+    # query is taken to name the agent by it.
+    Entry(
+        SourceKind.CONTINUE,
+        "continue_dev:ContinueSource",
+        spoken=(),
+        env=("CONTINUE_GLOBAL_DIR",),
+    ),
+    Entry(SourceKind.KIMI, "kimi:KimiSource", spoken=("kimi",), env=("KIMI_SHARE_DIR",)),
+    Entry(
+        SourceKind.OPENHANDS,
+        "openhands:OpenHandsSource",
+        spoken=("openhands",),
+        env=("OPENHANDS_CONVERSATIONS_DIR", "OPENHANDS_PERSISTENCE_DIR"),
+    ),
+    Entry(SourceKind.JUNIE, "junie:JunieSource", spoken=("junie",), env=("JUNIE_HOME",)),
     Entry(SourceKind.SPECSTORY, "specstory:SpecStorySource", spoken=("specstory",)),
     Entry(SourceKind.CHATGPT, "chatgpt:ChatGptSource", spoken=("chatgpt",), export=True),
     Entry(
@@ -175,6 +197,11 @@ NAMES: dict[str, str] = {
     SourceKind.KIRO: "Kiro CLI",
     SourceKind.CURSOR: "Cursor IDE",
     SourceKind.WINDSURF: "Windsurf's older chat panel",
+    SourceKind.ZED: "Zed's agent threads",
+    SourceKind.CONTINUE: "Continue",
+    SourceKind.KIMI: "Kimi CLI",
+    SourceKind.OPENHANDS: "the OpenHands CLI",
+    SourceKind.JUNIE: "JetBrains Junie",
     SourceKind.SPECSTORY: "SpecStory's Markdown exports",
     SourceKind.CHATGPT: "ChatGPT",
     SourceKind.CLAUDE_AI: "Claude.ai",
