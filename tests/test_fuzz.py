@@ -153,7 +153,8 @@ hostile_leaf = (
 )
 hostile = st.one_of(
     st.sampled_from(
-        [None, "", 0, -1, 1.5, True, [], {}, "\ud800", "x" * 100_000, 2**64, [None], {"": None}]
+        [None, "", 0, -1, 1.5, True, [], {}, "\ud800", "x" * 100_000, 2**64, [None], {"": None},
+         "..", "../..", "a/b", "a\\b", "a\0b"]
     ),
     hostile_leaf,
     st.lists(hostile_leaf, max_size=3),
@@ -398,6 +399,8 @@ FOUND = [
     # UTC, before any datetime (OverflowError).
     ("gemini-apps", [((0, 0, "time"), "0001-01-01T00:00:00+01:00")]),
     ("opencode-db", [((0, "rows", "part", 4, 5, "json", "type"), "\ud800")]),
+    # A record's value used as a folder name: a lone surrogate cannot name a file.
+    ("opencode-tree", [((0, "id"), "\ud800")]),
     # An event's kind looked up in a set: a list is no key.
     ("openhands", [((1, "kind"), [])]),
 ]

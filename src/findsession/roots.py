@@ -16,6 +16,7 @@ from pathlib import Path
 from findsession import config
 from findsession.config import Config
 from findsession.domain import Root, SourceCounts, SourceReport
+from findsession.errors import FindsessionError
 from findsession.search.filters import BadOption
 from findsession.sources import DEFAULT_SOURCE, ENTRIES, SOURCES, SPOKEN_NAMES
 from findsession.storage import Storage
@@ -32,6 +33,9 @@ class RootChoice:
     notes: list[str] = field(default_factory=list)
     #: True when no transcripts were found and the shipped sample corpus stands in.
     sample: bool = False
+    #: Folders or files named to be read that do not exist (the run reads the rest and
+    #: the command fails: a typo must not pass for an index run with nothing new).
+    missing: list[Path] = field(default_factory=list)
 
 
 def choose_roots(
@@ -42,8 +46,14 @@ def choose_roots(
         raise BadOption(f"source must be one of {', '.join(SOURCES)}, not {source!r}")
     given = [root_of(settings, Path(p).expanduser().resolve(), source) for p in paths]
     if given:
-        missing = [f"warning: {r.path} does not exist" for r in given if not r.path.exists()]
-        return RootChoice(given, missing)
+        missing = [r.path for r in given if not r.path.exists()]
+        if len(missing) == len(given):
+            named = ", ".join(str(m) for m in missing)
+            raise FindsessionError(
+                f"{named} {'does' if len(missing) == 1 else 'do'} not exist: nothing was read"
+                " (name a folder or file that exists)"
+            )
+        return RootChoice([r for r in given if r.path.exists()], missing=missing)
     found = [r for r in config.default_roots(settings) if r.path.exists()]
     # An export that is gone is still named: its sessions are marked missing (or pruned).
     found += [r for r in export_roots(settings, store) if r not in found]

@@ -260,9 +260,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--directory",
         metavar="DIR",
-        help="project to search by default (default: the current directory)",
+        help="the one project the tools reach: sessions started in it or below (default:"
+        " the current directory)",
     )
-    p.add_argument("--all-projects", action="store_true", help="search every project by default")
+    p.add_argument(
+        "--all-projects",
+        action="store_true",
+        help="let the tools reach every project (else only --directory's)",
+    )
 
     p = sub.add_parser(
         "service",

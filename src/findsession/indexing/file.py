@@ -88,8 +88,8 @@ def _index_open_file(
     """`index_file`'s work once the file is open, inside its savepoint."""
     path = str(sf.path)
     size, mtime_ns = file_stamp(sf.source, sf.path, os.fstat(fh.fileno()))
-    if state is None and sf.supersedes is not None:
-        _drop_superseded(store, str(sf.supersedes), path)
+    for old in sf.supersedes if state is None else ():
+        _drop_superseded(store, str(old), path)
     session_id = state.session_id if state and state.session_id else _claim_id(store, sf)
     reads = _Reads(sf, fh, report)
     reading = reads.next(_stored_cursor(state))
