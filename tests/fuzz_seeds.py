@@ -341,6 +341,7 @@ def _warp(folder: Path) -> None:
 
 
 _GEMINI = "home/.gemini/tmp"
+_TAKEOUT = "Takeout/My Activity/Gemini Apps/MyActivity.json"
 _COPILOT = "home/.copilot/session-state"
 _CURSOR_AGENT = "home/.cursor/projects/home-dev-trellis/agent-transcripts"
 _VSCODE = "home/.config/Code/User/workspaceStorage/6f1d2c0b9a8e7d6c5b4a39281706f5e4"
@@ -451,6 +452,12 @@ SEEDS = [
     Seed("continue", "continue", _copy("continue"),
          "sessions/7b1e4f20-1c2d-4e3f-8a9b-0c1d2e3f4a01.json",
          ["sessions/7b1e4f20-1c2d-4e3f-8a9b-0c1d2e3f4a01.json", "sessions/sessions.json"]),
+    Seed("chatgpt", "chatgpt", _copy("chatgpt/export-2024-05"), "conversations.json",
+         ["conversations.json"]),
+    Seed("claude-ai", "claude-ai", _copy("claude-ai/data-2024-05-05-10-00-00"),
+         "conversations.json", ["conversations.json"]),
+    Seed("gemini-apps", "gemini-apps", _copy("gemini-apps/takeout-2024-05"), _TAKEOUT,
+         [_TAKEOUT]),
 ]  # fmt: skip
 
 def _specstory(folder: Path) -> None:

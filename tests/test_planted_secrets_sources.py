@@ -48,6 +48,11 @@ FORMATS = {
     "opencode": "opencode",
     "goose": "goose/sessions",
     "kiro": "kiro/sessions/cli",
+    # The chat apps' exports, unpacked (tests/test_chat_exports_secrets.py plants in the
+    # names of the files uploaded, and reads the zips).
+    "chatgpt": "chatgpt/export-2024-05",
+    "claude-ai": "claude-ai/data-2024-05-05-10-00-00",
+    "gemini-apps": "gemini-apps/takeout-2024-05",
 }
 #: Every kind at once, one per line, as someone pasting a config would.
 PLANTED = "\n".join(text for _, text, _ in LEAKED_KINDS)
@@ -59,6 +64,8 @@ FOLDER = "token-" + "-".join(IN_NAMES)
 BRANCH = f"fix/{_GITHUB_FG}"
 #: The names agents give a session's git branch.
 BRANCH_KEYS = ("branch", "gitBranch", "git_branch")
+#: Lists of file names, where no argv is planted.
+NAME_LISTS = ("attachedFiles",)
 #: A password on a command written as an argv list, added to every list of strings.
 ARGV = ["mysql", "-uroot", "-pS3cretMysql9", "--password", "Pg5ecretVal9"]
 
@@ -74,7 +81,9 @@ def _plant(value: Any, key: str = "") -> Any:
         return {k: _plant(v, k) for k, v in value.items()}
     if isinstance(value, list):
         planted = [_plant(v, key) for v in value]
-        if value and all(isinstance(v, str) for v in value):
+        # Takeout's list of the files given with a prompt is names, not an argv
+        # (test_chat_exports_secrets.py plants tokens in the names themselves).
+        if value and all(isinstance(v, str) for v in value) and key not in NAME_LISTS:
             planted += ARGV
         return planted
     if not isinstance(value, str):

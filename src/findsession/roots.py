@@ -18,7 +18,7 @@ from findsession.config import Config
 from findsession.domain import Root, SourceCounts, SourceReport
 from findsession.errors import FindsessionError
 from findsession.search.filters import BadOption
-from findsession.sources import DEFAULT_SOURCE, SOURCES, SPOKEN_NAMES
+from findsession.sources import DEFAULT_SOURCE, ENTRIES, SOURCES, SPOKEN_NAMES
 from findsession.storage.views import RootsStore
 
 #: The source that reads projects' own instruction files (`CLAUDE.md`, `AGENTS.md`).
@@ -55,6 +55,8 @@ def choose_roots(
             )
         return RootChoice([r for r in given if r.path.exists()], missing=missing)
     found = [r for r in config.default_roots(settings) if r.path.exists()]
+    # An export that is gone is still named: its sessions are marked missing (or pruned).
+    found += [r for r in export_roots(settings, store) if r not in found]
     found += project_memory_roots(settings, store, found)
     found += project_store_roots(settings, store, found)
     if found:
@@ -77,6 +79,16 @@ def choose_roots(
         " your own)"
     )
     return RootChoice([sample], [note], sample=True)
+
+
+def export_roots(settings: Config, store: RootsStore) -> list[Root]:
+    """The chat apps' exports named before: the index remembers the root each of its
+    files came from, so a run with no folder named reads them again (a newer export
+    saved over one, or beside it in a folder named, is read then), unless the source
+    is off. One deleted since is still a root: its sessions stay, marked missing, and
+    `--prune` removes them."""
+    exports = {e.kind for e in ENTRIES if e.export} - set(settings.disabled)
+    return [Root(Path(root), kind) for root, kind in store.indexed_roots() if kind in exports]
 
 
 def project_memory_roots(settings: Config, store: RootsStore, roots: list[Root]) -> list[Root]:
@@ -129,7 +141,8 @@ def root_of(settings: Config, path: Path, source: str | None) -> Root:
 def source_reports(settings: Config, store: RootsStore) -> list[SourceReport]:
     """Each known source: on or off, the places it reads, what the index holds from it."""
     counts = store.source_counts()
-    everywhere = config.default_roots(settings)
+    everywhere = config.default_roots(settings) + export_roots(settings, store)
+    exports = {e.kind for e in ENTRIES if e.export}
     reports = []
     for kind, source in SOURCES.items():
         places = [r.path for r in everywhere if r.source == kind]
@@ -143,6 +156,7 @@ def source_reports(settings: Config, store: RootsStore) -> list[SourceReport]:
                 counts=counts.get(kind, SourceCounts()),
                 # What the source cannot read here (an encrypted history), if anything.
                 notes=source.report_notes(),
+                export=kind in exports,
             )
         )
     return reports

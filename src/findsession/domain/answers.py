@@ -175,6 +175,9 @@ class SourceReport:
     #: What the source cannot read on this machine and why, one line each (Windsurf's
     #: encrypted Cascade history); empty where there is nothing to say.
     notes: list[str] = field(default_factory=list)
+    #: A chat app's export: it reads only the exports named to it (`roots` lists those
+    #: the index holds), never a standard place.
+    export: bool = False
 
 
 @dataclass

@@ -35,6 +35,10 @@ class MetaKind(StrEnum):
     #: The session_key of the session that started this one, in a file of sibling
     #: sessions (a database store keeps subagents as sessions with a parent column).
     PARENT = "parent"
+    #: When the app last changed the conversation, as an ISO time: in a file of sibling
+    #: sessions that may hold an older copy of one another file holds newer (an older
+    #: export of a chat app's account), the newer copy stays.
+    REVISION = "revision"
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,8 @@ def print_read(out: Console, read: dict[str, Any]) -> None:
     out.print(Text(printable(s["title"] or s["id"]), style="bold"), soft_wrap=True)
     meta = f"{printable(s['id'])}  ·  {home(s['cwd'])}  ·  {day(s['started'])} – {day(s['ended'])}"
     meta += f"  ·  {read['total_turns']} turns  ·  {home(s['path'])}"
+    if s.get("model"):  # the model, where the source names it
+        meta += f"  ·  {printable(s['model'])}"
     if origin := whose(s):
         meta += f"  ·  {origin}"
     out.print(Text(meta, style="dim"), soft_wrap=True)

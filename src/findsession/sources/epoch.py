@@ -35,8 +35,10 @@ def iso_utc(value: Any) -> str | None:
         return epoch_iso(value)
     try:
         moment = datetime.fromisoformat(_NANOS.sub(r"\1", value.strip().replace("Z", "+00:00")))
-    except ValueError:
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        # Year 1 an hour east of UTC is before the year 1 in UTC: no datetime holds it.
+        moment = moment.astimezone(UTC)
+    except (ValueError, OverflowError):
         return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")

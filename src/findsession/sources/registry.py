@@ -58,6 +58,9 @@ class SourceKind(StrEnum):
     IFLOW = "iflow"
     QODER = "qoder"
     SPECSTORY = "specstory"
+    CHATGPT = "chatgpt"
+    CLAUDE_AI = "claude-ai"
+    GEMINI_APPS = "gemini-apps"
     MARKDOWN = "markdown"
     JOURNAL = "journal"
     MEMORY = "memory"
@@ -96,6 +99,9 @@ class Entry:
     agent: bool = True
     #: How its agent starts with a first prompt, when it can (see `Start`).
     start: Start | None = None
+    #: A chat app's data export: read from the roots the person names (never looked for
+    #: on the machine), which the index remembers and reads again.
+    export: bool = False
 
 
 _CONFIG = ("XDG_CONFIG_HOME", "APPDATA")  # an editor's `User` folder and its extensions'
@@ -229,6 +235,19 @@ ENTRIES: tuple[Entry, ...] = (
         env=("XDG_STATE_HOME", "LOCALAPPDATA"),
     ),
     Entry(SourceKind.SPECSTORY, "specstory:SpecStorySource", spoken=("specstory",)),
+    Entry(SourceKind.CHATGPT, "chatgpt:ChatGptSource", spoken=("chatgpt",), export=True),
+    Entry(
+        SourceKind.CLAUDE_AI,
+        "claude_ai:ClaudeAiSource",
+        spoken=("claude", "claude.ai"),
+        export=True,
+    ),
+    Entry(
+        SourceKind.GEMINI_APPS,
+        "gemini_apps:GeminiAppsSource",
+        spoken=("gemini", "bard"),
+        export=True,
+    ),
     Entry(SourceKind.MARKDOWN, "markdown:MarkdownSource", agent=False),
     Entry(SourceKind.JOURNAL, "journal:JournalSource", agent=False),
     Entry(SourceKind.MEMORY, "memory:MemorySource", env=("CLAUDE_CONFIG_DIR",), agent=False),
@@ -259,6 +278,47 @@ class _Registry(Mapping[str, "Source"]):
     def __len__(self) -> int:
         return len(self._homes)
 
+
+#: What people call each source, as the README's list of sources names it
+#: (`tools/readme_sources.py` writes that list from the entries and these names).
+NAMES: dict[str, str] = {
+    SourceKind.CLAUDE_CODE: "Claude Code",
+    SourceKind.CODEX: "Codex CLI",
+    SourceKind.AIDER: "Aider",
+    SourceKind.GEMINI: "Gemini CLI",
+    SourceKind.QWEN: "Qwen Code",
+    SourceKind.DROID: "Factory Droid",
+    SourceKind.PI: "Pi",
+    SourceKind.COPILOT_CLI: "GitHub Copilot CLI",
+    SourceKind.CURSOR_AGENT: "cursor-agent",
+    SourceKind.VSCODE_COPILOT: "VS Code Copilot Chat",
+    SourceKind.CLINE: "Cline",
+    SourceKind.ROO_CODE: "Roo Code",
+    SourceKind.AMP: "Amp",
+    SourceKind.OPENCODE: "OpenCode",
+    SourceKind.KILO_CODE: "Kilo Code",
+    SourceKind.GOOSE: "Goose",
+    SourceKind.CRUSH: "Crush",
+    SourceKind.KIRO: "Kiro CLI",
+    SourceKind.CURSOR: "Cursor IDE",
+    SourceKind.WINDSURF: "Windsurf's older chat panel",
+    SourceKind.ZED: "Zed's agent threads",
+    SourceKind.CONTINUE: "Continue",
+    SourceKind.KIMI: "Kimi CLI",
+    SourceKind.OPENHANDS: "the OpenHands CLI",
+    SourceKind.JUNIE: "JetBrains Junie",
+    SourceKind.ANTIGRAVITY: "Google Antigravity (the editor and its CLI)",
+    SourceKind.IFLOW: "iFlow CLI",
+    SourceKind.QODER: "Qoder CLI",
+    SourceKind.WARP: "Warp's agent conversations",
+    SourceKind.SPECSTORY: "SpecStory's Markdown exports",
+    SourceKind.CHATGPT: "ChatGPT",
+    SourceKind.CLAUDE_AI: "Claude.ai",
+    SourceKind.GEMINI_APPS: "Gemini Apps",
+    SourceKind.MARKDOWN: "Markdown docs",
+    SourceKind.JOURNAL: "journals",
+    SourceKind.MEMORY: "agents' memory notes",
+}
 
 SOURCES: Mapping[str, Source] = _Registry(ENTRIES)
 #: The agents' names in a query, by kind; every agent has an entry (Pi's is empty).
