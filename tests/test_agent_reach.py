@@ -10,7 +10,10 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
+import tempfile
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -40,8 +43,31 @@ LEDGER = "def balance(account):\n    return sum(account.entries)\n"
 NEVER = (KEY[8:30], "hunter2", PRIVATE_KEY[10:40], "account.entries")
 
 
-@pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+@pytest.fixture(scope="module", params=["in-process", "service"])
+def world(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[str, Any]]:
+    """`made`'s world, each test run twice: the MCP server (and the CLI) answering in its
+    own process, and a running service holding the agent's session (`serve` only relays)
+    and answering the CLI: the boundary crosses the service's socket in the request."""
+    made = make_world(tmp_path_factory)
+    cli = made["cli"]
+    if request.param == "in-process":
+        yield made
+        return
+    del cli.env["FINDSESSION_NO_SERVICE"]
+    runtime = Path(tempfile.mkdtemp(prefix="fs-"))  # short: socket paths are limited
+    cli.env["XDG_RUNTIME_DIR"] = str(runtime)
+    cli.run("service", "start")
+    try:
+        assert json.loads(cli.run("service", "status", "--json").stdout)["running"]
+        yield made
+    finally:
+        cli.run("service", "stop", check=False)
+        shutil.rmtree(runtime, ignore_errors=True)
+
+
+def make_world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """Two projects, each with a session that wrote its files, indexed; on disk, the
     shop's settings with a line added by hand, a FIFO, a link to /dev/zero and a 9 MB
     file where the session wrote small ones, and a private key no session wrote."""
