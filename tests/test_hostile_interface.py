@@ -12,9 +12,11 @@ import json
 import os
 import queue
 import re
+import shutil
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
@@ -366,12 +368,22 @@ def test_an_mcp_path_with_a_nul_is_a_tool_error(cli: CLI, corpus: Path) -> None:
     asyncio.run(go())
 
 
-def test_an_mcp_request_holding_a_lone_surrogate_is_answered(cli: CLI, corpus: Path) -> None:
+@pytest.mark.parametrize("held", ["in-process", "service"])
+def test_an_mcp_request_holding_a_lone_surrogate_is_answered(
+    cli: CLI, corpus: Path, held: str
+) -> None:
     """The real server over stdio, spoken to in raw JSON-RPC: the SDK's own client cannot
-    send half of a surrogate pair, an agent's client can."""
+    send half of a surrogate pair, an agent's client can. Run by itself, and relayed to
+    a service holding the session (the relay repairs the line before passing it on)."""
     cli.run("index", "--no-embed")
     keys = ("FINDSESSION_DB", "FINDSESSION_CONFIG", "HOME", "CLAUDE_CONFIG_DIR")
     env = {**{k: cli.env[k] for k in keys}, "FINDSESSION_WATCH": "0", "PATH": os.environ["PATH"]}
+    runtime = Path(tempfile.mkdtemp(prefix="fs-"))  # short: socket paths are limited
+    if held == "service":
+        cli.env["XDG_RUNTIME_DIR"] = env["XDG_RUNTIME_DIR"] = str(runtime)
+        cli.run("service", "start")
+    else:
+        env["FINDSESSION_NO_SERVICE"] = "1"
     server = subprocess.Popen(
         [sys.executable, "-m", "findsession", "serve"], cwd=corpus, env=env,
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -406,3 +418,6 @@ def test_an_mcp_request_holding_a_lone_surrogate_is_answered(cli: CLI, corpus: P
     finally:
         server.kill()
         server.wait(30)
+        if held == "service":
+            cli.run("service", "stop", check=False)
+        shutil.rmtree(runtime, ignore_errors=True)
