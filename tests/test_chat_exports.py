@@ -20,6 +20,7 @@ from chat_exports import APPS, expected, zipped
 from conftest import CLI
 
 from findsession import Findsession
+from findsession.api import ListOptions
 from findsession.jsonout import session_json
 
 APP_IDS = sorted(APPS)
@@ -32,7 +33,7 @@ def index(cli: CLI, *args: str) -> dict[str, Any]:
 def sessions(cli: CLI, kind: str) -> dict[str, dict[str, Any]]:
     """Every session of `kind` in the index, by id, as `--json` shows a session."""
     with Findsession.open(cli.env["FINDSESSION_DB"]) as fs:
-        listed = fs.sessions(limit=-1)
+        listed = fs.sessions(ListOptions(limit=-1))
     return {s.id: session_json(s) for s in listed if s.source == kind}
 
 
