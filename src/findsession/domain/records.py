@@ -73,6 +73,7 @@ class SourceKind(StrEnum):
     WARP = "warp"
     IFLOW = "iflow"
     QODER = "qoder"
+    AUGGIE = "auggie"
     SPECSTORY = "specstory"
     CHATGPT = "chatgpt"
     CLAUDE_AI = "claude-ai"
