@@ -74,6 +74,7 @@ class SourceKind(StrEnum):
     IFLOW = "iflow"
     QODER = "qoder"
     AUGGIE = "auggie"
+    TRAE_CLI = "trae-cli"
     SPECSTORY = "specstory"
     CHATGPT = "chatgpt"
     CLAUDE_AI = "claude-ai"

@@ -135,6 +135,8 @@ ENTRIES: tuple[Entry, ...] = (
     # "augment" is a word of code talk ("augment the list"). Auggie's folder moves only
     # with a flag: no variable.
     Entry(SourceKind.AUGGIE, "auggie:AuggieSource", spoken=("auggie",)),
+    # No variable is known to move TRAE CLI's home.
+    Entry(SourceKind.TRAE_CLI, "trae_cli:TraeCliSource", spoken=("trae", "traecli")),
     # "warp" alone is a word of code talk (Rust's web framework, a warp's threads).
     Entry(
         SourceKind.WARP,
@@ -219,6 +221,7 @@ NAMES: dict[str, str] = {
     SourceKind.IFLOW: "iFlow CLI",
     SourceKind.QODER: "Qoder CLI",
     SourceKind.AUGGIE: "Augment's Auggie CLI",
+    SourceKind.TRAE_CLI: "TRAE CLI",
     SourceKind.WARP: "Warp's agent conversations",
     SourceKind.SPECSTORY: "SpecStory's Markdown exports",
     SourceKind.CHATGPT: "ChatGPT",
