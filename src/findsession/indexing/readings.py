@@ -3,14 +3,15 @@
 An unchanged file costs a stat, so a release that reads a format better (a record it
 dropped, a turn it built wrong) would otherwise leave every file indexed before it as
 the older release read it, for as long as the file does not change: a Claude Code
-session that began with `/init` stayed without its first turn after the fix. Each
-source says which reading of its files it gives (`Source.reads`), and turn building,
-shared by every source, has its own (`TURNS`). The index keeps, per source, the reading
-its files were read with (the `settings` row `reading.<kind>`); where it differs from
-this release's, the source's files are marked to be read from the start (`read_again`)
-in the same transaction that records the new reading. A run cut short leaves them
-marked, and the next run reads them; vectors are kept by text, so a unit read again
-with the same text is not embedded again.
+session that began with `/init` stayed without its first turn after the fix. Each source
+says which reading of its files it gives (`Source.reads`), and what every source shares,
+turn building and redaction, has its own (`SHARED`): a secret of a kind a newer release
+knows is redacted from files an older one stored in clear. The index keeps, per source,
+the reading its files were read with (the `settings` row `reading.<kind>`); where it
+differs from this release's, the source's files are marked to be read from the start
+(`read_again`) in the same transaction that records the new reading. A run cut short
+leaves them marked, and the next run reads them; vectors are kept by text, so a unit
+read again with the same text is not embedded again.
 
 An index made before readings were recorded holds no such row: its files were read
 with the first reading (`FIRST`). So a source with no file in the index gets this
@@ -22,17 +23,17 @@ from __future__ import annotations
 from findsession.sources import SOURCES
 from findsession.storage.base import FileState, Storage
 
-#: The reading of turn building (`indexing.turns`), shared by every source. 2: a turn
-#: may open without a typed prompt (a session started by `/init` kept its first replies
-#: in no turn).
-TURNS = 2
+#: The reading every source shares: turn building (`indexing.turns`) and redaction
+#: (`redact`). 2: a turn may open without a typed prompt (a session started by `/init`
+#: kept its first replies in no turn).
+SHARED = 2
 #: What an index made before readings were recorded was read with.
 FIRST = "1.1"
 
 
 def reading(kind: str) -> str:
-    """This release's reading of a source's files: turn building's, then the source's."""
-    return f"{TURNS}.{SOURCES[kind].reads}"
+    """This release's reading of a source's files: the shared one's, then the source's."""
+    return f"{SHARED}.{SOURCES[kind].reads}"
 
 
 def read_again_if_read_differently(store: Storage, known: dict[str, FileState]) -> list[str]:
