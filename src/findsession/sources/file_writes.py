@@ -251,11 +251,13 @@ def _auggie_edits(message: Message, text: str, truncated: bool) -> list[FileWrit
     Auggie itself reads the call: an unnumbered pair first."""
     fields: dict[str, str] = {}
     key: str | None = None
+    numbered = False  # then an unnumbered pair cannot follow: `new_str:` is text
     for line in text.split("\n"):
         match = _AUGGIE_KEY.match(line)
-        if match and match.group(1) not in fields:
-            key = match.group(1)
-            fields[key] = match.group(2)
+        found = match.group(1) if match else None
+        if found and found not in fields and not (numbered and found in ("old_str", "new_str")):
+            key, fields[found] = found, match.group(2)  # type: ignore[union-attr]
+            numbered = numbered or found[-1].isdigit()
         elif key is not None:
             fields[key] += "\n" + line
     path = _path(message, fields)
