@@ -66,8 +66,7 @@ def _table(table: Table) -> list[str]:
         parts.append(_AUDIENCE)
     statements = [f"CREATE TABLE {table.name} ({', '.join(parts)})"]
     if table.belongs != INDEX:
-        named = ["id"] if table.numbered else []
-        statements += quiet(table.name, [*named, *(c.name for c in table.first_columns)])
+        statements += quiet(table.name, [c.name for c in table.first_columns if c.type in _WORDS])
     lead = "audience, " if _content(table) else "owner, " if table.belongs == OWNER else ""
     if table.key:
         columns, rows = PostgresDialect().key_index(table)
@@ -82,6 +81,12 @@ def _table(table: Table) -> list[str]:
         for cols in table.lookups
     ]
     return statements
+
+
+#: Types whose values are what people wrote or named (text, bytes): no statistics of
+#: them are kept. Numbers and flags keep theirs, which the planner's row estimates need
+#: (a join by id estimated without them read every unit a person may read).
+_WORDS = ("text", "bytes")
 
 
 def quiet(table: str, columns: list[str]) -> list[str]:
@@ -212,5 +217,5 @@ def add_column(table: str, column: str) -> Step:
     """The schema step that adds one column (`later=True` in its table's description)."""
     c = added_column(table, column)
     sql = f"ALTER TABLE {table} ADD COLUMN {_column(c.name, c.type, c.required, c.default)}"
-    kept = quiet(table, [column]) if TABLES[table].belongs != INDEX else []
+    kept = quiet(table, [column]) if TABLES[table].belongs != INDEX and c.type in _WORDS else []
     return schema_step(f"add_{table}_{column}", lambda db: [sql, *kept])

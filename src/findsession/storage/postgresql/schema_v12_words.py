@@ -11,14 +11,19 @@ import psycopg
 from findsession.storage.postgresql.schema_v8 import _filters, quoted
 from findsession.storage.postgresql.schema_v11 import COLUMNS
 
+#: Units the rarest word of a query may hold for its units alone to be the candidates:
+#: past that, the words' rows are intersected (an index-only read of each word's rows
+#: costs less than reading a unit's `tsvector` for every unit one common word holds).
+_FEW = 2_000
+
 
 def readable_units(db: psycopg.Connection[Any], path: str) -> None:
     """The units the login role may read that may match a query in one column."""
     numbers = " ".join(f"WHEN '{c}' THEN {n}" for c, n in COLUMNS.items())
     look = (
-        "'SELECT DISTINCT p.audience, p.unit_id FROM postings p WHERE p.audience = ANY ($1)"
-        " AND p.col = $2 AND p.lexeme ' || CASE WHEN prefix[i] THEN '^@ ' ELSE '= ' END"
-        " || quote_literal(leaf[i])"
+        "'SELECT ' || CASE WHEN prefix[i] THEN 'DISTINCT ' ELSE '' END || 'p.audience,"
+        " p.unit_id FROM postings p WHERE p.audience = ANY ($1) AND p.col = $2 AND p.lexeme '"
+        " || CASE WHEN prefix[i] THEN '^@ ' ELSE '= ' END || quote_literal(leaf[i])"
     )
     db.execute(
         f"""
@@ -51,13 +56,18 @@ def readable_units(db: psycopg.Connection[Any], path: str) -> None:
             END LOOP;
             IF parts = '{{}}' THEN RETURN; END IF;
             IF q::text !~ '[|!]' THEN
-                -- Every word is required: the units holding the rarest are enough.
+                -- Every word is required: the units holding the rarest are enough, when
+                -- it is rare; when every word is common, those holding all of them.
                 FOR i IN 1..array_length(parts, 1) LOOP
-                    EXECUTE format('SELECT count(*) FROM (%s LIMIT %s) t', parts[i],
-                        coalesce(fewest::text, 'ALL')) INTO n USING mine, colno;
+                    EXECUTE format('SELECT count(*) FROM (%s LIMIT {_FEW + 1}) t', parts[i])
+                        INTO n USING mine, colno;
                     IF fewest IS NULL OR n < fewest THEN fewest := n; rarest := i; END IF;
                 END LOOP;
-                RETURN QUERY EXECUTE parts[rarest] USING mine, colno;
+                IF fewest <= {_FEW} OR array_length(parts, 1) = 1 THEN
+                    RETURN QUERY EXECUTE parts[rarest] USING mine, colno;
+                ELSE
+                    RETURN QUERY EXECUTE array_to_string(parts, ' INTERSECT ') USING mine, colno;
+                END IF;
             ELSE
                 RETURN QUERY EXECUTE array_to_string(parts, ' UNION ') USING mine, colno;
             END IF;
