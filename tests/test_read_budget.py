@@ -18,10 +18,12 @@ from typing import Any
 
 import pytest
 import zstandard
+from chat_exports import APPS, expected, zipped
 from conftest import CLI, index
 from transcripts import Transcript, project_dir
 
-from findsession.indexing import Root, index_roots
+from findsession.domain import Root
+from findsession.indexing.run import index_roots
 from findsession.search.engine import SearchOptions, search
 from findsession.sources import budget, codex, codex_zst
 from findsession.storage.sqlite import Store
@@ -220,3 +222,34 @@ def test_a_compressed_rollout_is_read_a_slice_at_a_time_and_loses_no_turn(
     for n in (0, 29, 59):
         assert search(store, f"sluice{n}", KW).hits, n
     assert index_roots(store, [Root(sessions, "codex")]).files_read == 0
+
+
+def test_a_big_chat_export_is_read_over_several_runs_each_going_on_from_the_last(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An export of more conversations than one read may cost is cut, named, and read on
+    from the conversations not yet read by the next runs, never from the start."""
+    monkeypatch.setattr(budget, "MAX_LINES", 1)
+    app = APPS["chatgpt"]
+    export = zipped(app.older, tmp_path / "export.zip")
+    conversations, _ = expected(app, app.older)
+    read = []
+    for _ in range(conversations):
+        report = index_roots(store, [Root(export, "chatgpt")])
+        read.append(report.sessions_changed)
+        if len(read) < conversations:
+            [(path, why)] = report.cut
+            assert path == str(export) and "read on the next run" in why
+    assert read == [1] * conversations  # one more each run, none twice
+    final = index_roots(store, [Root(export, "chatgpt")])
+    assert final.cut == [] and final.sessions_changed == 0
+    assert store.totals()[0] == conversations
+
+
+def test_a_compressed_blob_past_its_cap_is_cut_and_named() -> None:
+    """A zstd blob held in memory (a thread in Zed's database) has no file to measure:
+    past the cap its reader gives, decompression stops and says so, rather than failing
+    the whole store's read."""
+    blob = zstandard.ZstdCompressor().compress(b"x" * (3 << 20))
+    kept, stopped = codex_zst.inflate(blob, 1 << 20)
+    assert len(kept) == 1 << 20 and stopped.cut == "over 1 MB decompressed"

@@ -9,6 +9,7 @@ from findsession.core.base import Core
 from findsession.domain import IndexStatus, SearchResponse, Session, SourceReport
 from findsession.embeddings import configured_embedder, model_of_identity
 from findsession.errors import FindsessionError
+from findsession.projects import bounded
 from findsession.reader import SessionView, read_session, resolve_session
 from findsession.resume import with_resume
 from findsession.roots import source_reports
@@ -48,8 +49,10 @@ class ReadingMixin(Core):
         context: int = 0,
         tools: bool = False,
         raw: bool = False,
+        within: str | None = None,
     ) -> SessionView:
-        """A session's turns (all, one, or a range, with `context` around them)."""
+        """A session's turns (all, one, or a range, with `context` around them); under a
+        boundary (`within`: see `projects.bounded`) only a session of that project."""
         return read_session(
             self.store,
             session,
@@ -59,11 +62,13 @@ class ReadingMixin(Core):
             first=first,
             last=last,
             raw=raw,
+            within=within,
         )
 
-    def session(self, ref: str) -> Session:
-        """The session with this id, or the one session whose id starts with it."""
-        return resolve_session(self.store, ref)
+    def session(self, ref: str, *, within: str | None = None) -> Session:
+        """The session with this id, or the one session whose id starts with it (under a
+        boundary, of that project only)."""
+        return resolve_session(self.store, ref, within)
 
     def sessions(
         self,
@@ -72,11 +77,12 @@ class ReadingMixin(Core):
         after: str | None = None,
         before: str | None = None,
         limit: int = 20,
+        within: str | None = None,
     ) -> list[Session]:
         """Main sessions, most recently active first; `project` takes that directory and
-        those below it (see findsession.projects)."""
+        those below it (see findsession.projects), inside the boundary `within`."""
         start, end = parse_range(after, before)
-        return self.store.recent_sessions(project, start, end, limit)
+        return self.store.recent_sessions(bounded(project, within), start, end, limit)
 
     def subagents(self, session_id: str) -> list[Session]:
         """The subagents a session started, in the order they began."""

@@ -23,6 +23,7 @@ one problem for the file, and the lines decoded before it are kept.
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import tempfile
 from collections.abc import Iterator
@@ -112,13 +113,24 @@ def _decompress(fh: IO[bytes], out: IO[bytes], limit: int, spend: budget.Budget)
 
 
 def _too_big(fh: IO[bytes], limit: int) -> str:
-    size = os.fstat(fh.fileno()).st_size
-    if limit >= budget.MAX_DECOMPRESSED:
+    try:
+        size = os.fstat(fh.fileno()).st_size
+    except OSError:  # a blob held in memory (`inflate`): its cap is the caller's
+        size = None
+    if size is None or limit >= budget.MAX_DECOMPRESSED:
         return f"over {limit >> 20:,} MB decompressed"
     return (
         f"over {limit / 1e6:,.1f} MB decompressed, {budget.MAX_EXPANSION} times its"
         f" {size / 1e3:,.1f} KB"
     )
+
+
+def inflate(data: bytes, limit: int = budget.MAX_DECOMPRESSED) -> tuple[bytes, Stopped]:
+    """One zstd blob held in memory (a database's compressed column), decompressed under
+    the same caps as a file: its bytes, and why decompression stopped early."""
+    out = io.BytesIO()
+    stopped = _decompress(io.BytesIO(data), out, limit, budget.current())
+    return out.getvalue(), stopped
 
 
 def read_compressed(fh: IO[bytes], cursor: Cursor | None, parse: ParseLine) -> Reading:
