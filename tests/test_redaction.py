@@ -65,6 +65,8 @@ _VAULT = (
 _GROQ = "gsk_" + "qGXjXUgiOwm1FzXWlp003Rnx3pxQ2r9vbwO4qm014KHMojYko94Z"
 _DIGITALOCEAN = "dop_v1_" + "ce8b3a122758fcb0b29266166e9c13018657bc14875cede1802522b47543b0c1"
 _GITLAB_RUNNER = "glrt-" + "t3_S4Tvq6x04tupnLNDKCefQvth"
+_GITLAB_DEPLOY = "gldt-" + "Xq7vL2mK9pR4sT8wZ3nB"
+_GITLAB_TRIGGER = "glptt-" + "a3f9c2e8b7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2"
 _TELEGRAM = "7412589630" + ":AAHiL1K4em38FeP6p8xweUwpjnVZ9YBz8e9"
 _AZURE_CLIENT = "abC8" + "Q~SEwARWo7HS4zwvfJbfpLeiPA49q7Eeblr8"
 _GOOGLE_OAUTH = "ya29." + "a0AfB_by7aWsd6kxdlyObo9R69v8IeCJlB6aqJD7mXFG3lxPGLT7sjWHyiAIaeIWFrQR"
@@ -220,6 +222,8 @@ LEAKED_KINDS: list[tuple[str, str, tuple[str, ...]]] = [
         f"curl https://api.telegram.org/bot{_TELEGRAM}/sendMessage -d chat_id=42",
         (_TELEGRAM.split(":")[1],),
     ),
+    ("gitlab-deploy-token", f"the pipeline printed {_GITLAB_DEPLOY} in its log", (_GITLAB_DEPLOY,)),
+    ("gitlab-trigger-token", f"the nightly job posts {_GITLAB_TRIGGER} to run", (_GITLAB_TRIGGER,)),
     ("azure-client-secret", f"az login --service-principal -p {_AZURE_CLIENT}", (_AZURE_CLIENT,)),
     ("google-oauth", f"gcloud returned {_GOOGLE_OAUTH} for the session", (_GOOGLE_OAUTH,)),
     ("discord-bot-any-letter", f"import discord\n\nclient.run({_DISCORD_X!r})", (_DISCORD_X,)),
