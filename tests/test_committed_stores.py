@@ -221,3 +221,21 @@ def test_git_index_files_of_every_layout_say_what_is_tracked(tmp_path: Path, lay
     if layout == "split":
         assert tracked(repo / "later.txt") == repo
     assert tracked(tmp_path / "elsewhere" / "x.db") is None
+
+
+def test_a_shared_index_that_names_itself_is_read_once(tmp_path: Path) -> None:
+    """A split index's shared part is read without its own `link`: git writes none, and
+    one naming itself (a planted `.git`) would recurse until the walk of the folder
+    failed."""
+    repo = repository(tmp_path / "repo")
+    (repo / "kept.txt").write_text("x")
+    git(repo, "add", "kept.txt")
+    git(repo, "commit", "-qm", "c")
+    git(repo, "update-index", "--split-index")
+    [shared] = (repo / ".git").glob("sharedindex.*")
+    name = bytes.fromhex(shared.name.removeprefix("sharedindex."))
+    data = shared.read_bytes()
+    link = b"link" + len(name).to_bytes(4, "big") + name
+    shared.write_bytes(data[: -len(name)] + link + data[-len(name) :])
+    assert tracked(repo / "kept.txt") == repo
+    assert tracked(repo / "other.txt") is None

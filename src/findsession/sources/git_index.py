@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 _HEADER = struct.Struct(">4sII")
+#: An index file larger than this is not read (one of 100,000 files is about 10 MB).
+MAX_INDEX_BYTES = 256 << 20
 #: ctime, mtime (seconds and nanoseconds each), dev, ino, mode, uid, gid, size.
 _STAT = 40
 
@@ -117,8 +119,12 @@ def _hash_size(git_dir: Path) -> int:
     return 32 if "objectformat=sha256" in squeezed else 20
 
 
-def _read(index: Path, hash_size: int) -> _Listed | None:
+def _read(index: Path, hash_size: int, shared_part: bool = False) -> _Listed | None:
+    """What the index file lists; a shared part's own `link` is not followed (git never
+    writes one, and one naming itself would never end)."""
     try:
+        if os.stat(index).st_size > MAX_INDEX_BYTES:
+            return None
         data = index.read_bytes()
     except OSError:
         return None
@@ -126,7 +132,7 @@ def _read(index: Path, hash_size: int) -> _Listed | None:
         paths, folders, end = _entries(data, hash_size)
     except (struct.error, ValueError, IndexError):
         return None
-    shared = _shared_index(data, end, hash_size, index.parent)
+    shared = None if shared_part else _shared_index(data, end, hash_size, index.parent)
     if shared is not None:
         paths |= shared.paths
         folders += shared.folders
@@ -185,6 +191,6 @@ def _shared_index(data: bytes, at: int, hash_size: int, git_dir: Path) -> _Liste
         (size,) = struct.unpack_from(">I", data, at + 4)
         if signature == b"link":
             name = data[at + 8 : at + 8 + hash_size].hex()
-            return _read(git_dir / f"sharedindex.{name}", hash_size)
+            return _read(git_dir / f"sharedindex.{name}", hash_size, shared_part=True)
         at += 8 + size
     return None
