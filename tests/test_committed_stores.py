@@ -239,3 +239,11 @@ def test_a_shared_index_that_names_itself_is_read_once(tmp_path: Path) -> None:
     shared.write_bytes(data[: -len(name)] + link + data[-len(name) :])
     assert tracked(repo / "kept.txt") == repo
     assert tracked(repo / "other.txt") is None
+
+
+def test_a_misspelt_setting_is_named_not_taken_for_either(cli: CLI) -> None:
+    """Only "skip" and "index" are understood: a typo must not quietly read the stores."""
+    Path(cli.env["FINDSESSION_CONFIG"]).write_text('[privacy]\ncommitted_stores = "yes"\n')
+    proc = cli.run("index", "--no-embed", check=False)
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    assert 'committed_stores must be "skip" or "index"' in proc.stderr
