@@ -17,6 +17,7 @@ from findsession.domain import Root
 from findsession.errors import FindsessionError, IndexFull
 from findsession.indexing.failures import file_failed
 from findsession.indexing.file import Abort, index_file
+from findsession.indexing.readings import read_again_if_read_differently
 from findsession.indexing.report import IndexReport, Progress
 from findsession.indexing.scan import (
     Committed,
@@ -67,6 +68,9 @@ def index_roots(
             report.full_scan = False
         else:
             known = store.file_states()
+            report.read_anew = read_again_if_read_differently(store, known)
+            if report.read_anew:
+                known = store.file_states()
             unwalked: set[str] = set()
             committed = Committed(read=committed_stores)
             found = scan(roots, report, seen, unwalked, committed)
