@@ -28,6 +28,7 @@ from findsession.sources.claude_code_records import (
     TOOL_INPUT_CAP,
     TOOL_OUTPUT_CAP,
 )
+from findsession.sources.jsonl import CUT_SLACK
 
 CWD = "/home/dev/code/vault"
 PARENT = "9a11ed00-0000-4000-8000-000000000001"
@@ -45,7 +46,14 @@ def _straddling(text: str, secrets: tuple[str, ...], cap: int, before: str = "")
     `before` is what the parser puts ahead of the value (a tool input's `key: `).
     """
     middle = len(before) + text.index(secrets[0]) + len(secrets[0]) // 2
-    return _padding(cap - middle) + text
+    return _padding(cap - middle) + text + "\n" + _padding(2 * CUT_SLACK)  # to be cut
+
+
+def _in_a_run(secret: str, cap: int) -> str:
+    """`secret` as a bare value at the end of one run of characters with no blank in
+    it (a URL, minified code, a blob), its middle where a cut that found no blank
+    within reach of `cap` falls: the run must not be kept in part."""
+    return "q" * (cap + CUT_SLACK - 1 - len(secret) // 2) + "=" + secret
 
 
 PLANT: dict[str, Callable[[Transcript, str, tuple[str, ...]], object]] = {
@@ -70,6 +78,9 @@ PLANT: dict[str, Callable[[Transcript, str, tuple[str, ...]], object]] = {
         "Write",
         {"content": _straddling(text, secrets, TOOL_INPUT_CAP, "content: ")},
         "written",
+    ),
+    "tool-output-cut-in-a-run": lambda t, text, secrets: t.prompt("show the blob").tool(
+        "Bash", {"command": "cat blob.txt"}, _in_a_run(secrets[0], TOOL_OUTPUT_CAP) + " " + text
     ),
     "thinking-at-cap": lambda t, text, secrets: t.prompt("think it over").reply(
         {"type": "thinking", "thinking": _straddling(text, secrets, THINKING_CAP)}, "Done."

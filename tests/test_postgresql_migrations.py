@@ -92,8 +92,12 @@ def test_an_index_of_step_four_searches_its_vectors_across_the_new_graph(
         assert [m.ordinal for m in found][:1] == [2], "an exact scan until the graph is back"
         assert init_server(pg_url, local=tmp_path / "index.db") == ("postgres", True)
         assert init_server(pg_url, local=tmp_path / "index.db")[1] is False, "built once"
-        made = store.scalar("SELECT pg_get_indexdef(to_regclass('chunks_hnsw_3'))")
+        made = store.scalar(  # the admin's own vectors' graph (schema step 12)
+            "SELECT string_agg(indexdef, ' ') FROM pg_indexes"
+            " WHERE indexname LIKE 'chunks\\_hnsw\\_3\\_%'"
+        )
         assert "halfvec(3)" in made and "halfvec_cosine_ops" in made
+        assert "audience = 'postgres'" in made
         found = store.vector_search(np.array([0.0, 0.2, 0.9], dtype=np.float32), Filters(), 3)
         assert [m.ordinal for m in found][:1] == [3]
     finally:

@@ -10,6 +10,7 @@ itself is tested, not only our filters.
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import signal
 import subprocess
@@ -66,9 +67,15 @@ def test_two_machines_push_into_one_server_once_and_a_forget_follows(
     assert first["owner"] == "alice" and first["machine"] == "laptop"
     assert first["written"]["sessions"] == 3 and first["written"]["vectors"] > 0
     assert desktop.json("push")["written"]["sessions"] == 2
-    # The vector graph was built once over what the first push loaded.
-    graphs = rows(team["admin"], "SELECT to_regclass('findsession.chunks_hnsw_384')::text")
-    assert graphs == [("findsession.chunks_hnsw_384",)], graphs
+    # Alice's vector graph was built once over what the first push loaded: hers alone,
+    # none shared yet (schema step 12).
+    graphs = rows(
+        team["admin"],
+        "SELECT indexname, indexdef FROM pg_indexes WHERE indexname LIKE 'chunks\\_hnsw\\_%%'",
+    )
+    assert [(n, "audience = 'alice'" in d) for n, d in graphs] == [
+        ("chunks_hnsw_384_" + hashlib.md5(b"alice").hexdigest()[:16], True)
+    ], graphs
 
     # Both machines' sessions answer from the server; the synced transcript is there
     # once per machine, the second under an id the CLI prints and takes back.

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 import zstandard
@@ -21,7 +25,7 @@ from transcripts import Transcript, project_dir
 from findsession.domain import Root
 from findsession.indexing.run import index_roots
 from findsession.search.engine import SearchOptions, search
-from findsession.sources import budget
+from findsession.sources import budget, codex, codex_zst
 from findsession.storage.sqlite import Store
 
 KW = SearchOptions(mode="keyword")
@@ -107,6 +111,119 @@ def test_a_read_is_cut_at_its_time(
     assert report.lines_read == 255
 
 
+#: One rollout line of each kind a bomb of valid records repeats (the shape Codex writes).
+_META = {
+    "timestamp": "2026-05-04T10:00:00.000Z",
+    "type": "session_meta",
+    "payload": {"id": BOMB_ID, "timestamp": "2026-05-04T10:00:00.000Z", "cwd": "/home/dev/mill",
+                "originator": "codex_cli_rs", "cli_version": "0.128.0", "source": "cli"},
+}  # fmt: skip
+
+
+def _said(role: str, text: str) -> bytes:
+    kind = "input_text" if role == "user" else "output_text"
+    line = {
+        "timestamp": "2026-05-04T10:00:01.000Z",
+        "type": "response_item",
+        "payload": {"type": "message", "role": role, "content": [{"type": kind, "text": text}]},
+    }
+    return (json.dumps(line) + "\n").encode()
+
+
+def valid_bomb(path: Path, turns: int) -> Path:
+    """A rollout of `turns` identical valid turns (a prompt and its reply), compressed
+    as Codex compresses one: a few KB that a reader without a bound takes for millions
+    of messages."""
+    out = io.BytesIO()
+    turn = _said("user", "why does the millrace sluice stick") + _said(
+        "assistant", "The sluice gate swells when wet; plane its edge."
+    )
+    with zstandard.ZstdCompressor(level=3).stream_writer(out, closefd=False) as writer:
+        writer.write((json.dumps(_META) + "\n").encode())
+        for _ in range(turns // 10_000):
+            writer.write(turn * 10_000)
+        writer.write(turn * (turns % 10_000))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(out.getvalue())
+    return path
+
+
+def _indexed(cli: CLI, folder: Path) -> tuple[dict[str, Any], str, float, float]:
+    """`index --json --no-embed` in a process of its own: its report, what it said,
+    its wall seconds and its peak memory in MB."""
+    out, err = folder / "out", folder / "err"
+    started = time.monotonic()
+    with out.open("wb") as stdout, err.open("wb") as stderr:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "findsession", "index", "--json", "--no-embed"],
+            env=cli.env,
+            stdout=stdout,
+            stderr=stderr,
+        )
+        _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.monotonic() - started
+    said = err.read_text("utf-8")
+    assert os.waitstatus_to_exitcode(status) == 0, said
+    return json.loads(out.read_text("utf-8")), said, seconds, usage.ru_maxrss / 1024
+
+
+def test_a_compressed_file_of_valid_records_adds_what_its_size_allows(
+    cli: CLI, tmp_path: Path
+) -> None:
+    """15 KB of zstd holding a million valid messages took 152 s and 1.26 GB and made an
+    876 MB index. A compressed file now expands to 250 times its size at most, and is
+    parsed a slice at a time: the run is short, its memory and the index small, and the
+    cut is one line naming the file."""
+    home = tmp_path / "home"
+    folder = home / ".codex" / "sessions" / "2026" / "05" / "04"
+    bomb = valid_bomb(folder / f"rollout-2026-05-04T10-00-00-{BOMB_ID}.jsonl.zst", 500_000)
+    assert bomb.stat().st_size < 64_000
+    report, said, seconds, peak = _indexed(cli, tmp_path)
+    db = Path(cli.env["FINDSESSION_DB"])
+    size_mb = sum(p.stat().st_size for p in db.parent.iterdir()) / 1e6
+    print(f"{seconds:.1f} s, peak {peak:.0f} MB, index {size_mb:.1f} MB")
+    assert seconds < 60 and peak < 300 and size_mb < 64, (seconds, peak, size_mb)
+    [cut] = report["cut"]
+    assert cut["path"] == str(bomb) and "times its" in cut["reason"], cut
+    lines = [line for line in said.splitlines() if "cut short" in line]
+    assert len(lines) == 1 and lines[0].startswith(f"cut short ~/{bomb.relative_to(home)}: over")
+    assert cli.json("search", "millrace sluice", "--mode", "keyword")["results"]
+    assert cli.json("index", "--no-embed")["files_read"] == 0  # cut, and not read again
+
+
+def test_a_compressed_rollout_is_read_a_slice_at_a_time_and_loses_no_turn(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As a plain rollout is: each slice's records are stored before the next is parsed
+    (a compressed one was parsed whole, a million messages in memory at once), in the
+    mode the slice before ended in, and every turn is found."""
+    monkeypatch.setattr(codex_zst, "SLICE_BYTES", 2_000)
+    slices = []
+    read = codex_zst.read_compressed
+
+    def counted(*args: Any) -> Any:
+        reading = read(*args)
+        slices.append(len(reading.records))
+        return reading
+
+    monkeypatch.setattr(codex, "read_compressed", counted)
+    sessions = tmp_path / ".codex" / "sessions"
+    lines = [(json.dumps(_META) + "\n").encode()] + [
+        _said(role, f"{words} sluice{n} gate")
+        for n in range(60)
+        for role, words in (("user", "how is"), ("assistant", "oiled is"))
+    ]
+    path = sessions / "2026" / "05" / "04" / f"rollout-2026-05-04T10-00-00-{BOMB_ID}.jsonl.zst"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(zstandard.ZstdCompressor().compress(b"".join(lines)))
+    report = index_roots(store, [Root(sessions, "codex")])
+    assert report.cut == [] and report.errors == [] and len(slices) > 3, slices
+    assert store.totals()[1] == 60
+    for n in (0, 29, 59):
+        assert search(store, f"sluice{n}", KW).hits, n
+    assert index_roots(store, [Root(sessions, "codex")]).files_read == 0
+
+
 def test_a_big_chat_export_is_read_over_several_runs_each_going_on_from_the_last(
     store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -127,3 +244,12 @@ def test_a_big_chat_export_is_read_over_several_runs_each_going_on_from_the_last
     final = index_roots(store, [Root(export, "chatgpt")])
     assert final.cut == [] and final.sessions_changed == 0
     assert store.totals()[0] == conversations
+
+
+def test_a_compressed_blob_past_its_cap_is_cut_and_named() -> None:
+    """A zstd blob held in memory (a thread in Zed's database) has no file to measure:
+    past the cap its reader gives, decompression stops and says so, rather than failing
+    the whole store's read."""
+    blob = zstandard.ZstdCompressor().compress(b"x" * (3 << 20))
+    kept, stopped = codex_zst.inflate(blob, 1 << 20)
+    assert len(kept) == 1 << 20 and stopped.cut == "over 1 MB decompressed"

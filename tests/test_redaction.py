@@ -58,6 +58,21 @@ _AZURE_PAT = "x4mq7kd2rwv6ptz3jnh5bcf8yg2a7lsq4e6u3wkm5dz7rtp2vnha"
 _DISCORD_38 = "MTA1NzYxMjg3NDM0Mzg0NjgwMA" + ".GxYz12.Rk3pW8sLq2Nv7Tz5Xb1Jm4Hc9Df6Gy0Aa2Uz"
 #: What a `DISCORD_BOT=` may hold that is not shaped like a Discord token.
 _BOT_VALUE = "qK8vT3mX9pL2wN7rZ5sY4bH6jF1dG0aE"
+# A third hostile run's kinds, built from parts like the rest.
+_VAULT = (
+    "hvs." + "CAESIdT9LVd4h3PxwqifTzxNRlOX1BEtXtIgcqseYzpH8fOCZcZOPYKB2IikZosK2iP7x8hipng4DDh31yWpf"
+)
+_GROQ = "gsk_" + "qGXjXUgiOwm1FzXWlp003Rnx3pxQ2r9vbwO4qm014KHMojYko94Z"
+_DIGITALOCEAN = "dop_v1_" + "ce8b3a122758fcb0b29266166e9c13018657bc14875cede1802522b47543b0c1"
+_GITLAB_RUNNER = "glrt-" + "t3_S4Tvq6x04tupnLNDKCefQvth"
+_GITLAB_DEPLOY = "gldt-" + "Xq7vL2mK9pR4sT8wZ3nB"
+_GITLAB_TRIGGER = "glptt-" + "a3f9c2e8b7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2"
+_TELEGRAM = "7412589630" + ":AAHiL1K4em38FeP6p8xweUwpjnVZ9YBz8e9"
+_AZURE_CLIENT = "abC8" + "Q~SEwARWo7HS4zwvfJbfpLeiPA49q7Eeblr8"
+_GOOGLE_OAUTH = "ya29." + "a0AfB_by7aWsd6kxdlyObo9R69v8IeCJlB6aqJD7mXFG3lxPGLT7sjWHyiAIaeIWFrQR"
+_DOTTED = "s4ShL6Oh" + ".trJWIaqRHmbaM"
+#: A bot token whose first part does not start with M, N or O.
+_DISCORD_X = "XTE4NzQ2NTk5MzI3NjA1NDU2Mw" + ".Gq7Lw2.x5qPhRuEhpLMmfpsxomiZT5Zzud4NmooSqOYYl"
 _GITHUB_FG = (
     "github_pat_"
     + "11AiPmhLs4rNJLQRCKhdhC_pXrk8oStIUjGYVQyECJV1QEd75Tcix80pExdMqKYMuuNSemBLb7T5H58Tlh"
@@ -179,6 +194,39 @@ LEAKED_KINDS: list[tuple[str, str, tuple[str, ...]]] = [
     ("password-said-quoted", "My password for the NAS is 'lemonade-Kx7q'", ("lemonade-Kx7q",)),
     ("argv-list-mysql", '["mysql", "-uroot", "-pS3cretMysql9", "shop"]', ("S3cretMysql9",)),
     ("argv-list-flag", "['psql', '--password', 'Pg5ecretVal9']", ("Pg5ecretVal9",)),
+    # A third hostile run: provider formats, shapes of commands and config files.
+    ("vault-token", f"vault login {_VAULT}", (_VAULT,)),
+    ("dotted-assignment", f"API_TOKEN={_DOTTED}\nAPI_HOST=api.shop.dev", (_DOTTED,)),
+    ("sudo-stdin", "echo 'Hunter2Zebra' | sudo -S apt-get install -y nginx", ("Hunter2Zebra",)),
+    ("curl-user", "curl -u admin:Qz8vLm2pXw https://api.shop.dev/v1/orders", ("Qz8vLm2pXw",)),
+    (
+        "cookie-header",
+        "curl -H 'Cookie: sessionid=8f3kq9vm2xl7pz4t; csrftoken=Wq2Lm8Zk4Vt9' https://shop.dev/",
+        ("8f3kq9vm2xl7pz4t", "Wq2Lm8Zk4Vt9"),
+    ),
+    ("netrc", "machine api.shop.dev\n  login deploy\n  password Zk8vQ2mLpW7x\n", ("Zk8vQ2mLpW7x",)),
+    (
+        "docker-auth",
+        json.dumps({"auths": {"registry.shop.dev": {"auth": "ZGVwbG95OlprOHZRMm1McFc3eA=="}}}),
+        ("ZGVwbG95OlprOHZRMm1McFc3eA",),
+    ),
+    ("groq-key", f"client = Groq(api_key_value) # {_GROQ}", (_GROQ,)),
+    ("digitalocean-token", f"doctl auth init -t {_DIGITALOCEAN}", (_DIGITALOCEAN,)),
+    (
+        "gitlab-runner-token",
+        f"the runner registered as {_GITLAB_RUNNER} on shop",
+        (_GITLAB_RUNNER,),
+    ),
+    (
+        "telegram-bot",
+        f"curl https://api.telegram.org/bot{_TELEGRAM}/sendMessage -d chat_id=42",
+        (_TELEGRAM.split(":")[1],),
+    ),
+    ("gitlab-deploy-token", f"the pipeline printed {_GITLAB_DEPLOY} in its log", (_GITLAB_DEPLOY,)),
+    ("gitlab-trigger-token", f"the nightly job posts {_GITLAB_TRIGGER} to run", (_GITLAB_TRIGGER,)),
+    ("azure-client-secret", f"az login --service-principal -p {_AZURE_CLIENT}", (_AZURE_CLIENT,)),
+    ("google-oauth", f"gcloud returned {_GOOGLE_OAUTH} for the session", (_GOOGLE_OAUTH,)),
+    ("discord-bot-any-letter", f"import discord\n\nclient.run({_DISCORD_X!r})", (_DISCORD_X,)),
 ]
 
 
@@ -251,6 +299,23 @@ def test_no_piece_of_a_known_secret_kind_survives(
         '["docker", "login", "--password-stdin"]',
         "npm run build -- --port 8080",
         "    pw : rational number\n    x : indeterminate of the polynomial",
+        # Near the kinds a third hostile run added.
+        "api_token = self.settings.api_token",
+        "API_TOKEN=config.API_TOKEN",
+        "password: args.password",
+        "token = response.json.access_token",
+        "Cookie: a small file the browser keeps",
+        "Set-Cookie: theme=dark; Path=/",
+        "sudo -S reads the password from standard input",
+        "echo hello | sudo tee /etc/motd",
+        "echo $PASSWORD | sudo -S systemctl restart nginx",
+        "the login page password field",
+        "a machine learning password manager",
+        "curl -u $API_USER:$API_TOKEN https://api.shop.dev",
+        '{"auth": "required"}',
+        "Note:All the tests passed at 12:34:56",
+        "see RFC 6750:Authorization for bearer tokens",
+        "the ratio is 123456789:A to B",
     ],
 )
 def test_ordinary_text_is_left_alone(text: str) -> None:
@@ -258,20 +323,32 @@ def test_ordinary_text_is_left_alone(text: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "text",
+    ("unit", "count"),
     [
-        "token=$(" * 16_000,  # values that are no secret, each running to the end
-        "-----BEGIN PRIVATE KEY-----\nMIIEvAAAAAAAAAAAAAAAAAAAA\n" * 2_000,  # no END
-        "x://a:" + ("://c:d" * 20_000),  # URL passwords with no @
-        "xsk-" * 30_000,  # tokens glued to a word
-        "eyJ" * 40_000,  # JWT starts with no second part
+        ("token=$(", 16_000),  # values that are no secret, each running to the end
+        ("-----BEGIN PRIVATE KEY-----\nMIIEvAAAAAAAAAAAAAAAAAAAA\n", 8_000),  # no END
+        ("://c:d", 20_000),  # URL passwords with no @ (after "x://a:")
+        ("xsk-", 120_000),  # tokens glued to a word
+        ("eyJ", 160_000),  # JWT starts with no second part
     ],
     ids=["placeholders", "key-headers", "url-passwords", "glued-tokens", "jwt-starts"],
 )
-def test_long_runs_of_anchors_cost_linear_time(text: str) -> None:
-    start = time.perf_counter()
-    redact(text)
-    assert time.perf_counter() - start < 3  # quadratic: 3-10 s here; linear: under 1 s
+def test_long_runs_of_anchors_cost_linear_time(unit: str, count: int) -> None:
+    """Four times the text costs about four times the time, not sixteen. Compared with
+    itself rather than with a clock, so a busy machine slows both sizes alike: each
+    size's best of three runs, taken in turn, the smaller long enough (30 ms or more
+    here) that a clock's jitter does not count. Linear measured 3.6 to 5.1 here; the
+    quadratic code this replaced, 12 to 18."""
+    prefix = "x://a:" if unit == "://c:d" else ""
+    small, large = prefix + unit * (count // 4), prefix + unit * count
+    best = {small: float("inf"), large: float("inf")}
+    for _ in range(3):
+        for text in (small, large):
+            start = time.perf_counter()
+            redact(text)
+            best[text] = min(best[text], time.perf_counter() - start)
+    # Linear: 4 (less, where a fixed cost counts); quadratic: 16.
+    assert best[large] / best[small] < 8, best.values()
 
 
 def test_overlapping_matches_hide_their_union() -> None:

@@ -55,7 +55,12 @@ def hidden(pg_server: Server, tmp_path_factory: pytest.TempPathFactory) -> Itera
         (f"the {SECRET_WORD} merger numbers for the board", "Kept in the vault sheet."),
         ("who else knows about the acquisition", "Only the two founders."),
     )
-    session(bob, "/home/bob/code/tools", ("a cache for the build", "Use ccache."))
+    session(
+        bob,
+        "/home/bob/code/tools",
+        ("a cache for the build", "Use ccache."),
+        ("the lighthouse keeper logs", "Rotate them weekly."),
+    )
     for each in (alice, bob):
         each.run("index")
         each.run("push")
@@ -261,6 +266,199 @@ def test_an_id_taken_is_all_a_unique_key_tells(hidden: dict[str, Any]) -> None:
         assert not rows(bob, "SELECT findsession.session_id_taken(%s)", (probe,))[0][0]
     walk = sql.SQL("SELECT 1 FROM findsession.sessions WHERE id >= %s AND id < %s")
     assert not _explain(bob, walk, (secret[:4], secret[:4] + "\uffff"))
+
+
+#: What the server counts of a relation's work in this transaction, per table and index:
+#: scans, rows read by them, rows fetched through an index (`pg_stat_user_tables` and
+#: `pg_stat_user_indexes` once flushed, which every role may read).
+_WORK = (
+    "SELECT c.relname, pg_stat_get_xact_numscans(c.oid), pg_stat_get_xact_tuples_returned(c.oid),"
+    " pg_stat_get_xact_tuples_fetched(c.oid) FROM pg_class c"
+    " JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'findsession'"
+    " AND c.relkind IN ('r', 'i') ORDER BY 1"
+)
+
+
+def _work(url: str, statement: str) -> dict[str, tuple[int, ...]]:
+    """What `statement` made the server do, as `url`'s role, on every relation of the
+    schema where it did anything: the counters before and after, in one transaction,
+    with sequential scans off as findsession's own searches run (on a small table the
+    planner would read every row whatever the word)."""
+    with psycopg.connect(url) as db:
+        db.execute("SET LOCAL enable_seqscan = off")
+        before = {r[0]: r[1:] for r in db.execute(_WORK).fetchall()}
+        db.execute(statement).fetchall()
+        after = {r[0]: r[1:] for r in db.execute(_WORK).fetchall()}
+        db.rollback()
+    return {
+        name: tuple(a - b for a, b in zip(counts, before.get(name, (0, 0, 0)), strict=True))
+        for name, counts in after.items()
+        if counts != before.get(name, (0, 0, 0))
+    }
+
+
+def _word_probes(word: str) -> list[str]:
+    """Every call a person may make that looks a word up, for `word`: alone, in a
+    phrase, as a prefix, in a filtered list."""
+    queries = [f"'{word}'", f"'{word}' <-> 'merger'", f"'{word[:-3]}':*", f"!'{word}' & 'due'"]
+    calls = [
+        f"SELECT findsession.matching_count('{c}', $q${q}$q$::tsquery, 1000)"
+        for c in ("words", "tool_words", "cjk_grams")
+        for q in queries
+    ]
+    calls += [f"SELECT * FROM findsession.matching_units('words', $q${q}$q$, 10)" for q in queries]
+    calls += [
+        "SELECT * FROM findsession.keyword_ranked('words', '{0.125,0.25,0.5,1.0}', 4,"
+        f" ARRAY[$q${q}$q$], ARRAY[1.0::float8], 10, 10, {filters})"
+        for q in queries
+        for filters in (
+            "NULL, NULL, NULL, NULL, NULL, NULL",
+            f"'{SECRET_PROJECT}', NULL, NULL, 'turn', '2000', NULL",
+        )
+    ]
+    return calls
+
+
+def test_a_word_only_a_colleagues_private_units_hold_costs_bob_no_more_work(
+    hidden: dict[str, Any],
+) -> None:
+    """Calling the search functions straight over SQL, Bob's lookup of a word only
+    Alice's unshared units hold read those units (their count in `pg_stat_user_tables`,
+    and 5x the time of an absent word): a function he may call must do work bounded by
+    what he may read, so a secret word and an absent one cost him the same, on every
+    table and index."""
+    bob = hidden["bob"]
+    for secret, absent in zip(_word_probes(SECRET_WORD), _word_probes("absentwordq"), strict=True):
+        assert _work(bob, secret) == _work(bob, absent), secret
+
+
+def test_bobs_word_lookups_answer_what_the_units_he_may_read_hold(
+    hidden: dict[str, Any],
+) -> None:
+    """Looked up through the rows of his words rather than the GIN index, Bob's calls
+    answer as the admin's do over the units Bob may read: words, prefixes, phrases,
+    negations, alternatives, weights."""
+    admin, bob = hidden["admin"], hidden["bob"]
+    mine = "u.audience IN ('bob', '')"
+    queries = [
+        "cache",
+        "cach:*",
+        "cache <-> for",
+        "!ccache & build",
+        "build | zanzibarquux",
+        "cache:B",
+        "!zanzibarquux",
+        "cc:*",
+        "zanzibarquux",
+        "lighthouse | ccache",
+        "keeper & lighthouse",
+        "lightho:* | cache",
+        "!lighthouse & !ccache",
+    ]
+    for text in queries:
+        q = f"to_tsquery('findsession.words', $q${text}$q$)"
+        [(count,)] = rows(
+            admin, f"SELECT count(*) FROM findsession.units u WHERE {mine} AND u.words @@ {q}"
+        )
+        assert rows(bob, f"SELECT findsession.matching_count('words', {q}, NULL)") == [(count,)]
+        ids = rows(
+            admin,
+            f"SELECT u.id FROM findsession.units u WHERE {mine} AND u.words @@ {q} ORDER BY 1",
+        )
+        assert (
+            rows(bob, f"SELECT * FROM findsession.matching_units('words', {q}, NULL) ORDER BY 1")
+            == ids
+        ), text
+        ranked = (
+            "SELECT r.* FROM findsession.keyword_ranked('words', '{0.125,0.25,0.5,1.0}', 4,"
+            f" ARRAY[({q})::text], ARRAY[1.0::float8], 10, 1000, NULL, NULL, NULL, NULL,"
+            " NULL, NULL) r"
+        )
+        theirs = rows(admin, f"{ranked} JOIN findsession.units u ON u.id = r.id WHERE {mine}")
+        assert rows(bob, ranked) == theirs and (theirs or count == 0), text
+
+
+def test_a_vector_near_a_colleagues_private_chunks_costs_bob_no_more_work(
+    hidden: dict[str, Any],
+) -> None:
+    """The graph walked for Bob holds only what he may read: the walk toward Alice's
+    own vector fetches no more rows than the walk toward his."""
+    admin, bob = hidden["admin"], hidden["bob"]
+    [(hers,)] = rows(
+        admin,
+        "SELECT embedding::text FROM findsession.chunks WHERE owner = 'alice' ORDER BY id LIMIT 1",
+    )
+    [(his,)] = rows(
+        admin,
+        "SELECT embedding::text FROM findsession.chunks WHERE owner = 'bob' ORDER BY id LIMIT 1",
+    )
+    dims = len(hers.split(","))
+    for take in (1, 40):
+        for filters in (
+            "NULL, NULL, NULL, NULL, NULL, NULL, NULL",
+            f"'{SECRET_PROJECT}', NULL, NULL, NULL, NULL, NULL, NULL",
+        ):
+            seen = [
+                _work(
+                    bob,
+                    f"SELECT * FROM findsession.vector_ranked('{v}', {dims}, {take}, {filters})",
+                )
+                for v in (hers, his)
+            ]
+            assert seen[0] == seen[1], (take, filters, seen)
+
+
+def _estimate(url: str, statement: str) -> float:
+    """The planner's estimate of the rows `statement` returns, as `url`'s role."""
+    with psycopg.connect(url) as db:
+        plan = db.execute(f"EXPLAIN (FORMAT JSON) {statement}").fetchone()[0]
+        db.rollback()
+    return float(plan[0]["Plan"]["Plan Rows"])
+
+
+def test_the_planners_estimates_say_nothing_of_hidden_values(hidden: dict[str, Any]) -> None:
+    """The planner's statistics are sampled over every row, policies or not, and any
+    role's EXPLAIN reads them back: with a project Alice works in often, Bob's estimate
+    for her path was 143 rows where an absent one got 1, and a range over a column
+    walks its histogram. No column of words (text, bytes, vectors) of a table with
+    owners keeps statistics but whose rows they are."""
+    admin, bob = hidden["admin"], hidden["bob"]
+    often = "/home/alice/clientwork"
+    with psycopg.connect(admin, autocommit=True) as db:
+        db.execute(
+            "INSERT INTO findsession.sessions (id, source, cwd, owner) SELECT 'often' || g,"
+            " 'claude-code', %s, 'alice' FROM generate_series(1, 300) g",
+            (often,),
+        )
+        db.execute(
+            "INSERT INTO findsession.sessions (id, source, cwd, owner) SELECT 'many' || g,"
+            " 'claude-code', '/home/' || (CASE WHEN g % 2 = 0 THEN 'bob' ELSE 'alice' END)"
+            " || '/p' || g, CASE WHEN g % 2 = 0 THEN 'bob' ELSE 'alice' END"
+            " FROM generate_series(1, 6000) g"
+        )
+        db.execute("ANALYZE findsession.sessions")
+    try:
+        for condition in ("cwd = %s", "cwd < %s", "cwd > %s"):
+            statement = f"SELECT 1 FROM findsession.sessions WHERE {condition}"
+            seen = [
+                _estimate(bob, statement.replace("%s", f"'{v}'"))
+                for v in (often, "/home/nobody/absent")
+            ]
+            assert seen[0] == seen[1], (condition, seen)
+        kept = rows(
+            admin,
+            "SELECT c.relname, a.attname FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid"
+            " WHERE c.relnamespace = 'findsession'::regnamespace AND c.relkind = 'r'"
+            " AND a.attnum > 0 AND NOT a.attisdropped AND a.attstattarget IS DISTINCT FROM 0"
+            " AND (SELECT t.typcategory FROM pg_type t WHERE t.oid = a.atttypid) NOT IN ('N', 'B')"
+            " AND a.attname NOT IN ('owner', 'audience', 'shared') AND EXISTS (SELECT 1"
+            "  FROM pg_attribute o WHERE o.attrelid = c.oid AND o.attname = 'owner')",
+        )
+        assert kept == [], kept
+    finally:
+        with psycopg.connect(admin, autocommit=True) as db:
+            db.execute("DELETE FROM findsession.sessions WHERE id ~ '^(often|many)[0-9]'")
+            db.execute("ANALYZE findsession.sessions")
 
 
 #: What each function the schema grants people is asked: a probe per argument list.

@@ -55,6 +55,11 @@ class Config:
     mcp_evidence_budget: int = 400
     #: `[privacy] exclude`: globs of project directories never to index.
     exclude: list[str] = field(default_factory=list)
+    #: `[privacy] committed_stores = "index"`: read the stores agents keep inside a
+    #: project (`.opencode/`, `.crush/`, `.specstory/history/`) that its git repository
+    #: tracks. Off by default ("skip"): a committed store came with the repository as
+    #: readily as from this machine's agent, and may hold anyone's sessions.
+    committed_stores: bool = False
     #: `[sources] <kind> = false` (or `enabled = false` in `[sources.<kind>]`): sources
     #: whose standard places and configured roots are left alone.
     disabled: set[str] = field(default_factory=set)
@@ -114,6 +119,10 @@ def load_config() -> Config:
     if not isinstance(exclude, list) or not all(isinstance(g, str) for g in exclude):
         raise ConfigError(f"{path}: [privacy] exclude must be a list of path globs")
     config.exclude = exclude
+    committed = data.get("privacy", {}).get("committed_stores", "skip")
+    if committed not in ("skip", "index"):
+        raise ConfigError(f'{path}: [privacy] committed_stores must be "skip" or "index"')
+    config.committed_stores = committed == "index"
     _read_sources(data.get("sources", {}), config)
     titles = data.get("titles", {})
     if not isinstance(titles, dict):

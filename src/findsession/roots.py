@@ -18,7 +18,8 @@ from findsession.config import Config
 from findsession.domain import Root, SourceCounts, SourceReport
 from findsession.errors import FindsessionError
 from findsession.search.filters import BadOption
-from findsession.sources import DEFAULT_SOURCE, ENTRIES, SOURCES, SPOKEN_NAMES
+from findsession.sources import DEFAULT_SOURCE, ENTRIES, SOURCES, SPOKEN_NAMES, Source
+from findsession.sources.git_index import tracked
 from findsession.storage.views import RootsStore
 
 #: The source that reads projects' own instruction files (`CLAUDE.md`, `AGENTS.md`).
@@ -143,6 +144,7 @@ def source_reports(settings: Config, store: RootsStore) -> list[SourceReport]:
     counts = store.source_counts()
     everywhere = config.default_roots(settings) + export_roots(settings, store)
     exports = {e.kind for e in ENTRIES if e.export}
+    dirs = [Path(d) for d in store.project_dirs(tuple(SPOKEN_NAMES)) if Path(d).is_absolute()]
     reports = []
     for kind, source in SOURCES.items():
         places = [r.path for r in everywhere if r.source == kind]
@@ -154,9 +156,41 @@ def source_reports(settings: Config, store: RootsStore) -> list[SourceReport]:
                 enabled=kind not in settings.disabled,
                 roots=[(str(p), p.exists()) for p in places],
                 counts=counts.get(kind, SourceCounts()),
-                # What the source cannot read here (an encrypted history), if anything.
-                notes=source.report_notes(),
+                # What the source cannot read here (an encrypted history), if anything,
+                # and where each store it keeps inside a project came from.
+                notes=[*source.report_notes(), *_store_origins(settings, dirs, source)],
                 export=kind in exports,
             )
         )
     return reports
+
+
+#: Stores listed per source in `sources`; the rest are counted.
+_ORIGINS_SHOWN = 20
+
+
+def _store_origins(settings: Config, dirs: list[Path], source: Source) -> list[str]:
+    """Where each store the source keeps inside an indexed project came from: committed
+    to the project's git repository (so it may be anyone's: left out unless the config
+    reads such stores), or not."""
+    lines: list[str] = []
+    fate = "read: [privacy] committed_stores" if settings.committed_stores else "left out"
+    for folder in dirs:
+        place = source.project_root(folder)
+        if place is None:
+            continue
+        kept = [p for p in source.discover(place, lambda *_: None) if source.kept_in_project(p)]
+        committed = sum(1 for p in kept if tracked(p) is not None)
+        if not kept:
+            continue
+        if len(kept) == 1:
+            origin = "committed to its git repository" if committed else "not committed"
+            lines.append(f"{kept[0]}: {origin}" + (f" ({fate})" if committed else ""))
+        else:
+            lines.append(
+                f"{place}: {len(kept)} files, {committed} committed to its git repository"
+                + (f" ({fate})" if committed else "")
+            )
+    if len(lines) > _ORIGINS_SHOWN:
+        lines[_ORIGINS_SHOWN:] = [f"and {len(lines) - _ORIGINS_SHOWN} more projects' stores"]
+    return lines

@@ -76,6 +76,7 @@ class IndexingMixin(Core):
             progress=progress,
             exclude=self.settings.exclude,
             only=only,
+            committed_stores=self.settings.committed_stores,
         )
         if not report.interrupted:  # sessions indexed before the index of files written
             derive_backlog(self.store)

@@ -19,9 +19,17 @@ from findsession.indexing.failures import file_failed
 from findsession.indexing.file import Abort, index_file
 from findsession.indexing.readings import read_again_if_read_differently
 from findsession.indexing.report import IndexReport, Progress
-from findsession.indexing.scan import handle_vanished, known_changes, os_error, scan
+from findsession.indexing.scan import (
+    Committed,
+    Found,
+    handle_vanished,
+    known_changes,
+    os_error,
+    scan,
+)
 from findsession.redact import redact
 from findsession.sources import SOURCES, SourceFile, file_stamp
+from findsession.sources.git_index import tracked
 from findsession.storage.views import IndexStore
 
 
@@ -33,6 +41,7 @@ def index_roots(
     progress: Progress | None = None,
     exclude: Iterable[str] = (),
     only: Collection[str] | None = None,
+    committed_stores: bool = False,
 ) -> IndexReport:
     """Index every transcript under `roots` into `store` and report what changed.
 
@@ -40,6 +49,8 @@ def index_roots(
     names the files a watcher saw change: when the index already reads every one of
     them, only they are looked at (an appended turn costs milliseconds, not a walk of
     every root); a new or vanished file among them means a full scan.
+    `committed_stores`: read the stores kept inside a project that its git repository
+    tracks (see `scan.Committed`); what such a store gave before goes when it is left out.
     """
     excluded = tuple(str(Path(g).expanduser()) for g in exclude)
     started = time.perf_counter()
@@ -49,6 +60,8 @@ def index_roots(
     seen: set[str] = set()
     try:
         changed = known_changes(store, roots, only) if only is not None else None
+        if changed is not None and not committed_stores and _now_committed(changed[0]):
+            changed = None  # a full scan leaves it out and forgets what it gave
         if changed is not None:
             found, known = changed
             report.files_seen = len(found)
@@ -59,7 +72,9 @@ def index_roots(
             if report.read_anew:
                 known = store.file_states()
             unwalked: set[str] = set()
-            found = scan(roots, report, seen, unwalked)
+            committed = Committed(read=committed_stores)
+            found = scan(roots, report, seen, unwalked, committed)
+            _forget_left_out(store, committed.paths & set(known))
             walked = [r for r in roots if str(r.path) not in unwalked]
             if handle_vanished(store, walked, known, seen, prune, report):
                 known = store.file_states()
@@ -107,6 +122,22 @@ def index_roots(
     if report.files_read:
         store.scrub_wal()
     return report
+
+
+def _now_committed(found: list[Found]) -> bool:
+    """Whether a changed file the index reads is a store kept inside a project that its
+    git repository has come to track since (a watcher's run looks at no other file)."""
+    return any(
+        SOURCES[f.source].kept_in_project(f.path) and tracked(f.path) is not None for f in found
+    )
+
+
+def _forget_left_out(store: IndexStore, paths: set[str]) -> None:
+    """What stores now left out as committed gave before (indexed before the setting,
+    or before they were committed)."""
+    for path in sorted(paths):
+        with store.transaction():
+            store.remove_file(path)
 
 
 def _named_with_a_secret(store: IndexStore, path: str, known: bool, report: IndexReport) -> bool:

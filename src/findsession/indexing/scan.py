@@ -6,13 +6,14 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from findsession.domain import Root
 from findsession.indexing.failures import failure_reason
 from findsession.indexing.report import IndexReport
 from findsession.sources import SOURCES, Skip, main_file
+from findsession.sources.git_index import tracked
 from findsession.sources.opening import file_type
 from findsession.storage.base import FileState
 from findsession.storage.views import IndexStore
@@ -29,14 +30,20 @@ class Found:
 
 
 def scan(
-    roots: list[Root], report: IndexReport, seen: set[str], unwalked: set[str] | None = None
+    roots: list[Root],
+    report: IndexReport,
+    seen: set[str],
+    unwalked: set[str] | None = None,
+    committed: Committed | None = None,
 ) -> list[Found]:
     """Every readable file the roots' sources find, each once; `seen` gets every path
     found (readable or not) and what is left out goes to the report's `skipped`.
 
     A source that fails while walking a root costs that root's walk, not the run: it is
     reported, the files found before go on, and the root goes to `unwalked` (what was
-    not seen there did not vanish)."""
+    not seen there did not vanish). A store kept inside a project that git tracks there
+    (it came with the repository) is left out unless `committed` reads such stores."""
+    committed = committed or Committed()
     inside = _Inside(roots)
     found: list[Found] = []
 
@@ -56,7 +63,7 @@ def scan(
                     skip(path, "its name is not valid UTF-8; rename it to index it")
                     continue
                 st = _regular_file(path, inside, skip)
-                if st is not None:
+                if st is not None and not committed.left_out(root.source, path, skip):
                     found.append(Found(path, root.source, str(root.path), st))
         except Exception as exc:  # noqa: BLE001 - one root's walk must not end the run
             reason = f"{failure_reason(exc)}; its folder was not walked to the end"
@@ -64,6 +71,31 @@ def scan(
             if unwalked is not None:
                 unwalked.add(str(root.path))
     return found
+
+
+@dataclass
+class Committed:
+    """Stores kept inside a project that its git repository tracks: committed, so they
+    came with a clone as readily as from this machine's agent, holding someone else's
+    sessions as "yours" (`[privacy] committed_stores`). Left out unless `read`; those
+    left out are named, and gathered in `paths` so what they gave before goes."""
+
+    read: bool = False
+    paths: set[str] = field(default_factory=set)
+
+    def left_out(self, source: str, path: Path, skip: Skip) -> bool:
+        if self.read or not SOURCES[source].kept_in_project(path):
+            return False
+        repository = tracked(path)
+        if repository is None:
+            return False
+        self.paths.add(str(path))
+        skip(
+            path,
+            f"left out: committed to the git repository at {shown(str(repository))}, so it"
+            " may hold someone else's sessions ([privacy] committed_stores = \"index\" reads it)",
+        )
+        return True
 
 
 def _utf8(path: str) -> bool:

@@ -24,11 +24,14 @@ earlier at about 1.3 ms a line. The token formats in `rules.py` were checked aga
 gitleaks' rules for the same providers. Rates and false positives per kind:
 docs/reliability.md.
 
-`rules` holds the table of kinds, anchors and patterns; `engine` scans for the anchors,
+`rules` holds the table of kinds, anchors and patterns (each a `rule.Rule`), `tokens`
+the providers' formats added since (Vault, Groq, DigitalOcean, Google OAuth, Telegram,
+Azure client secrets, Discord of any first letter); `engine` scans for the anchors,
 unions overlapping matches and substitutes `[REDACTED:kind]`; `assignments` finds values
-assigned to secret-looking names, `long_tokens` key blocks and JWTs; `not_secret` says
-which matched values only look secret; `private` handles `<private>` spans and the
-marker that keeps a session out.
+assigned to secret-looking names, `long_tokens` key blocks and JWTs, `commands` what
+commands and config files hold (`echo pw | sudo -S`, `.netrc`, `Cookie:`, a Docker
+config's `auth`); `not_secret` says which matched values only look secret; `private`
+handles `<private>` spans and the marker that keeps a session out.
 """
 
 from __future__ import annotations

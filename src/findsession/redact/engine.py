@@ -11,7 +11,8 @@ import re
 from collections import Counter
 
 from findsession.redact.private import drop_private_spans
-from findsession.redact.rules import ANCHORS, DISCORD_TOKEN, TOKEN_KINDS, Rule
+from findsession.redact.rules import ANCHORS, TOKEN_KINDS, Rule
+from findsession.redact.tokens import DISCORD_TOKEN
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 

@@ -20,8 +20,11 @@ _PLACEHOLDERS = re.compile(
     r"(?i)^(?:\$\{.*|\$[A-Za-z_][A-Za-z0-9_]*|\$\(.*|.*%\(?\w*\)?[sdr].*|[{<\[(*!].*"
     r"|.*\*\*\*.*|.*xxx.*|\.\.\..*|.*…|None|null|nil|true|false|.*redacted.*"
     r"|os\.environ.*|process\.env.*|getenv.*|input\(.*|your[_\-].*"
-    r"|[A-Za-z_][\w.]*\(.*|[A-Za-z_][\w.]*\[.*|[A-Za-z_]\w*\??\.[A-Za-z_].*)$"
+    r"|[A-Za-z_][\w.]*\(.*|[A-Za-z_][\w.]*\[.*)$"
 )
+#: `name.name…` at the start of a value: code reaching an attribute (`self.token`,
+#: `settings.API_KEY`, `os.environ`), when every part is a word or made of words.
+_DOTTED = re.compile(r"[A-Za-z_]\w*\??(?:\??\.[A-Za-z_]\w*)+")
 #: Words a password-named value or a flag's value can be without being a password.
 _NOT_PASSWORDS = wordset(
     "required optional string str text none null nil true false yes no hidden masked"
@@ -36,7 +39,27 @@ _NOT_PASSWORDS = wordset(
 
 
 def placeholder(value: str) -> bool:
-    return bool(_PLACEHOLDERS.match(value))
+    return bool(_PLACEHOLDERS.match(value)) or _attribute(value)
+
+
+def _attribute(value: str) -> bool:
+    """Code reaching an attribute (`config.api_token`, `np.float32`), not a token with a
+    dot in it (`Xk9mQ2pL.vR7tZ4wN8sY2`, `<32 hex>.<16 characters>`: what comes before
+    its dot is no name)."""
+    dotted = _DOTTED.match(value)
+    if not dotted:
+        return False
+    parts = re.split(r"\??\.", dotted.group(0).rstrip("?"))
+    # What the attribute is reached through is named in code; the attribute itself may
+    # be any name (`rust_openssl.hpke.MLKEM768X25519PrivateKey`).
+    return all(map(_named, parts[:-1]))
+
+
+def _named(part: str) -> bool:
+    """A name of code: a word, WORDS, snake_case or camelCase of words (`_private`,
+    `API_KEY`, `float32`, `getToken`)."""
+    pieces = [p for p in part.split("_") if p]
+    return bool(pieces) and all(_WORD.match(p) or identifier_words(p) for p in pieces)
 
 
 def placeholder_word(value: str) -> bool:
@@ -89,7 +112,7 @@ def not_a_secret(value: str, is_password: bool, quoted: bool, code: bool) -> boo
     `quoted`: it is a literal in quotes; `code`: `name = value` unquoted, as code
     assigns a variable.
     """
-    if not value or _PLACEHOLDERS.match(value) or _PATH.match(value):
+    if not value or placeholder(value) or _PATH.match(value):
         return True
     if len(value) < (4 if is_password else 8) or (_NUMBER.match(value) and not is_password):
         return True

@@ -5,11 +5,8 @@ The token formats were checked against gitleaks' rules for the same providers.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
-from typing import NamedTuple
-
 from findsession.redact.assignments import OPERATOR, assignment
+from findsession.redact.commands import cookie_header, docker_auth, netrc_password, sudo_stdin
 from findsession.redact.long_tokens import jwt, private_key
 from findsession.redact.not_secret import (
     identifier_words,
@@ -21,44 +18,8 @@ from findsession.redact.not_secret import (
     wordset,
 )
 from findsession.redact.prose import spoken_password
-
-
-class Rule(NamedTuple):
-    """A kind of secret, tried only where one of its literal anchors occurs.
-
-    Anchors are found with str.find (in C): a regex alternation scanned over every
-    position ran at 2-20 MB/s, too slow for gigabytes, and each anchor costs a pass over
-    the text, so rules share short anchors ("gh" for every GitHub token). The pattern is
-    matched `back` characters before the anchor (lookbehinds reach further); a named
-    group `secret` marks the part to hide, else the whole match. `folded` anchors are
-    lower case and found in the lower-cased text. `keep` says a value is not a secret
-    after all. A rule with no pattern has a function `find(text, at, anchor)` instead.
-
-    Every pattern is bounded or stops at a character its secret cannot hold, so a long
-    run of anchors (1 MB of "sk-sk-…") costs linear time, not quadratic.
-    """
-
-    kind: str
-    anchors: tuple[str, ...]
-    back: int
-    pattern: re.Pattern[str] | None
-    folded: bool = False
-    keep: Callable[[str], bool] | None = None
-    find: Callable[[str, int, str], tuple[int, int, str] | None] | None = None
-
-
-def _rule(
-    kind: str,
-    anchors: tuple[str, ...],
-    back: int,
-    pattern: str | None,
-    folded: bool = False,
-    keep: Callable[[str], bool] | None = None,
-    find: Callable[[str, int, str], tuple[int, int, str] | None] | None = None,
-) -> Rule:
-    compiled = re.compile(pattern) if pattern else None
-    return Rule(kind, anchors, back, compiled, folded, keep, find)
-
+from findsession.redact.rule import Rule, rule
+from findsession.redact.tokens import KINDS, TOKEN_RULES
 
 #: Between a secret-looking name and its value: an operator, then maybe an opening quote.
 _SEP = OPERATOR + r"""\\{0,8}["']?"""
@@ -69,16 +30,16 @@ _GAP = r"""(?:[ \t]+|\\{0,8}["'][ \t]*,[ \t]*\\{0,8}["'])"""
 _FLAG_VALUE = r"""(?:=|""" + _GAP + r""")["']?(?P<secret>[^\s"']{3,})"""
 
 _RULES: list[Rule] = [
-    _rule("private-key", ("-----BEGIN ",), 0, None, find=private_key),
-    _rule("anthropic-key", ("sk-",), 0, r"sk-ant-[A-Za-z0-9_\-]{20,}"),
-    _rule("openai-key", ("sk-",), 0, r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
-    _rule(
+    rule("private-key", ("-----BEGIN ",), 0, None, find=private_key),
+    rule("anthropic-key", ("sk-",), 0, r"sk-ant-[A-Za-z0-9_\-]{20,}"),
+    rule("openai-key", ("sk-",), 0, r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
+    rule(
         "aws-access-key",
         ("AKIA", "ASIA", "ABIA", "ACCA"),
         0,
         r"[A-Z]{4}[0-9A-Z]{16}(?![0-9A-Za-z])",
     ),
-    _rule(
+    rule(
         "aws-secret-key",
         ("secret",),
         0,
@@ -87,59 +48,60 @@ _RULES: list[Rule] = [
         + r"(?P<secret>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])",
         folded=True,
     ),
-    _rule(
+    rule(
         "github-token",
         ("gh", "github_pat_"),
         0,
         r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})",
     ),
-    _rule("gitlab-token", ("glpat-",), 0, r"glpat-[A-Za-z0-9_\-]{20,}"),
-    _rule("slack-token", ("xox",), 0, r"xox[abposre]-[A-Za-z0-9\-]{10,}"),
-    _rule("google-api-key", ("AIza",), 0, r"AIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])"),
-    _rule("stripe-key", ("k_",), 1, r"[srp]k_(?:live|test)_[0-9A-Za-z]{16,}"),
-    _rule("npm-token", ("npm_",), 0, r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
-    _rule("huggingface-token", ("hf_",), 0, r"hf_[A-Za-z0-9]{34,}"),
-    _rule(
+    # GitLab's personal access, runner, deploy and pipeline trigger tokens: one anchor.
+    rule("gitlab-token", ("gl",), 0, r"gl(?:pat|rt|dt|ptt)-[A-Za-z0-9_\-]{20,}"),
+    rule("slack-token", ("xox",), 0, r"xox[abposre]-[A-Za-z0-9\-]{10,}"),
+    rule("google-api-key", ("AIza",), 0, r"AIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])"),
+    rule("stripe-key", ("k_",), 1, r"[srp]k_(?:live|test)_[0-9A-Za-z]{16,}"),
+    rule("npm-token", ("npm_",), 0, r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
+    rule("huggingface-token", ("hf_",), 0, r"hf_[A-Za-z0-9]{34,}"),
+    rule(
         "sendgrid-key",
         ("SG.",),
         0,
         r"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}(?![A-Za-z0-9_\-])",
     ),
-    _rule("pypi-token", ("pypi-Ag",), 0, r"pypi-Ag[A-Za-z0-9_\-]{50,}"),
-    _rule("twilio-key", ("SK",), 0, r"SK[0-9a-fA-F]{32}(?![0-9A-Za-z])"),
-    _rule("jwt", ("eyJ",), 0, None, find=jwt),
+    rule("pypi-token", ("pypi-Ag",), 0, r"pypi-Ag[A-Za-z0-9_\-]{50,}"),
+    rule("twilio-key", ("SK",), 0, r"SK[0-9a-fA-F]{32}(?![0-9A-Za-z])"),
+    rule("jwt", ("eyJ",), 0, None, find=jwt),
     # In URLs: `user:password@` with either part possibly empty; a password may hold "/",
     # a port may not (http://localhost:5173/@vite/client).
-    _rule(
+    rule(
         "url-password",
         ("://",),
         0,
         r"://[^\s:/@\"'<>\[\]]{0,256}:(?P<secret>(?!\d+/)[^\s@\"'<>\[\]]{4,256})@",
         keep=placeholder_word,
     ),
-    _rule("slack-webhook", ("://",), 5, r"https://hooks\.slack\.com/services/[A-Za-z0-9/]{20,}"),
-    _rule(
+    rule("slack-webhook", ("://",), 5, r"https://hooks\.slack\.com/services/[A-Za-z0-9/]{20,}"),
+    rule(
         "discord-webhook",
         ("://",),
         0,
         r"://(?:[\w\-]+\.)?discord(?:app)?\.com/api/webhooks/\d+/(?P<secret>[A-Za-z0-9_\-]{60,})",
     ),
     # Signed URLs work as credentials until they expire: Azure SAS, S3 presigned.
-    _rule(
+    rule(
         "url-signature",
         ("sig=",),
         1,
         r"[?&;]sig=(?P<secret>[A-Za-z0-9%+/=_\-]{16,})",
         folded=True,
     ),
-    _rule(
+    rule(
         "url-signature",
         ("x-amz-",),
         1,
         r"[?&;](?i:x-amz-(?:signature|security-token))=(?P<secret>[A-Za-z0-9%+/=_\-]{16,})",
         folded=True,
     ),
-    _rule(
+    rule(
         "auth-header",
         ("authorization",),
         0,
@@ -148,14 +110,14 @@ _RULES: list[Rule] = [
         folded=True,
         keep=not_a_header_value,
     ),
-    _rule(
+    rule(
         "auth-header",
         ("bearer",),
         0,
         r"(?i:bearer)\s+(?P<secret>(?=[A-Za-z0-9\-._~+/]{0,64}\d)[A-Za-z0-9\-._~+/]{16,}=*)",
         folded=True,
     ),
-    _rule(
+    rule(
         "auth-header",
         ("basic ",),
         0,
@@ -163,14 +125,14 @@ _RULES: list[Rule] = [
         folded=True,
         keep=not_basic_credentials,
     ),
-    _rule(
+    rule(
         "azure-key",
         ("key",),
         0,
         r"(?i:(?:(?<=account)|(?<=sharedaccess))key)\s*=\s*(?P<secret>[A-Za-z0-9+/]{20,}={0,2})",
         folded=True,
     ),
-    _rule(
+    rule(
         "npmrc-auth",
         ("_auth",),
         0,
@@ -179,7 +141,7 @@ _RULES: list[Rule] = [
         keep=lambda value: placeholder(value) or bool(identifier_words(value)),
     ),
     # Command lines. The flags share the anchors of the names they hold.
-    _rule(
+    rule(
         "cli-password",
         ("pass",),
         0,
@@ -187,7 +149,7 @@ _RULES: list[Rule] = [
         folded=True,
         keep=not_a_flag_value,
     ),
-    _rule(
+    rule(
         "cli-password",
         ("token",),
         0,
@@ -195,7 +157,7 @@ _RULES: list[Rule] = [
         folded=True,
         keep=not_a_flag_value,
     ),
-    _rule(
+    rule(
         "cli-password",
         ("secret",),
         0,
@@ -203,7 +165,7 @@ _RULES: list[Rule] = [
         folded=True,
         keep=not_a_flag_value,
     ),
-    _rule(
+    rule(
         "cli-password",
         ("key",),
         0,
@@ -211,36 +173,49 @@ _RULES: list[Rule] = [
         folded=True,
         keep=not_a_flag_value,
     ),
-    _rule(
+    rule(
         "cli-password",
         ("pass",),
         0,
-        r"(?i:(?<=ssh)pass)(?:" + _GAP + r"-[a-oq-zA-Z][^\s\"']*)*" + _GAP
-        + r"-p(?:[ \t]*|" + _GAP + r")[\"']?(?P<secret>[^\s\"']+)",
+        r"(?i:(?<=ssh)pass)(?:"
+        + _GAP
+        + r"-[a-oq-zA-Z][^\s\"']*)*"
+        + _GAP
+        + r"-p(?:[ \t]*|"
+        + _GAP
+        + r")[\"']?(?P<secret>[^\s\"']+)",
         folded=True,
         keep=placeholder,
     ),
     # mysql takes its password glued to -p: `-p name` prompts, `-psecret` does not.
-    _rule(
+    rule(
         "cli-password",
         ("mysql",),
         0,
-        r"(?i:mysql)[\w\-]*" + _GAP + r"[^\n|;&]{0,200}?" + _GAP
+        r"(?i:mysql)[\w\-]*"
+        + _GAP
+        + r"[^\n|;&]{0,200}?"
+        + _GAP
         + r"-p(?P<secret>[^\s\"'\-][^\s\"']*)",
         folded=True,
         keep=placeholder,
     ),
-    _rule(
+    rule(
         "cli-password",
         ("curl",),
         0,
-        r"(?i:curl)" + _GAP + r"[^\n|;&]{0,200}?" + _GAP + r"(?:-u|--user)(?:[ \t=]*|" + _GAP
+        r"(?i:curl)(?:"
+        + _GAP
+        + r"[^\n|;&]{0,200}?)?"
+        + _GAP
+        + r"(?:-u|--user)(?:[ \t=]*|"
+        + _GAP
         + r")[\"']?[^\s:\"']*:(?P<secret>[^\s\"']+)",
         folded=True,
         keep=placeholder,
     ),
     # A service account's key id: `"private_key_id": "<40 hex>"` names the key it opens.
-    _rule(
+    rule(
         "private-key-id",
         ("key",),
         8,
@@ -248,10 +223,16 @@ _RULES: list[Rule] = [
         r"(?![0-9a-fA-F])",
         folded=True,
     ),
+    # A password piped into `sudo -S`, a `.netrc` entry, a cookie, a registry's auth.
+    rule("cli-password", ("sudo",), 0, None, find=sudo_stdin),
+    rule("netrc-password", ("pass",), 0, None, folded=True, find=netrc_password),
+    rule("cookie", ("cookie",), 0, None, folded=True, find=cookie_header),
+    rule("docker-auth", ("auth",), 0, None, folded=True, find=docker_auth),
+    *TOKEN_RULES,
     # "the password was …": told in words, assigned to no name.
-    _rule("password-in-prose", ("pass",), 0, None, folded=True, find=spoken_password),
+    rule("password-in-prose", ("pass",), 0, None, folded=True, find=spoken_password),
     # `.env`-style assignments: the anchors are the words that make a name secret.
-    _rule(
+    rule(
         "secret-assignment",
         # "pw" finds "pwd" too; "pat" (a personal access token: AZURE_DEVOPS_PAT) counts in
         # upper case only, and "bot" (DISCORD_BOT) on a chat platform only.
@@ -262,17 +243,11 @@ _RULES: list[Rule] = [
         find=assignment,
     ),
 ]
-#: A Discord bot token has no literal prefix (it starts with the bot's id in base64), so
-#: it is searched for only in texts that say "discord", as gitleaks does.
-DISCORD_TOKEN = re.compile(
-    r"(?<![A-Za-z0-9_\-])[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}"
-    r"(?![A-Za-z0-9_\-])"
-)
 #: Kinds that are a token of their own: one starting inside a longer word is not one.
 TOKEN_KINDS = wordset(
     "anthropic-key openai-key aws-access-key github-token gitlab-token slack-token"
     " google-api-key stripe-key npm-token huggingface-token sendgrid-key pypi-token"
-    " twilio-key jwt"
+    " twilio-key jwt " + " ".join(KINDS)
 )
 #: Each anchor once, with every rule tried where it occurs.
 ANCHORS: list[tuple[str, bool, tuple[Rule, ...]]] = [

@@ -126,6 +126,13 @@ class Source(Protocol):
         default: the source keeps nothing inside projects."""
         return None
 
+    def kept_in_project(self, path: Path) -> bool:
+        """Whether the file at `path` is a store the agent keeps inside a project (what
+        `project_root` finds), which a cloned repository can ship with someone else's
+        sessions in it: the indexer then asks git's index whether it is committed
+        (`sources.git_index`). False by default."""
+        return False
+
     def report_notes(self) -> list[str]:
         """Lines `findsession sources` shows under this source: what it cannot read on
         this machine (an encrypted history). None by default."""

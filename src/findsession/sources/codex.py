@@ -62,8 +62,13 @@ class CodexSource(Source):
 
     def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
         if is_compressed(sf.path.name):
-            parser = RolloutParser(sf.session_id)
-            reading = read_compressed(fh, cursor, parser.parse)
+            state, inner = _unpack(cursor)
+            # A slice after the first goes on in the mode the one before ended in.
+            restart = state is not None and state.replaying  # as a plain rollout does
+            parser = RolloutParser(sf.session_id, None if restart else state)
+            reading = read_compressed(fh, None if restart else inner, parser.parse)
+            if reading.cursor.state:  # read on from it: the parser's mode with it
+                reading.cursor = _pack(reading.cursor, parser.state)
         else:
             state, inner = _unpack(cursor)
             # A read that stopped inside a parent's replay starts again from the top.
@@ -227,18 +232,24 @@ def _lines_of(path: Path, fh: IO[bytes]) -> Iterator[IO[bytes]]:
         yield fh
 
 
+_MODE = ("events", "replaying")
+
+
 def _pack(cursor: Cursor, state: ParseState) -> Cursor:
-    """The JSON-lines cursor with the parser's mode kept in its state."""
-    return replace(cursor, state={"events": state.events, "replaying": state.replaying})
+    """The cursor with the parser's mode kept in its state, beside what the reader keeps
+    there (a compressed rollout's `at`)."""
+    kept = {**(cursor.state or {}), "events": state.events, "replaying": state.replaying}
+    return replace(cursor, state=kept)
 
 
 def _unpack(cursor: Cursor | None) -> tuple[ParseState | None, Cursor | None]:
-    """The parser state kept in a cursor, and the JSON-lines cursor without it."""
+    """The parser state kept in a cursor, and the reader's cursor without it."""
     if cursor is None or cursor.state is None:
         return None, cursor
     kept = cursor.state
     state = ParseState(events=bool(kept.get("events")), replaying=bool(kept.get("replaying")))
-    return state, replace(cursor, state=None)
+    rest = {k: v for k, v in kept.items() if k not in _MODE}
+    return state, replace(cursor, state=rest or None)
 
 
 def _text(value: Any) -> str | None:

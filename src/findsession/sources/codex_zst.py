@@ -1,21 +1,30 @@
-"""Codex's compressed rollouts (`rollout-*.jsonl.zst`): decompressed safely, read whole.
+"""Codex's compressed rollouts (`rollout-*.jsonl.zst`): decompressed safely, read in slices.
 
 Codex compresses a rollout once it is old, so a `.zst` file is never appended to: it is
-read again, whole, only when its content hash changed (like `cursor.read_whole`). The
+read again only when its content hash changed (like `cursor.read_whole`). The
 decompressed lines go through the same JSON-lines reader as a plain rollout, so a bad
-line is reported by its number. Decompression is bounded: the input is fed in small
-pieces (one KiB of zstd can expand to tens of MB) and output stops at
-`MAX_DECOMPRESSED`, or as soon as it holds more lines than the file's read budget lets
-be parsed, or the budget's time is up (`sources.budget`: a few KB of zstd held millions
-of `{}` lines); either cuts the read, which the indexer reports for the file. A corrupt
-or truncated frame becomes one problem for the file, and the lines decoded before it are
-kept.
+line is reported by its number, and `SLICE_BYTES` of them at a time (`Reading.more`), as
+a plain rollout is read: the records of one slice are stored before the next is parsed,
+so a large rollout costs the memory of one slice, not of the whole (a million messages
+held at once took 1.26 GB). The decompressed lines wait in a temporary file (on disk past
+`_IN_MEMORY`) between the slices of one read, whose cursor's `at` says where the next
+slice starts. A read cut by its budget keeps what it gave, and the rest is not read while
+the file stays as it is.
+
+Decompression is bounded: the input is fed in small pieces (one KiB of zstd can expand
+to tens of MB) and output stops at `budget.expanded_bytes` of the file's size (250 times
+it: 15 KB of zstd held a million valid messages), or as soon as it holds more lines than
+the file's read budget lets be parsed, or the budget's time is up (`sources.budget`: a
+few KB of zstd held millions of `{}` lines); the first cuts the read, which the indexer
+reports for the file once its last slice is read. A corrupt or truncated frame becomes
+one problem for the file, and the lines decoded before it are kept.
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
+import os
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -27,10 +36,8 @@ import zstandard
 from findsession.domain import Problem
 from findsession.sources import budget
 from findsession.sources.cursor import Cursor, Reading
-from findsession.sources.jsonl import ParseLine, ReadStats, iter_objects
+from findsession.sources.jsonl import SLICE_BYTES, ParseLine, ReadStats, iter_objects
 
-#: Decompressed bytes read from one file at most; the rest is reported, not read.
-MAX_DECOMPRESSED = 1 << 30
 #: Decompressed bytes kept in memory before spilling to a temporary file.
 _IN_MEMORY = 32 << 20
 #: Compressed bytes fed to the decompressor at a time, which bounds each output burst.
@@ -61,14 +68,17 @@ class Stopped:
 
 
 @contextmanager
-def decompressed(
-    fh: IO[bytes], limit: int = MAX_DECOMPRESSED
-) -> Iterator[tuple[IO[bytes], Stopped]]:
+def decompressed(fh: IO[bytes]) -> Iterator[tuple[IO[bytes], Stopped]]:
     """A seekable file of the decompressed lines, and why decompression stopped early."""
     with tempfile.SpooledTemporaryFile(max_size=_IN_MEMORY) as out:
-        stopped = _decompress(fh, out, limit, budget.current())
+        stopped = _decompress(fh, out, _limit(fh), budget.current())
         out.seek(0)
         yield out, stopped  # type: ignore[misc]
+
+
+def _limit(fh: IO[bytes]) -> int:
+    """What the open file may be decompressed to (`budget.expanded_bytes`)."""
+    return budget.expanded_bytes(os.fstat(fh.fileno()).st_size)
 
 
 def _decompress(fh: IO[bytes], out: IO[bytes], limit: int, spend: budget.Budget) -> Stopped:
@@ -85,7 +95,7 @@ def _decompress(fh: IO[bytes], out: IO[bytes], limit: int, spend: budget.Budget)
                     mid_frame = True
                     if written + len(data) > limit:
                         out.write(data[: limit - written])
-                        return Stopped(cut=f"over {limit >> 20} MB decompressed")
+                        return Stopped(cut=_too_big(fh, limit))
                     out.write(data)
                     written += len(data)
                     lines += data.count(b"\n")
@@ -102,7 +112,20 @@ def _decompress(fh: IO[bytes], out: IO[bytes], limit: int, spend: budget.Budget)
     return Stopped(problem="truncated zstd file: its last frame ends early" if mid_frame else None)
 
 
-def inflate(data: bytes, limit: int = MAX_DECOMPRESSED) -> tuple[bytes, Stopped]:
+def _too_big(fh: IO[bytes], limit: int) -> str:
+    try:
+        size = os.fstat(fh.fileno()).st_size
+    except OSError:  # a blob held in memory (`inflate`): its cap is the caller's
+        size = None
+    if size is None or limit >= budget.MAX_DECOMPRESSED:
+        return f"over {limit >> 20:,} MB decompressed"
+    return (
+        f"over {limit / 1e6:,.1f} MB decompressed, {budget.MAX_EXPANSION} times its"
+        f" {size / 1e3:,.1f} KB"
+    )
+
+
+def inflate(data: bytes, limit: int = budget.MAX_DECOMPRESSED) -> tuple[bytes, Stopped]:
     """One zstd blob held in memory (a database's compressed column), decompressed under
     the same caps as a file: its bytes, and why decompression stopped early."""
     out = io.BytesIO()
@@ -111,25 +134,82 @@ def inflate(data: bytes, limit: int = MAX_DECOMPRESSED) -> tuple[bytes, Stopped]
 
 
 def read_compressed(fh: IO[bytes], cursor: Cursor | None, parse: ParseLine) -> Reading:
-    """Every record of a compressed rollout, unless its bytes hash to the cursor's digest."""
+    """The records of a compressed rollout's next slice: from its start, unless its bytes
+    hash to the cursor's digest; then from where the cursor's `at` says the slice before
+    ended, or nothing (unchanged) when the read ended."""
     digest = digest_of(fh)
     size = fh.tell()
-    now = Cursor(offset=size, lines=0, digest=digest)
-    if cursor is not None and cursor.digest == digest:
-        return Reading([], now, fresh=False, unchanged=True)
-    with decompressed(fh) as (lines, stopped):
-        stats = ReadStats(end_offset=0, end_line=0)
-        records = [rec for n, obj in iter_objects(lines, 0, 0, stats) for rec in parse(n, obj)]
+    at = _resumed_at(cursor, digest)
+    if cursor is not None and at is None:
+        return Reading([], Cursor(offset=size, lines=0, digest=digest), fresh=False, unchanged=True)
+    held = _held(fh, digest)
+    start, first_line = (at, cursor.lines) if at and cursor is not None else (0, 0)
+    stats = ReadStats(end_offset=start, end_line=first_line)
+    records = [
+        rec
+        for n, obj in iter_objects(held.lines, start, first_line, stats, max_bytes=SLICE_BYTES)
+        for rec in parse(n, obj)
+    ]
+    spend = budget.current()
     problems = stats.problems
-    if stopped.problem:
-        problems.append(Problem(stats.end_line + 1, stopped.problem))
-    if stopped.cut:
-        budget.current().stop(stopped.cut)
+    if stats.more and spend.cut is None:  # a slice's end: the next slice goes on from it
+        through = min(size - 1, stats.end_offset * size // max(held.length, 1))
+        end = Cursor(through, stats.end_line, digest, {"at": stats.end_offset})
+    else:
+        _release()
+        if held.stopped.problem:
+            problems.append(Problem(stats.end_line + 1, held.stopped.problem))
+        if held.stopped.cut:
+            spend.stop(held.stopped.cut)
+        end = Cursor(offset=size, lines=stats.end_line, digest=digest)
     return Reading(
         records,
-        Cursor(offset=size, lines=stats.end_line, digest=digest),
-        fresh=True,
-        bytes_read=size,
+        end,
+        fresh=not start,
+        bytes_read=size if not start else 0,
         lines_read=stats.lines_read,
         problems=problems,
+        more=stats.more,
     )
+
+
+def _resumed_at(cursor: Cursor | None, digest: str) -> int | None:
+    """Where the slice before of a read of these same bytes ended (0: from the start);
+    None when that read ended."""
+    if cursor is None or cursor.digest != digest:
+        return 0
+    at = (cursor.state or {}).get("at")
+    return at if isinstance(at, int) and at > 0 else None
+
+
+@dataclass
+class _Held:
+    """The decompressed lines of the file being read, kept between its slices."""
+
+    digest: str
+    lines: IO[bytes]
+    length: int
+    stopped: Stopped
+
+
+#: At most one file's lines are held: the one the indexer is reading.
+_holding: list[_Held] = []
+
+
+def _held(fh: IO[bytes], digest: str) -> _Held:
+    """This file's decompressed lines: those held since its previous slice, else its bytes
+    decompressed now (a file read on from an earlier run is decompressed again)."""
+    if _holding and _holding[0].digest == digest:
+        return _holding[0]
+    _release()
+    lines = tempfile.SpooledTemporaryFile(max_size=_IN_MEMORY)  # noqa: SIM115 - kept open
+    stopped = _decompress(fh, lines, _limit(fh), budget.current())
+    length = lines.tell()
+    lines.seek(0)
+    _holding.append(_Held(digest, lines, length, stopped))  # type: ignore[arg-type]
+    return _holding[0]
+
+
+def _release() -> None:
+    while _holding:
+        _holding.pop().lines.close()

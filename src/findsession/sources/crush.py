@@ -98,6 +98,10 @@ class CrushSource(Source):
         """A project's own Crush data folder, when it has a database."""
         return STORE.in_project(project)
 
+    def kept_in_project(self, path: Path) -> bool:
+        """Every database of Crush's: each is a project's `.crush/crush.db`."""
+        return True
+
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """The databases `projects.json` lists (at Crush's data folder), or every
         `.crush/crush.db` under `root`; a database named as a root is taken as it is."""

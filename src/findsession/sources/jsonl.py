@@ -57,7 +57,7 @@ def clean_text(value: str) -> str:
 
 
 #: How far past a cap a cut may move to end on a boundary (see `cap`).
-_CUT_SLACK = 1024
+CUT_SLACK = 1024
 _BOUNDARY = re.compile(r"[\s\"'`<>()\[\]{},;]")
 
 
@@ -65,14 +65,29 @@ def cut_point(text: str, limit: int) -> int:
     """Where to cut `text` near `limit` without splitting a token in two.
 
     Redaction runs on what is kept: a token cut at the cap (half an API key) no longer
-    looked like one and was stored in part. The cut moves on to the next space, quote or
-    bracket, at most `_CUT_SLACK` characters further; a private key block cut anywhere
-    is still hidden, to the end, by its `BEGIN` line.
+    looked like one and was stored in part. A text at most a quarter of the limit (up to
+    `CUT_SLACK` characters) past it is kept whole; a longer one is cut at the end of
+    a line within that reach (what makes a value a secret may come after it on its line:
+    `echo pw | sudo -S`), else at the next space, quote or bracket, at most `CUT_SLACK`
+    characters further; a private key block cut anywhere is still hidden, to the end, by
+    its `BEGIN` line. When one run of characters with none of them reaches past that (a
+    URL, minified code, a blob with a token in it), the cut moves back to before the run
+    instead: no part of it is kept, so no token's first characters are kept without the
+    rest (`ghp_` and 20 of its 36).
     """
-    if len(text) <= limit:
+    whole = min(CUT_SLACK, limit // 4)  # a preview of 80 stays about that
+    if len(text) <= limit + whole:
         return len(text)
-    boundary = _BOUNDARY.search(text, limit, limit + _CUT_SLACK)
-    return boundary.start() if boundary else limit + _CUT_SLACK
+    line = text.find("\n", limit, limit + whole)
+    if line >= 0:
+        return line  # a command line kept whole: `echo pw | sudo -S` needs its end
+    boundary = _BOUNDARY.search(text, limit, limit + CUT_SLACK)
+    if boundary:
+        return boundary.start()
+    last = None
+    for last in _BOUNDARY.finditer(text, 0, limit):  # noqa: B007 - the last one is wanted
+        pass
+    return last.end() if last else 0
 
 
 def cap(text: str, limit: int) -> str:
@@ -317,6 +332,6 @@ def _preview(raw: bytes) -> str:
     Cut on a boundary, not inside a token, so the indexer can still redact a secret the
     preview quotes.
     """
-    text = raw[: 80 + _CUT_SLACK * 4].decode("utf-8", "replace").strip()
+    text = raw[: 80 + CUT_SLACK * 4].decode("utf-8", "replace").strip()
     text = text[: cut_point(text, 80)]
     return "".join(c if c.isprintable() else "\ufffd" for c in text)

@@ -69,6 +69,11 @@ class OpenCodeSource(Source):
         """A project's `.opencode/` folder, when the first OpenCode kept a store there."""
         return self.first_generation.in_project(project) if self.first_generation else None
 
+    def kept_in_project(self, path: Path) -> bool:
+        """The first OpenCode's `.opencode/opencode.db`; not the data folder's store."""
+        first = self.first_generation
+        return first is not None and (path.parent.name, path.name) == (first.folder, first.db_name)
+
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """The store in the data folder `root`, then each session file of its tree (or
         `root` itself, when it is the store or a session file). A folder that is no data

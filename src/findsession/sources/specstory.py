@@ -66,6 +66,10 @@ class SpecStorySource(Source):
         folder = project / FOLDER / HISTORY
         return folder if folder.is_dir() else None
 
+    def kept_in_project(self, path: Path) -> bool:
+        """Every export: SpecStory writes them into each project's `.specstory/`."""
+        return True
+
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """The exports under `root`: a file named itself; every `*.md` of a history
         folder (or of a `.specstory` folder's); else those of each `.specstory/history/`

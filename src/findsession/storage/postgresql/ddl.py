@@ -8,7 +8,9 @@ shape schema steps 2 to 8 gave every table, so a new one is born as safe as the 
 - every index starts with `audience` (content) or `owner` (a person's own), and a key
   that must stay unique is an index over `sealed(...)` (content) or starts with the
   owner, so no index walk of a person's meets a row they may not read (step 8);
-- a session's rows (and a unit's) go with it, by triggers.
+- a session's rows (and a unit's) go with it, by triggers;
+- no column but whose rows they are keeps planner statistics, which are sampled over
+  every row and read back through any person's estimates (step 12).
 
 A step is listed in `migrations.MIGRATIONS` like any other (`create(FILE_WRITES)`); the
 SQLite package makes the same table from the same description in the file's shape.
@@ -28,6 +30,7 @@ from findsession.storage.sql.tables import (
     INDEX,
     OWNER,
     SESSION,
+    TABLES,
     TYPES,
     UNIT,
     Step,
@@ -62,6 +65,8 @@ def _table(table: Table) -> list[str]:
     if _content(table):
         parts.append(_AUDIENCE)
     statements = [f"CREATE TABLE {table.name} ({', '.join(parts)})"]
+    if table.belongs != INDEX:
+        statements += quiet(table.name, [c.name for c in table.first_columns if c.type in _WORDS])
     lead = "audience, " if _content(table) else "owner, " if table.belongs == OWNER else ""
     if table.key:
         columns, rows = PostgresDialect().key_index(table)
@@ -76,6 +81,17 @@ def _table(table: Table) -> list[str]:
         for cols in table.lookups
     ]
     return statements
+
+
+#: Types whose values are what people wrote or named (text, bytes): no statistics of
+#: them are kept. Numbers and flags keep theirs, which the planner's row estimates need
+#: (a join by id estimated without them read every unit a person may read).
+_WORDS = ("text", "bytes")
+
+
+def quiet(table: str, columns: list[str]) -> list[str]:
+    """Statements that keep no planner statistics of `columns` (schema step 12)."""
+    return [f"ALTER TABLE {table} ALTER COLUMN {c} SET STATISTICS 0" for c in columns]
 
 
 def _policies(table: Table) -> list[str]:
@@ -201,4 +217,5 @@ def add_column(table: str, column: str) -> Step:
     """The schema step that adds one column (`later=True` in its table's description)."""
     c = added_column(table, column)
     sql = f"ALTER TABLE {table} ADD COLUMN {_column(c.name, c.type, c.required, c.default)}"
-    return schema_step(f"add_{table}_{column}", lambda db: [sql])
+    kept = quiet(table, [column]) if TABLES[table].belongs != INDEX and c.type in _WORDS else []
+    return schema_step(f"add_{table}_{column}", lambda db: [sql, *kept])

@@ -28,6 +28,7 @@ from findsession.storage.postgresql.schema_v8 import v8_audience
 from findsession.storage.postgresql.schema_v9 import v9_file_writes
 from findsession.storage.postgresql.schema_v10 import v10_planned_triggers
 from findsession.storage.postgresql.schema_v11 import v11_postings
+from findsession.storage.postgresql.schema_v12 import v12_bounded_reads
 
 SCHEMA = "findsession"
 MIGRATIONS: list[Callable[[psycopg.Connection[Any]], None]] = [
@@ -42,6 +43,7 @@ MIGRATIONS: list[Callable[[psycopg.Connection[Any]], None]] = [
     v9_file_writes,
     v10_planned_triggers,
     v11_postings,
+    v12_bounded_reads,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 #: The advisory lock held while the schema is created or upgraded.

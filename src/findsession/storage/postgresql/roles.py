@@ -31,6 +31,7 @@ from findsession.paths import db_path
 from findsession.storage.postgresql.connection import Connection
 from findsession.storage.postgresql.migrations import SCHEMA
 from findsession.storage.postgresql.schema_v2 import BY_SESSION, BY_UNIT, OWNER_ONLY
+from findsession.storage.postgresql.schema_v12 import INTERNAL
 from findsession.storage.team import Person, ServerStatus
 
 #: The role every person's role is a member of.
@@ -80,6 +81,12 @@ def _grant(url: str, local: Path | None) -> str:
             "ALTER DEFAULT PRIVILEGES IN SCHEMA {s} GRANT EXECUTE ON FUNCTIONS TO {g}",
         ):
             db.execute(sql.SQL(statement).format(s=schema, g=group))
+        for function in INTERNAL:  # what only the schema's own functions call
+            db.execute(
+                sql.SQL("REVOKE EXECUTE ON FUNCTION {}.{} FROM {}").format(
+                    schema, sql.SQL(function), group
+                )
+            )
         # Every column of `chunks` but the vectors: a person's ORDER BY over the graph
         # would say which hidden vectors lie near one of their choosing (schema step 8).
         # Their search reads the vectors through `vector_ranked`, their writes need none.

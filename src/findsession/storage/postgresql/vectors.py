@@ -1,11 +1,13 @@
-"""Vectors in pgvector: one row per chunk, an HNSW index by cosine, filters in the SQL.
+"""Vectors in pgvector: one row per chunk, HNSW indexes by cosine, filters in the SQL.
 
 The embedder hands over int8 vectors with a scale (findsession.quantize); they are kept
 as given, for the embedder to reuse by text digest, and as a pgvector `vector` for the
 server to search. The HNSW index needs a fixed dimension, which only the model knows,
 so it is made when the first vectors of a dimension arrive: an expression index on
 `embedding::halfvec(N)` (half precision holds the int8 values exactly, in half the
-memory: schema step 5), which the search's ORDER BY names the same way.
+memory: schema step 5), which the search's ORDER BY names the same way, one per audience
+(a person's own vectors, the shared ones: schema step 12), so a person's walk meets
+only vectors they may read.
 
 Filters sit in the same statement as the nearest-neighbour ORDER BY. pgvector 0.8's
 iterative index scan keeps walking the graph until enough rows pass them, so a search
@@ -128,16 +130,16 @@ class VectorsMixin(vectors.VectorsMixin, Connection):
         return len(kept)
 
     def _ensure_graph(self, dims: int) -> None:
-        """The HNSW index for vectors of `dims` dimensions, made once. Made over rows
-        already stored it is built in memory in one pass (up to `BUILD_MEMORY`), many
-        times faster than the same rows inserted into the graph one at a time. Made by
-        `ensure_graph`, which runs as the schema's owner (on a shared server the person
-        whose run embedded first may not create indexes) and only when vectors of the
-        server's model's size are stored."""
-        if self.scalar("SELECT to_regclass(?)", (f"chunks_hnsw_{int(dims)}",)) is None:
-            if self.in_transaction:
-                self.graph_build_memory()
-            self.execute("SELECT ensure_graph(?)", (int(dims),))
+        """The HNSW graphs for vectors of `dims` dimensions, each made once: one per
+        audience (a person's own vectors, the shared ones: schema step 12), of those the
+        caller may read (the schema's owner: all). Made over rows already stored, a graph
+        is built in memory in one pass (up to `BUILD_MEMORY`), many times faster than the
+        same rows inserted one at a time. Made by `ensure_graph`, which runs as the
+        schema's owner (on a shared server the person whose run embedded first may not
+        create indexes) and only for vectors of the server's model's size."""
+        if self.in_transaction:
+            self.graph_build_memory()
+        self.execute("SELECT ensure_graph(?)", (int(dims),))
 
     def graph_build_memory(self) -> None:
         """Let this transaction's HNSW build take `BUILD_MEMORY`, unless the server's own
@@ -162,8 +164,9 @@ class VectorsMixin(vectors.VectorsMixin, Connection):
 
     def vector_search(self, vector: np.ndarray, filters: Filters, limit: int) -> list[VectorMatch]:
         """The best `limit` units by cosine to `vector`, filters inside the statement:
-        `vector_ranked` (schema step 8) walks the graph as the schema's owner and keeps
-        the chunks the caller may read (people may not read the vectors themselves).
+        `vector_ranked` (schema steps 8 and 12) walks, as the schema's owner, the graph
+        of each audience the caller may read (their own vectors, the shared ones), and
+        nothing else (people may not read the vectors themselves).
         The vectors are compared in half precision, as the graph holds them (step 5):
         the stored int8 values are exact in it, and the graph's expression must match."""
         dims = int(vector.shape[0])
