@@ -12,16 +12,21 @@ import time
 from collections.abc import Collection, Iterable
 from contextlib import suppress
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from findsession.domain import Root
 from findsession.errors import FindsessionError, IndexFull
+from findsession.indexing.archiving import archive_unchanged
 from findsession.indexing.failures import file_failed
 from findsession.indexing.file import Abort, index_file
 from findsession.indexing.report import IndexReport, Progress
-from findsession.indexing.scan import handle_vanished, known_changes, os_error, scan
+from findsession.indexing.scan import Found, handle_vanished, known_changes, os_error, scan
 from findsession.redact import redact
 from findsession.sources import SOURCES, SourceFile, file_stamp
-from findsession.storage.base import Storage
+from findsession.storage.base import FileState, Storage
+
+if TYPE_CHECKING:
+    from findsession.archive.keeper import Archive
 
 
 def index_roots(
@@ -32,13 +37,16 @@ def index_roots(
     progress: Progress | None = None,
     exclude: Iterable[str] = (),
     only: Collection[str] | None = None,
+    archive: Archive | None = None,
 ) -> IndexReport:
     """Index every transcript under `roots` into `store` and report what changed.
 
     `exclude` holds globs of project directories whose sessions are not indexed. `only`
     names the files a watcher saw change: when the index already reads every one of
     them, only they are looked at (an appended turn costs milliseconds, not a walk of
-    every root); a new or vanished file among them means a full scan.
+    every root); a new or vanished file among them means a full scan. `archive`: where
+    the transcripts of the sources it keeps are copied as they are read (and a file it
+    lacks, whole), and from which `prune` drops the copies of the files it prunes.
     """
     excluded = tuple(str(Path(g).expanduser()) for g in exclude)
     started = time.perf_counter()
@@ -57,9 +65,10 @@ def index_roots(
             unwalked: set[str] = set()
             found = scan(roots, report, seen, unwalked)
             walked = [r for r in roots if str(r.path) not in unwalked]
-            if handle_vanished(store, walked, known, seen, prune, report):
+            if handle_vanished(store, walked, known, seen, prune, report, archive):
                 known = store.file_states()
         work: list[tuple[SourceFile, str]] = []
+        unchanged: list[tuple[Found, FileState]] = []
         for f in found:
             state = known.get(str(f.path))
             if (
@@ -68,6 +77,7 @@ def index_roots(
                 and (state.size, state.mtime_ns) == file_stamp(f.source, f.path, f.stat)
             ):
                 report.files_unchanged += 1
+                unchanged.append((f, state))
                 continue
             if _named_with_a_secret(store, str(f.path), state is not None, report):
                 continue
@@ -85,10 +95,12 @@ def index_roots(
                     progress(done - 1, len(work), str(sf.path))
                 # On Abort the error is reported and the file's savepoint rolled back.
                 with suppress(Abort):
-                    index_file(store, sf, root_key, known.get(str(sf.path)), report, excluded)
+                    state = known.get(str(sf.path))
+                    index_file(store, sf, root_key, state, report, excluded, archive)
                 group.file_done(report.bytes_read)
         if progress and work:
             progress(len(work), len(work), "")
+        archive_unchanged(archive, unchanged, report)
     except KeyboardInterrupt:
         report.interrupted = True
     except IndexFull as exc:

@@ -38,6 +38,10 @@ class Entry:
     env: tuple[str, ...] = ()
     #: Its sessions are conversations with an agent; False for documents (notes).
     agent: bool = True
+    #: Its agent deletes its own transcripts after a while by default (Claude Code's
+    #: `cleanupPeriodDays`, Gemini CLI's `sessionRetention`): findsession's archive keeps
+    #: a copy of its files unless `[archive]` says otherwise (docs/sources.md).
+    deletes_own_files: bool = False
 
 
 _CONFIG = ("XDG_CONFIG_HOME", "APPDATA")  # an editor's `User` folder and its extensions'
@@ -49,6 +53,7 @@ ENTRIES: tuple[Entry, ...] = (
         "claude_code:ClaudeCodeSource",
         spoken=("claude",),
         env=("CLAUDE_CONFIG_DIR",),
+        deletes_own_files=True,
     ),
     Entry(SourceKind.CODEX, "codex:CodexSource", spoken=("codex",), env=("CODEX_HOME",)),
     Entry(
@@ -62,6 +67,7 @@ ENTRIES: tuple[Entry, ...] = (
         "gemini:GeminiSource",
         spoken=("gemini",),
         env=("GEMINI_CLI_HOME", "GEMINI_CLI_TRUSTED_FOLDERS_PATH"),
+        deletes_own_files=True,
     ),
     Entry(SourceKind.QWEN, "qwen:QwenSource", spoken=("qwen",), env=("QWEN_HOME",)),
     Entry(SourceKind.DROID, "droid:DroidSource", spoken=("droid",)),
