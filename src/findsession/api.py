@@ -21,6 +21,7 @@ from pathlib import Path
 from findsession import config
 from findsession.audit import Auditor
 from findsession.config import Config
+from findsession.core.archiving import ArchivingMixin, RestoreReport
 from findsession.core.auditing import AuditingMixin
 from findsession.core.blaming import BlamingMixin
 from findsession.core.forgetting import ForgetReport, ForgettingMixin
@@ -67,6 +68,7 @@ class Findsession(
     ForgettingMixin,
     PushingMixin,
     SharingMixin,
+    ArchivingMixin,
 ):
     """One index, opened once; close it (or use `with`) when done."""
 
@@ -125,6 +127,7 @@ __all__ = [
     "ForgetReport",
     "Person",
     "PushReport",
+    "RestoreReport",
     "Root",
     "RootChoice",
     "SearchOptions",

@@ -6,7 +6,10 @@ working directory, so the terminal is the agent's as if it had been started by h
 Nothing is run when the command would go wrong: no command for the source, a working
 directory that is unknown or gone, an agent that is not on PATH; each is said in one
 line, with the command to run by hand on stdout. `--print` prints the command as a shell
-line instead; `--json` prints the plan.
+line instead; `--json` prints the plan. A session whose transcript its agent deleted is
+written back from the archive first (said on stderr, with `--print` too: the printed
+command works only once the file is back); one the archive holds no copy of is said in
+one line, and nothing is run.
 """
 
 from __future__ import annotations
@@ -49,6 +52,8 @@ def open_session(args: argparse.Namespace, fs: Findsession, out: Console, err: C
         return 0
     if not plan.available:
         raise FindsessionError(f"{_named(session)} cannot be resumed: {plan.reason}")
+    if plan.restore is not None:
+        restore(fs, session, plan, err)
     line = shell_line(plan)
     if plan.note:
         say(err, f"note: {plan.note}")
@@ -67,6 +72,25 @@ def open_session(args: argparse.Namespace, fs: Findsession, out: Console, err: C
         cannot=f", so {_named(session)} cannot be resumed here",
         starting=f"resuming {_named(session)} in {render.home(plan.cwd)}",
     )
+
+
+def restore(fs: Findsession, session: Session, plan: Resume, err: Console) -> None:
+    """Write the gone transcript back from the archive, saying so; or why it cannot be."""
+    gone = plan.restore
+    if gone is None:
+        return
+    if not gone.held:
+        raise FindsessionError(f"{_named(session)} cannot be resumed: {gone.reason}")
+    target = fs.session(plan.session_id) if plan.session_id else session
+    done = fs.restore(target)
+    for restored in done.restored:
+        say(
+            err,
+            f"restored {render.home(restored.path)} from the archive"
+            f" ({restored.bytes:,} bytes, checked against its digests)",
+        )
+    for note in done.notes:
+        say(err, f"note: {note}")
 
 
 def print_or_run(

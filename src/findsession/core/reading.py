@@ -5,7 +5,7 @@ Everything `Findsession` answers from what is indexed, without changing it.
 
 from __future__ import annotations
 
-from findsession.core.base import Core
+from findsession.core.archiving import ArchivingMixin
 from findsession.domain import IndexStatus, SearchResponse, Session, SourceReport
 from findsession.embeddings import configured_embedder, model_of_identity
 from findsession.errors import FindsessionError
@@ -16,7 +16,7 @@ from findsession.search.engine import search
 from findsession.search.filters import SearchOptions, parse_range
 
 
-class ReadingMixin(Core):
+class ReadingMixin(ArchivingMixin):
     """`Findsession`'s reading: search, read, sessions, sources, status."""
 
     def search(self, query: str, options: SearchOptions | None = None) -> SearchResponse:
@@ -49,7 +49,9 @@ class ReadingMixin(Core):
         tools: bool = False,
         raw: bool = False,
     ) -> SessionView:
-        """A session's turns (all, one, or a range, with `context` around them)."""
+        """A session's turns (all, one, or a range, with `context` around them); `raw`:
+        the text as its transcript holds it, from the archive's copy when the transcript
+        is gone."""
         return read_session(
             self.store,
             session,
@@ -59,6 +61,7 @@ class ReadingMixin(Core):
             first=first,
             last=last,
             raw=raw,
+            archive=self.archive if raw else None,
         )
 
     def session(self, ref: str) -> Session:
@@ -88,7 +91,9 @@ class ReadingMixin(Core):
     def sources(self) -> list[SourceReport]:
         """Every known source: on or off, the places it reads, and its files, sessions
         and skipped lines in the index."""
-        return source_reports(self.settings, self.store)
+        return self.with_archive(source_reports(self.settings, self.store))
 
     def status(self) -> IndexStatus:
-        return self.store.status()
+        status = self.store.status()
+        status.archive = self.archive_status()
+        return status

@@ -7,6 +7,7 @@ sessions that wrote a file. Import from here.
 """
 
 from findsession.domain.answers import (
+    ArchiveStatus,
     AuditRecord,
     Confidence,
     Exclusions,
@@ -26,6 +27,8 @@ from findsession.domain.records import (
     MetaEvent,
     MetaKind,
     Problem,
+    Restore,
+    Restored,
     Resume,
     Root,
     Session,
@@ -35,6 +38,7 @@ from findsession.domain.records import (
 from findsession.domain.writes import FileWrite
 
 __all__ = [
+    "ArchiveStatus",
     "AuditRecord",
     "Blame",
     "BlameLine",
@@ -52,6 +56,8 @@ __all__ = [
     "MetaEvent",
     "MetaKind",
     "Problem",
+    "Restore",
+    "Restored",
     "Resume",
     "Root",
     "ScoreParts",

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
-from findsession.domain import IndexStatus, SourceReport
+from findsession.domain import ArchiveStatus, IndexStatus, SourceReport
 from findsession.render.text import home, printable
 
 if TYPE_CHECKING:  # the reports' types only: importing the indexer would bring numpy
@@ -61,6 +61,8 @@ def print_sources(out: Console, reports: list[SourceReport], everything: bool = 
         if c.problems:
             held += f", {c.problems} lines skipped"
         out.print(held, style="dim")
+        if r.archived or r.gone:
+            out.print(f"  {_gone(r.gone, r.gone_held, r.archived)}", style="dim", soft_wrap=True)
     if absent:
         out.print(
             Text(
@@ -109,7 +111,8 @@ def print_status(out: Console, st: IndexStatus) -> None:
         (
             "sessions",
             f"{st.sessions} ({st.subagent_sessions} subagent, "
-            f"{st.missing_sessions} whose file is gone)",
+            f"{st.missing_sessions} whose file is gone"
+            + (f", {st.archive.gone_held} of them in the archive)" if st.archive else ")"),
         ),
         ("turns", str(st.turns)),
         ("units", str(st.units)),
@@ -131,6 +134,8 @@ def print_status(out: Console, st: IndexStatus) -> None:
         )
     elif not st.pushed:
         rows.append(("last run", "never: run `findsession index`"))
+    if st.archive is not None:
+        rows.append(("archive", _archive(st.archive)))
     if st.pushed:
         rows.append(("pushed from", "\n".join(_origin(o) for o in st.pushed)))
     kinds = ", ".join(f"{n} {kind}" for kind, n in st.redacted.items())
@@ -177,6 +182,9 @@ def print_index_report(err: Console, r: IndexReport, verbose: bool) -> None:
     for path, reason in r.cut:
         line = f"cut short {home(path)}: {printable(reason)}"
         err.print(Text(line, style="yellow"), soft_wrap=True)
+    for path, reason in r.archive_errors:
+        line = f"not archived {home(path)}: {printable(reason)}"
+        err.print(Text(line, style="yellow"), soft_wrap=True)
     skipped = r.skipped_by_reason()
     reasons = ", ".join(f"{n} {reason}" for reason, n in skipped.items())
     line = (
@@ -196,6 +204,21 @@ def print_index_report(err: Console, r: IndexReport, verbose: bool) -> None:
     err.print(line, soft_wrap=True, highlight=False)
     if r.interrupted:
         err.print("the index is consistent; run `findsession index` again to finish")
+
+
+def _gone(gone: int, held: int, archived: bool) -> str:
+    """A source's line on the archive: whether it keeps the source's transcripts, and
+    of its sessions whose file is gone, how many it holds."""
+    kept = "archive: on" if archived else "archive: off"
+    if not gone:
+        return f"{kept}; no session's file is gone"
+    return f"{kept}; {gone} sessions whose file is gone, {held} of them in the archive"
+
+
+def _archive(a: ArchiveStatus) -> str:
+    where = f"{_size(a.bytes)} in {a.files} files at {home(a.path)}"
+    keeps = ", ".join(a.sources) if a.sources else "nothing (`[archive]` in the config)"
+    return f"{where}; keeps {keeps}"
 
 
 def _size(n: int) -> str:

@@ -125,13 +125,18 @@ def build_app(index: Index) -> Starlette:
 
 
 def _resume(fs: Findsession, session: Any) -> dict[str, Any] | None:
-    """The resume object `--json` gives, with the line `open --print` prints."""
-    from findsession.cli.open_session import shell_line
+    """The resume object `--json` gives, with the line `open --print` prints; for a
+    session whose transcript is gone, `findsession open ID`, which writes it back from
+    the archive before resuming (none when the archive holds no copy)."""
+    from findsession.cli.open_session import shell_line, shell_word
 
     plan = fs.resume(session)
     data = jsonout.resume_json(plan)
     if data is not None:
         data["shell"] = shell_line(plan) if plan.available else None
+        if plan.available and plan.restore is not None:
+            held = plan.restore.held
+            data["shell"] = f"findsession open {shell_word(session.id)}" if held else None
     return data
 
 
