@@ -13,7 +13,7 @@ import struct
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from findsession.archive import frames
@@ -292,6 +292,9 @@ appends = st.lists(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(steps=appends)
+@example(steps=[(3, True, False), (2, False, False)])  # a half-written line completed
+@example(steps=[(5, False, False), (0, True, False), (0, False, True)])  # then read from the top
+@example(steps=[(0, True, False), (0, True, False)])  # nothing whole yet, twice
 def test_any_sequence_of_reads_keeps_the_transcript_as_last_read(
     steps: list[tuple[int, bool, bool]], tmp_path_factory: pytest.TempPathFactory
 ) -> None:

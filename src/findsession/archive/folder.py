@@ -137,9 +137,10 @@ class Folder:
 
     def remove(self, keys: Iterable[str]) -> None:
         """Remove the files of `keys` (the index dropped their transcripts), keeping them
-        again should the index read them again."""
+        again should the index read them again. Best effort: an index run must not fail
+        on its archive."""
         for key in set(keys):
-            with contextlib.suppress(FileNotFoundError):
+            with contextlib.suppress(OSError):
                 self.file(key).unlink()
 
 

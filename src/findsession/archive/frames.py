@@ -44,7 +44,7 @@ PROVISIONAL = 1
 WINDOW = 32 << 10
 #: The most one frame holds: reading back costs the memory of one frame.
 FRAME_BYTES = 16 << 20
-LEVEL = 3
+LEVEL = 1
 #: The running digest before any byte.
 ORIGIN = bytes(16)
 

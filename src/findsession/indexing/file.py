@@ -14,7 +14,7 @@ from typing import IO, TYPE_CHECKING
 
 from findsession.domain import Message
 from findsession.errors import FindsessionError
-from findsession.indexing.archiving import archive_read
+from findsession.indexing.archiving import Copier
 from findsession.indexing.failures import file_failed
 from findsession.indexing.records import redacted_problem, store_records
 from findsession.indexing.report import IndexReport
@@ -40,11 +40,11 @@ def index_file(
     state: FileState | None,
     report: IndexReport,
     excluded: tuple[str, ...] = (),
-    archive: Archive | None = None,
+    copier: Copier | None = None,
 ) -> None:
-    """Bring one file's part of the index up to date (and its copy in `archive`, when
-    the archive keeps its source); on `Abort` the caller's savepoint is rolled back and
-    the error is in the report.
+    """Bring one file's part of the index up to date (and hand what was read to
+    `copier`, for the archive); on `Abort` the caller's savepoint is rolled back and the
+    error is in the report.
 
     Any other exception while the file is read (a reader meeting a record it did not
     expect) rolls the file's savepoint back too, and is reported as the file's: its row
@@ -69,7 +69,7 @@ def index_file(
     part = IndexReport(roots=[])
     try:
         with fh, store.transaction():
-            _index_open_file(store, sf, root, state, part, excluded, fh, archive)
+            _index_open_file(store, sf, root, state, part, excluded, fh, copier)
     except Abort:
         report.errors.extend(part.errors)  # the I/O error, said once
         raise
@@ -89,13 +89,13 @@ def _index_open_file(
     report: IndexReport,
     excluded: tuple[str, ...],
     fh: IO[bytes],
-    archive: Archive | None = None,
+    copier: Copier | None = None,
 ) -> None:
     """`index_file`'s work once the file is open, inside its savepoint."""
     path = str(sf.path)
     size, mtime_ns = file_stamp(sf.source, sf.path, os.fstat(fh.fileno()))
     if state is None and sf.supersedes is not None:
-        _drop_superseded(store, str(sf.supersedes), path)
+        _drop_superseded(store, str(sf.supersedes), path, copier.archive if copier else None)
     session_id = state.session_id if state and state.session_id else _claim_id(store, sf)
     reads = _Reads(sf, fh, report)
     stored = _stored_cursor(state)
@@ -105,7 +105,8 @@ def _index_open_file(
     new_state = FileState(path, sf.source, root, session_id, size, mtime_ns, 0, 0, None)
     if reading.unchanged:
         report.files_unchanged += 1
-        archive_read(archive, path, sf.source, fh.fileno(), began, reading.cursor.offset, report)
+        if copier is not None:
+            copier.keep(path, sf.source, fh.fileno(), began, reading.cursor.offset)
         store.save_file(_ended(new_state, reading.cursor, reads.cut, fh, report))
         return
     # Sessions that lose records are rebuilt below, with those that gain them.
@@ -151,7 +152,8 @@ def _index_open_file(
         sf = replace(sf, parent_id=parent)
     for sid in sorted(sessions | forgotten):
         rebuild_session(store, sid, sf, session_id, path, report)
-    archive_read(archive, path, sf.source, fh.fileno(), began, done.offset, report)
+    if copier is not None:
+        copier.keep(path, sf.source, fh.fileno(), began, done.offset)
     store.save_file(new_state)
 
 
@@ -227,11 +229,14 @@ def _stored_cursor(state: FileState | None) -> Cursor | None:
     return Cursor.restored(state.offset, state.lines, state.tail_hash)
 
 
-def _drop_superseded(store: Storage, old: str, path: str) -> None:
-    """Remove the file `path` replaces, and read again the files that skipped its lines
-    as replays (as pruning a vanished file does), so nothing it held is lost."""
+def _drop_superseded(store: Storage, old: str, path: str, archive: Archive | None) -> None:
+    """Remove the file `path` replaces (and its archived copy: `path` holds the session
+    now), and read again the files that skipped its lines as replays (as pruning a
+    vanished file does), so nothing it held is lost."""
     if not store.file_sources([old]):
         return
+    if archive is not None:
+        archive.drop([old])
     replaying = store.replaying_files(old)
     store.remove_file(old)
     for other in replaying:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from findsession.domain import Root
 from findsession.errors import FindsessionError, IndexFull
-from findsession.indexing.archiving import archive_unchanged
+from findsession.indexing.archiving import Copier, archive_unchanged
 from findsession.indexing.failures import file_failed
 from findsession.indexing.file import Abort, index_file
 from findsession.indexing.report import IndexReport, Progress
@@ -54,6 +54,7 @@ def index_roots(
     report = IndexReport(roots=[str(r.path) for r in roots])
     run_id = _start_run(store, report)
     seen: set[str] = set()
+    copier = Copier(archive) if archive is not None else None
     try:
         changed = known_changes(store, roots, only) if only is not None else None
         if changed is not None:
@@ -96,11 +97,11 @@ def index_roots(
                 # On Abort the error is reported and the file's savepoint rolled back.
                 with suppress(Abort):
                     state = known.get(str(sf.path))
-                    index_file(store, sf, root_key, state, report, excluded, archive)
+                    index_file(store, sf, root_key, state, report, excluded, copier)
                 group.file_done(report.bytes_read)
         if progress and work:
             progress(len(work), len(work), "")
-        archive_unchanged(archive, unchanged, report)
+        archive_unchanged(copier, unchanged, report)
     except KeyboardInterrupt:
         report.interrupted = True
     except IndexFull as exc:
@@ -109,6 +110,9 @@ def index_roots(
         report.interrupted = True
         report.errors.append(("(index)", f"{exc}; free space and run `findsession index` again"))
         store.end_open_transaction(commit=False)
+    finally:
+        if copier is not None:
+            copier.close(report)  # every copy handed over is written before the run ends
     report.sessions_total, report.turns_total = store.totals()
     report.seconds = time.perf_counter() - started
     _finish_run(store, run_id, report)
