@@ -4,17 +4,17 @@ A file opens with a header, a zstd skippable frame naming the format and the tra
 (its path and source). Then, for each span of the transcript's bytes the index read, a
 record (another skippable frame: which bytes, `start` to `end`; the size of the zstd
 frame after it; how many bytes before `start` that frame was compressed against; and a
-running SHA-256 of every byte up to `end`) and the zstd frame of those bytes. A run that
-read 300 new bytes of a transcript adds one record and one small frame: nothing written
-before is read or written again.
+digest of the last 32 KiB up to `end`) and the zstd frame of those bytes, which carries
+zstd's own checksum of them. A run that read 300 new bytes of a transcript adds one
+record and one small frame: nothing written before is read or written again.
 
 A frame after the first is compressed with the 32 KiB before it as its dictionary: one
-turn's lines repeat the session's ids, paths and field names, and alone compress to a
-third of their size, against what came before to a fifth. Each record keeps a digest of
-those last 32 KiB up to its end: the next read checks the transcript still holds them
-before it adds a frame compressed against them (a file rewritten before its cursor is
-archived whole again instead). Reading a file back goes from its first frame on, and
-checks as it goes: each frame's length and tail, and the running digest at each record.
+turn's lines repeat the session's ids, paths and field names, and alone compress to
+about half their size, against what came before to a seventh. The next read checks the
+transcript still holds the bytes the last record's digest covers before it adds a frame
+compressed against them (a file rewritten before its cursor is archived whole again
+instead). Reading a file back goes from its first frame on and checks each as it comes:
+zstd's checksum of its bytes, their length, and the digest of its last 32 KiB.
 
 A span may be provisional: bytes past the source's cursor (a half-written last line, an
 Aider run still going on), which the next read of the file reads again; the next keep
@@ -29,6 +29,7 @@ import os
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TypeAlias
 
 import zstandard
 
@@ -37,16 +38,18 @@ HEAD_MAGIC = 0x184D2A5E
 SPAN_MAGIC = 0x184D2A5F
 FORMAT = b"findsession-archive 1\n"
 _FRAME_HEAD = struct.Struct("<II")
-#: start, end, frame size, dictionary length, flags, tail digest, running digest.
-_SPAN = struct.Struct("<QQQIB8s16s")
+#: start, end, frame size, dictionary length, flags, tail digest.
+_SPAN = struct.Struct("<QQQIB8s")
 PROVISIONAL = 1
 #: The bytes before a frame that it is compressed against.
 WINDOW = 32 << 10
 #: The most one frame holds: reading back costs the memory of one frame.
 FRAME_BYTES = 16 << 20
 LEVEL = 1
-#: The running digest before any byte.
-ORIGIN = bytes(16)
+
+
+#: Bytes, or a view of a buffer read into.
+Buffer: TypeAlias = bytes | memoryview
 
 
 class Damaged(Exception):
@@ -65,7 +68,6 @@ class Span:
     flags: int
     #: A digest of the last `WINDOW` bytes up to `end`: the next frame's dictionary.
     tail: bytes
-    chain: bytes
 
     @property
     def after(self) -> int:
@@ -92,10 +94,6 @@ class Layout:
     def end(self) -> int:
         """The transcript's bytes it holds: 0 to this."""
         return self.spans[-1].end if self.spans else 0
-
-    @property
-    def chain(self) -> bytes:
-        return self.spans[-1].chain if self.spans else ORIGIN
 
 
 def header(path: str, source: str) -> bytes:
@@ -140,43 +138,40 @@ def scan(fd: int) -> Layout | None:
     return Layout(path, source, header_end, spans, at)
 
 
-def record(
-    start: int, data: bytes, before: bytes, chain: bytes, provisional: bool
-) -> tuple[bytes, bytes]:
+def record(start: int, data: Buffer, before: bytes, provisional: bool) -> bytes:
     """The record and frame of `data` (the transcript's bytes from `start`), compressed
-    against `before` (the bytes just before it, at most `WINDOW`); and the new running
-    digest."""
+    against `before` (the bytes just before it, at most `WINDOW`)."""
     if before:
-        dictionary = zstandard.ZstdCompressionDict(before, dict_type=zstandard.DICT_TYPE_RAWCONTENT)
-        compressor = zstandard.ZstdCompressor(level=LEVEL, dict_data=dictionary)
+        raw = zstandard.ZstdCompressionDict(before, dict_type=zstandard.DICT_TYPE_RAWCONTENT)
+        compressor = zstandard.ZstdCompressor(level=LEVEL, dict_data=raw, write_checksum=True)
     else:
         compressor = _PLAIN
     frame = compressor.compress(data)
-    running = _chained(chain, data)
     flags = PROVISIONAL if provisional else 0
     end = start + len(data)
-    fields = (start, end, len(frame), len(before), flags, tail_digest(before, data), running)
-    return _FRAME_HEAD.pack(SPAN_MAGIC, _SPAN.size) + _SPAN.pack(*fields) + frame, running
+    fields = (start, end, len(frame), len(before), flags, tail_digest(before, data))
+    return _FRAME_HEAD.pack(SPAN_MAGIC, _SPAN.size) + _SPAN.pack(*fields) + frame
 
 
-def tail_digest(before: bytes, data: bytes) -> bytes:
+def tail_digest(before: bytes, data: Buffer) -> bytes:
     """The digest of the last `WINDOW` bytes of `before` followed by `data`."""
-    return _digest(data[-WINDOW:] if len(data) >= WINDOW else (before + data)[-WINDOW:])
+    if len(data) >= WINDOW:
+        return _digest(data[len(data) - WINDOW :])
+    return _digest((before + bytes(data))[-WINDOW:])
 
 
-_PLAIN = zstandard.ZstdCompressor(level=LEVEL)
+_PLAIN = zstandard.ZstdCompressor(level=LEVEL, write_checksum=True)
 
 
 def contents(fd: int, layout: Layout) -> Iterator[bytes]:
-    """The transcript's bytes, frame by frame, each checked before it is given: its
-    length, its tail and the running digest against its record; `Damaged` at the first
+    """The transcript's bytes, frame by frame, each checked before it is given: zstd's
+    checksum of it, its length and its tail against its record; `Damaged` at the first
     that fails."""
     if layout.clean_end != os.fstat(fd).st_size:
         raise Damaged(
             f"it holds {os.fstat(fd).st_size - layout.clean_end} bytes no record accounts for"
         )
     tail = b""
-    chain = ORIGIN
     for span in layout.spans:
         before = tail[len(tail) - span.dict_len :] if span.dict_len else b""
         frame = os.pread(fd, span.frame, span.after - span.frame)
@@ -192,20 +187,11 @@ def contents(fd: int, layout: Layout) -> Iterator[bytes]:
             raise Damaged(
                 f"the frame of bytes {span.start}-{span.end} does not decompress"
             ) from exc
-        chain = _chained(chain, data)
-        if len(data) != span.end - span.start or chain != span.chain:
+        if len(data) != span.end - span.start or tail_digest(tail, data) != span.tail:
             raise Damaged(f"bytes {span.start}-{span.end} are not the bytes that were archived")
-        if tail_digest(tail, data) != span.tail:
-            raise Damaged(f"the record of bytes {span.start}-{span.end} does not match them")
         tail = (tail + data)[-WINDOW:]
         yield data
 
 
-def _chained(chain: bytes, data: bytes) -> bytes:
-    running = hashlib.sha256(chain)
-    running.update(data)
-    return running.digest()[:16]
-
-
-def _digest(data: bytes) -> bytes:
+def _digest(data: Buffer) -> bytes:
     return hashlib.sha256(data).digest()[:8]

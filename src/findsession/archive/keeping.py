@@ -15,6 +15,7 @@ memory), never from its path again, so they are the bytes the index saw.
 from __future__ import annotations
 
 import os
+import threading
 
 from findsession.archive import frames
 from findsession.archive.folder import Folder, key_of
@@ -47,14 +48,14 @@ def keep(folder: Folder, path: str, source: str, fd: int, start: int, committed:
         have = kept.end if kept else 0
         at = kept.after if kept else _restart(out, path, source)
         os.ftruncate(out, at)
-        written, chain = at, kept.chain if kept else frames.ORIGIN
+        written = at
         # A long unread rest (a read cut at its budget) waits for the reads that take it.
         rest = size if size - committed <= PROVISIONAL_MAX else committed
         for low, high, provisional in (
             (have, committed, False),
             (max(have, committed), rest, True),
         ):
-            at, chain = _append(fd, out, at, low, high, chain, provisional)
+            at = _append(fd, out, at, low, high, provisional)
         return at - written
 
 
@@ -83,23 +84,44 @@ def _restart(out: int, path: str, source: str) -> int:
     return len(head)
 
 
-def _append(
-    fd: int, out: int, at: int, low: int, high: int, chain: bytes, provisional: bool
-) -> tuple[int, bytes]:
+def _append(fd: int, out: int, at: int, low: int, high: int, provisional: bool) -> int:
     """Records for the transcript's bytes `low` to `high`, written at `at` of the
-    archived file; where they end, and the running digest."""
+    archived file; where they end."""
     before = _read(fd, max(0, low - frames.WINDOW), low) if low else b""
     position = low
     while position < high:
-        data = _read(fd, position, min(high, position + frames.FRAME_BYTES))
+        data = _read_into(fd, position, min(high, position + frames.FRAME_BYTES))
         if not data:
             break  # the file shrank since it was read: the next read says what it is
-        record, chain = frames.record(position, data, before, chain, provisional)
+        record = frames.record(position, data, before, provisional)
         _write(out, record, at)
         at += len(record)
         position += len(data)
-        before = data[-frames.WINDOW :]
-    return at, chain
+        before = bytes(data[len(data) - frames.WINDOW :])
+    return at
+
+
+#: One buffer the transcripts' bytes are read into, frame after frame: a new one per
+#: file cost the indexer a page fault for every 4 KiB of every transcript.
+_BUFFER = bytearray()
+_LOCK = threading.Lock()
+
+
+def _read_into(fd: int, low: int, high: int) -> memoryview:
+    """The file's bytes `low` to `high` (fewer if it ends first), in the shared buffer:
+    valid until the next call."""
+    global _BUFFER
+    with _LOCK:
+        if len(_BUFFER) < high - low:
+            _BUFFER = bytearray(high - low)
+        view = memoryview(_BUFFER)[: high - low]
+    done = 0
+    while done < len(view):
+        n = os.preadv(fd, [view[done:]], low + done)
+        if not n:
+            break
+        done += n
+    return view[:done]
 
 
 def _write(out: int, data: bytes, at: int) -> None:

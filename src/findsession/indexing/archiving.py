@@ -2,19 +2,15 @@
 each read covered, and a whole copy of a file it holds unchanged but the archive lacks
 (a file indexed before the archive was on for its source).
 
-The copying runs on a thread of its own (`Copier`), on its own duplicate of each file
-the indexer read: compressing and hashing release the interpreter's lock, so on a
-machine with a second core the archive costs a first index of 520 MB almost no time,
-where done in line it cost a tenth. The archive is beside the index, not part of it: a
-copy that cannot be written is one line of the run's report, never the file's failure,
-and the run ends only once every copy it handed over is written.
+The archive is beside the index, not part of it: a copy that cannot be written is one
+line of the run's report, never the file's failure. It is written in line, from the
+file the indexer has open: on a thread of its own it made a first index slower, not
+faster, on a busy machine (the indexer and the copier took turns with the interpreter's
+lock), and an append costs it a few milliseconds.
 """
 
 from __future__ import annotations
 
-import os
-import queue
-import threading
 from typing import TYPE_CHECKING
 
 from findsession.archive.folder import key_of
@@ -26,54 +22,29 @@ from findsession.storage.base import FileState
 if TYPE_CHECKING:
     from findsession.archive.keeper import Archive
 
-#: Files handed over and not yet copied: each holds an open descriptor.
-WAITING = 16
-
-
 class Copier:
-    """The archive's side of one index run: `keep` hands a read over, `close` waits for
-    every copy and puts what it added, and what failed, in the run's report."""
+    """The archive's side of one index run: `keep` copies what a read covered, `close`
+    puts what was added, and what failed, in the run's report."""
 
     def __init__(self, archive: Archive) -> None:
         self.archive = archive
         self.added = 0
         self.errors: list[tuple[str, str]] = []
-        self._queue: queue.Queue[tuple[str, str, int, int, int] | None] = queue.Queue(WAITING)
-        self._thread: threading.Thread | None = None
 
     def keep(self, path: str, source: str, fd: int, start: int, committed: int) -> None:
         """Copy what a read of `path` covered, from `start` (0: the file was read from
-        the top), the source's cursor now at `committed`; `fd` stays the caller's."""
+        the top), the source's cursor now at `committed`."""
         if not self.archive.keeps(source):
             return
         try:
-            mine = os.dup(fd)
-        except OSError as exc:
-            self.errors.append((path, os_error(exc)))
-            return
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="archive", daemon=True)
-            self._thread.start()
-        self._queue.put((path, source, mine, start, committed))
+            self.added += self.archive.keep(path, source, fd, start, committed)
+        except Exception as exc:  # noqa: BLE001 - the archive's failure is not the file's
+            self.errors.append((path, str(exc) or type(exc).__name__))
 
     def close(self, report: IndexReport) -> None:
-        if self._thread is not None:
-            self._queue.put(None)
-            self._thread.join()
-            self._thread = None
         report.archived_bytes += self.added
         report.archive_errors.extend(self.errors)
         self.added, self.errors = 0, []
-
-    def _run(self) -> None:
-        while (item := self._queue.get()) is not None:
-            path, source, fd, start, committed = item
-            try:
-                self.added += self.archive.keep(path, source, fd, start, committed)
-            except Exception as exc:  # noqa: BLE001 - the archive's failure is not the file's
-                self.errors.append((path, str(exc) or type(exc).__name__))
-            finally:
-                os.close(fd)
 
 
 def archive_unchanged(

@@ -112,7 +112,7 @@ def index_roots(
         store.end_open_transaction(commit=False)
     finally:
         if copier is not None:
-            copier.close(report)  # every copy handed over is written before the run ends
+            copier.close(report)
     report.sessions_total, report.turns_total = store.totals()
     report.seconds = time.perf_counter() - started
     _finish_run(store, run_id, report)
