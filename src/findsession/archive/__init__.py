@@ -3,8 +3,8 @@ index read of a source it keeps (by default those whose agent deletes its own fi
 a session whose file its agent deleted can be written back and resumed.
 
 `settings` (the `[archive]` table), `folder` (where it lives, one private file per
-transcript), `frames` (the format: zstd frames, one per span read, checked by a running
-digest), `keeping` (adding a read's span), `restoring` (writing a file back, only where
+transcript), `frames` (the format: zstd frames, one per span read, each with zstd's
+checksum), `keeping` (adding a read's span), `restoring` (writing a file back, only where
 its agent looks, never over one), `keeper` (`Archive`, what the rest of findsession
 uses). Nothing here is imported until an index run, `open` or `status` asks for it.
 """

@@ -8,7 +8,7 @@ may be a link (a dotfiles set-up links `~/.claude`): the person put it there. No
 written over a file, nor over anything else at that name.
 
 The bytes go to a private temporary file beside the target, are checked against the
-archive's digests as they come (`frames.contents`), and only when every frame passed is
+archive's checksums as they come (`frames.contents`), and only when every frame passed is
 the file given its name, with `link`, which fails rather than replace a file that
 appeared meanwhile. The restored file is dated now, so the agent's own clean-up leaves
 it for another period.

@@ -87,7 +87,7 @@ def restore(fs: Findsession, session: Session, plan: Resume, err: Console) -> No
         say(
             err,
             f"restored {render.home(restored.path)} from the archive"
-            f" ({restored.bytes:,} bytes, checked against its digests)",
+            f" ({restored.bytes:,} bytes, checked against the archive's checksums)",
         )
     for note in done.notes:
         say(err, f"note: {note}")

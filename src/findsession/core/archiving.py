@@ -66,7 +66,7 @@ class ArchivingMixin(Core):
         """Write back from the archive the transcript of `session` (the one the resume
         command resumes) and its subagents' that are gone, each only inside its agent's
         folder, never over a file, never through a link below it, checked against the
-        archive's digests before it gets its name. A main transcript that cannot come
+        archive's checksums before it gets its name. A main transcript that cannot come
         back raises `FindsessionError` saying why; a subagent's is a note."""
         report = RestoreReport()
         plan = self.restore_plan(session)

@@ -202,7 +202,7 @@ class Restore:
 
 @dataclass(frozen=True, slots=True)
 class Restored:
-    """A transcript written back from the archive, checked against its digests."""
+    """A transcript written back from the archive, checked against its checksums."""
 
     path: str
     bytes: int
