@@ -47,7 +47,7 @@ def keep(folder: Folder, path: str, source: str, fd: int, start: int, committed:
         kept = _kept(fd, layout, path, start)
         have = kept.end if kept else 0
         at = kept.after if kept else _restart(out, path, source)
-        os.ftruncate(out, at)
+        _cut(out, at)
         written = at
         # A long unread rest (a read cut at its budget) waits for the reads that take it.
         rest = size if size - committed <= PROVISIONAL_MAX else committed
@@ -79,14 +79,24 @@ def _kept(fd: int, layout: frames.Layout | None, path: str, start: int) -> frame
 def _restart(out: int, path: str, source: str) -> int:
     """The copy emptied down to its header; where records go."""
     head = frames.header(path, source)
-    os.ftruncate(out, 0)
+    _cut(out, 0)
     _write(out, head, 0)
     return len(head)
+
+
+def _cut(out: int, at: int) -> None:
+    """The copy ended at `at`: a truncation only when it is longer (each one is a
+    metadata write of the file system, a new copy's thousands of them a second of a
+    first index)."""
+    if os.fstat(out).st_size > at:
+        os.ftruncate(out, at)
 
 
 def _append(fd: int, out: int, at: int, low: int, high: int, provisional: bool) -> int:
     """Records for the transcript's bytes `low` to `high`, written at `at` of the
     archived file; where they end."""
+    if low >= high:
+        return at
     before = _read(fd, max(0, low - frames.WINDOW), low) if low else b""
     position = low
     while position < high:
