@@ -99,9 +99,11 @@ def ask(work: Path, person: Person, queries: list[dict], mode: str, dump=None) -
                 c = response.confidence
                 dump.write(json.dumps({
                     "id": q["id"], "kind": q["kind"], "lang": q.get("lang"),
+                    "repo": q.get("repo"), "index": person.slug,
                     "target": q.get("session_id"), "rank": row.rank, "ranked": ranked,
                     "level": c.level.value, "score": c.score, "coverage": c.coverage,
                     "lift": c.lift, "agreement": c.agreement, "margin": c.margin,
+                    "standout": c.standout,
                     "notes": response.notes,
                     "pins": [h.pinned for h in response.hits[:5]],
                     "parts": [

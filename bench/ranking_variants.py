@@ -1,7 +1,7 @@
 """Each ranking rule on or off, side by side on the three query sets, in one run.
 
     python bench/ranking_variants.py --large-corpus OUT_DIR --large-work DIR \\
-        --visible-db DIR/index.db --locomo-db locomo.db
+        --visible-db DIR/index.db --locomo-db locomo.db [--group earlier|length]
 
 Every rule that pins, nudges or boosts has to earn its place on the large set without
 costing the others. The indexes are the ones `bench/known_item.py` (both sets) and
@@ -9,7 +9,8 @@ costing the others. The indexes are the ones `bench/known_item.py` (both sets) a
 A variant switches a rule by replacing it for the run (this script only; the shipped
 code has each rule once). Prints, per variant, hit@1 / hit@5 / MRR on known-item-large
 (152 answerable queries, one index per person) and on the visible set, and LoCoMo's
-hybrid recall@5 / @10 inside each conversation.
+hybrid recall@5 / @10 inside each conversation; then, per variant, the large set by kind,
+language and person.
 """
 
 from __future__ import annotations
@@ -59,8 +60,9 @@ def ranks_only(found, evidence, scale):  # noqa: ANN001, ANN201
 _parts = sessions._parts
 always = property(lambda self: True)
 
-#: name -> the replacements that make it, applied in order.
-VARIANTS: dict[str, list[tuple[object, str, object]]] = {
+#: name -> the replacements that make it, applied in order: the rules of the landed
+#: ranking, each switched on top of the one before.
+EARLIER: dict[str, list[tuple[object, str, object]]] = {
     "landed: pins always, sessions by ranks, incidental list under 1/3": [
         (Query, "looks_like_keywords", always),
         (sessions, "_parts", ranks_only),
@@ -81,16 +83,35 @@ VARIANTS: dict[str, list[tuple[object, str, object]]] = {
     "shipped, no incidental list ever dropped": [(engine, "WEAK_COVERAGE", 0.0)],
     "shipped, no pins inside one session": [(engine, "PIN_INSIDE_SESSION", False)],
 }
+#: A session's second-best turn discounted by how many turns it was picked from.
+LENGTH: dict[str, list[tuple[object, str, object]]] = {
+    "before: second-best turn counted whole": [(sessions, "LENGTH_DISCOUNT", 0.0)],
+    "+ second-best turn / (1 + 0.5 ln(1 + turns)) (shipped)": [],
+    "discount 0.25": [(sessions, "LENGTH_DISCOUNT", 0.25)],
+    "discount 1.0": [(sessions, "LENGTH_DISCOUNT", 1.0)],
+}
+GROUPS = {"earlier": EARLIER, "length": LENGTH}
 
 
-def large(args: argparse.Namespace) -> tuple[float, float, float]:
+def large(args: argparse.Namespace) -> list:
+    """Every answerable query of the large set, asked of its person's index."""
     data = SHARED / "known-item-large"
     queries = [json.loads(line) for line in (data / "queries.jsonl").open(encoding="utf-8")]
     rows = []
     for repo, person in known_item_people.people(data, args.large_corpus).items():
         mine = [q for q in queries if q["repo"] == repo and q["kind"] != "none"]
         rows += known_item_people.ask(args.large_work, person, mine, "hybrid")
-    return summary([r.rank for r in rows])
+    return rows
+
+
+def breakdown(name: str, rows: list) -> None:
+    """The large set's rows by kind, language and person: n, hit@1, hit@5, MRR."""
+    print(f"\n{name}\n\n| group | n | hit@1 | hit@5 | MRR |\n|---|---:|---:|---:|---:|")
+    for field in ("kind", "lang", "repo"):
+        for value in sorted({r.query[field] for r in rows}):
+            ranks = [r.rank for r in rows if r.query[field] == value]
+            h1, h5, mrr = summary(ranks)
+            print(f"| {value} | {len(ranks)} | {h1:.2f} | {h5:.2f} | {mrr:.2f} |")
 
 
 def visible(args: argparse.Namespace) -> tuple[float, float, float]:
@@ -129,17 +150,23 @@ def main() -> int:
     ap.add_argument("--large-work", type=Path, required=True)
     ap.add_argument("--visible-db", type=Path, required=True)
     ap.add_argument("--locomo-db", type=Path, required=True)
+    ap.add_argument("--group", choices=sorted(GROUPS), default="length")
     args = ap.parse_args()
     os.environ["FINDSESSION_CONFIG"] = str(args.large_work / "config.toml")
     locomo_run = conversations(args)
     print("| variant | large hit@1 | hit@5 | MRR | visible hit@1 | hit@5 | MRR |"
           " LoCoMo R@5 | R@10 |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for name, changes in VARIANTS.items():
+    details = {}
+    for name, changes in GROUPS[args.group].items():
         with _all(changes):
-            big, small, conv = large(args), visible(args), locomo_run()
+            rows, small, conv = large(args), visible(args), locomo_run()
+        details[name] = rows
+        big = summary([r.rank for r in rows])
         cells = " | ".join(f"{x:.2f}" for x in (*big, *small))
         print(f"| {name} | {cells} | {conv[0]:.1f} | {conv[1]:.1f} |", flush=True)
+    for name, rows in details.items():
+        breakdown(name, rows)
     return 0
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import postgres_server
 import pytest
+from hypothesis import settings as hypothesis_settings
 from postgres_server import Server
 
 from findsession.embeddings.base import Embedder
@@ -21,6 +22,15 @@ from findsession.sources import ENVIRONMENT
 from findsession.sources.aider import file_id as aider_file_id
 from findsession.storage import Storage, open_storage
 from findsession.storage.sqlite import Store
+
+# Property tests draw the same examples on every run and every machine: a change is never
+# refused, or let through, by the luck of one draw. Each test's draws follow from its own
+# name (`derandomize`), no example database carries one run's finds into the next, and a
+# failure prints the blob that replays it. A longer random hunt is run by hand with
+# `--hypothesis-profile=hunt` (docs/reliability.md); what it finds becomes an @example.
+hypothesis_settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+hypothesis_settings.register_profile("hunt", derandomize=False, print_blob=True)
+hypothesis_settings.load_profile("ci")
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("FINDSESSION_SHARED", REPO.parent / "shared"))

@@ -28,6 +28,14 @@ from opencode_store import OpenCodeStore
 from specstory_exports import current, oldest, thinking, write
 from specstory_exports import tool_use as specstory_tool
 from transcripts import Transcript
+from warp_store import WarpStore
+from zed_store import ZedStore, document
+from zed_store import agent as zed_agent
+from zed_store import result as zed_result
+from zed_store import text as zed_text
+from zed_store import thinking as zed_thinking
+from zed_store import tool_use as zed_tool
+from zed_store import user as zed_user
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 CODEX_MAIN = (
@@ -65,7 +73,7 @@ def _form(rel: str) -> str:
         return "zst"
     if rel.endswith(".jsonl"):
         return "jsonl"
-    if rel.endswith((".db", ".vscdb", ".sqlite3")):
+    if rel.endswith((".db", ".vscdb", ".sqlite3", ".sqlite")):
         return "db"
     return "json"
 
@@ -116,7 +124,8 @@ def _load_db(path: Path) -> dict[str, Any]:
             sql
             for (sql,) in conn.execute(
                 "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%'"
-                " ORDER BY type DESC, rowid"
+                " ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'view' THEN 1 WHEN 'index' THEN 2"
+                " ELSE 3 END, rowid"  # a trigger after its table (Warp's store has some)
             )
         ]
         tables = [
@@ -297,13 +306,54 @@ def _cursor_ide(folder: Path) -> None:
     db.close()
 
 
+def _zed(folder: Path) -> None:
+    """Zed's store, one thread compressed as Zed saves it and, so the fuzzing reaches
+    inside the document, the same thread as plain JSON (a `data_type` Zed reads too)."""
+    messages = [
+        zed_user("why does the kiln overshoot", ("/home/dev/kiln/pid.toml", "gain = 1")),
+        zed_agent(
+            zed_thinking("windup"),
+            zed_text("Checking."),
+            zed_tool("t1", "edit_file", {"path": "kiln/a.rs", "edits": [
+                {"old_text": "a", "new_text": "b"}]}),
+            results=(zed_result("t1", "edit_file", "Edited a.rs"),),
+        ),
+        "Resume",
+    ]  # fmt: skip
+    s = ZedStore(folder / "threads" / "threads.db")
+    s.save("z-1", "Kiln", messages, folders=("/home/dev/kiln",))
+    doc = document("Kiln child", messages, "2026-05-04T09:00:00Z")
+    s.save_raw("z-2", "Kiln child", "json", json.dumps(doc))
+    s.conn.execute("UPDATE threads SET parent_id = 'z-1' WHERE id = 'z-2'")
+    s.close()
+
+
+def _warp(folder: Path) -> None:
+    """Warp's store with the conversations of its source test (tasks, a subagent, a
+    child agent, a task that does not decode)."""
+    from test_source_warp import lantern_tasks
+
+    store = WarpStore(folder / "warp.sqlite")
+    store.save("w-1", lantern_tasks())
+    store.save("w-2", [], parent_conversation_id="w-1")
+    store.raw_task("w-2", "t-bad", b"\x0a\xff\xff")
+    store.close()
+
+
 _GEMINI = "home/.gemini/tmp"
+_TAKEOUT = "Takeout/My Activity/Gemini Apps/MyActivity.json"
 _COPILOT = "home/.copilot/session-state"
 _CURSOR_AGENT = "home/.cursor/projects/home-dev-trellis/agent-transcripts"
 _VSCODE = "home/.config/Code/User/workspaceStorage/6f1d2c0b9a8e7d6c5b4a39281706f5e4"
 _CLINE = "User/globalStorage/saoudrizwan.claude-dev/tasks/1733000000000"
 _ROO = "User/globalStorage/rooveterinaryinc.roo-cline/tasks/aaaa0001-0000-4000-8000-00000000000a"
+_KIMI = "sessions/9aa9f887151e3c91e1263f701092d3f0/4c2e8a10-0001-4b5d-9e6f-7a8b9c0d1e2f"
+_OPENHANDS = "8d2f6a1c4b3e4f5a9c0d1e2f3a4b5c6d"
 _OPENCODE_TREE = "storage/session/4b0ea68d7af9a6031a7ffda7ad66e0cb83315750"
+_ANTIGRAVITY = "antigravity/brain/3f0a9c1e-5b2d-4e7f-8a1b-2c3d4e5f6a01/.system_generated/logs"
+_IFLOW = "projects/-home-dev-orchard/session-3b1c0d9e-1111-4c2d-8e3f-0a1b2c3d4e01"
+_QODER = "projects/-home-dev-weather-buoy/5d1e2f3a-1111-4a2b-8c3d-000000000001"
+_AGY = "antigravity-cli/brain/3f0a9c1e-5b2d-4e7f-8a1b-2c3d4e5f6a03/.system_generated/logs"
 
 #: Every source's record parser, through its own `read`.
 SEEDS = [
@@ -369,6 +419,45 @@ SEEDS = [
           "3b8d1f22-9c4e-4a7b-8e13-6f2a0c9d5e02.json"]),
     Seed("cursor-ide", "cursor", _cursor_ide, "User/globalStorage/state.vscdb",
          ["User/globalStorage/state.vscdb"]),
+    Seed("zed", "zed", _zed, "threads/threads.db", ["threads/threads.db"]),
+    Seed("kimi", "kimi", _copy("kimi/home/.kimi"), f"{_KIMI}/wire.jsonl",
+         [f"{_KIMI}/wire.jsonl", f"{_KIMI}/state.json", "kimi.json",
+          f"{_KIMI}/subagents/a1b2c3d4e/meta.json"]),
+    Seed("kimi-subagent", "kimi", _copy("kimi/home/.kimi"),
+         f"{_KIMI}/subagents/a1b2c3d4e/wire.jsonl",
+         [f"{_KIMI}/subagents/a1b2c3d4e/wire.jsonl", f"{_KIMI}/subagents/a1b2c3d4e/meta.json"]),
+    Seed("openhands", "openhands", _copy("openhands/conversations"),
+         f"{_OPENHANDS}/base_state.json",
+         [f"{_OPENHANDS}/base_state.json",
+          f"{_OPENHANDS}/events/event-00001-00000000-0000-0000-0000-000000001001.json",
+          f"{_OPENHANDS}/events/event-00002-00000000-0000-0000-0000-000000001002.json",
+          f"{_OPENHANDS}/events/event-00003-00000000-0000-0000-0000-000000001003.json",
+          f"{_OPENHANDS}/events/event-00004-00000000-0000-0000-0000-000000001004.json",
+          f"{_OPENHANDS}/events/event-00013-00000000-0000-0000-0000-00000000100d.json",
+          f"{_OPENHANDS}/events/event-00014-00000000-0000-0000-0000-00000000100e.json",
+          f"{_OPENHANDS}/events/event-00015-00000000-0000-0000-0000-00000000100f.json",
+          f"{_OPENHANDS}/events/event-00016-00000000-0000-0000-0000-000000001010.json",
+          ]),
+    Seed("junie", "junie", _copy("junie"), "sessions/session-260601-093000-ab12/events.jsonl",
+         ["sessions/session-260601-093000-ab12/events.jsonl", "sessions/index.jsonl"]),
+    Seed("antigravity", "antigravity", _copy("antigravity/home/.gemini"),
+         f"{_ANTIGRAVITY}/transcript.jsonl", [f"{_ANTIGRAVITY}/transcript.jsonl"]),
+    Seed("antigravity-cli", "antigravity", _copy("antigravity/home/.gemini"),
+         f"{_AGY}/transcript_full.jsonl", [f"{_AGY}/transcript_full.jsonl"]),
+    Seed("warp", "warp", _warp, "warp.sqlite", ["warp.sqlite"]),
+    Seed("qoder", "qoder", _copy("qoder/home/.qoder"), f"{_QODER}.jsonl", [f"{_QODER}.jsonl"]),
+    Seed("qoder-subagent", "qoder", _copy("qoder/home/.qoder"),
+         f"{_QODER}/subagents/agent-a7c3e91.jsonl", [f"{_QODER}/subagents/agent-a7c3e91.jsonl"]),
+    Seed("iflow", "iflow", _copy("iflow/home/.iflow"), f"{_IFLOW}.jsonl", [f"{_IFLOW}.jsonl"]),
+    Seed("continue", "continue", _copy("continue"),
+         "sessions/7b1e4f20-1c2d-4e3f-8a9b-0c1d2e3f4a01.json",
+         ["sessions/7b1e4f20-1c2d-4e3f-8a9b-0c1d2e3f4a01.json", "sessions/sessions.json"]),
+    Seed("chatgpt", "chatgpt", _copy("chatgpt/export-2024-05"), "conversations.json",
+         ["conversations.json"]),
+    Seed("claude-ai", "claude-ai", _copy("claude-ai/data-2024-05-05-10-00-00"),
+         "conversations.json", ["conversations.json"]),
+    Seed("gemini-apps", "gemini-apps", _copy("gemini-apps/takeout-2024-05"), _TAKEOUT,
+         [_TAKEOUT]),
 ]  # fmt: skip
 
 def _specstory(folder: Path) -> None:

@@ -142,6 +142,8 @@ def test_every_answer_is_recorded_with_a_digest_never_the_query(
 
 
 def test_the_record_counts_what_each_filter_kept_out(indexed: CLI, project: Path) -> None:
+    Path(indexed.env["FINDSESSION_CONFIG"]).write_text("[mcp]\nall_projects = true\n")
+
     async def go() -> None:
         async with connect(indexed, project) as client:
             error, data = await call(
@@ -238,7 +240,9 @@ def test_an_index_locked_past_the_wait_fails_the_search(indexed: CLI, project: P
 
 
 def test_the_evidence_budget_answers_exhausted_at_its_ceiling(indexed: CLI, project: Path) -> None:
-    Path(indexed.env["FINDSESSION_CONFIG"]).write_text("[mcp]\nevidence_budget = 4\n")
+    Path(indexed.env["FINDSESSION_CONFIG"]).write_text(
+        "[mcp]\nevidence_budget = 4\nall_projects = true\n"
+    )
 
     async def go() -> None:
         async with connect(indexed, project) as client:
@@ -299,7 +303,7 @@ def test_a_session_prefix_works_in_search_as_in_read(indexed: CLI, project: Path
             error, text = await call(
                 client, "search_conversation", query="paths", sessionId="ffff0000"
             )
-            assert error and "no indexed session has the id 'ffff0000'" in text
+            assert error and "has the id 'ffff0000'" in text
             error, text = await call(client, "search_conversation", query="paths", sessionId=" ")
             assert error and "blank session id" in text
 

@@ -115,7 +115,7 @@ def test_a_path_relative_to_where_it_is_typed(corpus: tuple[CLI, dict[str, Path]
 def test_the_sample_corpus_and_what_no_session_wrote(
     corpus: tuple[CLI, dict[str, Path]], tmp_path: Path
 ) -> None:
-    cli, _ = corpus
+    cli, roots = corpus
     got = _blame(cli, "/home/dev/code/webshop/scripts/deploy.sh")
     assert {w["session"]["id"][:8] for w in got["writers"]} == {"7c1e4a52"}
     assert got["total"] == 2 and all(w["turn"] == 3 for w in got["writers"])
@@ -123,10 +123,13 @@ def test_the_sample_corpus_and_what_no_session_wrote(
     untouched.write_text("mine\n")
     out = cli.run("blame", str(untouched)).stdout
     assert "no indexed session wrote this file" in out
-    gone = cli.run("blame", f"{tmp_path / 'nope.py'}:3", check=False)
-    assert gone.returncode == 1 and "cannot read" in gone.stderr
-    short = cli.run("blame", f"{untouched}:9", check=False)
-    assert short.returncode == 1 and "has 1 line, not line 9" in short.stderr
+    # A file no session wrote is not read for its lines (test_agent_reach.py).
+    for unread in (untouched, tmp_path / "nope.py"):
+        got = cli.run("blame", f"{unread}:3")
+        assert "no indexed session wrote this file" in got.stdout and "not read" in got.stderr
+    pricing = roots["project"] / "app" / "pricing.py"
+    short = cli.run("blame", f"{pricing}:99", check=False)
+    assert short.returncode == 1 and "has 12 lines, not line 99" in short.stderr
     bad = cli.run("blame", f"{untouched}:5-2", check=False)
     assert bad.returncode == 1 and "range runs forward" in bad.stderr
 

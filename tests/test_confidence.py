@@ -222,6 +222,7 @@ def test_cli_says_nothing_close_and_shows_only_the_nearest(cli: CLI, many: Path)
 
 def test_mcp_answer_tells_the_agent_nothing_is_close(cli: CLI, many: Path, tmp_path: Path) -> None:
     cli.env["FINDSESSION_DB"] = str(many)
+    Path(cli.env["FINDSESSION_CONFIG"]).write_text("[mcp]\nall_projects = true\n")
 
     async def go() -> None:
         async with connect(cli, tmp_path) as client:

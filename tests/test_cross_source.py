@@ -94,8 +94,14 @@ def test_every_filter_works_across_sources(everywhere: CLI) -> None:
 
 
 def test_an_agent_searches_and_reads_every_source(everywhere: CLI, tmp_path: Path) -> None:
+    # The person opened the server to every project (its own would hold none of these).
+    config = tmp_path / "open.toml"
+    config.write_text(Path(everywhere.env["FINDSESSION_CONFIG"]).read_text() + "[mcp]\n"
+                      "all_projects = true\n")  # fmt: skip
+    opened = {"CODEX_HOME": everywhere.env["CODEX_HOME"], "FINDSESSION_CONFIG": str(config)}
+
     async def go() -> None:
-        async with connect(everywhere, tmp_path, CODEX_HOME=everywhere.env["CODEX_HOME"]) as client:
+        async with connect(everywhere, tmp_path, **opened) as client:
             error, found = await call(
                 client, "search_conversation", query=QUERY, directory="/", top=10
             )

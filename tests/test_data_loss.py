@@ -436,6 +436,8 @@ def test_mcp_project_scope_treats_wildcards_literally(cli: CLI, tmp_path: Path) 
     for n, cwd in enumerate(["/a/my_app", "/a/myXapp", "/a/MY_APP/deep", "/b/other"]):
         _session(root, _ids(n + 1), cwd, "ibis migration")
     cli.run("index", "--no-embed")
+    # Opened to every project, so that a directory argument is a filter, not refused.
+    Path(cli.env["FINDSESSION_CONFIG"]).write_text("[mcp]\nall_projects = true\n")
 
     async def go() -> None:
         async with connect(cli, tmp_path) as client:

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from conftest import AIDER_SESSION, CLI, FIXTURES, SAMPLE
+from markdown_it import MarkdownIt
 from transcripts import Transcript, project_dir
 
 #: The sample's deploy session: four turns, an Explore subagent started by an Agent call.
@@ -27,6 +28,17 @@ HOSTILE = "0bad0bad-2222-4333-8444-955556666777"
 SCRIPT = "<script>window.__pwned=1</script>"
 IMG = '<img src="http://127.0.0.1:9/x.png" onerror="window.__pwned=2">'
 STYLE = '<link rel="stylesheet" href="http://127.0.0.1:9/x.css">'
+#: A session whose every message tries to get markup past a Markdown renderer.
+PLANTED = "0bad0bad-3333-4444-8555-966667777888"
+PLANTED_TEXTS = [
+    f"open the page {SCRIPT} and <iframe src=http://127.0.0.1:9/frame></iframe>",
+    f"<div>\n{IMG}\n</div>\n\nThe `Vec<String>` type, and ![pixel](http://127.0.0.1:9/p.png)",
+    "```html\n<b>kept as code</b>\n```\n\n[x]: http://127.0.0.1:9/ref.png\n\n![ref][x]",
+    "- a list left open",  # the next reply's indented text is this item's paragraph
+    f"    {IMG}",
+    "an escaped \\<img src=http://127.0.0.1:9/bs.png> and a backtick \\`<i>x</i>`",
+    "```\na fence left open",  # it swallows the fold below, whose fence then closes it
+]
 #: One session of each other agent the issue names, and how many turns it has.
 OTHERS = {
     "019df26e-2d00-7f29-8645-deec08007ae4": "codex",
@@ -47,6 +59,13 @@ def cli(tmp_path_factory: pytest.TempPathFactory) -> CLI:
     t.tool("Bash", {"command": f"grep -rn '{SCRIPT}' templates"}, f"templates/a.html:3:{IMG}")
     t.reply("Escape it before rendering ```` and </details> too.")
     t.write(project_dir(hostile, "/home/dev/code/zoo"))
+    planted = Transcript(session_id=PLANTED, cwd="/home/dev/code/zoo")
+    planted.prompt(PLANTED_TEXTS[0])
+    for text in PLANTED_TEXTS[1:]:
+        planted.reply(text)
+    planted.tool("Bash", {"command": "cat page.html"}, f"{SCRIPT}\n{IMG}")
+    planted.reply(f"after the output: {STYLE}")
+    planted.write(project_dir(hostile, "/home/dev/code/zoo"))
     cli.run("index", "--no-embed", str(SAMPLE), str(hostile))
     cli.run("index", "--no-embed", "--source", "codex", str(FIXTURES / "codex" / "home"))
     cli.run("index", "--no-embed", "--source", "gemini", str(FIXTURES / "gemini" / "home"))
@@ -149,6 +168,33 @@ def test_html_holds_markup_only_as_text(cli: CLI) -> None:
     assert "default-src &#x27;none&#x27;" in page or "default-src 'none'" in page
 
 
+def _rendered(cli: CLI, session: str) -> tuple[str, list[Any]]:
+    """The Markdown export as a CommonMark renderer with HTML on turns it into a page,
+    and every token it parsed."""
+    md = cli.run("export", session, "--format", "md").stdout
+    renderer = MarkdownIt("commonmark", {"html": True})
+    tokens = renderer.parse(md)
+    flat = [*tokens, *(child for t in tokens for child in t.children or [])]
+    return renderer.render(md), flat
+
+
+def test_the_markdown_holds_no_live_markup_for_a_renderer_with_html_on(cli: CLI) -> None:
+    for session in (PLANTED, HOSTILE):
+        page, tokens = _rendered(cli, session)
+        assert not [t for t in tokens if t.type in ("html_inline", "image")], page
+        html = [t.content.strip() for t in tokens if t.type == "html_block"]
+        assert all(re.fullmatch(r"<details><summary>[^<>]*</summary>|</details>", h)
+                   for h in html), html  # fmt: skip
+        for tag in ("<script", "<img", "<iframe", "<link", "<div", "<i>"):
+            assert tag not in page, (tag, page)
+    page, _ = _rendered(cli, PLANTED)
+    # Code stays code, as written: a renderer shows its markup as text.
+    assert "<code>Vec&lt;String&gt;</code>" in page
+    assert "&lt;b&gt;kept as code&lt;/b&gt;" in page and "kept as code" in page
+    # And the prose still reads: the markup shows as the text it was.
+    assert "open the page &lt;script&gt;window.__pwned=1&lt;/script&gt;" in page
+
+
 # --- in the real Chromium -------------------------------------------------------------
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="needs the playwright package")
@@ -225,4 +271,18 @@ def test_the_html_reads_on_a_phone_and_prints(cli: CLI, browser: Any, tmp_path: 
     assert child.count() == 1 and "Explore" in child.locator("> summary").inner_text()
     pdf = page.pdf(format="A4")
     assert pdf.startswith(b"%PDF") and pdf.count(b"/Type /Page") >= 2
+    page.close()
+
+
+@needs_chromium
+def test_the_markdown_rendered_with_html_on_runs_nothing_fetches_nothing(
+    cli: CLI, browser: Any, tmp_path: Path
+) -> None:
+    path = tmp_path / "planted.html"
+    path.write_text(_rendered(cli, PLANTED)[0], encoding="utf-8")
+    page, requests, _ = _open(browser, path, 1100)
+    assert requests == [path.as_uri()]
+    assert page.evaluate("window.__pwned === undefined")
+    assert page.evaluate("document.scripts.length + document.images.length") == 0
+    assert SCRIPT in page.inner_text("body")
     page.close()

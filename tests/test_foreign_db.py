@@ -27,6 +27,10 @@ from goose_store import GooseStore
 from goose_store import text as goose_text
 from kiro_store import KiroStore, prompt, reply
 from opencode_store import OpenCodeStore
+from zed_store import ZedStore
+from zed_store import agent as zed_agent
+from zed_store import text as zed_text
+from zed_store import user as zed_user
 
 from findsession.sources import Cursor, foreign_db
 
@@ -307,8 +311,8 @@ def test_indexing_stores_of_agents_not_running_writes_nothing_beside_them(
     cli: CLI, tmp_path: Path
 ) -> None:
     """Crush, Goose, OpenCode and Kiro CLI stores, each in WAL mode and closed by its
-    agent, indexed through the real CLI twice: every file beside them byte-identical, no
-    file created."""
+    agent, and a Zed store in its rollback-journal mode, indexed through the real CLI
+    twice: every file beside them byte-identical, no file created."""
     stores = tmp_path / "stores"
     crush = CrushStore(stores / "crush" / ".crush" / "crush.db")
     crush.session("c-1", "Rivet torque table")
@@ -329,11 +333,16 @@ def test_indexing_stores_of_agents_not_running_writes_nothing_beside_them(
          "assistant": reply("m-1", "Tare it empty.")},
     ])  # fmt: skip
     kiro.close()
+    zed = ZedStore(stores / "zed" / "threads.db")
+    asked = zed_user("why does the kiln overshoot")
+    zed.save("z-1", "Kiln ramp", [asked, zed_agent(zed_text("Windup."))])
+    zed.close()
     folders = {
         "crush": stores / "crush" / ".crush",
         "goose": stores / "goose",
         "opencode": stores / "opencode",
         "kiro": stores / "kiro",
+        "zed": stores / "zed",
     }
     before = {kind: snapshot(folder) for kind, folder in folders.items()}
     assert all(len(files) == 1 for files in before.values())  # no side file yet

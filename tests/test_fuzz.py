@@ -14,7 +14,8 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from fuzz_seeds import SEEDS, TEXT_SEEDS, Seed, TextSeed, _form
+from chat_exports import zipped
+from fuzz_seeds import FIXTURES, SEEDS, TEXT_SEEDS, Seed, TextSeed, _form
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from transcripts import Transcript
@@ -121,6 +122,45 @@ def test_mutated_transcript_bytes_are_read_without_raising(data: st.DataObject) 
         parse_record(obj, line, False)
 
 
+@settings(max_examples=300, deadline=DEADLINE)
+@given(st.binary(max_size=400))
+def test_any_bytes_are_a_message_or_a_wire_error(blob: bytes) -> None:
+    from findsession.sources.protobuf_wire import Wire, WireError, texts
+
+    try:
+        wire = Wire.parse(blob)
+    except WireError:
+        return
+    assert all(isinstance(t, str) for t in texts(wire))
+
+
+@settings(max_examples=300, deadline=DEADLINE, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_mutated_protocol_buffers_are_read_without_raising(data: st.DataObject) -> None:
+    """Warp's tasks, one byte changed, cut or inserted at a time: whatever the bytes,
+    the conversation gives records and problems, never an exception."""
+    from test_source_warp import lantern_tasks
+
+    from findsession.sources.warp_records import Found, conversation_records
+
+    rows = []
+    for task_id, blob in lantern_tasks():
+        raw = bytearray(blob)
+        for _ in range(data.draw(st.integers(0, 6))):
+            at = data.draw(st.integers(0, max(0, len(raw) - 1)))
+            action = data.draw(st.sampled_from(["flip", "cut", "insert"]))
+            if action == "flip" and raw:
+                raw[at] = data.draw(st.integers(0, 255))
+            elif action == "cut":
+                del raw[at : at + data.draw(st.integers(1, 40))]
+            else:
+                raw[at:at] = data.draw(st.binary(max_size=20))
+        rows.append((task_id, bytes(raw)))
+    found = Found()
+    records = conversation_records("c", 1, "{}", rows, found)
+    _well_formed(Reading(records, Cursor(), fresh=True, problems=found.problems))
+
+
 @settings(max_examples=200, deadline=DEADLINE)
 @given(json_values)
 def test_any_json_line_is_read_without_raising(value: object) -> None:
@@ -152,7 +192,8 @@ hostile_leaf = (
 )
 hostile = st.one_of(
     st.sampled_from(
-        [None, "", 0, -1, 1.5, True, [], {}, "\ud800", "x" * 100_000, 2**64, [None], {"": None}]
+        [None, "", 0, -1, 1.5, True, [], {}, "\ud800", "x" * 100_000, 2**64, [None], {"": None},
+         "..", "../..", "a/b", "a\\b", "a\0b"]
     ),
     hostile_leaf,
     st.lists(hostile_leaf, max_size=3),
@@ -202,7 +243,9 @@ def _mutate(values: list, forms: list[str], data: st.DataObject) -> None:
         other = data.draw(st.sampled_from(places), label="from")
         holder[key] = copy.deepcopy(_get(values, other))
     else:
-        holder[key] = data.draw(hostile, label="value")
+        # A copy: `sampled_from` gives the same list or dict every time, and a later
+        # change inside it would change the strategy itself (even put it inside itself).
+        holder[key] = copy.deepcopy(data.draw(hostile, label="value"))
 
 
 def _well_formed(reading: Reading) -> None:
@@ -393,7 +436,14 @@ FOUND = [
     ("codex-zst", [((0, 23, "payload"), None), ((0, 23, "type"), {"id": "x"})]),
     # A kind's name quoted in its problem, a lone surrogate: storing it raised.
     ("amp", [((0, "messages", 1, "content", 2, "type"), "\ud800")]),
+    # Found reading the time parser, not by a draw: year 1 an hour east of UTC falls, in
+    # UTC, before any datetime (OverflowError).
+    ("gemini-apps", [((0, 0, "time"), "0001-01-01T00:00:00+01:00")]),
     ("opencode-db", [((0, "rows", "part", 4, 5, "json", "type"), "\ud800")]),
+    # A record's value used as a folder name: a lone surrogate cannot name a file.
+    ("opencode-tree", [((0, "id"), "\ud800")]),
+    # An event's kind looked up in a set: a list is no key.
+    ("openhands", [((1, "kind"), [])]),
 ]
 
 
@@ -410,3 +460,48 @@ def test_crashes_the_fuzzing_found_stay_fixed(
     reading = _read(seed.kind, folder / seed.target)
     assert reading is not None
     _well_formed(reading)
+
+
+@pytest.fixture(scope="module")
+def export_zip(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, bytes]:
+    """A ChatGPT export as downloaded, and its bytes."""
+    path = zipped(FIXTURES / "chatgpt" / "export-2024-05", tmp_path_factory.mktemp("zip") / "e.zip")
+    return path, path.read_bytes()
+
+
+@settings(
+    max_examples=EXAMPLES * 3, deadline=DEADLINE, suppress_health_check=[HealthCheck.too_slow]
+)
+@given(data=st.data())
+def test_a_broken_export_zip_is_read_or_refused_in_one_line(
+    export_zip: tuple[Path, bytes], data: st.DataObject
+) -> None:
+    """A chat app's zip with bytes flipped, cut or inserted (a bad download): read for
+    what it holds, or refused with an `OSError` the indexer names in one line."""
+    path, pristine = export_zip
+    blob = bytearray(pristine)
+    for _ in range(data.draw(st.integers(1, 4), label="changes")):
+        at = data.draw(st.integers(0, len(blob)), label="at")
+        how = data.draw(st.sampled_from(["flip", "cut", "bytes"]), label="how")
+        if how == "flip" and at < len(blob):
+            blob[at] = data.draw(st.integers(0, 255), label="byte")
+        elif how == "cut":
+            del blob[at : at + data.draw(st.integers(1, 4000), label="length")]
+        else:
+            blob[at:at] = data.draw(st.binary(max_size=30), label="bytes")
+    path.write_bytes(bytes(blob))
+    reading = _read("chatgpt", path, may_refuse=True)
+    if reading is not None:
+        _well_formed(reading)
+
+
+def test_a_zip_of_a_version_not_read_here_is_refused(export_zip: tuple[Path, bytes]) -> None:
+    """Found by the fuzzing: a central directory entry asking for zip version 6.4 made
+    `zipfile` raise `NotImplementedError`, which ended the file's read as a crash."""
+    path, pristine = export_zip
+    blob = bytearray(pristine)
+    entry = blob.index(b"PK\x01\x02")
+    blob[entry + 6] = 64  # the version needed to extract
+    path.write_bytes(bytes(blob))
+    with pytest.raises(OSError, match="not a readable zip"):
+        _read("chatgpt", path)

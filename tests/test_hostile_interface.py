@@ -9,7 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import queue
 import re
+import stat
+import subprocess
+import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -172,7 +178,7 @@ def test_mcp_tools_turn_every_findsession_error_into_a_tool_error(cli: CLI, corp
             error, text = await call(client, "search_conversation", query="sync", after="someday")
             assert error and "cannot read the date 'someday' for after" in text, text
             error, text = await call(client, "read_conversation", sessionId="no-such-session")
-            assert error and "no indexed session has the id" in text, text
+            assert error and "has the id 'no-such-session'" in text, text
             error, data = await call(client, "search_conversation", query="syncthing")
             assert not error and data["results"][0]["session"]["id"] == SID
 
@@ -272,3 +278,131 @@ def test_json_keeps_the_text_with_every_control_character_escaped(cli: CLI, host
             assert NASTY in prompt  # the transcript's own text, unchanged
         if args[0] == "search":
             assert "\x1b" in data["results"][0]["session"]["title"]
+
+
+# -- one line, never a traceback: bytes, files and requests a person or agent may send ----
+
+
+def _run_bytes(cli: CLI, *args: bytes) -> subprocess.CompletedProcess:
+    """The CLI with arguments as raw bytes (what a shell passes for a name that is not
+    UTF-8); its output read as text."""
+    proc = subprocess.run(
+        [sys.executable.encode(), b"-m", b"findsession", *args],
+        env=cli.env,
+        capture_output=True,
+        timeout=300,
+    )
+    return subprocess.CompletedProcess(
+        proc.args, proc.returncode, proc.stdout.decode(errors="replace"),
+        proc.stderr.decode(errors="replace"),
+    )  # fmt: skip
+
+
+def test_arguments_that_are_not_utf8_are_refused_in_one_line(cli: CLI, corpus: Path) -> None:
+    cli.run("index", "--no-embed")
+    for args in (
+        (b"search", b"syncthing\xff"),
+        (b"\xff\xfe",),
+        (b"read", b"5ac3\xff"),
+        (b"blame", b"/tmp/notes\xe9.md:1"),
+        (b"search", b"syncthing", b"--project", b"/w\xffork"),
+    ):
+        proc = _run_bytes(cli, *args)
+        line = one_line_refusal(proc, "is not UTF-8")
+        assert proc.returncode == 2 and ("\\xff" in line or "\\xe9" in line), line
+
+
+def test_export_to_a_file_it_cannot_replace_is_one_line_and_a_link_stays_a_link(
+    cli: CLI, corpus: Path, tmp_path: Path
+) -> None:
+    cli.run("index", "--no-embed")
+    one_line_refusal(cli.run("export", SID, "-o", "/proc/version", check=False), "/proc/version")
+    one_line_refusal(cli.run("export", SID, "-o", str(tmp_path), check=False), "folder")
+    # A link stays a link: the file it leads to is written.
+    target, link = tmp_path / "kept.md", tmp_path / "link.md"
+    target.write_text("before\n")
+    link.symlink_to(target)
+    cli.run("export", SID, "-o", str(link))
+    assert link.is_symlink() and "syncthing" in target.read_text()
+    # A device or a pipe is written into, never replaced by a file (as root the rename
+    # replaced /dev/stdout): here a link to /dev/null, and a FIFO with a reader.
+    null = tmp_path / "null.md"
+    null.symlink_to(os.devnull)
+    cli.run("export", SID, "-o", str(null))
+    assert null.is_symlink() and Path(os.devnull).is_char_device()
+    fifo = tmp_path / "pipe.md"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    cli.run("handoff", SID, "--no-model", "-o", str(fifo))
+    reader.join(30)
+    assert stat.S_ISFIFO(fifo.lstat().st_mode) and b"# Handoff:" in got[0]
+
+
+def test_indexing_a_folder_that_does_not_exist_says_so_and_fails(
+    cli: CLI, corpus: Path, tmp_path: Path
+) -> None:
+    proc = cli.run("index", str(tmp_path / "no-such-folder"), check=False)
+    one_line_refusal(proc, "no-such-folder does not exist")
+    assert "embedded" not in proc.stderr
+    root = Path(cli.env["CLAUDE_CONFIG_DIR"]) / "projects"
+    proc = cli.run("index", "--no-embed", str(tmp_path / "gone"), str(root), check=False)
+    assert proc.returncode == 1 and "gone does not exist" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert cli.json("search", "syncthing")["results"][0]["session"]["id"] == SID  # the rest read
+
+
+def test_an_mcp_path_with_a_nul_is_a_tool_error(cli: CLI, corpus: Path) -> None:
+    cli.run("index", "--no-embed")
+
+    async def go() -> None:
+        async with connect(cli, corpus) as client:
+            error, text = await call(client, "sessions_for_file", path="notes\x00.md", fromLine=1)
+            assert error and "NUL" in text and "\n" not in text, text
+            error, data = await call(client, "search_conversation", query="syncthing")
+            assert not error and data["results"]  # the server is still up
+
+    asyncio.run(go())
+
+
+def test_an_mcp_request_holding_a_lone_surrogate_is_answered(cli: CLI, corpus: Path) -> None:
+    """The real server over stdio, spoken to in raw JSON-RPC: the SDK's own client cannot
+    send half of a surrogate pair, an agent's client can."""
+    cli.run("index", "--no-embed")
+    keys = ("FINDSESSION_DB", "FINDSESSION_CONFIG", "HOME", "CLAUDE_CONFIG_DIR")
+    env = {**{k: cli.env[k] for k in keys}, "FINDSESSION_WATCH": "0", "PATH": os.environ["PATH"]}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "findsession", "serve"], cwd=corpus, env=env,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert server.stdin is not None and server.stdout is not None
+    answers: queue.Queue[dict] = queue.Queue()
+    threading.Thread(
+        target=lambda: [answers.put(json.loads(line)) for line in server.stdout], daemon=True
+    ).start()
+
+    def send(line: str) -> None:
+        server.stdin.write(line.encode() + b"\n")
+        server.stdin.flush()
+
+    try:
+        hello = {"protocolVersion": "2025-06-18", "capabilities": {},
+                 "clientInfo": {"name": "raw", "version": "1"}}  # fmt: skip
+        send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}))
+        assert answers.get(timeout=120)["id"] == 1
+        send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        tool = (
+            '{"jsonrpc":"2.0","id":%d,"method":"tools/call",'
+            '"params":{"name":"%s","arguments":%s}}'
+        )
+        send(tool % (2, "search_conversation", '{"query":"syncthing \\ud800conflict"}'))
+        answer = answers.get(timeout=60)
+        assert answer["id"] == 2 and not answer["result"].get("isError"), answer
+        assert SID in answer["result"]["content"][0]["text"]
+        send(tool % (3, "read_conversation", '{"sessionId":"\\udc005ac3"}'))
+        answer = answers.get(timeout=60)
+        assert answer["id"] == 3 and answer["result"]["isError"], answer
+    finally:
+        server.kill()
+        server.wait(30)

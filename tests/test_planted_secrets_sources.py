@@ -36,11 +36,23 @@ FORMATS = {
     "cline": "cline/User",
     "roo-code": "roo-code/User",
     "amp": "amp/threads",
+    "continue": "continue/sessions",
+    "kimi": "kimi/home/.kimi",
+    "openhands": "openhands/conversations",
+    "junie": "junie/sessions",
+    "antigravity": "antigravity/home/.gemini",
+    "iflow": "iflow/home/.iflow/projects",
+    "qoder": "qoder/home/.qoder/projects",
     # The older layouts of agents that now keep a database (the stores have their own
     # planted-secret tests, with the database built by the test).
     "opencode": "opencode",
     "goose": "goose/sessions",
     "kiro": "kiro/sessions/cli",
+    # The chat apps' exports, unpacked (tests/test_chat_exports_secrets.py plants in the
+    # names of the files uploaded, and reads the zips).
+    "chatgpt": "chatgpt/export-2024-05",
+    "claude-ai": "claude-ai/data-2024-05-05-10-00-00",
+    "gemini-apps": "gemini-apps/takeout-2024-05",
 }
 #: Every kind at once, one per line, as someone pasting a config would.
 PLANTED = "\n".join(text for _, text, _ in LEAKED_KINDS)
@@ -52,6 +64,8 @@ FOLDER = "token-" + "-".join(IN_NAMES)
 BRANCH = f"fix/{_GITHUB_FG}"
 #: The names agents give a session's git branch.
 BRANCH_KEYS = ("branch", "gitBranch", "git_branch")
+#: Lists of file names, where no argv is planted.
+NAME_LISTS = ("attachedFiles",)
 #: A password on a command written as an argv list, added to every list of strings.
 ARGV = ["mysql", "-uroot", "-pS3cretMysql9", "--password", "Pg5ecretVal9"]
 
@@ -59,20 +73,31 @@ ARGV = ["mysql", "-uroot", "-pS3cretMysql9", "--password", "Pg5ecretVal9"]
 def _plant(value: Any, key: str = "") -> Any:
     """`value` with secrets in every field that can hold them: the kinds appended to
     every string that reads as text (a string holding a JSON document, like Cline's
-    `text` fields, gets them inside it), a folder named after a token under every path,
+    `text` fields, or a JSON string, like Antigravity's arguments, gets them inside
+    it), a folder named after a token under every path
+    (a `file://` URI too: an editor names an attached file so),
     a branch named after one, and a password on the command line of every argv list."""
     if isinstance(value, dict):
         return {k: _plant(v, k) for k, v in value.items()}
     if isinstance(value, list):
         planted = [_plant(v, key) for v in value]
-        if value and all(isinstance(v, str) for v in value):
+        # Takeout's list of the files given with a prompt is names, not an argv
+        # (test_chat_exports_secrets.py plants tokens in the names themselves).
+        if value and all(isinstance(v, str) for v in value) and key not in NAME_LISTS:
             planted += ARGV
         return planted
     if not isinstance(value, str):
         return value
+    if value.startswith('"'):  # a value held as JSON text (Antigravity's arguments)
+        try:
+            inner = json.loads(value)
+        except ValueError:
+            inner = None
+        if isinstance(inner, str):
+            return json.dumps(_plant(inner, key))
     if key in BRANCH_KEYS:
         return BRANCH
-    if " " not in value and value.startswith(("/", "~/")) and len(value) > 1:
+    if " " not in value and value.startswith(("/", "~/", "file:///")) and len(value) > 8:
         return f"{value.rstrip('/')}/{FOLDER}"
     if " " in value:
         try:

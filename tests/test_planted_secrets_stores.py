@@ -18,10 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import zstandard
 from conftest import CLI
 from test_planted_secrets_sources import _plant, leaks
 
 Build = Callable[[CLI, Path], list[Path]]
+#: The magic number a zstd frame starts with (Zed compresses each thread).
+_ZSTD = b"\x28\xb5\x2f\xfd"
 
 
 def _opencode(cli: CLI, home: Path) -> list[Path]:
@@ -105,12 +108,44 @@ def _cursor(cli: CLI, home: Path) -> list[Path]:
     return [places.editor_db, places.workspace_db]
 
 
+def _zed(cli: CLI, home: Path) -> list[Path]:
+    from test_source_zed import PROJECT
+    from zed_store import ZedStore, agent, result, text, thinking, tool_use, user
+
+    for name in ("XDG_DATA_HOME", "FLATPAK_XDG_DATA_HOME"):
+        cli.env.pop(name, None)
+    store = ZedStore(home / ".local" / "share" / "zed" / "threads" / "threads.db")
+    attached = ("/home/dev/kiln/notes/firing log.md", "The firing log of the kiln")
+    store.save("z-1", "Kiln ramp controller", [
+        user("Why does the kiln overshoot its ramp?", attached),
+        agent(
+            thinking("The integral term winds up during the ramp."),
+            text("Reading the controller first."),
+            tool_use("t1", "write_file", {"path": "kiln/src/pid.rs", "content": "fn step() {}"}),
+            results=(result("t1", "write_file", "Created the file pid.rs"),),
+        ),
+    ], folders=(PROJECT,))  # fmt: skip
+    store.save("z-2", "Probe check", [user("Which probe type is it?"), agent(text("Type K."))],
+               parent="z-1")  # fmt: skip
+    store.close()
+    return [store.path]
+
+
+def _warp(cli: CLI, home: Path) -> list[Path]:
+    from test_source_warp import build
+
+    cli.env.pop("XDG_STATE_HOME", None)
+    return [build(home)]
+
+
 STORES: dict[str, Build] = {
     "opencode": _opencode,
     "goose": _goose,
     "crush": _crush,
     "kiro": _kiro,
     "cursor": _cursor,
+    "zed": _zed,
+    "warp": _warp,
 }
 
 
@@ -138,7 +173,13 @@ def _plant_db(path: Path) -> int:
 
 
 def _planted_value(value: Any) -> str | bytes | None:
-    """The value with secrets planted (JSON planted inside), or None if unchanged."""
+    """The value with secrets planted (JSON planted inside, a zstd blob decompressed and
+    planted inside), or None if unchanged."""
+    if isinstance(value, bytes) and value.startswith(_ZSTD):
+        inner = _planted_value(zstandard.ZstdDecompressor().decompressobj().decompress(value))
+        return zstandard.ZstdCompressor().compress(inner) if isinstance(inner, bytes) else None
+    if isinstance(value, bytes) and value[:1] == b"\x0a" and (wire := _wire(value)):
+        return _planted_wire(wire)  # a protocol buffer (Warp's tasks): planted inside
     if isinstance(value, bytes):
         try:
             text = value.decode("utf-8")
@@ -154,6 +195,48 @@ def _planted_value(value: Any) -> str | bytes | None:
         doc = None
     new = json.dumps(_plant(doc)) if isinstance(doc, dict | list) else _plant(value)
     return new if new != value else None
+
+
+def _wire(blob: bytes) -> Any:
+    from findsession.sources.protobuf_wire import Wire, WireError
+
+    try:
+        return Wire.parse(blob)
+    except WireError:
+        return None
+
+
+def _planted_wire(wire: Any) -> bytes:
+    """A protocol buffer again, each string in it (nested messages walked) planted: a
+    value that parses as a message and opens like one is a message, else clean text is
+    a string."""
+    out = b""
+    for number, kind, value in wire.fields:
+        out += _varint(number << 3 | kind)
+        if kind == 0:
+            out += _varint(value)
+        elif kind in (1, 5):
+            out += value.to_bytes(8 if kind == 1 else 4, "little")
+        else:
+            nested = _wire(value) if value[:1] and value[0] & 7 == 2 and value[0] < 0x48 else None
+            if nested is not None:
+                inner = _planted_wire(nested)
+            else:
+                try:
+                    inner = _plant(value.decode("utf-8")).encode("utf-8", "surrogatepass")
+                except UnicodeDecodeError:
+                    inner = value
+            out += _varint(len(inner)) + inner
+    return out
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
 
 
 @pytest.mark.parametrize("kind", sorted(STORES))

@@ -66,6 +66,8 @@ def test_the_mcp_server_and_the_service_answer_from_the_server(pg_cli: CLI) -> N
     """`[storage] url` makes every interface answer from PostgreSQL, not only the CLI:
     an agent's MCP search and a search the resident service answers."""
     pg_cli.run("index")
+    with Path(pg_cli.env["FINDSESSION_CONFIG"]).open("a", encoding="utf-8") as config:
+        config.write("[mcp]\nall_projects = true\n")  # no sample session is in its folder
     query, wanted = (
         "the deploy that lied about being live",
         QUERIES["the deploy that lied about being live"],

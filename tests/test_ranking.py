@@ -86,3 +86,30 @@ def test_a_query_in_another_language_drops_that_languages_function_words() -> No
     assert "die" not in Query.parse("warum ist die Anfrage in der Warteschlange").content
     # A stopword with a comma after it is still a stopword.
     assert "from" not in Query.parse("where the gain came from, and why").content
+
+
+def test_a_long_sessions_second_best_turn_counts_for_less_than_a_short_ones() -> None:
+    """The second-best of forty turns stands high by chance alone: two sessions whose two
+    best turns match alike rank the one with fewer turns first, and its explained part
+    says by how much."""
+    from findsession.search.fusion import fuse
+    from findsession.search.sessions import Evidence, Scale, length_discount, rank_sessions
+    from findsession.storage.base import VectorMatch
+
+    def match(unit: int, session: str, cosine: float) -> VectorMatch:
+        return VectorMatch(unit, session, "turn", unit, cosine, "reply", 0, 10)
+
+    # Each session: one strong and one fair turn, interleaved so fusion favours neither.
+    vector = [match(1, "long", 0.60), match(3, "short", 0.60), match(2, "long", 0.55),
+              match(4, "short", 0.55)]  # fmt: skip
+    units = fuse(None, vector, 0.5, {}, 0.0)
+    scale = Scale.of(None, vector, 0.30)
+    alike = rank_sessions(units, Evidence(cosine=0.5), scale)
+    assert {s.session_id for s in alike} == {"long", "short"}
+    turns = {"long": 40, "short": 3}
+    ranked = rank_sessions(units, Evidence(cosine=0.5, turns=turns), scale)
+    assert [s.session_id for s in ranked] == ["short", "long"]
+    second = (0.55 - 0.30) / (0.60 - 0.30)
+    for s in ranked:
+        assert s.parts.further == pytest.approx(second / length_discount(turns[s.session_id]))
+    assert length_discount(40) > length_discount(3) > 1

@@ -14,9 +14,12 @@ from pathlib import Path
 
 import pytest
 import zstandard
+from chat_exports import APPS, expected, zipped
 from conftest import CLI, index
 from transcripts import Transcript, project_dir
 
+from findsession.domain import Root
+from findsession.indexing.run import index_roots
 from findsession.search.engine import SearchOptions, search
 from findsession.sources import budget
 from findsession.storage.sqlite import Store
@@ -102,3 +105,25 @@ def test_a_read_is_cut_at_its_time(
     report = index(store, projects)
     assert [(p, "over 0 s in one read" in why) for p, why in report.cut] == [(str(path), True)]
     assert report.lines_read == 255
+
+
+def test_a_big_chat_export_is_read_over_several_runs_each_going_on_from_the_last(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An export of more conversations than one read may cost is cut, named, and read on
+    from the conversations not yet read by the next runs, never from the start."""
+    monkeypatch.setattr(budget, "MAX_LINES", 1)
+    app = APPS["chatgpt"]
+    export = zipped(app.older, tmp_path / "export.zip")
+    conversations, _ = expected(app, app.older)
+    read = []
+    for _ in range(conversations):
+        report = index_roots(store, [Root(export, "chatgpt")])
+        read.append(report.sessions_changed)
+        if len(read) < conversations:
+            [(path, why)] = report.cut
+            assert path == str(export) and "read on the next run" in why
+    assert read == [1] * conversations  # one more each run, none twice
+    final = index_roots(store, [Root(export, "chatgpt")])
+    assert final.cut == [] and final.sessions_changed == 0
+    assert store.totals()[0] == conversations

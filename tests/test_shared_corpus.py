@@ -6,13 +6,17 @@ user's clone does not have: they skip, saying so, when it is absent.
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import pytest
+from claude_code_counts import count
 from conftest import SHARED
 from shared_corpus_expected import EXPECTED
 
+from findsession.domain import MessageKind
 from findsession.indexing import IndexReport, Root, index_roots
+from findsession.reader import read_session
 from findsession.search.engine import SearchOptions, search
 from findsession.storage.sqlite import Store
 
@@ -47,6 +51,26 @@ def test_per_file_sessions_and_turns(indexed: tuple[Store, IndexReport]) -> None
         found[path] = (n, turns)
     relative = {str(Path(p).relative_to(CORPUS)): v for p, v in found.items()}
     assert relative == EXPECTED
+
+
+def test_prompts_replies_and_tool_calls_agree_with_an_independent_count(
+    indexed: tuple[Store, IndexReport],
+) -> None:
+    """Every file's typed prompts, replies, tool calls and turns as `read --tools` shows
+    them, against a count of the raw lines that never uses the parser: slash-command
+    starts, background tasks' notices, `/btw` questions and words typed during a tool
+    run among them."""
+    store, _ = indexed
+    kinds = {MessageKind.PROMPT: "prompts", MessageKind.REPLY: "replies",
+             MessageKind.TOOL_CALL: "tools"}  # fmt: skip
+    read: dict[str, Counter] = {}
+    for sid, path, turns in store.query("SELECT id, file_path, n_turns FROM sessions"):
+        got = read.setdefault(path, Counter())
+        got["turns"] += turns
+        for turn in read_session(store, sid, tools=True).turns:
+            got.update(kinds[m.kind] for m in turn.messages if m.kind in kinds)
+    counted = {path: c for path, c in count(CORPUS).items() if +c}
+    assert {p: +c for p, c in read.items() if +c} == counted
 
 
 def test_reindex_reads_nothing_and_searches_answer(indexed: tuple[Store, IndexReport]) -> None:

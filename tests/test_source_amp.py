@@ -119,3 +119,30 @@ def test_forget_and_a_binary_file(cli: CLI, threads: Path) -> None:
     (threads / f"{LEAP}.json").touch()
     index(cli)
     assert found(cli, "leap days") == []
+
+
+def test_each_turn_has_the_time_its_prompt_was_sent(cli: CLI, threads: Path) -> None:
+    """A thread goes on for days; each user message carries `meta.sentAt` (ms), the time
+    of the turn it opens, which `--after` and `--before` filter by."""
+    doc = {
+        "v": 7, "id": "T-5f0c2a9e-3333-4aaa-8bbb-000000000003", "created": 1751000000000,
+        "title": "Tide gauge", "messages": [
+            {"role": "user", "meta": {"sentAt": 1751000005000},
+             "content": [{"type": "text", "text": "calibrate the tide gauge offsets"}]},
+            {"role": "assistant", "content": [{"type": "text", "text": "Offsets calibrated."}]},
+            {"role": "user", "meta": {"sentAt": 1752000000000},
+             "content": [{"type": "text", "text": "now export the salinity readings"}]},
+            {"role": "assistant", "content": [{"type": "text", "text": "Exported the readings."}]},
+        ],
+    }  # fmt: skip
+    (threads / f"{doc['id']}.json").write_text(json.dumps(doc))
+    index(cli)
+    turns = cli.json("read", doc["id"])["turns"]
+    assert [t["timestamp"] for t in turns] == [
+        "2025-06-27T04:53:25.000Z",
+        "2025-07-08T18:40:00.000Z",
+    ]
+    late = cli.json("search", "--mode", "keyword", "--after", "2025-07-01", "salinity readings")
+    assert [h["session"]["id"] for h in late["results"]] == [doc["id"]]
+    early = cli.json("search", "--mode", "keyword", "--before", "2025-07-01", "salinity readings")
+    assert doc["id"] not in [h["session"]["id"] for h in early["results"]]

@@ -157,8 +157,9 @@ def test_a_machine_without_copilot_cli_hears_nothing_of_it(cli: CLI, tmp_path: P
     assert "copilot-cli" not in said and "session-state" not in said
     listed = {s["kind"]: s for s in cli.json("sources")["sources"]}["copilot-cli"]
     assert listed["enabled"] and listed["sessions"] == 0
-    assert listed["roots"] == [
-        {"path": str(tmp_path / "no-copilot" / "session-state"), "exists": False}
+    assert listed["roots"] == [  # the event logs, and the first layout's documents
+        {"path": str(tmp_path / "no-copilot" / "session-state"), "exists": False},
+        {"path": str(tmp_path / "no-copilot" / "history-session-state"), "exists": False},
     ]
 
 

@@ -32,6 +32,7 @@ DRAFT = "0b7c5e2a-5555-4c3d-9e8f-000000000005"
 BROKEN = "0b7c5e2a-6666-4c3d-9e8f-000000000006"
 HIVE = "3f1d9a7c-7777-4b2e-8c1d-000000000007"
 STARTER = "tab-8888-sourdough"
+STARTER_SENT = 1731818231743  # 2024-11-17T04:37:11.743Z
 KITE = "tab-9999-kites"
 TOKEN = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
 
@@ -110,6 +111,7 @@ def build(home: Path) -> Places:
                 {
                     "tabId": STARTER,
                     "chatTitle": "Sourdough starter",
+                    "lastSendTime": STARTER_SENT,
                     "bubbles": [
                         {"type": "user", "text": "my sourdough starter smells of acetone"},
                         {"type": "ai", "rawText": "Feed the sourdough starter twice a day."},
@@ -117,6 +119,16 @@ def build(home: Path) -> Places:
                 }
             ]
         },
+    )
+    # Cursor's history of what was typed here: one prompt of the tab above, two whose
+    # chats are elsewhere (the editor's database) or gone.
+    older.item(
+        "aiService.prompts",
+        [
+            {"text": "my sourdough starter smells of acetone", "commandType": 4},
+            {"text": "prune the espalier pear", "commandType": 2},
+            {"text": "graft the quince", "commandType": 2},
+        ],
     )
     older.close()
     return Places(folder, folder / "globalStorage" / "state.vscdb", storage / "state.vscdb")
@@ -157,7 +169,8 @@ def test_the_editors_databases_are_indexed_and_an_unchanged_one_costs_a_stat(
     assert str(places.user / "workspaceStorage") in report["roots"]
     assert report["files_read"] == 2 and report["errors"] == []
     reasons = sorted(p["reason"] for p in report["problems"])
-    assert reasons[0].startswith("malformed composer JSON") and reasons[1:] == [
+    assert reasons[0] == "aiService.prompts not indexed"  # the test below says more
+    assert reasons[1].startswith("malformed composer JSON") and reasons[2:] == [
         "unknown message type"
     ]
     listed = {s["kind"]: s for s in cli.json("sources")["sources"]}["cursor"]
@@ -215,6 +228,28 @@ def test_older_layouts_and_a_folder_named_by_workspace_id(cli: CLI, places: Plac
     greenhouse = hits(cli, "greenhouse ventilation")[0]["session"]
     assert greenhouse["cwd"] == "/home/dev/orchard"  # workspace.json of its workspace id
     assert greenhouse["title"].startswith("greenhouse tomatoes")  # no name: the prompt
+
+
+def test_a_chat_panel_tab_has_its_last_send_time_and_the_prompt_history_is_named(
+    cli: CLI, places: Places
+) -> None:
+    """A chat panel tab keeps no time but `lastSendTime`: its messages get it, so
+    `--after`/`--before` find the tab. `aiService.prompts` is not indexed twice: the
+    prompts no chat of the database holds are counted in one problem."""
+    report = index(cli)
+    starter = hits(cli, "sourdough acetone")[0]["session"]
+    assert starter["started"] == "2024-11-17T04:37:11.743Z"
+    assert [t["timestamp"] for t in cli.json("read", starter["id"])["turns"]] == [
+        "2024-11-17T04:37:11.743Z"
+    ]
+    after = cli.json("search", "--mode", "keyword", "--after", "2024-11-01", "sourdough acetone")
+    assert starter["id"] in [h["session"]["id"] for h in after["results"]]
+    before = cli.json("search", "--mode", "keyword", "--before", "2024-11-01", "sourdough")
+    assert starter["id"] not in [h["session"]["id"] for h in before["results"]]
+    [history] = [p for p in report["problems"] if p["reason"] == "aiService.prompts not indexed"]
+    assert history["path"] == str(places.workspace_db)
+    assert history["detail"].startswith("2 of 3 prompts typed in this workspace")
+    assert not [p for p in index(cli)["problems"] if "aiService" in p["reason"]]
 
 
 def test_a_message_added_while_cursor_holds_the_database_reads_only_that_chat(

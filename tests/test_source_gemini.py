@@ -11,6 +11,7 @@ into a `.jsonl` twin, a subagent chat, and a background skill-extraction run).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -320,3 +321,77 @@ def test_every_shared_gemini_chat_indexes_with_its_sessions_and_prompts(tmp_path
                 "SELECT id, parent_id FROM sessions WHERE file_path = ?", (str(CORPUS / file),)
             )
             assert (sid if role == "main" else parent) == session_id, file
+
+
+def _older_copy(gemini: Path) -> Path:
+    """The orchard chat as the CLI left it in the project's hashed folder before it moved
+    the project to its slug folder: the same name and id, one turn fewer, no summary."""
+    slug = chat(gemini, "orchard", "session-2025-11-03T09-15-aaaa1111.json")
+    doc = json.loads(slug.read_text())
+    del doc["summary"]
+    doc["messages"] = doc["messages"][:2]
+    hashed = hashlib.sha256(b"/home/dev/orchard").hexdigest()
+    copy = chat(gemini, hashed, slug.name)
+    copy.parent.mkdir(parents=True)
+    copy.write_text(json.dumps(doc, indent=2))
+    return copy
+
+
+def test_a_chat_in_both_the_hashed_and_the_slug_folder_keeps_its_title(
+    cli: CLI, gemini: Path
+) -> None:
+    copy = _older_copy(gemini)
+    index(cli)
+    [session] = [h["session"] for h in hits(cli, "quince rootstock")]
+    assert session["id"] == ORCHARD and session["title"] == "Pear grafting on quince rootstock"
+    assert "/orchard/chats/" in session["path"] and session["turns"] == 2
+    with Store.open(Path(cli.env["FINDSESSION_DB"])) as store:
+        assert store.query("SELECT count(*) FROM files WHERE path = ?", (str(copy),)) == [(0,)]
+
+
+def test_the_slug_copy_found_after_the_hashed_one_replaces_it(cli: CLI, gemini: Path) -> None:
+    slug = chat(gemini, "orchard", "session-2025-11-03T09-15-aaaa1111.json")
+    kept = slug.read_bytes()
+    _older_copy(gemini)
+    slug.unlink()
+    index(cli)
+    assert [h["session"]["title"] for h in hits(cli, "quince rootstock")] != [
+        "Pear grafting on quince rootstock"
+    ]
+    slug.write_bytes(kept)
+    index(cli)
+    sessions = [h["session"] for h in hits(cli, "quince rootstock")]
+    assert [(s["id"], s["title"]) for s in sessions] == [
+        (ORCHARD, "Pear grafting on quince rootstock")
+    ]
+
+
+def test_identical_tool_calls_of_one_message_are_each_shown(cli: CLI, gemini: Path) -> None:
+    """A reply that runs the same command three times (polling a build) has three calls,
+    each with its own id and output: `read --tools` shows all three."""
+    def call(n: int) -> dict[str, Any]:
+        return {
+            "id": f"run_shell_command-{n}", "name": "run_shell_command",
+            "args": {"command": "make -C kiln status"}, "status": "success",
+            "result": [{"functionResponse": {"id": f"run_shell_command-{n}",
+                        "name": "run_shell_command",
+                        "response": {"output": "firing: cone 6, 1180C"}}}],
+            "timestamp": f"2025-11-04T10:00:0{n}.000Z",
+        }  # fmt: skip
+
+    doc = {
+        "sessionId": "ffff6666-0000-4000-8000-000000000006",
+        "startTime": "2025-11-04T10:00:00.000Z", "lastUpdated": "2025-11-04T10:01:00.000Z",
+        "messages": [
+            {"id": "p1", "timestamp": "2025-11-04T10:00:00.000Z", "type": "user",
+             "content": [{"text": "watch the kiln firing until it reaches cone six"}]},
+            {"id": "g1", "timestamp": "2025-11-04T10:00:30.000Z", "type": "gemini",
+             "content": "It reached cone 6.", "toolCalls": [call(1), call(2), call(3)]},
+        ],
+    }  # fmt: skip
+    path = chat(gemini, "kiln", "session-2025-11-04T10-00-ffff6666.json")
+    path.write_text(json.dumps(doc))
+    index(cli)
+    [turn] = cli.json("read", doc["sessionId"], "--tools")["turns"]
+    kinds = [m["kind"] for m in turn["messages"]]
+    assert kinds.count("tool_call") == 3 and kinds.count("tool_output") == 3

@@ -332,3 +332,20 @@ def test_no_secret_planted_in_any_part_of_an_export_leaves_a_trace(
         if piece.lower().encode() in raw or piece.lower() in text
     ]
     assert not leaks, f"{len(leaks)} leaks: " + "; ".join(leaks[:5])
+
+
+def test_one_nul_byte_costs_an_export_nothing_but_that_character(
+    cli: CLI, home: Path, project: Path
+) -> None:
+    turns = [("2025-12-02 12:49Z", "why does the kettle\x00 click twice?", ["The relay bounces."])]
+    export = current(PUMP, "Kettle click", "2025-12-02 12:49Z", turns)
+    path = write(project, "2025-12-02_12-49Z-kettle-click.md", export)
+    assert path.read_bytes().count(b"\x00") == 1  # in its first 4 KB
+    report = index(cli, "--source", "specstory", str(project))
+    assert report["files_read"] == 1 and report["sessions_changed"] == 1, report
+    assert not [s for s in report["skipped"] if "binary" in s["reason"]], report["skipped"]
+    (hit,) = hits(cli, "relay bounces")
+    assert hit["session"]["id"] == f"specstory-{PUMP}"
+    assert read(cli, hit["session"]["id"])["turns"][0]["messages"][0]["text"].startswith(
+        "why does the kettle"
+    )

@@ -88,6 +88,11 @@ def test_filters_apply_inside_keyword_search(storage: Storage) -> None:
     assert {s for s, _ in found(storage, "rotate", Filters(speaker="assistant"))} == {"b1"}
     assert {s for s, _ in found(storage, "rotate", Filters(speaker="user"))} == {"a1", "a2"}
     assert found(storage, "rotate", Filters(kind="session")) == []
+    # A session named by id answers only inside the filters of whole sessions.
+    every = ["a1", "a2", "b1", "absent"]
+    assert storage.sessions_kept(every, Filters()) == {"a1", "a2", "b1"}
+    assert storage.sessions_kept(every, Filters(project="/w/app")) == {"a1"}
+    assert storage.sessions_kept(every, Filters(sources=("codex",))) == {"b1"}
     assert storage.units_kept([1, 2, 3], Filters(project="/w/app")) == {1}
 
 

@@ -121,6 +121,15 @@ def test_a_source_filter_keeps_only_that_source(tab: Any) -> None:
     assert set(tab.locator(".results .source").all_inner_texts()) == {"codex"}
 
 
+def test_a_pasted_session_id_answers_with_that_session_marked_as_an_id_match(tab: Any) -> None:
+    search(tab, PARENT[:8])
+    first = tab.locator(".results .result").first
+    assert first.get_attribute("data-session") == PARENT
+    assert first.locator(".id-match").inner_text() == "id match"
+    assert tab.locator(".results .id-match").count() == 1
+    assert tab.locator(".confidence").inner_text().startswith("strong")
+
+
 def test_open_a_session_jump_to_the_match_and_step_to_the_next(tab: Any) -> None:
     search(tab, "gunicorn preload_app HUP")
     tab.locator(".results .result .open").first.click()

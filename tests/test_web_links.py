@@ -116,14 +116,21 @@ class _Recorder(http.server.BaseHTTPRequestHandler):
             b"<!doctype html><script>for (const p of ['/', '/api/search?q=x', '/static/app.js'])"
             b" fetch(p, {credentials: 'include'});</script>"
         )
-        self.send_response(200)
-        self.send_header("content-type", "text/html")
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        _answer(self, body)
 
     def log_message(self, *args: Any) -> None:
         pass
+
+
+def _answer(handler: http.server.BaseHTTPRequestHandler, body: bytes, *headers: str) -> None:
+    """An HTML page as another local server answers it, with these `name: value` headers."""
+    handler.send_response(200)
+    for header in headers:
+        handler.send_header(*header.split(": ", 1))
+    handler.send_header("content-type", "text/html")
+    handler.send_header("content-length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
 
 
 @pytest.fixture(scope="module")
@@ -166,6 +173,40 @@ def test_the_cookie_goes_to_no_other_port(page: Page, tmp_path: Path) -> None:
     leaked = [(p, c) for p, c in _Recorder.seen if session in c or "findsession" in c]
     assert not leaked, f"the page's cookie went to another port: {leaked}"
 
+
+
+class _Squatter(http.server.BaseHTTPRequestHandler):
+    """Another page of 127.0.0.1 that sets a cookie of the page's name on every path."""
+
+    def do_GET(self) -> None:  # noqa: N802 - the standard library's name
+        page = b"<!doctype html><p>another local page</p>"
+        _answer(self, page, "set-cookie: findsession=junk; Path=/")
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_a_cookie_another_local_page_sets_locks_nobody_out(page: Page, tmp_path: Path) -> None:
+    path = _chromium_or_skip()
+    from playwright.sync_api import sync_playwright
+
+    other = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Squatter)
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    try:
+        with sync_playwright() as p, served(page.cli) as fresh:
+            context = p.chromium.launch_persistent_context(
+                str(tmp_path / "profile"), executable_path=path, headless=True, args=ARGS
+            )
+            tab = context.new_page()
+            tab.goto(f"http://127.0.0.1:{other.server_address[1]}/")
+            tab.goto(fresh.url)
+            tab.wait_for_selector("#q")
+            paths = sorted(c["path"] for c in context.cookies() if c["name"] == "findsession")
+            assert paths == sorted(["/", fresh.base]), paths  # the browser sends both
+            assert tab.evaluate("fetch('api/sessions').then(r => r.status)") == 200
+            context.close()
+    finally:
+        other.shutdown()
 
 def _free_port() -> int:
     with socket.socket() as s:

@@ -116,3 +116,55 @@ def test_a_port_in_use_is_one_line_not_a_traceback(cli: CLI) -> None:
     assert out.stderr.count("\n") == 1, out.stderr
     assert f"127.0.0.1:{port}" in out.stderr and "in use" in out.stderr
     assert "--port" in out.stderr  # what to do about it
+
+
+def raw_status(page: Page, target: bytes, headers: dict[bytes, bytes] | None = None) -> int:
+    """The status of a request sent as raw bytes: what a browser or another program may
+    send and urllib will not (bytes that are not ASCII in the path or a header)."""
+    host = f"Host: 127.0.0.1:{page.port}\r\nConnection: close\r\n".encode()
+    extra = b"".join(k + b": " + v + b"\r\n" for k, v in (headers or {}).items())
+    with socket.create_connection(("127.0.0.1", page.port), timeout=30) as conn:
+        conn.sendall(b"GET " + target + b" HTTP/1.1\r\n" + host + extra + b"\r\n")
+        data = b""
+        while chunk := conn.recv(65536):
+            data += chunk
+    return int(data.split(b" ", 2)[1])
+
+
+def test_a_path_token_or_header_that_is_not_ascii_is_refused_not_a_server_error(
+    page: Page,
+) -> None:
+    base, session = page.base.encode(), page.session.encode()
+    signed = {b"X-Findsession-Token": session}
+    # A byte that is not ASCII in the request line: the HTTP parser's own 400, or ours.
+    any4xx = range(400, 500)
+    for target, headers, expected in (
+        (b"/%E6%97%A5/api/sessions", {}, [403]),
+        (b"/\xe6\x97\xa5/api/sessions", {}, any4xx),
+        (base[:-1] + b"%C3%A9/api/sessions", signed, [403]),
+        (base[:-1] + b"\xc3\xa9/api/sessions", signed, any4xx),
+        (base + b"api/session/%E6%97%A5", signed, [404]),
+        (base + b"api/session/\xe6\x97\xa5", signed, any4xx),
+        (base + b"api/sessions", {b"X-Findsession-Token": b"\xc3\xa9" * 20}, [403]),
+        (base + b"api/sessions", {b"Cookie": b"findsession=\xc3\xa9\xe2\x80\x94"}, [403]),
+        (base + b"?token=%C3%A9%E2%80%94", {}, [403]),
+        (base + b"?token=\xc3\xa9", {}, any4xx),
+    ):
+        assert raw_status(page, target, headers) in expected, (target, headers)
+    assert raw_status(page, base + b"api/sessions", signed) == 200  # still up
+
+
+def test_a_cookie_of_the_same_name_from_another_page_locks_nobody_out(page: Page) -> None:
+    """Any page of 127.0.0.1 may set `findsession=junk; Path=/`: the browser sends it
+    beside the page's own (the longer path first), and the page must find its own."""
+    session = page.session
+    for cookie in (
+        f"findsession={session}; findsession=junk",
+        f"findsession=junk; findsession={session}",
+        f'other=1; findsession="unclosed; findsession={session}; x=\\"',
+        f"findsession=; findsession={'j' * 43}; findsession={session}",
+    ):
+        status, _, body = fetch(page, "/api/sessions", {"Cookie": cookie})
+        assert status == 200 and json.loads(body)["sessions"], (cookie, status, body)
+    for cookie in ("findsession=junk", "findsession=junk; findsession=" + "x" * 43):
+        assert fetch(page, "/api/sessions", {"Cookie": cookie})[0] == 403

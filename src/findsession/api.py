@@ -34,6 +34,7 @@ from findsession.core.reading import ReadingMixin
 from findsession.core.sharing import Share, SharingMixin
 from findsession.core.titling import TitlingMixin
 from findsession.domain import AuditRecord, Root, SourceReport
+from findsession.projects import bounded
 from findsession.roots import RootChoice
 from findsession.search.filters import (
     KINDS,
@@ -137,6 +138,7 @@ __all__ = [
     "TitlesReport",
     "UndoReport",
     "add_person",
+    "bounded",
     "init_server",
     "parse_when",
     "remove_person",

@@ -22,6 +22,11 @@ class SessionNotFound(FindsessionError):
     """No indexed session matches the id (or id prefix) that was asked for."""
 
 
+class OutOfScope(FindsessionError):
+    """A call reached past the project its interface was started for (the MCP server's
+    `--directory`): every session outside it is out of reach, as if not indexed."""
+
+
 class IndexBusy(DatabaseError):
     """Another findsession process held the index's write lock longer than we wait."""
 

@@ -11,7 +11,10 @@ any case.
 
 from __future__ import annotations
 
+import posixpath
 import re
+
+from findsession.errors import OutOfScope
 
 _WINDOWS = re.compile(r"^(?:[A-Za-z]:[\\/]|\\\\)")
 
@@ -45,4 +48,32 @@ def in_project(cwd: str | None, project: str) -> bool:
     return cwd == root or cwd.startswith(root + "/")
 
 
-__all__ = ["in_project", "is_windows_path", "normalise_project"]
+def bounded(project: str | None, boundary: str | None) -> str | None:
+    """The project a call may reach under `boundary` (None: no boundary, every project).
+
+    `project` itself when it is the boundary or lies below it; the boundary when the call
+    names no project; `OutOfScope` when it reaches outside (`/`, a neighbour, a `..` out).
+    An interface started for one project (the MCP server) passes its project as the
+    boundary on every call, so no argument of the call can widen it.
+    """
+    if boundary is None:
+        return project
+    if not project:
+        return boundary
+    if not is_windows_path(project):
+        project = posixpath.normpath(project)
+    if in_project(normalise_project(project), boundary):
+        return project
+    raise OutOfScope(
+        f"{project} is outside {boundary}, the project findsession answers for here: only"
+        " it and the folders below it can be reached (the person can open every project"
+        " in findsession's config, [mcp] all_projects = true)"
+    )
+
+
+def within(cwd: str | None, boundary: str | None) -> bool:
+    """Whether a session that ran in `cwd` may be reached under `boundary`."""
+    return boundary is None or in_project(cwd, boundary)
+
+
+__all__ = ["bounded", "in_project", "is_windows_path", "normalise_project", "within"]

@@ -12,9 +12,12 @@ from typing import TYPE_CHECKING
 
 from findsession.domain import Message, MessageKind, Session
 from findsession.errors import SessionNotFound
+from findsession.projects import within as in_scope
 from findsession.redact import redact
+from findsession.search.ids import family_heads
 from findsession.sources import SOURCES, Source
 from findsession.storage.base import Storage
+from findsession.turns import OPENERS, numbered
 
 if TYPE_CHECKING:
     from findsession.archive.keeper import Archive
@@ -36,20 +39,30 @@ class SessionView:
     turns: list[TurnView]
 
 
-def resolve_session(store: Storage, ref: str) -> Session:
-    """An exact session id, or a prefix of exactly one; otherwise a clear error."""
+def resolve_session(store: Storage, ref: str, within: str | None = None) -> Session:
+    """An exact session id, or a prefix of exactly one (a subagent named after its parent
+    goes with it); otherwise a clear error.
+
+    Under a boundary (`within`, a project: see `projects.bounded`) a session of another
+    project is answered as one not indexed, and a prefix counts only the sessions inside
+    it, so the answer says nothing of what lies outside."""
     ref = ref.strip()
     if not ref:  # a prefix of every id: never "the one session" by accident
         raise SessionNotFound("a blank session id matches nothing: give the id or a prefix of it")
     session = store.get_session(ref)
-    if session:
+    if session and in_scope(session.cwd, within):
         return session
-    matches = store.sessions_with_prefix(ref)
+    matches = family_heads(
+        [s for s in store.sessions_with_prefix(ref) if in_scope(s.cwd, within)]
+    )
     if len(matches) == 1:
         return matches[0]
     if not matches:
         raise SessionNotFound(
             f"no indexed session has the id {ref!r}: search for the session to get its id"
+            if within is None
+            else f"no indexed session of {within} has the id {ref!r} (sessions of other"
+            " projects are out of reach here): search for the session to get its id"
         )
     listed = ", ".join(s.id for s in matches[:5])
     raise SessionNotFound(
@@ -58,6 +71,7 @@ def resolve_session(store: Storage, ref: str) -> Session:
 
 
 _TOOL_KINDS = (MessageKind.TOOL_CALL, MessageKind.TOOL_OUTPUT, MessageKind.THINKING)
+_SHOWN = (*OPENERS, MessageKind.REPLY)
 
 
 def read_session(
@@ -70,6 +84,7 @@ def read_session(
     last: int | None = None,
     raw: bool = False,
     archive: Archive | None = None,
+    within: str | None = None,
 ) -> SessionView:
     """Turns of a session: all, `turn`, or `first`..`last`, with `context` more on each side.
 
@@ -80,9 +95,8 @@ def read_session(
     transcript instead, where the transcript still holds those lines unchanged (from
     `archive`'s copy of a transcript that is gone).
     """
-    session = resolve_session(store, ref)
+    session = resolve_session(store, ref, within)
     views: list[TurnView] = []
-    seen: set[tuple[str | None, str, str]] = set()
     messages = store.session_messages(session.id)
     if raw:
         sources = store.message_sources(session.id)
@@ -92,16 +106,12 @@ def read_session(
                 " lines: read it --raw from the local index of the machine it came from"
             )
         messages = _from_transcript(store, messages, sources, archive)
-    for msg in messages:
-        # A note's section is a turn of its own, numbered as search numbers it.
-        if msg.kind in (MessageKind.PROMPT, MessageKind.SECTION):
-            views.append(TurnView(len(views) + 1, msg.timestamp, [msg]))
-            seen = set()
-        elif views and (msg.kind is MessageKind.REPLY or (tools and msg.kind in _TOOL_KINDS)):
-            key = (msg.message_id, msg.kind, msg.text)
-            if msg.message_id and key in seen:
-                continue  # the same block logged twice for one reply
-            seen.add(key)
+    # Numbered as search numbers turns (a note's section is one; the first may have no
+    # prompt), each block logged twice for one reply shown once.
+    for number, msg in numbered(messages):
+        if not views or views[-1].ordinal != number:
+            views.append(TurnView(number, msg.timestamp, []))
+        if msg.kind in _SHOWN or (tools and msg.kind in _TOOL_KINDS):
             views[-1].messages.append(msg)
     total = len(views)
     if turn is not None:

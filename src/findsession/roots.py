@@ -16,8 +16,9 @@ from pathlib import Path
 from findsession import config
 from findsession.config import Config
 from findsession.domain import Root, SourceCounts, SourceReport
+from findsession.errors import FindsessionError
 from findsession.search.filters import BadOption
-from findsession.sources import DEFAULT_SOURCE, SOURCES, SPOKEN_NAMES
+from findsession.sources import DEFAULT_SOURCE, ENTRIES, SOURCES, SPOKEN_NAMES
 from findsession.storage import Storage
 
 #: The source that reads projects' own instruction files (`CLAUDE.md`, `AGENTS.md`).
@@ -32,6 +33,9 @@ class RootChoice:
     notes: list[str] = field(default_factory=list)
     #: True when no transcripts were found and the shipped sample corpus stands in.
     sample: bool = False
+    #: Folders or files named to be read that do not exist (the run reads the rest and
+    #: the command fails: a typo must not pass for an index run with nothing new).
+    missing: list[Path] = field(default_factory=list)
 
 
 def choose_roots(
@@ -42,9 +46,17 @@ def choose_roots(
         raise BadOption(f"source must be one of {', '.join(SOURCES)}, not {source!r}")
     given = [root_of(settings, Path(p).expanduser().resolve(), source) for p in paths]
     if given:
-        missing = [f"warning: {r.path} does not exist" for r in given if not r.path.exists()]
-        return RootChoice(given, missing)
+        missing = [r.path for r in given if not r.path.exists()]
+        if len(missing) == len(given):
+            named = ", ".join(str(m) for m in missing)
+            raise FindsessionError(
+                f"{named} {'does' if len(missing) == 1 else 'do'} not exist: nothing was read"
+                " (name a folder or file that exists)"
+            )
+        return RootChoice([r for r in given if r.path.exists()], missing=missing)
     found = [r for r in config.default_roots(settings) if r.path.exists()]
+    # An export that is gone is still named: its sessions are marked missing (or pruned).
+    found += [r for r in export_roots(settings, store) if r not in found]
     found += project_memory_roots(settings, store, found)
     found += project_store_roots(settings, store, found)
     if found:
@@ -67,6 +79,16 @@ def choose_roots(
         " your own)"
     )
     return RootChoice([sample], [note], sample=True)
+
+
+def export_roots(settings: Config, store: Storage) -> list[Root]:
+    """The chat apps' exports named before: the index remembers the root each of its
+    files came from, so a run with no folder named reads them again (a newer export
+    saved over one, or beside it in a folder named, is read then), unless the source
+    is off. One deleted since is still a root: its sessions stay, marked missing, and
+    `--prune` removes them."""
+    exports = {e.kind for e in ENTRIES if e.export} - set(settings.disabled)
+    return [Root(Path(root), kind) for root, kind in store.indexed_roots() if kind in exports]
 
 
 def project_memory_roots(settings: Config, store: Storage, roots: list[Root]) -> list[Root]:
@@ -119,7 +141,8 @@ def root_of(settings: Config, path: Path, source: str | None) -> Root:
 def source_reports(settings: Config, store: Storage) -> list[SourceReport]:
     """Each known source: on or off, the places it reads, what the index holds from it."""
     counts = store.source_counts()
-    everywhere = config.default_roots(settings)
+    everywhere = config.default_roots(settings) + export_roots(settings, store)
+    exports = {e.kind for e in ENTRIES if e.export}
     reports = []
     for kind, source in SOURCES.items():
         places = [r.path for r in everywhere if r.source == kind]
@@ -133,6 +156,7 @@ def source_reports(settings: Config, store: Storage) -> list[SourceReport]:
                 counts=counts.get(kind, SourceCounts()),
                 # What the source cannot read here (an encrypted history), if anything.
                 notes=source.report_notes(),
+                export=kind in exports,
             )
         )
     return reports

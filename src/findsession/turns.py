@@ -1,9 +1,10 @@
 """Group a session's messages into turns, and derive its fingerprint and title.
 
 Works on format-free `Message`s, so every source gets the same turns. A turn starts at
-each typed prompt; thinking, tool calls and tool outputs go to a separate, capped text so
-they can be found by keyword but never outweigh what the person and the agent said. A
-note's section is a turn of its own, so `read --turn N` reads section N.
+each typed prompt (the first may start without one: `numbered`); thinking, tool calls
+and tool outputs go to a separate, capped text so they can be found by keyword but
+never outweigh what the person and the agent said. A note's section is a turn of its
+own, so `read --turn N` reads section N.
 """
 
 from __future__ import annotations
@@ -21,8 +22,59 @@ FINGERPRINT_CAP = 3_500
 TITLE_CAP = 100
 
 
+#: What opens a turn wherever it comes: a typed prompt, a note's section.
+OPENERS = (MessageKind.PROMPT, MessageKind.SECTION)
+#: What belongs to no turn: the harness's own text, a compaction's summary.
+OUTSIDE = (MessageKind.HARNESS, MessageKind.COMPACT_SUMMARY)
+#: What opens a turn when nothing typed did: what the agent said or did.
+ACTS = (MessageKind.REPLY, MessageKind.TOOL_CALL)
+#: Outputs kept, before the first prompt, for a turn a later reply may open.
+_WAITING_CAP = 200
+
+
+def numbered(messages: Iterable[Message]) -> Iterator[tuple[int, Message]]:
+    """Each message that belongs to a turn, with its turn's number (from 1), in order.
+
+    A turn opens at each typed prompt or note section, and, before the first of them, at
+    what the agent said or did: a session started by a slash command (`/init`), a
+    background task's notice or a file that begins mid-turn has replies and tool calls
+    before anything was typed, and they are a turn without a prompt rather than lost
+    (with the outputs and thinking just before them). Outputs alone before the first
+    prompt (an agent's start-up banner) open nothing. Harness text and compaction
+    summaries belong to no turn. A block some versions log twice for one reply (same
+    message id, kind, tool call and text) is given once; two identical calls of one
+    message are two. Everything that numbers turns (search's units, `read`, `handoff`,
+    `blame`) numbers them here.
+    """
+    count = 0
+    seen: set[tuple[str | None, str, str | None, str]] = set()
+    waiting: list[Message] = []  # outputs before anything opened a turn
+    for msg in messages:
+        if msg.kind in OPENERS:
+            waiting.clear()
+            count += 1
+            seen = set()
+            yield count, msg
+            continue
+        if msg.kind in OUTSIDE:
+            continue
+        key = (msg.message_id, msg.kind, msg.tool_id, msg.text)
+        if msg.message_id and key in seen:
+            continue
+        seen.add(key)
+        if count == 0:
+            if msg.kind not in ACTS:
+                if len(waiting) < _WAITING_CAP:
+                    waiting.append(msg)
+                continue
+            count = 1
+            yield from ((count, m) for m in waiting)
+            waiting.clear()
+        yield count, msg
+
+
 def build_turns(messages: Iterable[Message]) -> list[Turn]:
-    """Turns in order, numbered from 1; messages before the first prompt are dropped.
+    """Turns in order, numbered from 1 (`numbered`); the first may have no prompt.
 
     A `SECTION` message (a note's section) makes a turn of its own, with its heading.
     """
@@ -35,23 +87,21 @@ def iter_turns(messages: Iterable[Message]) -> Iterator[Turn]:
     turn: Turn | None = None
     replies: list[str] = []
     tools: list[str] = []
-    seen_blocks: set[tuple[str | None, str, str]] = set()
 
     def closed(done: Turn) -> Turn:
         done.reply = "\n\n".join(replies)
         done.tools_text = _join_capped(tools, TOOLS_TEXT_CAP)
         return done
 
-    count = 0
-    for msg in messages:
-        if msg.kind in (MessageKind.PROMPT, MessageKind.SECTION):
+    for ordinal, msg in numbered(messages):
+        if turn is None or ordinal != turn.ordinal:
             if turn is not None:
                 yield closed(turn)
-            replies, tools, seen_blocks = [], [], set()
-            count += 1
+            replies, tools = [], []
+            opener = msg.kind in OPENERS
             turn = Turn(
-                ordinal=count,
-                prompt=msg.text,
+                ordinal=ordinal,
+                prompt=msg.text if opener else "",
                 reply="",
                 tools_text="",
                 timestamp=msg.timestamp,
@@ -60,15 +110,8 @@ def iter_turns(messages: Iterable[Message]) -> Iterator[Turn]:
                 last_line=msg.line,
                 heading=(msg.heading or "") if msg.kind is MessageKind.SECTION else None,
             )
-            continue
-        if turn is None or msg.kind in (MessageKind.HARNESS, MessageKind.COMPACT_SUMMARY):
-            continue
-        # One API reply is split over several lines sharing message.id, and some
-        # versions log a block twice: keep each block once.
-        key = (msg.message_id, msg.kind, msg.text)
-        if msg.message_id and key in seen_blocks:
-            continue
-        seen_blocks.add(key)
+            if opener:
+                continue
         turn.end_timestamp = msg.timestamp or turn.end_timestamp
         turn.last_line = msg.line
         if msg.kind is MessageKind.REPLY:
@@ -121,24 +164,28 @@ def fingerprint(turns: Iterable[Turn]) -> Fingerprint | None:
 
 class FingerprintParts:
     """What a fingerprint needs of turns seen one at a time: the first and last prompt,
-    the last reply, and whether any turn is a note's section."""
+    the last reply, and whether any turn is a note's section. `count` is every turn,
+    `prompts` those with a prompt (a turn before the first typed one has none)."""
 
     def __init__(self) -> None:
-        self.count = 0
+        self.count = self.prompts = 0
         self.first = self.last = self.last_reply = ""
         self.notes = False
 
     def add(self, turn: Turn) -> None:
         share = FINGERPRINT_CAP // 3
-        if self.count == 0:
-            self.first = turn.prompt[:share]
         self.count += 1
-        self.last = turn.prompt[:share]
         self.last_reply = turn.reply[:FINGERPRINT_CAP] or self.last_reply
         self.notes = self.notes or turn.heading is not None
+        if not turn.prompt:
+            return
+        if self.prompts == 0:
+            self.first = turn.prompt[:share]
+        self.prompts += 1
+        self.last = turn.prompt[:share]
 
     def result(self) -> Fingerprint | None:
-        if self.count < 2 or self.notes:
+        if self.prompts < 2 or self.notes:
             return None
         room = FINGERPRINT_CAP - len(self.first) - len(self.last)
         return Fingerprint(prompt=f"{self.first}\n\n{self.last}", reply=self.last_reply[:room])
@@ -165,7 +212,7 @@ def choose_title(
         trusted_summary,
         agent_label,
         meta.get(MetaKind.LAST_PROMPT),
-        turns[0].prompt if turns else None,
+        next((t.prompt for t in turns if t.prompt.strip()), None),
     ):
         if candidate and candidate.strip():
             return one_line(candidate, TITLE_CAP)

@@ -5,15 +5,13 @@ re-indented or re-wrapped file still matches what was written. A line that is bl
 only brackets and punctuation (`}`, `);`, `*/`) could have been written by anyone: it is
 neutral, counted for no one. A write of one fragment of a line (an edit inside a line)
 holds the lines that contain it. A line a change has on both sides (the anchor an edit
-repeats, context it kept) is not one it wrote.
+repeats, context it kept) is not one it wrote. What a line is shown as is what the write
+holds of it (`as_written`), never the file's own text.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
-
-from findsession.errors import FindsessionError
 
 #: A fragment shorter than this proves nothing by being inside a line.
 FRAGMENT_CHARS = 8
@@ -32,7 +30,8 @@ def neutral(line: str) -> bool:
 class Written:
     """A write's text as lines to look in."""
 
-    lines: frozenset[str]
+    #: Each line it wrote, normalised, and as it wrote it.
+    lines: dict[str, str]
     fragment: str | None
 
     @classmethod
@@ -40,7 +39,10 @@ class Written:
         """A change's new side; a line its old side holds too is context it kept, not a
         line it wrote (an edit's unchanged first line, a block's anchor)."""
         kept = {normal(line) for line in removed.splitlines()}
-        lines = frozenset(n for line in text.splitlines() if (n := normal(line)) not in kept)
+        lines: dict[str, str] = {}
+        for line in text.splitlines():
+            if (n := normal(line)) not in kept:
+                lines.setdefault(n, line)
         fragment = normal(text) if "\n" not in text.strip() else None
         if fragment is not None and len(fragment) < FRAGMENT_CHARS:
             fragment = None
@@ -50,17 +52,11 @@ class Written:
         """Whether it wrote `line` (normalised)."""
         return line in self.lines or bool(self.fragment and self.fragment in line)
 
-
-def read_range(path: str, first: int, last: int) -> list[tuple[int, str]]:
-    """Lines `first`..`last` of the file as it reads now (numbered from 1)."""
-    try:
-        with Path(path).open(encoding="utf-8", errors="replace") as fh:
-            lines = fh.read().splitlines()
-    except OSError as exc:
-        raise FindsessionError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    if first < 1 or first > len(lines):
-        raise FindsessionError(
-            f"{path} has {len(lines)} line{'s' if len(lines) != 1 else ''}, not line {first}"
-        )
-    last = min(last, len(lines))
-    return [(n, lines[n - 1]) for n in range(first, last + 1)]
+    def as_written(self, line: str) -> str | None:
+        """What it wrote of `line` (normalised), as the index keeps it: the whole line,
+        or the fragment of it an edit inside the line wrote; None if it wrote none."""
+        if line in self.lines:
+            return self.lines[line]
+        if self.fragment and self.fragment in line:
+            return self.fragment
+        return None

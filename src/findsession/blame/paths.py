@@ -17,6 +17,7 @@ import os
 import posixpath
 from dataclasses import dataclass
 
+from findsession.errors import FindsessionError
 from findsession.storage.base import WriteMatch
 
 
@@ -33,6 +34,8 @@ class Target:
 
     @classmethod
     def of(cls, path: str) -> Target:
+        if "\x00" in path:
+            raise FindsessionError(f"{path!r} is no path: a file's name never holds a NUL")
         given = posixpath.normpath(os.path.abspath(os.path.expanduser(path)))
         forms = {given, posixpath.normpath(os.path.realpath(given))}
         folder, name = posixpath.split(given)

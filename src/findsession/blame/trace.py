@@ -5,11 +5,16 @@ range of lines, ranked by whether its written text holds those lines now (`lines
 Newest first. With a range, the writes that hold every line of it come first, then those
 that hold some; each line is attributed to the newest write that holds it (the one that
 wrote it last), and a line none holds is said to be no session's.
+
+The file itself is read (`ondisk`) only to locate the range, and only when a session of
+the caller's project wrote it; a line is shown as a session wrote it, never as the file
+holds it, so a line no session wrote shows no text.
 """
 
 from __future__ import annotations
 
-from findsession.blame.lines import Written, neutral, normal, read_range
+from findsession.blame.lines import Written, neutral, normal
+from findsession.blame.ondisk import read_range
 from findsession.blame.paths import Target, match
 from findsession.domain import Blame, BlameLine, Session, Writer
 from findsession.storage.base import Storage, WriteMatch
@@ -24,6 +29,7 @@ _CAP_NOTE = (
     "{n} of the writes to this file were cut at the index's per-call limit (about"
     " 2,000 characters): a line none of them holds may be in the part cut away"
 )
+_UNREAD = "no indexed session{where} wrote this file, so its lines were not read"
 
 
 def blame(
@@ -35,19 +41,23 @@ def blame(
     limit: int = DEFAULT_LIMIT,
 ) -> Blame:
     """The sessions that wrote the file at `path` (absolute), newest first; with
-    `first`..`last`, ranked by whether they hold those lines as the file reads now."""
+    `first`..`last`, ranked by whether they hold those lines as the file reads now.
+    `project` (already within the caller's boundary) keeps the sessions of that project."""
     target = Target.of(path)
     candidates = store.file_writes_named(target.name, target.tail, project)
     matched = [(w, kind) for w in candidates if (kind := match(w, target))]
     result = Blame(path=path, first=first, last=last, writers=[], total=len(matched))
-    lines = read_range(path, first, last if last is not None else first) if first else []
+    if first and not matched:
+        result.notes.append(_UNREAD.format(where=f" of {project}" if project else ""))
+    reads = first is not None and bool(matched)
+    lines = read_range(path, first, last if last is not None else first) if reads else []
     wanted = [(n, normal(text)) for n, text in lines if not neutral(text)]
     ids = [w.id for w, _ in matched] if wanted else [w.id for w, _ in matched[:limit]]
     texts = store.file_write_texts(ids)
     holds: dict[int, set[int]] = {}
+    written = {w.id: Written.of(*texts.get(w.id, ("", ""))) for w, _ in matched}
     for w, _ in matched:
-        written = Written.of(*texts.get(w.id, ("", "")))
-        holds[w.id] = {n for n, text in wanted if written.holds(text)}
+        holds[w.id] = {n for n, text in wanted if written[w.id].holds(text)}
     # matched is newest first: the first holder of a line wrote it last.
     writer_of = {n: next((w.id for w, _ in matched if n in holds[w.id]), None) for n, _ in wanted}
     lasts = {i for i in writer_of.values() if i is not None}
@@ -72,7 +82,8 @@ def blame(
     for n, text in lines:
         chosen = writer_of.get(n)
         result.lines.append(
-            BlameLine(n, text, position.get(chosen) if chosen is not None else None,
+            BlameLine(n, _as_written(normal(text), chosen, matched, written),
+                      position.get(chosen) if chosen is not None else None,
                       neutral=neutral(text))  # fmt: skip
         )
     unheld = [b for b in result.lines if b.writer is None and not b.neutral]
@@ -80,6 +91,19 @@ def blame(
     if unheld and cut:
         result.notes.append(_CAP_NOTE.format(n=cut))
     return result
+
+
+def _as_written(
+    line: str,
+    chosen: int | None,
+    matched: list[tuple[WriteMatch, str]],
+    written: dict[int, Written],
+) -> str | None:
+    """A line as the write that holds it wrote it (a blank or bracket line: as any
+    matched write did); None when none did: the file's own text is never shown."""
+    if chosen is not None:
+        return written[chosen].as_written(line)
+    return next((t for w, _ in matched if (t := written[w.id].as_written(line)) is not None), None)
 
 
 def _sessions(store: Storage, ids: set[str]) -> dict[str, Session]:

@@ -30,6 +30,10 @@ def main(argv: list[str] | None = None) -> int:
     """Run one command; the exit status: 0 done, 1 an error (said in one line), 2 a bad
     command line, 130 interrupted."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    bad = _not_utf8(argv)
+    if bad is not None:
+        print(f"error: {bad}", file=sys.stderr)
+        return 2
     served = forward(argv)  # before importing anything heavy: the service may answer
     if served is not None:
         return served
@@ -76,6 +80,22 @@ def main(argv: list[str] | None = None) -> int:
         # `findsession ... | head`: the reader left; say nothing.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+
+
+def _not_utf8(argv: list[str]) -> str | None:
+    """Why an argument cannot be taken, when one is not UTF-8 (Python reads such bytes as
+    lone surrogates, which no index, database or terminal takes: every command that met
+    one ended in a traceback)."""
+    for n, arg in enumerate(argv, 1):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            raw = os.fsencode(arg)
+            return (
+                f"argument {n} ({raw!r}) is not UTF-8: findsession reads its arguments, paths"
+                " and queries alike, as UTF-8 text"
+            )
+    return None
 
 
 def _backend(args: argparse.Namespace) -> str | None:

@@ -105,6 +105,11 @@ def index(args: argparse.Namespace, fs: Findsession, out: Console, err: Console)
         return 1
     if report.interrupted or (embedded and embedded.interrupted):
         return 130
+    if roots.missing:
+        named = ", ".join(map(str, roots.missing))
+        say(err, f"error: {named} {'does' if len(roots.missing) == 1 else 'do'} not exist:"
+                 " not read (the rest was)")  # fmt: skip
+        return 1
     if fs.settings.push_after_index:
         _push_after(fs, err)
     return 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import stat
 import sys
 import tempfile
 from pathlib import Path
@@ -68,18 +69,45 @@ def _confirmed(err: Console) -> bool:
 
 def write_file(path: Path, text: str, private: bool) -> None:
     """Write `text` whole or not at all (a temporary file renamed into place); `private`
-    makes it readable by its owner alone."""
-    folder = path.parent if str(path.parent) else Path(".")
+    makes it readable by its owner alone.
+
+    A symbolic link stays one: the file it leads to is written (renaming over the link
+    made it a regular file). A device or a pipe (`-o /dev/stdout`) is written into as a
+    shell's `>` would, never replaced (as root, the rename replaced `/dev/stdout`)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        raise FindsessionError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    if mode is not None and stat.S_ISDIR(mode):
+        raise FindsessionError(f"cannot write {path}: it is a folder; name a file in it")
+    if mode is not None and not stat.S_ISREG(mode):
+        _write_into(path, text)
+        return
+    target = Path(os.path.realpath(path))  # through any link, to the file it names
+    folder = target.parent
     if not folder.is_dir():
         raise FindsessionError(f"cannot write {path}: the folder {folder} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=folder)
+    tmp = None
     try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=folder)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
         os.chmod(tmp, 0o600 if private else 0o644 & ~_umask())
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+        raise FindsessionError(f"cannot write {path}: {exc.strerror or exc}") from exc
+
+
+def _write_into(path: Path, text: str) -> None:
+    """`text` written into a device or a pipe, which stays what it is."""
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
         raise FindsessionError(f"cannot write {path}: {exc.strerror or exc}") from exc
 
 

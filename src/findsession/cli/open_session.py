@@ -34,8 +34,11 @@ from findsession.errors import FindsessionError
 #: covers the longest list a search shows (1000); an id starting with digits is told
 #: apart by giving more of it than that.
 _POSITION = re.compile(r"[0-9]{1,4}")
-#: Characters a terminal would act on or reorder if printed as they are.
-_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+#: Characters a terminal would act on or reorder if printed as they are, and the bytes of
+#: a name that is not UTF-8 (each read as a lone surrogate).
+_UNPRINTABLE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
 
 
 def open_session(args: argparse.Namespace, fs: Findsession, out: Console, err: Console) -> int:
@@ -170,16 +173,44 @@ def shell_line(plan: Resume) -> str:
 
 
 def shell_word(text: str) -> str:
-    """One shell word that means exactly `text`; characters a terminal would act on are
-    written as `$'…'` escapes (bash, zsh, ksh), so printing the line is safe too."""
-    if not _UNPRINTABLE.search(text):
-        return shlex.quote(text)
+    """One word that means exactly `text` to every POSIX shell (sh, dash, bash, zsh, ksh)
+    and that is safe to print: a terminal acts on none of its characters.
+
+    Printable text is single-quoted. Text holding characters a terminal would act on (or
+    bytes that are not UTF-8) is made by `printf` from octal escapes, `"$(printf
+    '…\\001…')"`: bash's `$'…'` means `$` and a quoted word to dash, which then ran
+    what followed a quote in the text. Line feeds at the end, which a command
+    substitution drops, follow in single quotes as they are."""
+    body = text.rstrip("\n")
+    tail = text[len(body) :]
+    if not _UNPRINTABLE.search(body):
+        word = shlex.quote(body) if body or not tail else ""
+    else:
+        word = f"\"$(printf '{_printf_format(body)}')\""
+    return word + (f"'{tail}'" if tail else "")
+
+
+def _printf_format(text: str) -> str:
+    """`text` as a `printf` format that prints it byte for byte: unprintable characters
+    as three-digit octal escapes of their bytes, `%` and `\\` doubled, the quote (and a
+    leading `-`, which `printf` could take for an option) escaped too."""
     parts = []
-    for ch in text:
-        if ch in "\\'":
-            parts.append("\\" + ch)
-        elif _UNPRINTABLE.match(ch):
-            parts.append(f"\\x{ord(ch):02x}" if ord(ch) < 0x80 else f"\\u{ord(ch):04x}")
+    for n, ch in enumerate(text):
+        if ch == "%":
+            parts.append("%%")
+        elif ch == "\\":
+            parts.append("\\\\")
+        elif ch == "'" or (ch == "-" and n == 0) or _UNPRINTABLE.match(ch):
+            parts.append("".join(f"\\{byte:03o}" for byte in _bytes(ch)))
         else:
             parts.append(ch)
-    return "$'" + "".join(parts) + "'"
+    return "".join(parts)
+
+
+def _bytes(ch: str) -> bytes:
+    """A character's UTF-8 bytes; a byte of a name that is not UTF-8 (a surrogate as
+    Python decodes one) as itself."""
+    try:
+        return ch.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate no decoding made: no byte stands for it
+        return "\ufffd".encode()

@@ -136,14 +136,15 @@ def build_parser() -> argparse.ArgumentParser:
         "roots",
         nargs="*",
         metavar="ROOT",
-        help="folders to index (default: every source's standard place and the config's"
-        " roots; `findsession sources` lists them)",
+        help="folders to index (default: every source's standard place, the config's"
+        " roots and the chat exports named before; `findsession sources` lists them)",
     )
     p.add_argument(
         "--source",
         metavar="KIND",
         help="read the named folders as this source (default: the source whose standard"
-        " place holds them, else claude-code)",
+        " place holds them, else claude-code); a chat app's export is named with its own:"
+        " --source chatgpt|claude-ai|gemini-apps EXPORT.zip",
     )
     p.add_argument(
         "--prune", action="store_true", help="remove sessions whose transcript file is gone"
@@ -259,9 +260,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--directory",
         metavar="DIR",
-        help="project to search by default (default: the current directory)",
+        help="the one project the tools reach: sessions started in it or below (default:"
+        " the current directory)",
     )
-    p.add_argument("--all-projects", action="store_true", help="search every project by default")
+    p.add_argument(
+        "--all-projects",
+        action="store_true",
+        help="let the tools reach every project (else only --directory's)",
+    )
 
     p = sub.add_parser(
         "service",

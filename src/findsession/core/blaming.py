@@ -6,6 +6,7 @@ from __future__ import annotations
 from findsession.blame import DEFAULT_LIMIT, blame
 from findsession.core.base import Core
 from findsession.domain import Blame
+from findsession.projects import bounded
 
 
 class BlamingMixin(Core):
@@ -19,12 +20,18 @@ class BlamingMixin(Core):
         last: int | None = None,
         project: str | None = None,
         limit: int = DEFAULT_LIMIT,
+        within: str | None = None,
     ) -> Blame:
         """The sessions whose tool calls wrote the file at `path` (absolute), newest
         first; with `first`..`last`, those whose written text holds those lines as the
         file reads now come first, and each line names the one that wrote it last.
+
+        Only sessions of `project` (inside the boundary `within`: see
+        `projects.bounded`) count, and the file is read only to locate the lines, only
+        when one of them wrote it: a line's text is what its session wrote, as indexed.
         Sessions indexed before the index of files written existed are derived first,
         once (an index run does it too)."""
+        project = bounded(project, within)
         notes = []
         if self.store.file_writes_backlog(1):
             if self.store.read_only:

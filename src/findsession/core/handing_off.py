@@ -17,11 +17,12 @@ from findsession.sources.starting import start_command
 class HandingOffMixin(Core):
     """`Findsession`'s handoff: the brief, and starting an agent with it."""
 
-    def handoff(self, ref: str, *, model: bool = True) -> Brief:
+    def handoff(self, ref: str, *, model: bool = True, within: str | None = None) -> Brief:
         """The brief of the session `ref` names (an id or a unique prefix), extracted
         from the index; with `model` and a `[titles] provider` set, the model writes a
-        summary on top (the extracted parts stay)."""
-        session = resolve_session(self.store, ref)
+        summary on top (the extracted parts stay). Under a boundary (`within`: see
+        `projects.bounded`) only a session of that project."""
+        session = resolve_session(self.store, ref, within)
         plan = resume_of(self.store, session, self.settings.machine)
         brief = build_brief(self.store, session, plan)
         if model and self.settings.titles.provider != "offline":

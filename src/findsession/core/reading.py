@@ -9,6 +9,7 @@ from findsession.core.archiving import ArchivingMixin
 from findsession.domain import IndexStatus, SearchResponse, Session, SourceReport
 from findsession.embeddings import configured_embedder, model_of_identity
 from findsession.errors import FindsessionError
+from findsession.projects import bounded
 from findsession.reader import SessionView, read_session, resolve_session
 from findsession.resume import with_resume
 from findsession.roots import source_reports
@@ -48,10 +49,12 @@ class ReadingMixin(ArchivingMixin):
         context: int = 0,
         tools: bool = False,
         raw: bool = False,
+        within: str | None = None,
     ) -> SessionView:
         """A session's turns (all, one, or a range, with `context` around them); `raw`:
         the text as its transcript holds it, from the archive's copy when the transcript
-        is gone."""
+        is gone; under a boundary (`within`: see `projects.bounded`) only a session of
+        that project."""
         return read_session(
             self.store,
             session,
@@ -62,11 +65,13 @@ class ReadingMixin(ArchivingMixin):
             last=last,
             raw=raw,
             archive=self.archive if raw else None,
+            within=within,
         )
 
-    def session(self, ref: str) -> Session:
-        """The session with this id, or the one session whose id starts with it."""
-        return resolve_session(self.store, ref)
+    def session(self, ref: str, *, within: str | None = None) -> Session:
+        """The session with this id, or the one session whose id starts with it (under a
+        boundary, of that project only)."""
+        return resolve_session(self.store, ref, within)
 
     def sessions(
         self,
@@ -75,11 +80,12 @@ class ReadingMixin(ArchivingMixin):
         after: str | None = None,
         before: str | None = None,
         limit: int = 20,
+        within: str | None = None,
     ) -> list[Session]:
         """Main sessions, most recently active first; `project` takes that directory and
-        those below it (see findsession.projects)."""
+        those below it (see findsession.projects), inside the boundary `within`."""
         start, end = parse_range(after, before)
-        return self.store.recent_sessions(project, start, end, limit)
+        return self.store.recent_sessions(bounded(project, within), start, end, limit)
 
     def subagents(self, session_id: str) -> list[Session]:
         """The subagents a session started, in the order they began."""

@@ -82,6 +82,22 @@ class Confidence:
     agreement: float | None = None
     #: How far the first session's score stands above the second's.
     margin: float | None = None
+    #: How far it stands above the typical runner-up (the median of ranks 2-10).
+    standout: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class IdMatch:
+    """A query that named sessions by id (findsession.search.ids): `exact` (a whole id),
+    `prefix` (the start of one session's id) or `ambiguous` (the start of several: all
+    of them listed, none ranked first)."""
+
+    kind: str
+    sessions: list[Session]
+
+    @property
+    def unique(self) -> bool:
+        return self.kind != "ambiguous"
 
 
 @dataclass(slots=True)
@@ -98,6 +114,8 @@ class SearchResponse:
     confidence: Confidence | None = None
     #: Candidates each filter kept out, counted only when asked (the audited MCP path).
     excluded: Exclusions | None = None
+    #: The sessions the query named by id, when it was one (the first hit, when unique).
+    id_match: IdMatch | None = None
 
 
 @dataclass(slots=True)
@@ -157,6 +175,9 @@ class SourceReport:
     #: What the source cannot read on this machine and why, one line each (Windsurf's
     #: encrypted Cascade history); empty where there is nothing to say.
     notes: list[str] = field(default_factory=list)
+    #: A chat app's export: it reads only the exports named to it (`roots` lists those
+    #: the index holds), never a standard place.
+    export: bool = False
     #: Whether the archive keeps its transcripts; its sessions whose file is gone, and
     #: how many of those the archive holds.
     archived: bool = False

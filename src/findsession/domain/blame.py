@@ -41,7 +41,9 @@ class BlameLine:
     """One line of the range asked about, and the last writer that holds it."""
 
     number: int
-    text: str
+    #: The line as the session that wrote it wrote it (the index's text, redacted), or
+    #: None when no session wrote it: the file's own text is never given.
+    text: str | None
     #: Index into `Blame.writers`; None when no indexed session wrote it.
     writer: int | None
     #: Blank or bracket-only: anything could have written it, so none is named.

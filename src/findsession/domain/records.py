@@ -35,6 +35,10 @@ class MetaKind(StrEnum):
     #: The session_key of the session that started this one, in a file of sibling
     #: sessions (a database store keeps subagents as sessions with a parent column).
     PARENT = "parent"
+    #: When the app last changed the conversation, as an ISO time: in a file of sibling
+    #: sessions that may hold an older copy of one another file holds newer (an older
+    #: export of a chat app's account), the newer copy stays.
+    REVISION = "revision"
 
 
 class SourceKind(StrEnum):
@@ -60,7 +64,19 @@ class SourceKind(StrEnum):
     KIRO = "kiro"
     CURSOR = "cursor"
     WINDSURF = "windsurf"
+    ZED = "zed"
+    CONTINUE = "continue"
+    KIMI = "kimi"
+    OPENHANDS = "openhands"
+    JUNIE = "junie"
+    ANTIGRAVITY = "antigravity"
+    WARP = "warp"
+    IFLOW = "iflow"
+    QODER = "qoder"
     SPECSTORY = "specstory"
+    CHATGPT = "chatgpt"
+    CLAUDE_AI = "claude-ai"
+    GEMINI_APPS = "gemini-apps"
     MARKDOWN = "markdown"
     JOURNAL = "journal"
     MEMORY = "memory"

@@ -19,6 +19,7 @@ from findsession.handoff.sentences import conclusion, open_items, questions
 from findsession.indexing.writes import write_rows
 from findsession.sources.shell_commands import shell_command
 from findsession.storage.base import Storage, WriteRow
+from findsession.turns import OPENERS, numbered
 
 FIRST_PROMPT_CHARS = 2000
 PROMPT_CHARS = 300
@@ -76,18 +77,11 @@ def build_brief(store: Storage, session: Session, resume: Resume) -> Brief:
 
 def _turns(messages: list[Message]) -> list[_Turn]:
     turns: list[_Turn] = []
-    seen: set[tuple[str | None, str, str]] = set()
-    for m in messages:
-        if m.kind in (MessageKind.PROMPT, MessageKind.SECTION):
-            turns.append(_Turn(len(turns) + 1, m.text))
-            seen = set()
-            continue
-        if not turns or m.kind in (MessageKind.HARNESS, MessageKind.COMPACT_SUMMARY):
-            continue
-        key = (m.message_id, m.kind, m.text)
-        if m.message_id and key in seen:
-            continue
-        seen.add(key)
+    for number, m in numbered(messages):
+        if not turns or turns[-1].number != number:
+            turns.append(_Turn(number, m.text if m.kind in OPENERS else ""))
+            if m.kind in OPENERS:
+                continue
         if m.kind is MessageKind.REPLY:
             turns[-1].replies.append(m.text)
             turns[-1].ended_in_tool = False
@@ -100,6 +94,8 @@ def _asked(turns: list[_Turn]) -> list[tuple[int, str]]:
     asked: list[tuple[int, str]] = []
     for t in turns:
         words = " ".join(t.prompt.split())
+        if not words:
+            continue  # a turn nothing was typed for (a slash command, a task's notice)
         if t.number > 1 and words.lower().strip(" .!") in _NUDGES:
             continue
         asked.append((t.number, _cut(t.prompt.strip(), FIRST_PROMPT_CHARS) if not asked
@@ -117,10 +113,10 @@ def _paired(messages: list[Message]) -> Iterable[tuple[int, Message, Message | N
     """Each tool call with its turn and its output: by the call's id, else the next output
     before another call."""
     by_id = _outputs(messages)
+    numbers = {id(m): n for n, m in numbered(messages)}
     turn = 0
     for i, m in enumerate(messages):
-        if m.kind in (MessageKind.PROMPT, MessageKind.SECTION):
-            turn += 1
+        turn = numbers.get(id(m), turn)
         if m.kind is not MessageKind.TOOL_CALL:
             continue
         out = by_id.get(m.tool_id) if m.tool_id else None

@@ -18,6 +18,7 @@ from findsession.indexing.archiving import Copier
 from findsession.indexing.failures import file_failed
 from findsession.indexing.records import redacted_problem, store_records
 from findsession.indexing.report import IndexReport
+from findsession.indexing.revisions import newer_copies_kept
 from findsession.indexing.scan import os_error
 from findsession.indexing.session import rebuild_session
 from findsession.sources import SOURCES, Cursor, SourceFile, budget, file_stamp
@@ -94,8 +95,8 @@ def _index_open_file(
     """`index_file`'s work once the file is open, inside its savepoint."""
     path = str(sf.path)
     size, mtime_ns = file_stamp(sf.source, sf.path, os.fstat(fh.fileno()))
-    if state is None and sf.supersedes is not None:
-        _drop_superseded(store, str(sf.supersedes), path, copier.archive if copier else None)
+    for old in sf.supersedes if state is None else ():
+        _drop_superseded(store, str(old), path, copier.archive if copier else None)
     session_id = state.session_id if state and state.session_id else _claim_id(store, sf)
     reads = _Reads(sf, fh, report)
     stored = _stored_cursor(state)
@@ -111,8 +112,13 @@ def _index_open_file(
         return
     # Sessions that lose records are rebuilt below, with those that gain them.
     forgotten = set(store.forget_file_content(path)) if reading.fresh else set()
+    reading = newer_copies_kept(store, session_id, path, reading)
     for key in sorted(reading.replaced):
         replaced = f"{session_id}:{key}"
+        holder = store.session_file(replaced)
+        if holder is not None and holder != path:
+            # The other file's copy goes: pruning this file must read that one again.
+            store.add_replays(holder, [path])
         store.drop_session_content(replaced)
         forgotten.add(replaced)
     if reading.binary:

@@ -17,7 +17,7 @@ from findsession.indexing.writes import write_rows
 from findsession.redact import redact
 from findsession.sources import SourceFile
 from findsession.storage.base import Storage, UnitRow
-from findsession.turns import FingerprintParts, choose_title, iter_turns
+from findsession.turns import OPENERS, OUTSIDE, FingerprintParts, choose_title, iter_turns
 
 #: Messages read from the index at a time: rebuilding a session of any length costs the
 #: memory of a page of messages and one turn, not of every message it holds.
@@ -39,6 +39,7 @@ class _Facts:
     #: What `write_rows` reads (tool calls, failed outputs, where turns start), the rest
     #: of each message's text left out: a session's writes, not all its messages.
     for_writes: list[Message] = field(default_factory=list)
+    opened: bool = False  # a message of a turn was seen
 
     def see(self, m: Message, wanted_leaves: set[str]) -> Message:
         self.messages += 1
@@ -51,11 +52,13 @@ class _Facts:
         self.version = m.version or self.version
         if m.uuid and m.uuid in wanted_leaves:
             self.leaves.add(m.uuid)
+        # What opens a turn is kept (without its text) so `write_rows` numbers turns as
+        # search does, the first content of a session that opens with none typed too.
+        opens = m.kind in OPENERS or (not self.opened and m.kind not in OUTSIDE)
+        self.opened = self.opened or m.kind not in OUTSIDE
         if m.kind is MessageKind.TOOL_CALL:
             self.for_writes.append(m)
-        elif m.kind in (MessageKind.PROMPT, MessageKind.SECTION) or (
-            m.kind is MessageKind.TOOL_OUTPUT and m.is_error
-        ):
+        elif opens or (m.kind is MessageKind.TOOL_OUTPUT and m.is_error):
             self.for_writes.append(replace(m, text=""))
         return m
 
@@ -83,7 +86,7 @@ def rebuild_session(
         parts = FingerprintParts()
         first: Turn | None = None
         for turn in iter_turns(facts.see(m, summaries) for m in _messages(store, sid)):
-            first = first or turn
+            first = first or (turn if turn.prompt.strip() else None)
             parts.add(turn)
             yield _unit(turn, sf.source)
         session = _session(store, sid, sf, file_session_id, path, events, facts, first)

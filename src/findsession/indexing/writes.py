@@ -18,6 +18,7 @@ from findsession.domain import Message, MessageKind
 from findsession.sources.file_writes import file_writes
 from findsession.sources.patches import search_replace
 from findsession.storage.base import Storage, WriteRow
+from findsession.turns import numbered
 
 #: Sessions whose writes one backlog transaction derives.
 BACKLOG_BATCH = 200
@@ -33,11 +34,7 @@ def write_rows(messages: list[Message], source: str, session_cwd: str | None) ->
     }
     rows: list[WriteRow] = []
     seen: set[tuple[str | None, str | None, str]] = set()
-    turn = 0
-    for m in messages:
-        if m.kind in (MessageKind.PROMPT, MessageKind.SECTION):
-            turn += 1
-            continue
+    for turn, m in numbered(messages):
         if m.kind is not MessageKind.TOOL_CALL or (m.tool_id and m.tool_id in failed):
             continue
         if source == "aider" and not m.files:

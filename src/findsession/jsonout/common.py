@@ -60,6 +60,9 @@ def session_json(s: Session) -> dict[str, Any]:
         "subagent": s.is_subagent,
         "parent_id": s.parent_id,
         "agent_type": s.agent_type,
+        # The model that wrote the last reply, where the source names one (a chat app's
+        # export: `gpt-4o`); null for the agents, whose transcripts are read without it.
+        "model": s.version,
         "missing": s.missing,
         "owner": s.owner,
         "machine": s.machine,

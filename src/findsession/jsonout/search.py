@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from findsession.domain import Confidence, Hit, Level, SearchResponse
+from findsession.domain import Confidence, Hit, IdMatch, Level, SearchResponse
 from findsession.jsonout.common import SEARCH_SCHEMA, session_json
 from findsession.jsonout.resume import resume_json
 
@@ -76,11 +76,20 @@ def confidence_json(c: Confidence | None) -> dict[str, Any] | None:
         "lift": _rounded(c.lift),
         "agreement": c.agreement,
         "margin": _rounded(c.margin),
+        "standout": _rounded(c.standout),
     }
 
 
 def _rounded(x: float | None) -> float | None:
     return None if x is None else round(x, 3)
+
+
+def id_match_json(m: IdMatch | None) -> dict[str, Any] | None:
+    """The sessions a query named by id: one (then the first result) or several (listed,
+    none ranked first); None when the query named no id."""
+    if m is None:
+        return None
+    return {"kind": m.kind, "sessions": [session_json(s) for s in m.sessions]}
 
 
 def search_json(r: SearchResponse) -> dict[str, Any]:
@@ -89,6 +98,7 @@ def search_json(r: SearchResponse) -> dict[str, Any]:
         "schema": SEARCH_SCHEMA,
         "query": r.query,
         "strategy": r.strategy,
+        "id_match": id_match_json(r.id_match),
         "confidence": confidence_json(r.confidence),
         "index_empty": r.index_empty,
         "notes": r.notes,

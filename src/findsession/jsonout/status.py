@@ -42,6 +42,7 @@ def sources_json(reports: list[SourceReport]) -> dict[str, Any]:
                 "enabled": r.enabled,
                 "roots": [{"path": path, "exists": exists} for path, exists in r.roots],
                 "notes": list(r.notes),
+                "export": r.export,
                 **asdict(r.counts),
                 "archived": r.archived,
                 "gone": r.gone,

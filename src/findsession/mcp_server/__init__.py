@@ -1,12 +1,13 @@
 """`findsession serve`: the search and reader as MCP tools, for agents, over stdio.
 
 The tools (`tools`) answer with the same JSON objects as the CLI's `--json`
-(docs/json.md), from the project the server was started in, without the agent's own
-session (`scope`), and say plainly when the index is empty or nothing matched. The
-service's watcher (`service.freshness`) keeps the index fresh from the operating system's
-file events: an idle agent costs no polling. While a resident service runs for the same
-index it does that work, and the server's watcher stands aside. The server only ever
-reads transcripts.
+(docs/json.md), from the project the server was started in and nothing past it (the
+core API holds that boundary), without the agent's own session (`scope`), and say
+plainly when the index is empty or nothing matched. The service's watcher
+(`service.freshness`) keeps the index fresh from the operating system's file events: an
+idle agent costs no polling. While a resident service runs for the same index it does
+that work, and the server's watcher stands aside. The server only ever reads
+transcripts.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from findsession.api import Findsession
 from findsession.mcp_server.scope import Scope
+from findsession.mcp_server.stdin import take_stdin
 from findsession.mcp_server.tools import build_server
 from findsession.service.freshness import Freshness
 
@@ -27,9 +29,9 @@ __all__ = ["build_server", "serve"]
 def serve(db_path: Path, directory: str | None, all_projects: bool) -> None:
     """Run the server over stdio until the client closes it.
 
-    `directory` is the project searched by default (else the working directory, where
-    an agent's client starts the server); `all_projects` or the config's
-    `[mcp] all_projects` widens that to every project.
+    `directory` is the one project the tools reach (else the working directory, where
+    an agent's client starts the server): a boundary no argument of a call can widen;
+    `all_projects` or the config's `[mcp] all_projects` opens every project.
     """
     fs = Findsession.open(db_path)
     cfg = fs.settings
@@ -47,6 +49,7 @@ def serve(db_path: Path, directory: str | None, all_projects: bool) -> None:
         scope.indexer_error = lambda: fresh.last_error
         fresh.start()
     try:
+        take_stdin()  # a lone surrogate in a request left it unanswered
         build_server(fs, scope).run("stdio")
     finally:
         if fresh is not None:

@@ -34,8 +34,9 @@ def add_session_tools(
     answering: threading.Lock,
     directory: str | None,
 ) -> None:
-    """Register `handoff` and `sessions_for_file` on `server`; `directory` is the project
-    a relative path is read from (the server's), else the server's working directory."""
+    """Register `handoff` and `sessions_for_file` on `server`; `directory` is the server's
+    project: the boundary of what they reach (None: every project) and where a relative
+    path is read from (else the server's working directory)."""
 
     @server.tool()
     @tool_errors
@@ -56,7 +57,10 @@ def add_session_tools(
         ] = None,
         project: Annotated[
             str | None,
-            Field(description="Only sessions started in this directory or below."),
+            Field(
+                description="Only sessions started in this directory or below, inside the"
+                " project this server was started for."
+            ),
         ] = None,
         top: Annotated[int, Field(description="How many writes to return, 1-50.")] = 10,
     ) -> dict[str, Any]:
@@ -65,7 +69,12 @@ def add_session_tools(
         the start of the change. With fromLine (and toLine), the writes whose text holds
         those lines as the file reads now come first, `last` marks the one that wrote
         them last, and `lines` names each line's writer (null: no session wrote it).
-        Read a write's turn with read_conversation(sessionId=session.id, turn=turn)."""
+        Read a write's turn with read_conversation(sessionId=session.id, turn=turn).
+        Only sessions of the project this server was started for count, unless the
+        person opened it to every project. A line's `text` is what its session wrote,
+        as findsession keeps it (secrets redacted), never the file's own: a line no
+        session wrote has none, and the file is read (to locate the lines) only when a
+        session that counts wrote it."""
         if not 1 <= top <= 50:
             raise ToolError(f"top must be between 1 and 50, not {top}")
         if toLine is not None and fromLine is None:
@@ -74,7 +83,9 @@ def add_session_tools(
             raise ToolError("lines are numbered from 1 and toLine must not come before fromLine")
         base = Path(directory or os.getcwd())
         absolute = os.path.normpath(base / Path(path).expanduser())
-        result = fs.blame(absolute, first=fromLine, last=toLine, project=project, limit=top)
+        result = fs.blame(
+            absolute, first=fromLine, last=toLine, project=project, limit=top, within=directory
+        )
         answer = jsonout.blame_json(result)
         evidence = [(w["session"]["id"], w["turn"]) for w in answer["writers"]]
         asked = {"path": absolute, "from": fromLine, "to": toLine, "project": project}
@@ -85,7 +96,7 @@ def add_session_tools(
             answer["writers"] = answer["writers"][:fit]
             for line in answer["lines"]:
                 if line["writer"] is not None and line["writer"] not in kept:
-                    line["writer"] = None  # held back, not "nobody's"
+                    line["writer"] = line["text"] = None  # held back, not "nobody's"
                     line["held_back"] = True
             auditor.shown("sessions_for_file", asked, evidence[:fit], held_back=held_back)
             if evidence and not fit:
@@ -112,8 +123,10 @@ def add_session_tools(
         """A brief to carry a past session on: what was asked, what the agent concluded,
         the files it changed, the commands it ran with how each last ended (tests passing
         or failing), what was left open, and how to resume the session (`resume`).
-        `markdown` is the brief as one text to read or pass on."""
-        brief = fs.handoff(sessionId)
+        `markdown` is the brief as one text to read or pass on. Only sessions of the
+        project this server was started for, unless the person opened it to every
+        project."""
+        brief = fs.handoff(sessionId, within=directory)
         resume = shell_line(brief.resume) if brief.resume.available else None
         markdown = render.handoff_markdown(brief, resume)
         start = None

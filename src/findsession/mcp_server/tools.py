@@ -21,7 +21,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from findsession import jsonout
-from findsession.api import Findsession, SearchOptions
+from findsession.api import Findsession, SearchOptions, bounded
 from findsession.domain import SourceKind
 from findsession.mcp_server.budget import EvidenceBudget
 from findsession.mcp_server.scope import Scope, current_session, indexer_note
@@ -32,6 +32,12 @@ MAX_QUERY = 2000
 MAX_TOP = 20
 DEFAULT_MAX_CHARS = 12_000
 
+#: What every tool's description says of what it can reach.
+REACH = (
+    "Only sessions of the project this server was started for (and folders below it) can"
+    " be reached, unless the person opened it to every project."
+)
+
 INSTRUCTIONS = (
     "findsession searches past AI coding-agent sessions (Claude Code transcripts) of this"
     " project: what was asked, answered and decided, and in which session and turn. Use"
@@ -39,7 +45,7 @@ INSTRUCTIONS = (
     " read_conversation to read the turns a hit points to, and list_sessions for what"
     " happened recently. Every answer is recorded in an audit (the question only as a"
     " keyed digest), and one session may be shown a limited number of distinct turns:"
-    " `evidence_budget` in each answer says how many were used."
+    " `evidence_budget` in each answer says how many were used. " + REACH
 )
 
 
@@ -70,8 +76,8 @@ def build_server(fs: Findsession, scope: Scope) -> MCPServer:
         directory: Annotated[
             str | None,
             Field(
-                description="Project directory to search (sessions started in it or below)."
-                " Default: the project this server was started for."
+                description="Project directory to search (sessions started in it or below),"
+                " inside the project this server was started for. Default: that project."
             ),
         ] = None,
         sessionId: Annotated[  # noqa: N803 - the tool's public parameter name
@@ -115,7 +121,9 @@ def build_server(fs: Findsession, scope: Scope) -> MCPServer:
         say why nothing matched or what could not run. Read a hit with
         read_conversation(sessionId=session.id, turn=match.turn). `resume` is the
         command (and directory) that takes the user back into that session in its
-        own agent, to give them when they want to continue it.
+        own agent, to give them when they want to continue it. Only sessions of the
+        project this server was started for (and folders below it) are searched,
+        unless the person opened it to every project.
         """
         if not query.strip():
             raise ToolError("query is empty: say what to look for")
@@ -126,14 +134,17 @@ def build_server(fs: Findsession, scope: Scope) -> MCPServer:
             )
         if not 1 <= top <= MAX_TOP:
             raise ToolError(f"top must be between 1 and {MAX_TOP}, not {top}")
-        project = directory or scope.directory
+        # Inside the server's project, whatever `directory` says (else a clear error).
+        project = bounded(directory and str(Path(directory).expanduser()), scope.directory)
         if project and not project.strip("/"):
-            project = None  # "/": every project
+            project = None  # "/": every project, where the person opened them all
         opts = SearchOptions(
             top=top,
-            project=str(Path(project).expanduser()) if project else None,
+            project=project,
             # An id or a unique prefix, as read_conversation takes it; else a clear error.
-            session=fs.session(sessionId).id if sessionId is not None else None,
+            session=(
+                fs.session(sessionId, within=scope.directory).id if sessionId is not None else None
+            ),
             speaker=speaker,
             after=after,
             before=before,
@@ -141,6 +152,7 @@ def build_server(fs: Findsession, scope: Scope) -> MCPServer:
             source=source,
             hybrid_weight=scope.hybrid_weight,
             count_excluded=True,  # for the audit record
+            within=scope.directory,
         )
         current = None if sessionId else current_session(fs, scope, project)
         if current:
@@ -153,8 +165,12 @@ def build_server(fs: Findsession, scope: Scope) -> MCPServer:
                 "the index is empty: run `findsession index` (this server also indexes in"
                 " the background; try again in a minute)"
                 if response.index_empty
-                else f"nothing matched in {opts.project or 'any project'}; try other words,"
-                " a wider time range, or directory='/' for every project"
+                else f"nothing matched in {opts.project or 'any project'}; try other words"
+                + (
+                    " or a wider time range"
+                    if scope.directory
+                    else ", a wider time range, or directory='/' for every project"
+                )
             )
         # Ranked again without the session left out, so rank is the place in the list.
         hits = [replace(h, rank=rank) for rank, h in enumerate(kept, 1)]
@@ -215,7 +231,8 @@ def build_server(fs: Findsession, scope: Scope) -> MCPServer:
         the agent answered (reply); tool calls, their output and thinking only with
         includeToolOutput. The messages' text is cut at maxChars characters in all;
         left_out_chars says how much was left out: read fewer turns (turn, from/to),
-        or raise maxChars.
+        or raise maxChars. Only sessions of the project this server was started for
+        can be read, unless the person opened it to every project.
         """
         if not 0 <= context <= 20:
             raise ToolError(f"context must be between 0 and 20, not {context}")
@@ -224,7 +241,13 @@ def build_server(fs: Findsession, scope: Scope) -> MCPServer:
         if turn is not None and (from_ is not None or to is not None):
             raise ToolError("give either turn, or from/to, not both")
         view = fs.read(
-            sessionId, turn=turn, context=context, tools=includeToolOutput, first=from_, last=to
+            sessionId,
+            turn=turn,
+            context=context,
+            tools=includeToolOutput,
+            first=from_,
+            last=to,
+            within=scope.directory,
         )
         answer = jsonout.read_json(view, max_chars=maxChars)
         evidence = [(view.session.id, t["turn"]) for t in answer["turns"]]
@@ -259,7 +282,10 @@ def build_server(fs: Findsession, scope: Scope) -> MCPServer:
     def list_sessions(
         directory: Annotated[
             str | None,
-            Field(description="Project directory. Default: this server's project; '/' for all."),
+            Field(
+                description="Project directory, inside this server's project. Default: that"
+                " project ('/' for all where the person opened every project)."
+            ),
         ] = None,
         after: Annotated[
             str | None, Field(description="Only sessions active from this time: date or 7d.")
@@ -269,11 +295,15 @@ def build_server(fs: Findsession, scope: Scope) -> MCPServer:
         ] = None,
         limit: Annotated[int, Field(description="How many, newest first (1-100).")] = 20,
     ) -> dict[str, Any]:
-        """Recent sessions with their titles and first prompts: "what was I doing last week"."""
+        """Recent sessions with their titles and first prompts: "what was I doing last week".
+        Only sessions of the project this server was started for, unless the person
+        opened it to every project."""
         if not 1 <= limit <= 100:
             raise ToolError(f"limit must be between 1 and 100, not {limit}")
-        project = directory or scope.directory
-        sessions = fs.sessions(project=project, after=after, before=before, limit=limit)
+        project = bounded(directory and str(Path(directory).expanduser()), scope.directory)
+        sessions = fs.sessions(
+            project=project, after=after, before=before, limit=limit, within=scope.directory
+        )
         answer = jsonout.sessions_json((s, fs.first_prompt(s.id)) for s in sessions)
         asked = {"project": project, "after": after, "before": before, "limit": limit}
         with answering:

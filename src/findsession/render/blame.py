@@ -37,10 +37,8 @@ def print_blame(out: Console, result: Blame) -> None:
                 who = Text("no indexed session wrote this line", style="yellow")
             else:
                 who = Text(f"last written by [{line.writer + 1}]", style="green")
-            out.print(
-                Text(f"{line.number:>6}  ") + who + Text("  " + _cut(line.text, 80), style="dim"),
-                soft_wrap=True,
-            )
+            text = Text("  " + _cut(line.text or "", 80), style="dim")
+            out.print(Text(f"{line.number:>6}  ") + who + text, soft_wrap=True)
     for rank, writer in enumerate(result.writers, 1):
         _print_writer(out, rank, writer, result)
 

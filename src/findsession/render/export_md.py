@@ -4,7 +4,9 @@ Prompts are quoted, replies kept as the agent wrote them (Markdown already), and
 reader skims past (tool calls, their output, thinking, subagents) sits in `<details>`
 blocks with its size, which GitHub, GitLab and most editors' previews fold. Code-like
 text goes in fences longer than any run of backticks it holds, so no transcript can end
-a block early; terminal control sequences are dropped (`printable`).
+a block early; terminal control sequences are dropped (`printable`). No text of a
+transcript is live HTML or an image to a renderer with HTML on (`md_inert`): the file
+runs nothing and fetches nothing, like the HTML export.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ from findsession.render.export_parts import (
     turn_items,
     when,
 )
-from findsession.render.text import printable
+from findsession.render.md_inert import Theirs, inert_document
+from findsession.render.text import code_span, printable
 
 #: Tags that would close or open our folds if a reply held them as prose.
 _FOLD_TAG = re.compile(r"<(/?)(details|summary)\b", re.IGNORECASE)
@@ -37,7 +40,7 @@ def export_markdown(doc: dict[str, Any]) -> str:
     lines += [f"- **{label}:** {_inline(value)}" for label, value in facts(doc)]
     lines += ["", f"> {RAW_NOTE if doc['raw'] else REDACTED_NOTE}", ""]
     lines += _turns(doc, level=2)
-    return "\n".join(lines).rstrip("\n") + "\n"
+    return inert_document(lines).rstrip("\n") + "\n"
 
 
 def _turns(doc: dict[str, Any], level: int) -> list[str]:
@@ -71,7 +74,7 @@ def _message(message: dict[str, Any]) -> list[str]:
             "",
         ]
     if kind == "prompt":
-        return ["**Prompt**", "", *(f"> {line}".rstrip() for line in text.splitlines()), ""]
+        return ["**Prompt**", "", *_quoted(text), ""]
     if kind == "section" and message.get("heading"):
         return [f"**{_inline(printable(message['heading']))}**", "", _prose(text), ""]
     return [_prose(text), ""]
@@ -82,11 +85,11 @@ def _child(child: dict[str, Any], level: int) -> list[str]:
     document = child.get("document")
     if document is None:
         first = printable(child.get("first_prompt") or "").strip()
-        out += [f"(session {child['id']}; its turns are not in this file)", ""]
+        out += [f"(session {code_span(child['id'])}; its turns are not in this file)", ""]
         if first:
-            out += [*(f"> {line}".rstrip() for line in first.splitlines()), ""]
+            out += [*_quoted(first), ""]
     else:
-        out += [f"Session `{document['session']['id']}`", ""]
+        out += [f"Session {code_span(document['session']['id'])}", ""]
         out += _turns(document, level + 1)
     return [*out, "</details>", ""]
 
@@ -94,12 +97,18 @@ def _child(child: dict[str, Any], level: int) -> list[str]:
 def _fenced(text: str) -> list[str]:
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
-    return [fence, text, fence]
+    return [fence, Theirs(text), fence]
+
+
+def _quoted(text: str) -> list[str]:
+    """What the person typed, as a quote."""
+    return [Theirs(f"> {line}".rstrip()) for line in text.splitlines()]
 
 
 def _prose(text: str) -> str:
-    """An agent's Markdown as it is, except tags that would fold or unfold ours."""
-    return _FOLD_TAG.sub(lambda m: f"&lt;{m.group(1)}{m.group(2)}", text)
+    """An agent's Markdown as it is, except tags that would fold or unfold ours (and,
+    once the document is whole, any markup a renderer would run: `md_inert`)."""
+    return Theirs(_FOLD_TAG.sub(lambda m: f"&lt;{m.group(1)}{m.group(2)}", text))
 
 
 def _inline(text: str) -> str:

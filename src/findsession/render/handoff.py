@@ -4,11 +4,9 @@ so it can be read in full (`findsession read SESSION --turn N`)."""
 
 from __future__ import annotations
 
-import re
-
 from findsession.domain import Brief
 from findsession.render.export_parts import when
-from findsession.render.text import printable
+from findsession.render.text import code_span, printable
 
 #: How each outcome reads in the list of commands.
 _OUTCOME = {"passed": "passed", "failed": "FAILED", "ok": "ok", "error": "ERROR",
@@ -22,9 +20,12 @@ def handoff_markdown(brief: Brief, resume_line: str | None) -> str:
     title = _one(s.title or (brief.asked[0][1] if brief.asked else s.id), 120)
     span = " – ".join(dict.fromkeys(x for x in (when(s.first_ts), when(s.last_ts)) if x))
     out = [f"# Handoff: {title}", ""]
-    facts = [("session", f"`{s.id}` ({s.source})"), ("project", s.cwd), ("time", span),
-             ("turns", str(s.n_turns)), ("branch", s.git_branch)]  # fmt: skip
-    out += [f"- **{k}:** {printable(v)}" for k, v in facts if v]
+    # A path or a branch may hold a line feed: as a code span on one line, no text of it
+    # starts a heading or a list of the brief's own.
+    facts = [("session", f"{code_span(s.id)} ({_one(s.source, 40)})"),
+             ("project", s.cwd and code_span(s.cwd)), ("time", span), ("turns", str(s.n_turns)),
+             ("branch", s.git_branch and code_span(s.git_branch))]  # fmt: skip
+    out += [f"- **{k}:** {v}" for k, v in facts if v]
     out.append("")
     if brief.summary:
         out += ["## Summary", "", printable(brief.summary), "", f"*(written by {brief.summary_by};"
@@ -40,14 +41,14 @@ def handoff_markdown(brief: Brief, resume_line: str | None) -> str:
     out += decided or ["- (nothing said)"]
     out += ["", "## Files changed", ""]
     out += [
-        f"- {_code(f.path)}: {', '.join(f.ops)}" + (f" ×{f.writes}" if f.writes > 1 else "")
+        f"- {code_span(f.path)}: {', '.join(f.ops)}" + (f" ×{f.writes}" if f.writes > 1 else "")
         + _turns(f.turns)
         for f in brief.files
     ] or ["- none recorded"]
     out += ["", "## Commands run (last outcome)", ""]
     out += [
-        f"- {_code(c.command)}: {_OUTCOME.get(c.outcome, c.outcome)}"
-        + (f" ({printable(c.detail)})" if c.detail else "")
+        f"- {code_span(c.command)}: {_OUTCOME.get(c.outcome, c.outcome)}"
+        + (f" ({_one(c.detail, 200)})" if c.detail else "")
         + (f" · turn {c.turn}" if c.turn else " · by a subagent")
         + (f" · {c.runs} runs" if c.runs > 1 else "")
         for c in brief.commands
@@ -63,10 +64,10 @@ def handoff_markdown(brief: Brief, resume_line: str | None) -> str:
     if resume_line:
         out += ["```sh", printable(resume_line), "```"]
         if brief.resume.note:
-            out.append(f"({printable(brief.resume.note)})")
+            out.append(f"({_one(brief.resume.note, 400)})")
     else:
-        out.append(f"It cannot be resumed: {printable(brief.resume.reason or 'no command')}.")
-    out += ["", f"Read it in full: `findsession read {s.id} --tools`"]
+        out.append(f"It cannot be resumed: {_one(brief.resume.reason or 'no command', 400)}.")
+    out += ["", f"Read it in full: {code_span(f'findsession read {s.id} --tools')}"]
     return "\n".join(out) + "\n"
 
 
@@ -77,15 +78,6 @@ def _one(text: str, limit: int) -> str:
 
 def _quoted(text: str) -> list[str]:
     return [f"> {line}".rstrip() for line in printable(text).strip().splitlines()]
-
-
-def _code(text: str) -> str:
-    """`text` as a code span that no backtick inside it can end."""
-    text = printable(text)
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def _turns(turns: tuple[int, ...]) -> str:

@@ -25,7 +25,29 @@ def shown_hits(response: SearchResponse) -> list[Hit]:
     return response.hits
 
 
+def print_id_choices(out: Console, response: SearchResponse) -> None:
+    """The sessions whose ids all begin with the query, none taken for the one meant."""
+    match = response.id_match
+    if match is None or match.unique:
+        return
+    out.print(
+        Text(
+            f"{printable(response.query).strip()} begins the ids of {len(match.sessions)}"
+            " sessions; give more of the id:",
+            style="bold",
+        ),
+        soft_wrap=True,
+    )
+    for s in match.sessions:
+        line = Text(f"    {printable(s.id)}  ", style="bold")
+        line.append(day(s.last_ts), style="cyan")
+        line.append(f"  {printable(s.source)}  ", style="dim")
+        line.append(printable(s.title or ""))
+        out.print(line, soft_wrap=True)
+
+
 def print_search(out: Console, response: SearchResponse, explain: bool = False) -> None:
+    print_id_choices(out, response)
     hits = shown_hits(response)
     nothing = response.confidence is not None and response.confidence.level is Level.NOTHING
     if nothing and hits:
@@ -42,6 +64,8 @@ def print_search(out: Console, response: SearchResponse, explain: bool = False) 
         header = Text(f"[{hit.rank}] ", style="bold")
         header.append(day(hit.timestamp or s.last_ts), style="cyan")
         header.append(f"  {printable(s.source)}  ", style="dim")
+        if hit.pinned == "id":
+            header.append("id match ", style="bold green")
         if s.is_subagent:
             header.append("↳ subagent ", style="magenta")
         header.append(printable(s.title or s.id), style="bold")
@@ -77,7 +101,9 @@ def confidence_words(c: Confidence | None) -> str:
 def explain_line(hit: Hit) -> str:
     """Each list's rank for the unit that ranked the session, and what matched."""
     parts = []
-    if hit.pinned == "identifier":
+    if hit.pinned == "id":
+        parts.append("the query is its id, or the start of it (ranked first)")
+    elif hit.pinned == "identifier":
         parts.append("holds the query's identifier verbatim (ranked first)")
     elif hit.pinned == "keyword-winner":
         parts.append("best keyword match, holding most query words (kept first)")

@@ -21,6 +21,8 @@ def print_read(out: Console, view: SessionView) -> None:
     out.print(Text(printable(s.title or s.id), style="bold"), soft_wrap=True)
     meta = f"{printable(s.id)}  ·  {home(s.cwd)}  ·  {day(s.first_ts)} – {day(s.last_ts)}"
     meta += f"  ·  {view.total_turns} turns  ·  {home(s.file_path)}"
+    if s.version:  # the model, where the source names it
+        meta += f"  ·  {printable(s.version)}"
     if origin := whose(s):
         meta += f"  ·  {origin}"
     out.print(Text(meta, style="dim"), soft_wrap=True)

@@ -41,15 +41,19 @@ def print_sources(out: Console, reports: list[SourceReport], everything: bool = 
     person who uses two would otherwise read sixty lines of "not found". `everything`
     shows those in full too.
     """
-    absent = [r.kind for r in reports if not everything and _absent(r)]
-    unnamed = [r.kind for r in reports if not everything and _unnamed(r)]
+    absent = [r.kind for r in reports if not everything and _absent(r) and not r.export]
+    unnamed = [r.kind for r in reports if not everything and _unnamed(r) and not r.export]
+    exports = [r.kind for r in reports if not everything and _unnamed(r) and r.export]
     for r in reports:
-        if r.kind in absent or r.kind in unnamed:
+        if r.kind in absent or r.kind in unnamed or r.kind in exports:
             continue
         c = r.counts
         state = "" if r.enabled else "  (off in the config)"
         out.print(Text(f"{r.kind}{state}", style="bold" if r.enabled else "dim"))
-        for path, exists in r.roots or [("(no standard place: add roots in the config)", True)]:
+        nowhere = (
+            "(no export named yet)" if r.export else "(no standard place: add roots in the config)"
+        )
+        for path, exists in r.roots or [(nowhere, True)]:
             out.print(f"  {home(path)}{'' if exists else '  (not found)'}", soft_wrap=True)
         for note in r.notes:
             out.print(Text(f"  {printable(note)}", style="yellow"), soft_wrap=True)
@@ -77,6 +81,15 @@ def print_sources(out: Console, reports: list[SourceReport], everything: bool = 
             Text(
                 f"no folders named yet: {', '.join(unnamed)}"
                 f' (`[sources.{unnamed[0]}] roots = ["~/notes"]` in the config)',
+                style="dim",
+            ),
+            soft_wrap=True,
+        )
+    if exports:
+        out.print(
+            Text(
+                f"no export named yet: {', '.join(exports)}"
+                f" (`findsession index --source {exports[0]} EXPORT.zip`)",
                 style="dim",
             ),
             soft_wrap=True,

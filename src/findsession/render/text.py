@@ -65,6 +65,17 @@ def printable_spans(text: str, spans: list[tuple[int, int]]) -> tuple[str, list[
     return clean, moved
 
 
+def code_span(text: str) -> str:
+    """`text` as a Markdown code span on one line that no backtick inside it can end: a
+    line feed shows as ␊ (a code span across lines would let its next line start a
+    heading or a list of the document's)."""
+    text = printable(text).replace("\n", "\u240a")
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def home(path: str | None) -> str:
     """Show paths under the home folder as `~/…`, printable."""
     if not path:

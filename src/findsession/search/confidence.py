@@ -16,18 +16,21 @@ first session, each measured to separate found sessions from wrong ones:
 - **margin**: how far its score (findsession.search.sessions) stands above the second
   session's, in proportion to its lift: a first that barely leads among look-alikes is
   often the wrong one, and a lead by one shared word in a small index means nothing.
+- **standout**: how far its score stands above its typical runner-up (the median of the
+  sessions ranked 2 to 10, mostly the same project's look-alikes). A session that was
+  never done leaves several look-alikes each matching a part of the question, none far
+  above the rest; the session meant stands out from them, not only from the second.
 
 They are combined by a logistic model of "the first session is the one meant", fitted
-with `bench/confidence_fit.py` on half of four real people's histories (every other
-query of 176, each also asked of the three other people's indexes as work that index
-never saw) and reported on the other half (docs/benchmarks.md, "An honest confidence on
-real histories"): there it tells a right first session from a wrong one with ROC AUC .94
-and an answerable query from another person's with .92. "Nothing close" is below the
-score of the lowest 5% of the fitting half's answerable queries (4 of 76 answerable and
-46% of the other people's queries fell there on the reported half); "strong" from where
-90% of the fitting half's firsts were right. A
-near miss (plausible for the person, never done) still reads as weak: no signal here
-tells it from a real one.
+with `bench/confidence_fit.py --split all` on four real people's histories (176 queries,
+each answerable one also asked of the three other people's indexes as work that index
+never saw). Fitted on three people and reported on the fourth, in turn (docs/benchmarks.md,
+"An honest confidence on real histories"), it tells an answerable query from another
+person's with ROC AUC .94 and a right first session from a wrong one with .91. "Nothing
+close" is below the score of the lowest 5% of the answerable queries it was fitted on;
+"strong" from where 98% of the firsts at or above it were right. A near miss (plausible
+for the person, never done) still mostly reads as weak: the standout tells it from a real
+answer a little better (AUC .62 -> .64), far from enough.
 """
 
 from __future__ import annotations
@@ -40,12 +43,14 @@ from findsession.query import Query
 from findsession.sources import SPOKEN_NAMES
 from findsession.storage.base import Storage
 
-#: Logistic weights: coverage, lift, agreement (0, 0.5 or 1), margin, intercept.
-WEIGHTS = (1.91, 0.21, 0.74, 1.66, -2.4)
+#: Logistic weights: coverage, lift, agreement (0, 0.5 or 1), margin, standout, intercept.
+WEIGHTS = (1.82, 0.15, 0.62, 1.14, 1.2, -3.23)
+#: Runners-up whose median score is the first's background (ranks 2 to 10).
+RUNNERS_UP = 9
 #: A margin above this is no surer: one outlier must not set the slope.
 MARGIN_CAP = 1.5
-NOTHING_BELOW = 0.16
-STRONG_FROM = 0.90
+NOTHING_BELOW = 0.13
+STRONG_FROM = 0.91
 #: Typical values of answerable queries, used for a signal a single-list search lacks.
 TYPICAL_LIFT = 0.17
 TYPICAL_AGREEMENT = 0.5
@@ -101,6 +106,7 @@ def assess(
     signals: Signals,
     session_id: str,
     margin: float | None = None,
+    standout: float | None = None,
 ) -> Confidence:
     """The confidence that `session_id`, ranked first, is the session the query means."""
     lift = None
@@ -111,12 +117,13 @@ def assess(
     # A lead counts as far as the first stands out by meaning: in a small index one
     # session sharing a single word with the query leads by far, about nothing.
     standing = max(0.0, lift if lift is not None else TYPICAL_LIFT) / TYPICAL_LIFT
-    a, b, c, e, d = WEIGHTS
+    a, b, c, e, f, d = WEIGHTS
     z = (
         a * (coverage_share if coverage_share is not None else 0.0)
         + b * (lift if lift is not None else TYPICAL_LIFT)
         + c * agreement
         + e * min(margin if margin is not None else 0.0, MARGIN_CAP) * standing
+        + f * min(standout if standout is not None else 0.0, MARGIN_CAP)
         + d
     )
     score = 1 / (1 + math.exp(-z))
@@ -126,7 +133,15 @@ def assess(
         level = Level.STRONG
     else:
         level = Level.WEAK
-    return Confidence(level, round(score, 3), coverage_share, lift, agreement, margin)
+    return Confidence(level, round(score, 3), coverage_share, lift, agreement, margin, standout)
+
+
+def standout(scores: list[float]) -> float | None:
+    """The first score above the median of the next `RUNNERS_UP` (None: no runner-up)."""
+    runners = sorted(scores[1 : 1 + RUNNERS_UP])
+    if not runners:
+        return None
+    return scores[0] - runners[len(runners) // 2]
 
 
 NOTHING = Confidence(Level.NOTHING, 0.0)

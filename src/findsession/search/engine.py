@@ -17,13 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from findsession.domain import Confidence, SearchResponse
 from findsession.embeddings.base import Embedder, EmbeddingUnavailable
 from findsession.query import Query
-from findsession.search import confidence, sessions, when
+from findsession.search import confidence, ids, sessions, when
 from findsession.search.exclusions import count_excluded
 from findsession.search.filters import SearchOptions
 from findsession.search.fusion import FusedUnit, fuse
@@ -94,7 +94,7 @@ def search(
     if opts.count_excluded and found.strategy != "none":
         keyword = found.signals.keyword_ran
         response.excluded = count_excluded(store, query, opts.filters, found.query_vector, keyword)
-    return response
+    return ids.answer_by_id(store, response, text, opts)
 
 
 def _confidence(
@@ -107,7 +107,9 @@ def _confidence(
     cosines = [u.vector.cosine for u in first.units if u.vector is not None]
     share = confidence.coverage(store, query, [u.unit_id for u in first.units])
     margin = first.score - (sessions[1].score if len(sessions) > 1 else 0.0)
-    return confidence.assess(share, max(cosines, default=None), signals, first.session_id, margin)
+    above = confidence.standout([s.score for s in sessions[: 1 + confidence.RUNNERS_UP]])
+    best = max(cosines, default=None)
+    return confidence.assess(share, best, signals, first.session_id, margin, above)
 
 
 def retrieve(
@@ -196,6 +198,8 @@ def retrieve(
     background = found.signals.background
     found.scale = sessions.Scale.of(keyword, vector, floor if background is None else background)
     found.units = fuse(keyword, vector, opts.hybrid_weight, pins, floor)
+    lengths = store.turn_counts(sessions.with_further(found.units))
+    found.evidence = replace(found.evidence, turns=lengths)
     if named:
         found.units = favour(found.units, named, sources)
     if window is not None and not opts.session:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from findsession.errors import FindsessionError
+from findsession.projects import bounded
 from findsession.sources import SOURCES
 from findsession.storage.base import Filters
 
@@ -48,6 +49,9 @@ class SearchOptions:
     #: Also count the candidates each filter kept out (`SearchResponse.excluded`): a few
     #: more retrievals, made for the audit of agents' searches.
     count_excluded: bool = False
+    #: The boundary of an interface started for one project (the MCP server's): `project`
+    #: must lie inside it and defaults to it (`projects.bounded`); None: every project.
+    within: str | None = None
 
     def validated(self) -> SearchOptions:
         """Check values and normalise dates; raise `BadOption` with a usable message.
@@ -68,6 +72,7 @@ class SearchOptions:
         if self.speaker is not None and self.speaker not in SPEAKERS:
             raise BadOption(f"speaker must be user or assistant, not {self.speaker!r}")
         self.after, self.before = parse_range(self.after, self.before)
+        self.project = bounded(self.project, self.within)
         self.source = ",".join(source_kinds(self.source)) or None
         return self
 

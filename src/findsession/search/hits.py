@@ -8,8 +8,9 @@ keyword match, the matched CJK bigrams, or the chunk the vector matched best.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
-from findsession.domain import Hit
+from findsession.domain import Hit, IdMatch, Session
 from findsession.query import Query
 from findsession.search.filters import SearchOptions
 from findsession.search.fusion import FusedUnit
@@ -99,4 +100,34 @@ def hit_of(
         pinned=ranked.pinned,
         tool_names=json.loads(tool_names or "[]"),
         files=json.loads(files or "[]")[:5],
+    )
+
+
+def with_id_match(store: Storage, hits: list[Hit], match: IdMatch, top: int) -> list[Hit]:
+    """The session a query named by id first, marked `pinned="id"`, then the others as
+    ranked; shown where its words matched when they did, else at its first turn. An
+    ambiguous id ranks none first: the hits stay as the words ranked them."""
+    if not match.unique:
+        return hits
+    named = match.sessions[0]
+    found = next((h for h in hits if h.session.id == named.id), None)
+    first = replace(found, pinned="id") if found else _first_turn(store, named)
+    rest = [h for h in hits if h.session.id != named.id]
+    return [replace(h, rank=rank) for rank, h in enumerate([first, *rest][:top], 1)]
+
+
+def _first_turn(store: Storage, session: Session) -> Hit:
+    """A session no word of the query matched, shown at the start of its first turn."""
+    prompt = store.first_prompt(session.id)
+    return Hit(
+        rank=1,
+        score=0.0,
+        session=session,
+        unit_kind="turn",
+        turn=1 if prompt else None,
+        timestamp=session.first_ts,
+        snippet=chunk_snippet(prompt, 0, len(prompt)),
+        highlights=[],
+        matched_field="prompt",
+        pinned="id",
     )

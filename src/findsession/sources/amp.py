@@ -4,7 +4,8 @@ Amp keeps each thread as one JSON document, `~/.local/share/amp/threads/T-<uuid>
 `{v, id, created (ms), title, env: {initial: {trees: [{displayName, uri}]}}, messages}`,
 rewritten whole as the thread goes on, so it is read whole when its content changed
 (`json_doc`; a document caught half written gives nothing until the write is finished).
-A message is `{role, content: [parts], usage: {model, timestamp, ...}}`; its parts are
+A message is `{role, content: [parts], usage: {model, timestamp, ...}}` (a user message
+`meta: {sentAt}`, when it was sent, in ms: the time of the turn it opens); its parts are
 `text`, `thinking`, `tool_use {id, name, input}` and, in a user message, `tool_result
 {toolUseID, run: {status, result}}`. Amp's subagents (the oracle, the librarian) leave no
 thread of their own, so there is none to link.
@@ -122,7 +123,8 @@ def thread_records(doc: Any, problems: list[Problem]) -> list[Record]:
         if not isinstance(msg, dict):
             continue
         usage = msg.get("usage") if isinstance(msg.get("usage"), dict) else {}
-        when = _time(usage.get("timestamp")) or when
+        meta = msg.get("meta") if isinstance(msg.get("meta"), dict) else {}
+        when = _time(meta.get("sentAt")) or _time(usage.get("timestamp")) or when
         base = {"line": number, "timestamp": when, **common}
         records.extend(_message(msg, base, results, unknown))
     for kind, numbers in unknown.items():

@@ -31,10 +31,11 @@ class SourceFile:
     #: The file holds several sessions of its own, one per `Message.session_key` (an
     #: Aider history holds one per run); none is a subagent of another.
     sibling_sessions: bool = False
-    #: A file this one replaces (Gemini CLI turns a resumed `.json` chat into a `.jsonl`
-    #: of the same session): the indexer drops it when it first reads this one, so the
-    #: session stays one session under its own id.
-    supersedes: Path | None = None
+    #: Files this one replaces (Gemini CLI turns a resumed `.json` chat into a `.jsonl`
+    #: of the same session, and keeps a chat in two folders of one project): the indexer
+    #: drops them when it first reads this one, so the session stays one session under
+    #: its own id.
+    supersedes: tuple[Path, ...] = ()
     agent_type: str | None = None
     agent_description: str | None = None
 

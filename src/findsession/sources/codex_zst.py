@@ -15,6 +15,7 @@ kept.
 from __future__ import annotations
 
 import hashlib
+import io
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -99,6 +100,14 @@ def _decompress(fh: IO[bytes], out: IO[bytes], limit: int, spend: budget.Budget)
     except zstandard.ZstdError as exc:
         return Stopped(problem=f"corrupt zstd data: {exc}")
     return Stopped(problem="truncated zstd file: its last frame ends early" if mid_frame else None)
+
+
+def inflate(data: bytes, limit: int = MAX_DECOMPRESSED) -> tuple[bytes, Stopped]:
+    """One zstd blob held in memory (a database's compressed column), decompressed under
+    the same caps as a file: its bytes, and why decompression stopped early."""
+    out = io.BytesIO()
+    stopped = _decompress(io.BytesIO(data), out, limit, budget.current())
+    return out.getvalue(), stopped
 
 
 def read_compressed(fh: IO[bytes], cursor: Cursor | None, parse: ParseLine) -> Reading:

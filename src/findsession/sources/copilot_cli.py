@@ -11,6 +11,12 @@ log is the live one. The Copilot desktop app shares the folder (`client_name` in
 
 `session-store.db` beside it is an index the CLI derives from these logs, so it is not
 read: it holds nothing the logs do not.
+
+The first builds kept a session as one JSON document in `$COPILOT_HOME/
+history-session-state/` (`copilot_cli_history`), read whole when its content changed;
+one whose session also has a log in `session-state/` is left to the log. 1.0.10's
+`workspace.yaml` holds the session's title as `summary:` (the CLI's own) where later
+builds write `name:` (the person's, `/rename`).
 """
 
 from __future__ import annotations
@@ -20,10 +26,13 @@ from pathlib import Path
 from typing import IO
 
 from findsession.domain import MetaEvent, MetaKind, Resume, Session, SourceKind
-from findsession.sources.base import Skip, Source, SourceFile
+from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
+from findsession.sources.copilot_cli_history import history_records, session_of
 from findsession.sources.copilot_cli_records import EventParser
 from findsession.sources.cursor import Cursor, Reading
+from findsession.sources.json_doc import load_or_none, read_document
 from findsession.sources.jsonl import clean_text, read_appended, texts_at
+from findsession.sources.names import entry_name
 from findsession.sources.opening import open_regular
 from findsession.sources.resuming import option, resume_in_cwd
 from findsession.sources.walking import env_home, walk
@@ -32,6 +41,7 @@ KIND = SourceKind.COPILOT_CLI
 EVENTS = "events.jsonl"
 WORKSPACE = "workspace.yaml"
 STATE = "session-state"
+HISTORY = "history-session-state"
 #: `workspace.yaml` is a few hundred bytes; more than this is not one the CLI wrote.
 _WORKSPACE_MAX = 64 * 1024
 
@@ -42,7 +52,7 @@ class CopilotCliSource(Source):
     kind = KIND
 
     def default_roots(self) -> list[Path]:
-        return [copilot_home() / STATE]
+        return [copilot_home() / STATE, copilot_home() / HISTORY]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         return discover(root, skip)
@@ -51,13 +61,18 @@ class CopilotCliSource(Source):
         return describe(path)
 
     def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
+        if is_history(sf.path):
+            return read_document(fh, cursor, history_records)
         workspace = read_workspace(sf.path)
         parser = EventParser(workspace.get("cwd"))
         reading = read_appended(fh, cursor, parser.parse)
-        name = workspace.get("name")
+        # Line 0: not a line of the log. `/rename` sets `name`, so it is the person's;
+        # 1.0.10 wrote the CLI's own title as `summary`.
+        name, summary = workspace.get("name"), workspace.get("summary")
         if name and not reading.binary:
-            # Line 0: not a line of the log. `/rename` sets it, so it is the person's.
             reading.records.append(MetaEvent(MetaKind.CUSTOM_TITLE, name, 0))
+        elif summary and not reading.binary:
+            reading.records.append(MetaEvent(MetaKind.AI_TITLE, summary, 0))
         return reading
 
     def title_line(self, sf: SourceFile, title: str) -> bytes | None:
@@ -68,6 +83,10 @@ class CopilotCliSource(Source):
     def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
         """Each wanted message as the log holds it now. The log is parsed from its start,
         so a subagent's prompt names the task its parent gave, as it was indexed."""
+        if is_history(path):
+            with open_regular(str(path)) as fh:
+                doc = load_or_none(fh.read())
+            return texts_by_line(history_records(doc, []) if doc is not None else [], lines)
         parser = EventParser(read_workspace(path).get("cwd"))
         with open_regular(str(path)) as fh:
             return texts_at(fh, lines, parser.parse)
@@ -90,11 +109,17 @@ def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:
     A Copilot home named as a root is read through its `session-state`. Symlinked
     folders are not followed."""
     if root.is_file():
-        if root.name.endswith(".jsonl"):
+        if root.name.endswith(".jsonl") or is_history(root):
             yield root
         return
-    if (root / STATE).is_dir():
-        root = root / STATE
+    if (root / STATE).is_dir() or (root / HISTORY).is_dir():
+        for place in (STATE, HISTORY):
+            if (root / place).is_dir():
+                yield from discover(root / place, skip)
+        return
+    if root.name == HISTORY:
+        yield from _history_files(root, skip)
+        return
 
     for base, dirs, files in walk(root, skip):
         if EVENTS in files:
@@ -108,9 +133,33 @@ def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:
                     yield base / name
 
 
+def _history_files(folder: Path, skip: Skip | None) -> Iterator[Path]:
+    """The first layout's session documents in `folder`, but those whose session also has
+    a log in `session-state/` beside it (the later CLI's own copy, which goes on)."""
+    state = folder.parent / STATE
+    for base, dirs, files in walk(folder, skip):
+        dirs[:] = []
+        for name in files:
+            sid = session_of(name)
+            if sid is None:
+                continue
+            logged = entry_name(sid) and (
+                (state / sid / EVENTS).is_file() or (state / f"{sid}.jsonl").is_file()
+            )
+            if not logged:
+                yield base / name
+
+
+def is_history(path: Path) -> bool:
+    """Whether `path` is a session document of the first layout."""
+    return session_of(path.name) is not None
+
+
 def describe(path: Path) -> SourceFile:
     """The session a log holds: its folder's name (the CLI names it by the session id),
-    or, for a flat log, its file name."""
+    or, for a flat log, its file name; a first-layout document's, from its name."""
+    if is_history(path):
+        return SourceFile(path=path, source=KIND, session_id=session_of(path.name) or path.stem)
     sid = path.parent.name if path.name == EVENTS else path.name.removesuffix(".jsonl")
     return SourceFile(path=path, source=KIND, session_id=sid)
 

@@ -129,7 +129,7 @@ class EventParser:
         for req in requests if isinstance(requests, list) else []:
             if not isinstance(req, dict):
                 continue
-            args = _arguments(req.get("arguments"))
+            args = arguments(req.get("arguments"))
             call_id = _str(req.get("toolCallId"))
             task = _task(args)
             if call_id and task:
@@ -137,10 +137,10 @@ class EventParser:
             out.append(
                 Message(
                     MessageKind.TOOL_CALL,
-                    cap(_input_text(args), TOOL_INPUT_CAP),
+                    cap(input_text(args), TOOL_INPUT_CAP),
                     tool_name=_str(req.get("name")) or "tool",
                     tool_id=call_id,
-                    files=_files(args),
+                    files=files_of(args),
                     **common,
                 )
             )
@@ -164,7 +164,7 @@ class EventParser:
 
 
 def _user(data: dict[str, Any], common: dict[str, Any]) -> list[Record]:
-    text = _without_time(_str(data.get("content")) or "")
+    text = without_time(_str(data.get("content")) or "")
     if not text.strip():
         return []
     source = data.get("source")
@@ -179,7 +179,7 @@ def _user(data: dict[str, Any], common: dict[str, Any]) -> list[Record]:
     return [Message(kind, cap(text.strip(), PROMPT_CAP), files=files[:50], **common)]
 
 
-def _without_time(text: str) -> str:
+def without_time(text: str) -> str:
     """A prompt without the `<current_datetime>` tag the CLI put at its end."""
     at = text.rfind(_DATETIME)
     return text[:at] if at >= 0 and _DATETIME_TAG.fullmatch(text, at) else text
@@ -189,11 +189,11 @@ def _tool_output(data: dict[str, Any], common: dict[str, Any]) -> list[Record]:
     result, error = data.get("result"), data.get("error")
     text = ""
     if isinstance(result, dict):
-        text = _text(result.get("content")) or _text(result.get("detailedContent"))
+        text = text_of(result.get("content")) or text_of(result.get("detailedContent"))
     elif isinstance(result, str):
         text = result
     if not text and error is not None:
-        text = _text(error.get("message") if isinstance(error, dict) else error)
+        text = text_of(error.get("message") if isinstance(error, dict) else error)
     if not text.strip():
         return []
     return [
@@ -215,7 +215,7 @@ def _task(args: Any) -> str | None:
     return next((t for k in _TASK_KEYS if (t := _str(args.get(k))) and t.strip()), None)
 
 
-def _arguments(value: Any) -> Any:
+def arguments(value: Any) -> Any:
     """A tool call's arguments: an object, or a JSON string of one."""
     if isinstance(value, str) and value.lstrip().startswith("{"):
         with suppress(ValueError, RecursionError):
@@ -223,7 +223,7 @@ def _arguments(value: Any) -> Any:
     return value
 
 
-def _input_text(args: Any) -> str:
+def input_text(args: Any) -> str:
     """A tool's arguments for reading and keyword search: the values, not JSON noise."""
     if not isinstance(args, dict):
         return clean_text(args) if isinstance(args, str) else ""
@@ -237,14 +237,14 @@ def _input_text(args: Any) -> str:
     return clean_text("\n".join(parts))
 
 
-def _files(args: Any) -> tuple[str, ...]:
+def files_of(args: Any) -> tuple[str, ...]:
     if not isinstance(args, dict):
         return ()
     found = (args.get(k) for k in _FILE_KEYS)
     return tuple(clean_text(v) for v in found if isinstance(v, str) and 0 < len(v) < 1024)
 
 
-def _text(value: Any) -> str:
+def text_of(value: Any) -> str:
     """Text of a string or of a list of content items (`{type: text, text}`)."""
     if isinstance(value, str):
         return value

@@ -14,6 +14,12 @@
 An `ItemTable` list is one value holding many chats: each chat's change token is a
 digest of its own object, so a change to one chat reads that chat again, not its
 neighbours.
+
+A workspace's `aiService.prompts` (`[{text, commandType}]`) is Cursor's history of what
+was typed there: no replies, no times, and each prompt also in its chat (in the same
+database for the chat panel and the older composers, in the editor's for current
+ones). It is not indexed twice: the prompts no chat of the database holds are counted
+and reported, once per change of the list (`unread_prompts`).
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from findsession.sources.cursor_ide_records import Chat, loads
 COMPOSERS_KEY = "composer.composerData"
 PANEL_KEYS = ("workbench.panel.aichat.view.aichat.chatdata", "aiChat.chatdata")
 ITEM_KEYS = (COMPOSERS_KEY, *PANEL_KEYS)
+PROMPTS_KEY = "aiService.prompts"
 
 
 def ordered_bubbles(data: dict[str, Any], rows: dict[str, Any]) -> list[tuple[str | None, Any]]:
@@ -91,6 +98,32 @@ def item_chats(
                 chat = Chat(key, entry, bubbles, cwd, agent)
                 chats[key] = (token_of(entry), chat)
     return chats
+
+
+def unread_prompts(value: Any, chats: list[Chat]) -> Problem | None:
+    """The problem that says how many prompts of `aiService.prompts` no chat in `chats`
+    holds (they are in the editor's database, or their chats are gone); None when
+    every one is in a chat here, or the list holds none."""
+    try:
+        doc = loads(value)
+    except ValueError:
+        return None
+    typed = [_text(p) for p in doc if isinstance(p, dict)] if isinstance(doc, list) else []
+    held = {_text(b) for chat in chats for _, b in chat.bubbles if isinstance(b, dict)}
+    missing = sum(1 for t in typed if t and t not in held)
+    if not missing:
+        return None
+    detail = (
+        f"{missing} of {len(typed)} prompts typed in this workspace are in no chat of"
+        " this database (their chats are in the editor's database, or gone): Cursor's"
+        " prompt history has no replies or times and is not indexed"
+    )
+    return Problem(0, f"{PROMPTS_KEY} not indexed", detail)
+
+
+def _text(entry: dict[str, Any]) -> str:
+    text = entry.get("text")
+    return text.strip() if isinstance(text, str) else ""
 
 
 def token_of(entry: dict[str, Any]) -> str:

@@ -34,6 +34,7 @@ from findsession.sources.claude_code_records import (
 from findsession.sources.cursor import Record
 from findsession.sources.foreign_db import line_of
 from findsession.sources.jsonl import cap, clean_text
+from findsession.sources.names import entry_name
 from findsession.sources.tool_args import args_text
 from findsession.sources.tool_args import files as arg_files
 from findsession.sources.vscode_copilot_records import uri_path
@@ -102,12 +103,15 @@ def chat_records(chat: Chat, problems: list[Problem]) -> list[Record]:
             problems.append(Problem(line, "a message that is not a JSON object", _preview(raw)))
     cwd = chat.cwd or workspace_dir(chat.data)
     cwd = cwd or next((d for _, _, b in bubbles if (d := _str(b.get("workspaceProjectDir")))), None)
-    stamp = when(chat.data.get("createdAt"))
+    # A chat panel tab keeps no time but its `lastSendTime` (ms, when its last prompt
+    # was sent): its messages get that rather than none, so --after/--before see them.
+    sent = when(chat.data.get("lastSendTime"))
+    stamp = when(chat.data.get("createdAt")) or sent
     out: list[Record] = []
     for number, (line, bid, bubble) in enumerate(bubbles, 1):
         own = when(bubble.get("createdAt")) or when(bubble.get("timestamp"))
         if own is None and number == len(bubbles):
-            own = when(chat.data.get("lastUpdatedAt"))  # the chat's last write
+            own = when(chat.data.get("lastUpdatedAt")) or sent  # the chat's last write
         stamp = own or stamp
         uuid = f"{chat.agent}:{chat.key}:{bid or line}"
         base = Message(MessageKind.HARNESS, "", line, uuid=uuid, timestamp=stamp, cwd=cwd)
@@ -186,7 +190,7 @@ def workspace_id(data: dict[str, Any]) -> str | None:
     """The workspace storage id a composer names (its folder under `workspaceStorage`)."""
     ident = data.get("workspaceIdentifier")
     wid = ident.get("id") if isinstance(ident, dict) else None
-    return wid if isinstance(wid, str) and wid and "/" not in wid and "\\" not in wid else None
+    return entry_name(wid)
 
 
 def parent_of(data: dict[str, Any]) -> str | None:

@@ -25,9 +25,11 @@ from findsession.sources import foreign_db
 from findsession.sources.cursor import Cursor, Reading, Record
 from findsession.sources.cursor_ide_layouts import (
     ITEM_KEYS,
+    PROMPTS_KEY,
     item_chats,
     item_token,
     ordered_bubbles,
+    unread_prompts,
 )
 from findsession.sources.cursor_ide_records import Chat, chat_records, loads, rank_of
 
@@ -138,15 +140,20 @@ def _item_tokens(
     chats: dict[str, Chat] = {}
     if db.ITEMS not in have:
         return tokens, chats
-    values = db.item_values(conn, ITEM_KEYS)
+    values = db.item_values(conn, (*ITEM_KEYS, PROMPTS_KEY))
     for item, value in values.items():
         tokens[_ITEM + item] = whole = item_token(value)
+        if item == PROMPTS_KEY:
+            continue
         found: list[Problem] = []
         for key, (token, chat) in item_chats({item: value}, agent, folder({}), found).items():
             if key not in chats:
                 tokens[key], chats[key] = token, chat
         if old.get(_ITEM + item) != whole:
             problems.extend(found)
+    if PROMPTS_KEY in values and old.get(_ITEM + PROMPTS_KEY) != tokens[_ITEM + PROMPTS_KEY]:
+        unread = unread_prompts(values[PROMPTS_KEY], list(chats.values()))
+        problems.extend([unread] if unread else [])
     return tokens, chats
 
 

@@ -8,11 +8,15 @@ the year 5138), so it is taken for milliseconds.
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from typing import Any
 
 _MILLIS = 1e11
 _LATEST = 1e14
+#: Digits of a second's fraction past the microseconds Python reads (Rust's RFC 3339
+#: writes nanoseconds).
+_NANOS = re.compile(r"(\.\d{6})\d+")
 
 
 def epoch_iso(value: Any) -> str | None:
@@ -21,4 +25,20 @@ def epoch_iso(value: Any) -> str | None:
         return None
     seconds = value / 1000 if value > _MILLIS else value
     moment = datetime.fromtimestamp(seconds, UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def iso_utc(value: Any) -> str | None:
+    """An ISO 8601 (RFC 3339) text with any offset, or an epoch number, as UTC
+    `...000Z`; None when it does not parse."""
+    if not isinstance(value, str) or not value:
+        return epoch_iso(value)
+    try:
+        moment = datetime.fromisoformat(_NANOS.sub(r"\1", value.strip().replace("Z", "+00:00")))
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        # Year 1 an hour east of UTC is before the year 1 in UTC: no datetime holds it.
+        moment = moment.astimezone(UTC)
+    except (ValueError, OverflowError):
+        return None
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -11,7 +11,14 @@ blocks; Cline's and Roo Code's `newFileCreated`, `editedExistingFile`, `appliedD
 and Pi's `write`, `edit`, `multiedit` and `patch`; Kiro's `fs_write`; Goose's
 `text_editor`; Amp's `create_file` and `edit_file`; Cursor's `edit_file` and
 `search_replace`; VS Code Copilot's `create_file`, `replace_string_in_file` and
-`insert_edit_into_file`. A call of another name writes nothing here.
+`insert_edit_into_file`; Continue's `create_new_file`, `single_find_and_replace`,
+`multi_edit` and `edit_existing_file`; Kimi CLI's `WriteFile` and `StrReplaceFile`;
+OpenHands' `file_editor` by its command;
+Zed's `write_file`, and `edit_file` and `streaming_edit_file` with their list of edits;
+Antigravity's `write_to_file`, `replace_file_content` and `multi_replace_file_content`
+(and a heredoc in its `run_command`); Warp's `apply_file_diffs` (and a heredoc in its
+`run_shell_command`).
+A call of another name writes nothing here.
 """
 
 from __future__ import annotations
@@ -31,9 +38,10 @@ from findsession.sources.patches import (
 #: The marker `jsonl.cap` leaves where it cut a text.
 _CUT = re.compile(r"\n\[… [\d,]+ more characters not indexed\]\Z")
 _KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*): ?(.*)$")
-PATH_KEYS = ("file_path", "filePath", "path", "target_file", "targetFile", "notebook_path",
-             "absolute_path", "file", "filename", "relative_workspace_path")  # fmt: skip
-_CONTENT = ("content", "contents", "file_text", "fileText")
+PATH_KEYS = ("file_path", "filePath", "filepath", "path", "target_file", "targetFile",
+             "notebook_path", "absolute_path", "file", "filename",
+             "relative_workspace_path")  # fmt: skip
+_CONTENT = ("content", "contents", "file_text", "fileText", "CodeContent")
 _NEW = ("new_string", "new_str", "newString", "newText", "new_text")
 _OLD = ("old_string", "old_str", "oldString", "oldText", "old_text")
 _PATCH_KEYS = ("input", "patch", "patchText", "patch_text", "diff")
@@ -46,17 +54,18 @@ _TRAILING = frozenset(("replace_all", "replaceAll", "expected_replacements", "in
 SHELL_TOOLS = frozenset(("bash", "shell", "local_shell", "exec_command", "run_shell_command",
                          "execute_command", "shell_command", "run_in_terminal",
                          "run_terminal_cmd", "run_terminal_command", "terminal", "powershell",
-                         "container.exec"))  # fmt: skip
+                         "container.exec", "run_command"))  # fmt: skip
 
 #: Tool (lower case) -> (op, keys holding the new text, keys holding the old text).
 _SIMPLE: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     **dict.fromkeys(
-        ("write", "write_file", "create", "create_file", "write_to_file", "newfilecreated"),
+        ("write", "write_file", "create", "create_file", "write_to_file", "newfilecreated",
+         "create_new_file", "writefile"),
         ("create", _CONTENT, ()),
     ),
     **dict.fromkeys(
         ("edit", "replace", "str_replace", "search_replace", "replace_string_in_file",
-         "edit_file"),  # fmt: skip
+         "edit_file", "single_find_and_replace"),  # fmt: skip
         ("edit", (*_NEW, "code_edit"), _OLD),
     ),
     **dict.fromkeys(
@@ -64,18 +73,32 @@ _SIMPLE: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     ),
     **dict.fromkeys(("insertcontent", "insert_content"), ("edit", ("content",), ())),
     "insert_edit_into_file": ("edit", ("code",), ()),
+    "edit_existing_file": ("edit", ("changes",), ()),
+    "replace_file_content": ("edit", ("ReplacementContent",), ("TargetContent",)),
     "notebookedit": ("edit", ("new_source",), ()),
 }
 #: Tools whose text is SEARCH/REPLACE blocks, a diff, or (older builds) the new content.
 _BLOCKS = frozenset(("editedexistingfile", "replace_in_file", "apply_diff", "applieddiff"))
-_MULTI = frozenset(("multiedit", "multi_replace_string_in_file"))
-_PATCH = frozenset(("apply_patch", "patch", "applypatch"))
+_MULTI = frozenset(("multiedit", "multi_replace_string_in_file", "multi_edit",
+                    "multi_replace_file_content"))  # fmt: skip
+#: Warp's `apply_file_diffs` reaches the index as an envelope (`warp_tools`).
+_PATCH = frozenset(("apply_patch", "patch", "applypatch", "apply_file_diffs"))
 _DELETE = frozenset(("delete_file", "deletefile", "filedeleted", "delete"))
 #: Tools that take a `command` saying what they do (Anthropic's text editor, Kiro, Goose).
 _COMMANDED = frozenset(("fs_write", "text_editor", "str_replace_editor",
-                        "str_replace_based_edit_tool"))  # fmt: skip
-_MULTI_NEW = re.compile(r'"(?:new_string|newString|new_str)"\s*:\s*"((?:[^"\\]|\\.)*)')
-_MULTI_OLD = re.compile(r'"(?:old_string|oldString|old_str)"\s*:\s*"((?:[^"\\]|\\.)*)')
+                        "str_replace_based_edit_tool", "file_editor"))  # fmt: skip
+_MULTI_NEW = re.compile(
+    r'"(?:new_string|newString|new_str|new_text|ReplacementContent)"\s*:\s*"((?:[^"\\]|\\.)*)'
+)
+_MULTI_OLD = re.compile(
+    r'"(?:old_string|oldString|old_str|old_text|TargetContent)"\s*:\s*"((?:[^"\\]|\\.)*)'
+)
+#: Zed's editing tools: a list of `edits` (`{old_text, new_text}`), or (the streaming
+#: one in `write` mode) the whole `content`.
+_EDITS = frozenset(("edit_file", "streaming_edit_file"))
+#: Kimi CLI's `StrReplaceFile`: one `edit` `{old, new}` or a list of them.
+_KIMI_NEW = re.compile(r'"new"\s*:\s*"((?:[^"\\]|\\.)*)')
+_KIMI_OLD = re.compile(r'"old"\s*:\s*"((?:[^"\\]|\\.)*)')
 
 
 def file_writes(message: Message, source: str) -> list[FileWrite]:
@@ -104,8 +127,14 @@ def file_writes(message: Message, source: str) -> list[FileWrite]:
         return [FileWrite(path, "delete", "", tool=tool, truncated=truncated)]
     if name in _COMMANDED:
         return _commanded(path, fields, tool, truncated)
-    if name in _MULTI:
+    if name == "strreplacefile":
+        edits = fields.get("edit") or ""
+        new = "\n".join(_json_strings(_KIMI_NEW, edits))
+        old = "\n".join(_json_strings(_KIMI_OLD, edits))
+        return [FileWrite(path, "edit", new, old, truncated, tool)] if new or truncated else []
+    if name in _MULTI or (name in _EDITS and "edits" in fields):
         edits = fields.get("edits") or fields.get("replacements") or ""
+        edits = edits or fields.get("ReplacementChunks") or ""
         new = "\n".join(_json_strings(_MULTI_NEW, edits))
         old = "\n".join(_json_strings(_MULTI_OLD, edits))
         return [FileWrite(path, "edit", new, old, truncated, tool)]
@@ -117,6 +146,8 @@ def file_writes(message: Message, source: str) -> list[FileWrite]:
         if is_patch(body):
             return _from_changes(patch_changes(body), tool, truncated, None, path)
         return [FileWrite(path, "edit", body, "", truncated, tool)]
+    if name == "streaming_edit_file" and "content" in fields:
+        return [FileWrite(path, "create", fields["content"], "", truncated, tool)]
     if name in _SIMPLE:
         op, new_keys, old_keys = _SIMPLE[name]
         new = _first(fields, new_keys)
@@ -221,7 +252,7 @@ def _from_changes(
 def _workdir(text: str) -> str | None:
     """The directory a command ran in: Codex's `workdir:` argument, or a leading `cd DIR
     &&` (where the files it names are relative to)."""
-    match = re.search(r"^workdir: (\S.*)$", text, re.MULTILINE)
+    match = re.search(r"^(?:workdir|Cwd): (\S.*)$", text, re.MULTILINE)
     if match:
         return match.group(1).strip()
     match = re.search(r"(?:^|^\w+: |\s-l?c\s+['\"]?)cd\s+([^\s;&|]+)\s*&&", text, re.MULTILINE)

@@ -30,6 +30,7 @@ from typing import IO
 from findsession.domain import Message, MetaEvent, Problem, Resume, Session, SourceKind
 from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, read_whole
+from findsession.sources.gemini_copies import is_preferred, other_copy
 from findsession.sources.gemini_log import parse_json, parse_jsonl
 from findsession.sources.gemini_projects import project_dir
 from findsession.sources.gemini_records import conversation_records
@@ -112,7 +113,8 @@ def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:
     """Every chat file under `root`: in `chats/` folders and their subagent folders, and
     `session-*` files anywhere (a copied chats folder). A `.json` whose `.jsonl` twin
     exists is left out: the CLI migrated it there when the session was resumed, so the
-    twin holds all of it and more."""
+    twin holds all of it and more. So is a chat the project's other folder also holds,
+    when that copy is the one read (`gemini_copies`)."""
     if root.is_file():
         if _is_chat(root.name, ()):
             yield root
@@ -125,8 +127,18 @@ def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:
         dirs[:] = [d for d in dirs if not d.startswith(_BACKGROUND)]
         names = set(files)
         for name in files:
-            if _is_chat(name, names) and (in_chats or name.startswith("session-")):
+            chat = _is_chat(name, names) and (in_chats or name.startswith("session-"))
+            if chat and not _other_copy_preferred(base / name):
                 yield base / name
+
+
+def _other_copy_preferred(path: Path) -> bool:
+    """Whether the project's other folder holds this main chat too, and that copy is
+    the one read (`gemini_copies`)."""
+    if path.parent.name != "chats" or not _MAIN_NAME.match(path.name.rsplit(".", 1)[0]):
+        return False
+    copy = other_copy(path, _session_of(path), _session_of)
+    return copy is not None and not is_preferred(path, copy)
 
 
 def _is_chat(name: str, siblings: set[str] | tuple[()]) -> bool:
@@ -172,13 +184,21 @@ def describe(path: Path) -> SourceFile:
             agent_type="helper",
         )
     twin = path.with_suffix(".json") if path.suffix == ".jsonl" else None
+    replaced = [twin] if twin is not None and twin.exists() else []
+    copy = other_copy(path, session_id, _session_of)
+    if copy is not None and is_preferred(path, copy):
+        replaced.append(copy)
     return SourceFile(
         path=path,
         source=KIND,
         session_id=session_id,
         is_subagent=kind == "subagent",
-        supersedes=twin if twin is not None and twin.exists() else None,
+        supersedes=tuple(replaced),
     )
+
+
+def _session_of(path: Path) -> str | None:
+    return head_fields(path)[0]
 
 
 def head_fields(path: Path) -> tuple[str | None, str | None]:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from findsession.projects import is_windows_path
+from findsession.sources.names import entry_name
 from findsession.sources.opening import open_regular
 
 _MAX_BYTES = 4 * 1024 * 1024
@@ -57,6 +58,29 @@ def project_dir(chat: Path, project_hash: str | None) -> str | None:
     return _as_spelled(found, known) if found else None
 
 
+def twin_folder(folder: Path) -> Path | None:
+    """The other folder `tmp/` keeps the same project's chats in, if the Gemini home
+    names it: the slug folder (`projects.json`) of a folder named by the path's SHA-256,
+    or the hashed folder of a slug folder. Newer CLIs moved a project's chats from the
+    first to the second, so one chat may sit in both."""
+    home = folder.parent.parent
+    registry = _json(home / "projects.json")
+    projects = registry.get("projects") if isinstance(registry, dict) else None
+    projects = projects if isinstance(projects, dict) else {}
+    if _HASH.match(folder.name):
+        for path, slug in projects.items():
+            name = entry_name(slug)
+            if isinstance(path, str) and name and _sha256(path) == folder.name:
+                return folder.parent / name
+        return None
+    path = _named(folder, None, projects, [])
+    return folder.parent / _sha256(path) if path else None
+
+
+def _sha256(path: str) -> str:
+    return hashlib.sha256(path.encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def _named(
     folder: Path, project_hash: str | None, projects: dict[Any, Any], known: list[str]
 ) -> str | None:
@@ -69,7 +93,7 @@ def _named(
             return path
     wanted = {h for h in (folder.name, project_hash) if h and _HASH.match(h)}
     for path in known if wanted else ():
-        if hashlib.sha256(path.encode()).hexdigest() in wanted:
+        if _sha256(path) in wanted:
             return path
     return None
 

@@ -17,15 +17,13 @@ event a line, `{kind, data: {content: [{kind, data}], meta: {timestamp}}}`: `Pro
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from typing import Any
 
 from findsession.domain import Message, MessageKind, Problem
 from findsession.sources import foreign_db
 from findsession.sources.cursor import Record
-from findsession.sources.epoch import epoch_iso
+from findsession.sources.epoch import epoch_iso, iso_utc
 from findsession.sources.jsonl import cap, clean_text
 from findsession.sources.tool_args import args_text, files
 
@@ -36,8 +34,6 @@ TOOL_OUTPUT_CAP = 4_000
 _QUIET_LINES = frozenset({"Clear"})
 #: Keys of a database tool result's content blocks.
 _RESULT_KEYS = ("Text", "Json", "text", "json")
-#: Digits of a second's fraction past the microseconds Python reads.
-_NANOS = re.compile(r"(\.\d{6})\d+")
 
 
 def conversation_records(
@@ -61,7 +57,7 @@ def conversation_records(
             continue
         user = entry.get("user") if isinstance(entry.get("user"), dict) else {}
         cwd = cwd or _cwd(user)
-        when = _iso(user.get("timestamp"))
+        when = iso_utc(user.get("timestamp"))
         base = {"cwd": cwd, "session_key": key, "timestamp": when}
         line = foreign_db.line_of(rank, 2 * number + 1)
         records += _user(user.get("content"), {**base, "line": line}, calls)
@@ -204,19 +200,6 @@ def _cwd(user: dict[str, Any]) -> str | None:
     env = user.get("env_context") if isinstance(user.get("env_context"), dict) else {}
     state = env.get("env_state") if isinstance(env.get("env_state"), dict) else {}
     return _str(state.get("current_working_directory")) or None
-
-
-def _iso(value: Any) -> str | None:
-    """An ISO time with any offset, as UTC `...Z`; None when it does not parse."""
-    if not isinstance(value, str) or not value:
-        return epoch_iso(value)
-    try:
-        moment = datetime.fromisoformat(_NANOS.sub(r"\1", value.replace("Z", "+00:00")))
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _list(value: Any) -> list[Any]:

@@ -108,10 +108,17 @@ def decode(data: bytes) -> str | None:
 
     A UTF-16 note (its byte-order mark says so) is text despite its NUL bytes.
     """
+    if not data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) and b"\x00" in data[:HEAD]:
+        return None
+    return decode_text(data)
+
+
+def decode_text(data: bytes) -> str:
+    """The file's text as `decode` gives it, even when it looks binary: for a format
+    whose own markers say whether it is one (a SpecStory export), where a NUL byte
+    costs only itself (it reads as U+FFFD)."""
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         text = data.decode("utf-16", "replace")
-    elif b"\x00" in data[:HEAD]:
-        return None
     else:
         text = data.decode("utf-8-sig", "replace")
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "\ufffd")

@@ -28,6 +28,7 @@ from findsession.domain import Problem
 from findsession.sources import foreign_db, opencode_db
 from findsession.sources.base import Skip
 from findsession.sources.cursor import Cursor, Reading, Record, in_store
+from findsession.sources.names import entry_name
 from findsession.sources.opencode_records import RawMessage, RawPart, SessionInfo, session_records
 from findsession.sources.opening import open_regular
 
@@ -99,7 +100,7 @@ def read_session(path: Path, data: bytes, cursor: Cursor | None, database: Path)
     doc, problem = _load(data)
     if problem is not None:  # whole but not JSON: kept as it was, read when it changes
         return Reading([], cursor or Cursor(), fresh=False, problems=[problem])
-    key = _str(doc.get("id")) or path.stem
+    key = _key(doc, path)
     if _held(database, key):
         return Reading([], in_store(len(data)), fresh=False, unchanged=True)
     messages, parts, digest, size, count = gather(storage_of(path), key, data)
@@ -116,7 +117,7 @@ def records_of(path: Path) -> list[Record]:
     with open_regular(str(path)) as fh:
         data = fh.read()
     doc = _load(data)[0]
-    key = _str(doc.get("id")) or path.stem
+    key = _key(doc, path)
     messages, parts, *_ = gather(storage_of(path), key, data)
     return session_records(_info(doc, key), messages, parts, [], None)
 
@@ -175,6 +176,12 @@ def _load(data: bytes) -> tuple[dict[str, Any], Problem | None]:
     if not isinstance(doc, dict):
         return {}, Problem(1, "not a JSON object", type(doc).__name__)
     return doc, None
+
+
+def _key(doc: dict[str, Any], path: Path) -> str:
+    """The session's id, which names its message folder: the file's own `id`, else (when
+    it has none, or one no folder can be named by) the file's name."""
+    return entry_name(doc.get("id")) or path.stem
 
 
 def _held(database: Path, key: str) -> bool:

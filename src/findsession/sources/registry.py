@@ -42,6 +42,9 @@ class Entry:
     #: `cleanupPeriodDays`, Gemini CLI's `sessionRetention`): findsession's archive keeps
     #: a copy of its files unless `[archive]` says otherwise (docs/sources.md).
     deletes_own_files: bool = False
+    #: A chat app's data export: read from the roots the person names (never looked for
+    #: on the machine), which the index remembers and reads again.
+    export: bool = False
 
 
 _CONFIG = ("XDG_CONFIG_HOME", "APPDATA")  # an editor's `User` folder and its extensions'
@@ -110,7 +113,52 @@ ENTRIES: tuple[Entry, ...] = (
     # from the query's coverage. "composer" is PHP's package manager.
     Entry(SourceKind.CURSOR, "cursor_ide:CursorIdeSource", spoken=("cursor-ide",), env=_CONFIG),
     Entry(SourceKind.WINDSURF, "cursor_ide:WindsurfSource", spoken=("windsurf",), env=_CONFIG),
+    Entry(
+        SourceKind.ZED,
+        "zed:ZedSource",
+        spoken=("zed",),
+        env=("FLATPAK_XDG_DATA_HOME", *_DATA, "LOCALAPPDATA"),
+    ),
+    # "continue" is a word of every other request ("continue where we left off"): no
+    # query is taken to name the agent by it.
+    Entry(
+        SourceKind.CONTINUE,
+        "continue_dev:ContinueSource",
+        spoken=(),
+        env=("CONTINUE_GLOBAL_DIR",),
+    ),
+    Entry(SourceKind.KIMI, "kimi:KimiSource", spoken=("kimi",), env=("KIMI_SHARE_DIR",)),
+    Entry(
+        SourceKind.OPENHANDS,
+        "openhands:OpenHandsSource",
+        spoken=("openhands",),
+        env=("OPENHANDS_CONVERSATIONS_DIR", "OPENHANDS_PERSISTENCE_DIR"),
+    ),
+    Entry(SourceKind.JUNIE, "junie:JunieSource", spoken=("junie",), env=("JUNIE_HOME",)),
+    Entry(SourceKind.ANTIGRAVITY, "antigravity:AntigravitySource", spoken=("antigravity", "agy")),
+    Entry(SourceKind.IFLOW, "iflow:IflowSource", spoken=("iflow",), env=("IFLOW_HOME",)),
+    Entry(SourceKind.QODER, "qoder:QoderSource", spoken=("qoder",), env=("QODER_CONFIG_DIR",)),
+    # "warp" alone is a word of code talk (Rust's web framework, a warp's threads).
+    Entry(
+        SourceKind.WARP,
+        "warp:WarpSource",
+        spoken=("warp-terminal",),
+        env=("XDG_STATE_HOME", "LOCALAPPDATA"),
+    ),
     Entry(SourceKind.SPECSTORY, "specstory:SpecStorySource", spoken=("specstory",)),
+    Entry(SourceKind.CHATGPT, "chatgpt:ChatGptSource", spoken=("chatgpt",), export=True),
+    Entry(
+        SourceKind.CLAUDE_AI,
+        "claude_ai:ClaudeAiSource",
+        spoken=("claude", "claude.ai"),
+        export=True,
+    ),
+    Entry(
+        SourceKind.GEMINI_APPS,
+        "gemini_apps:GeminiAppsSource",
+        spoken=("gemini", "bard"),
+        export=True,
+    ),
     Entry(SourceKind.MARKDOWN, "markdown:MarkdownSource", agent=False),
     Entry(SourceKind.JOURNAL, "journal:JournalSource", agent=False),
     Entry(SourceKind.MEMORY, "memory:MemorySource", env=("CLAUDE_CONFIG_DIR",), agent=False),
@@ -141,6 +189,47 @@ class _Registry(Mapping[str, Source]):
     def __len__(self) -> int:
         return len(self._homes)
 
+
+#: What people call each source, as the README's list of sources names it
+#: (`tools/readme_sources.py` writes that list from the entries and these names).
+NAMES: dict[str, str] = {
+    SourceKind.CLAUDE_CODE: "Claude Code",
+    SourceKind.CODEX: "Codex CLI",
+    SourceKind.AIDER: "Aider",
+    SourceKind.GEMINI: "Gemini CLI",
+    SourceKind.QWEN: "Qwen Code",
+    SourceKind.DROID: "Factory Droid",
+    SourceKind.PI: "Pi",
+    SourceKind.COPILOT_CLI: "GitHub Copilot CLI",
+    SourceKind.CURSOR_AGENT: "cursor-agent",
+    SourceKind.VSCODE_COPILOT: "VS Code Copilot Chat",
+    SourceKind.CLINE: "Cline",
+    SourceKind.ROO_CODE: "Roo Code",
+    SourceKind.AMP: "Amp",
+    SourceKind.OPENCODE: "OpenCode",
+    SourceKind.KILO_CODE: "Kilo Code",
+    SourceKind.GOOSE: "Goose",
+    SourceKind.CRUSH: "Crush",
+    SourceKind.KIRO: "Kiro CLI",
+    SourceKind.CURSOR: "Cursor IDE",
+    SourceKind.WINDSURF: "Windsurf's older chat panel",
+    SourceKind.ZED: "Zed's agent threads",
+    SourceKind.CONTINUE: "Continue",
+    SourceKind.KIMI: "Kimi CLI",
+    SourceKind.OPENHANDS: "the OpenHands CLI",
+    SourceKind.JUNIE: "JetBrains Junie",
+    SourceKind.ANTIGRAVITY: "Google Antigravity (the editor and its CLI)",
+    SourceKind.IFLOW: "iFlow CLI",
+    SourceKind.QODER: "Qoder CLI",
+    SourceKind.WARP: "Warp's agent conversations",
+    SourceKind.SPECSTORY: "SpecStory's Markdown exports",
+    SourceKind.CHATGPT: "ChatGPT",
+    SourceKind.CLAUDE_AI: "Claude.ai",
+    SourceKind.GEMINI_APPS: "Gemini Apps",
+    SourceKind.MARKDOWN: "Markdown docs",
+    SourceKind.JOURNAL: "journals",
+    SourceKind.MEMORY: "agents' memory notes",
+}
 
 SOURCES: Mapping[str, Source] = _Registry(ENTRIES)
 #: The agents' names in a query, by kind; every agent has an entry (Pi's is empty).

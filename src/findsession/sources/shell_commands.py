@@ -2,8 +2,8 @@
 
 Claude Code's `Bash`, Codex's `shell`/`exec_command`/`local_shell`, Gemini's
 `run_shell_command`, Cline's `execute_command`, Goose's `developer__shell`, Pi's `bash`,
-... store their command under `command:` or `cmd:` (a list joined by spaces), or as the
-call's whole text.
+... store their command under `command:` or `cmd:` (a list joined by spaces), Antigravity's
+`run_command` under `CommandLine:`, or as the call's whole text.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import re
 from findsession.domain import Message, MessageKind
 from findsession.sources.file_writes import SHELL_TOOLS, uncut
 
-_FIELD = re.compile(r"^(?:command|cmd): ?(.*)$", re.MULTILINE)
+_FIELD = re.compile(r"^(?:command|cmd|CommandLine): ?(.*)$", re.MULTILINE)
 _WRAPPER = re.compile(r"^(?:bash|sh|zsh) -l?c ")
 #: Characters of a command kept: enough to recognise it by.
 COMMAND_CHARS = 300

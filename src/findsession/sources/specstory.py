@@ -29,11 +29,11 @@ from findsession.sources import SOURCES
 from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, looks_binary
 from findsession.sources.notes import SPECSTORY_FOLDER
-from findsession.sources.notes_parse import decode
+from findsession.sources.notes_parse import decode_text
 from findsession.sources.opening import open_regular
 from findsession.sources.resuming import no_resume
 from findsession.sources.specstory_copies import Copies, agent_kind, claude_transcript, head_ids
-from findsession.sources.specstory_parse import Header, parse
+from findsession.sources.specstory_parse import Header, is_export_name, parse
 from findsession.sources.specstory_records import session_records
 from findsession.sources.walking import walk
 
@@ -78,7 +78,7 @@ class SpecStorySource(Source):
             if folder.name == FOLDER:
                 dirs[:] = [d for d in dirs if d == HISTORY]
             elif inside or (folder.name == HISTORY and folder.parent.name == FOLDER):
-                yield from (folder / n for n in names if n.endswith(".md") and n[0] != ".")
+                yield from (folder / n for n in names if is_export_name(n))
             else:
                 dirs[:] = [d for d in dirs if d == FOLDER or not (d[0] == "." or d in _HEAVY)]
 
@@ -98,8 +98,9 @@ class SpecStorySource(Source):
         if len(data) > MAX_BYTES:
             problems.append(Problem(0, "export too large", f"only its first {MAX_BYTES >> 20} MB"))
             data = data[:MAX_BYTES]
-        text = decode(data)
-        head, blocks = parse(text, sf.path.name) if text is not None else (Header(), [])
+        # A NUL byte near the start took the whole export for a binary file: an export
+        # is one when no chat label is in it, whatever its bytes.
+        head, blocks = parse(decode_text(data), sf.path.name)
         elsewhere = self._elsewhere(sf.path, head)
         digest = "blake2b:" + hashlib.blake2b(data, digest_size=16).hexdigest()
         state = {"elsewhere": elsewhere} if elsewhere else None
@@ -110,7 +111,7 @@ class SpecStorySource(Source):
             why = Problem(0, "a copy of a chat indexed from elsewhere", elsewhere)
             return Reading([], now, fresh=True, bytes_read=len(data), problems=[why])
         records = session_records(head, blocks, project_of(sf.path))
-        binary = "binary: not a SpecStory export" if text is None and looks_binary(data) else None
+        binary = "binary: not a SpecStory export" if not blocks and looks_binary(data) else None
         if not blocks and binary is None:
             problems.append(Problem(0, "no chat in it", "no _**User**_ or reply label"))
         return Reading(
@@ -130,10 +131,7 @@ class SpecStorySource(Source):
     def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
         """Each wanted message as the export holds it now, numbered as `read` did."""
         with open_regular(str(path)) as fh:
-            text = decode(fh.read(MAX_BYTES))
-        if text is None:
-            return {}
-        head, blocks = parse(text, path.name)
+            head, blocks = parse(decode_text(fh.read(MAX_BYTES)), path.name)
         return texts_by_line(session_records(head, blocks, None), lines)
 
     def resume(self, session: Session) -> Resume:

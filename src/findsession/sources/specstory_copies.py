@@ -27,7 +27,7 @@ from pathlib import Path
 from findsession.domain import SourceKind
 from findsession.sources import claude_code, cursor_ide, cursor_ide_db, foreign_db
 from findsession.sources.opening import open_regular
-from findsession.sources.specstory_parse import session_ids
+from findsession.sources.specstory_parse import is_export_name, session_ids
 
 #: Bytes read from the start of an export to find its session comment.
 HEAD_BYTES = 8192
@@ -138,7 +138,9 @@ class Copies:
         if cached is None or cached[0] != mtime:
             try:
                 with os.scandir(folder) as listing:
-                    names = sorted(e.name for e in listing if _export_name(e.name) and e.is_file())
+                    names = sorted(
+                        e.name for e in listing if is_export_name(e.name) and e.is_file()
+                    )
             except OSError:
                 return {}
             old = cached[1] if cached is not None else {}
@@ -190,10 +192,6 @@ def claude_transcript(session_id: str) -> Path | None:
         if candidate.is_file():
             return candidate
     return None
-
-
-def _export_name(name: str) -> bool:
-    return name.endswith(".md") and not name.startswith(".")
 
 
 def _weight(path: Path) -> tuple[int, int, str] | None:

@@ -10,9 +10,13 @@ Agent)**_`, `_**Agent - sidechain (…)**_` (a subagent's traffic). SpecStory pu
 line between messages of different speakers.
 
 A reply may quote a label (an answer about SpecStory itself, a fenced example): a label
-line counts when it follows a `---` separator, or when no code fence is open. The fence
-alone cannot decide: real exports hold replies whose fences never close (a model's own
-"I```thinking"), and after one of those every later label would be lost.
+line counts when it follows a `---` separator, or when no code fence is open, or when the
+open fence does not close before the next separator or label. The fence alone cannot
+decide: real exports hold replies whose fences never close (a model's own
+"I```thinking", a tool's output cut short, another export's text quoted in a tool's
+output), and after one of those every later label would be lost, typed prompts with
+them. A fence closes only on a run of its own character at least as long, with nothing
+after it (CommonMark's rule).
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ _TRAILING_TIME = re.compile(r"^(.*?)\s*\(([^()]*)\)$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 #: SpecStory's own closing tags of a tool's envelope and of thinking.
 _CLOSERS = re.compile(r"</tool-use>|</think>")
+_TOOL_START, _TOOL_END = "<tool-use ", "</tool-use>"
 SEPARATOR = "---"
 #: The first exports' header line.
 _OLDEST = "## SpecStory"
@@ -85,12 +90,28 @@ class Fences:
         if self.open is None:
             if not (mark[0] == "`" and "`" in rest):
                 self.open = mark
-        elif mark[0] == self.open[0] and len(mark) >= len(self.open) and not rest.strip():
+        elif self.closes(line):
             self.open = None
+
+    def closes(self, line: str) -> bool:
+        """Whether `line` closes the fence that is open."""
+        if self.open is None or self.open[0] not in line:
+            return False
+        m = _FENCE.match(line)
+        return m is not None and m[1][0] == self.open[0] and len(m[1]) >= len(self.open) and (
+            not m[2].strip()
+        )
 
     @property
     def inside(self) -> bool:
         return self.open is not None
+
+
+def is_export_name(name: str) -> bool:
+    """Whether a file in a history folder is an export: any `*.md` but a hidden one
+    (SpecStory's own `.what-is-this.md`). A chat whose title gives an empty slug is
+    exported as `.md` itself, which is an export, not a hidden file."""
+    return name.endswith(".md") and (name == ".md" or not name.startswith("."))
 
 
 def lines_of(text: str) -> list[str]:
@@ -106,16 +127,26 @@ def parse(text: str, name: str) -> tuple[Header, list[Block]]:
     head: list[str] = []
     fences = Fences()
     before: str | None = None  # the last line that was not blank
+    # A tool's output is quoted whole inside SpecStory's envelope, which SpecStory
+    # always closes: a label in it (another export read by the tool) is its text.
+    last_envelope_end = max((n for n, ln in enumerate(lines, 1) if _TOOL_END in ln), default=0)
+    enveloped = False
     for number, line in enumerate(lines, 1):
         m = _LABEL.match(line) if line.startswith("_**") else None
-        if m is not None and (not blocks or _labels(before, lines[number - 2], fences)):
+        if m is not None and not (enveloped and number < last_envelope_end) and (
+            not blocks
+            or _labels(before, lines[number - 2], fences)
+            or not _quoted(lines, number, fences, m[1] == "User")
+        ):
             blocks.append(Block(m[1], bool(m[2]), m[3], number))
-            fences, before = Fences(), None
+            fences, before, enveloped = Fences(), None, False
             continue
         (blocks[-1].lines if blocks else head).append(line)
         fences.feed(line)
+        enveloped = enveloped or line.lstrip().startswith(_TOOL_START)
         if "</" in line and _CLOSERS.search(line):
             fences = Fences()  # what SpecStory wraps, it closes: a fence inside is over
+            enveloped = enveloped and _TOOL_END not in line
         if line.strip():
             before = line.strip()
     return header(head, name), blocks
@@ -129,6 +160,33 @@ def _labels(before: str | None, above: str, fences: Fences) -> bool:
     if before == SEPARATOR or not fences.inside:
         return True
     return before in ("```", "~~~") and not above.strip()
+
+
+def _quoted(lines: list[str], number: int, fences: Fences, user: bool) -> bool:
+    """Whether the label on line `number`, inside an open fence, is quoted text.
+
+    A `User` label is a prompt when a reply answers it: the next label is a reply's,
+    after a separator (a prompt's own text may hold fences, so they do not decide); a
+    fence left open before it (a reply's, a tool output's cut short) does not take it.
+    With no label after it, it is quoted when the first fence line after it closes the
+    open fence (a fenced example), or when text goes on after a separator (more parts of
+    the reply it sits in); else it is the last prompt, not answered yet. Any other
+    label is quoted when the fence closes before the next separator or label."""
+    last: str | None = None
+    closed_first: bool | None = None  # whether the first fence line after it closes
+    parts_after = False  # text after a separator: the rest of a reply's parts
+    for line in lines[number:]:
+        label = _LABEL.match(line) if line.startswith("_**") else None
+        if label is not None:
+            return user and not (label[1] != "User" and last == SEPARATOR)
+        stripped = line.strip()
+        if not user and (stripped == SEPARATOR or fences.closes(line)):
+            return stripped != SEPARATOR
+        if closed_first is None and (stripped == SEPARATOR or _FENCE.match(line)):
+            closed_first = stripped != SEPARATOR and fences.closes(line)
+        parts_after = parts_after or (last == SEPARATOR and stripped not in ("", SEPARATOR))
+        last = stripped or last
+    return bool(closed_first) or parts_after
 
 
 def header(lines: list[str], name: str) -> Header:

@@ -199,6 +199,16 @@ class SearchReader(Protocol):
         """Those of `unit_ids` that `filters` keep, all but `speaker` (what may match)."""
         ...
 
+    def sessions_kept(self, session_ids: list[str], filters: Filters) -> set[str]:
+        """Those of `session_ids` that the filters of whole sessions keep (project,
+        source): a session named by id is an answer only inside them."""
+        ...
+
+    def turn_counts(self, session_ids: list[str]) -> dict[str, int]:
+        """Each session's number of turns: how many a session's second-best turn was
+        picked from."""
+        ...
+
 
 class KeywordIndex(Protocol):
     """BM25 over the units' text, with the filters inside each query (search reads)."""

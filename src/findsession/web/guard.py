@@ -12,7 +12,6 @@ transcript's `<script>` could not run even if some text reached the DOM as marku
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, MutableMapping
-from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -34,6 +33,9 @@ CSP = (
 COOKIE = "findsession"
 #: The header a script (or a test) may send the session in instead of the cookie.
 TOKEN_HEADER = "x-findsession-token"
+#: Cookies of our name looked at in one request, at most: another page of 127.0.0.1 may
+#: set any number of them.
+MAX_COOKIES = 8
 SECURITY_HEADERS = [
     (b"content-security-policy", CSP.encode()),
     (b"x-content-type-options", b"nosniff"),
@@ -70,8 +72,8 @@ class Guard:
             await _refuse(send, b"forbidden: no page here")
             return
         prefix = f"/{self.keys.prefix}/"
-        signed_in = self.keys.session(headers.get(TOKEN_HEADER, "")) or self.keys.session(
-            self._cookie(headers)
+        signed_in = self.keys.session(headers.get(TOKEN_HEADER, "")) or any(
+            self.keys.session(value) for value in _cookies(headers)[:MAX_COOKIES]
         )
         query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
         offered = (query.get("token") or [""])[0]
@@ -102,20 +104,13 @@ class Guard:
                 message["headers"] = [*message.get("headers", []), *SECURITY_HEADERS]
             await send(message)
 
-        inner = dict(scope, path=inside, raw_path=inside.encode("latin-1"))
+        raw = scope.get("raw_path") or scope["path"].encode("utf-8", "surrogateescape")
+        inner = dict(scope, path=inside, raw_path=raw[len(prefix) - 1 :])
         await self.app(inner, receive, secured)
 
     def _host_ok(self, host: str) -> bool:
         return host in (f"127.0.0.1:{self.port}", f"localhost:{self.port}")
 
-    def _cookie(self, headers: dict[str, str]) -> str:
-        jar: SimpleCookie = SimpleCookie()
-        try:
-            jar.load(headers.get("cookie", ""))
-        except Exception:  # noqa: BLE001 - a malformed cookie is no cookie
-            return ""
-        morsel = jar.get(COOKIE)
-        return morsel.value if morsel else ""
 
 
 async def _enter(send: Send, prefix: str, session: str | None) -> None:
@@ -139,6 +134,19 @@ async def _enter(send: Send, prefix: str, session: str | None) -> None:
         headers.append((b"set-cookie", cookie.encode()))
     await send({"type": "http.response.start", "status": 200, "headers": headers})
     await send({"type": "http.response.body", "body": body})
+
+
+def _cookies(headers: dict[str, str]) -> list[str]:
+    """Every value the `Cookie` header holds under our name, in its order. Any page of
+    127.0.0.1 can set `findsession=junk; Path=/`, which the browser sends beside the
+    page's own; reading one value (the standard library's jar kept the last, and read
+    nothing past a malformed pair) locked the person out until they cleared cookies."""
+    values = []
+    for pair in headers.get("cookie", "").split(";"):
+        name, equals, value = pair.partition("=")
+        if equals and name.strip() == COOKIE:
+            values.append(value.strip())
+    return values
 
 
 def _headers(scope: Scope) -> dict[str, str]:

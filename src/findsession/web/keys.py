@@ -81,7 +81,7 @@ class Keys:
         """A new session for a live link, which dies now; None for any other token."""
         with self._lock:
             self._expire()
-            found = next((t for t in self._links if hmac.compare_digest(t, token)), None)
+            found = next((t for t in self._links if same(t, token)), None)
             if found is None:
                 return None
             _remove(self._links.pop(found))
@@ -95,7 +95,7 @@ class Keys:
             return False
         with self._lock:
             self._expire()
-            found = next((s for s in self._sessions if hmac.compare_digest(s, offered)), None)
+            found = next((s for s in self._sessions if same(s, offered)), None)
             if found is None:
                 return False
             self._sessions[found] = self._now()
@@ -104,7 +104,7 @@ class Keys:
     def in_page(self, path: str) -> str | None:
         """`path` under the page's prefix, with the prefix taken off; None outside it."""
         head = f"/{self.prefix}"
-        if not hmac.compare_digest(path[: len(head)], head):
+        if not same(path[: len(head)], head):
             return None
         rest = path[len(head) :]
         return rest if rest.startswith("/") or not rest else None
@@ -123,6 +123,15 @@ class Keys:
             _remove(self._links.pop(token))
         for session in [s for s, seen in self._sessions.items() if now - seen >= IDLE_SECONDS]:
             del self._sessions[session]
+
+
+def same(secret: str, offered: str) -> bool:
+    """`offered` is `secret`, compared in constant time. As bytes: a path, token or
+    cookie may hold any character (`hmac.compare_digest` refuses two strings that are not
+    ASCII, and the page answered 500)."""
+    return hmac.compare_digest(
+        secret.encode("utf-8", "surrogatepass"), offered.encode("utf-8", "surrogatepass")
+    )
 
 
 def _remove(link: _Link) -> None:

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from findsession.storage.sql.connection import SqlConnection
-from findsession.storage.sql.filters import unit_filter_sql
+from findsession.storage.sql.filters import session_filter_sql, unit_filter_sql
 from findsession.storage.sql.tables import UNITS
 from findsession.storage.types import Filters, UnitRow
 
@@ -164,6 +164,26 @@ class UnitsMixin(SqlConnection):
             )
             kept |= {r[0] for r in rows}
         return kept
+
+    def sessions_kept(self, session_ids: list[str], filters: Filters) -> set[str]:
+        """Those of `session_ids` the session-level filters keep (project, source)."""
+        kept: set[str] = set()
+        where, params = session_filter_sql(self, filters)
+        for batch in self.batches(session_ids):
+            ids, values = self.among("s.id", batch)
+            rows = self.query(
+                f"SELECT s.id FROM sessions s WHERE {ids} AND {where}", [*values, *params]
+            )
+            kept |= {r[0] for r in rows}
+        return kept
+
+    def turn_counts(self, session_ids: list[str]) -> dict[str, int]:
+        """How many turns each of these sessions has (those with a row)."""
+        counts: dict[str, int] = {}
+        for batch in self.batches(session_ids):
+            ids, values = self.among("id", batch)
+            counts.update(self.query(f"SELECT id, n_turns FROM sessions WHERE {ids}", values))
+        return counts
 
     def recent_turn_texts(self, turns: int, chars: int) -> list[tuple[str, str]]:
         """The first `chars` of prompt and reply of the most recent `turns` turns."""

@@ -35,6 +35,7 @@ export async function readerView(main, ref, params, backHref, isCurrent) {
       el("span", { class: "project", text: place(s.cwd) }),
       el("span", { text: `${when(s.started)} – ${when(s.ended)}` }),
       el("span", { text: `${data.total_turns} turn${data.total_turns === 1 ? "" : "s"}` }),
+      s.model ? el("span", { class: "model", text: s.model }) : null,
       el("span", { class: "sid", text: s.id }),
       goneMark(s, data.resume),
     ),

@@ -25,6 +25,7 @@ export async function searchView(main, query, filters, isCurrent) {
     "div",
     { class: "summary" },
     confidenceLine(data.confidence),
+    idChoices(data.id_match),
     el("p", { class: "ran", text: `${data.strategy} search · ${count} · ${data.elapsed_ms} ms` }),
     ...data.notes.map((note) => el("p", { class: "note", text: note })),
   );
@@ -32,6 +33,20 @@ export async function searchView(main, query, filters, isCurrent) {
     ? null
     : el("p", { class: "empty", text: data.index_empty ? "The index is empty: run `findsession index`." : "Nothing matched." });
   main.replaceChildren(header, el("ol", { class: "results", id: "results" }, results), empty);
+}
+
+// The sessions whose ids all begin with the query: listed, none taken for the one meant.
+function idChoices(match) {
+  if (!match || match.kind !== "ambiguous") return null;
+  const items = match.sessions.map((s) =>
+    el("li", {}, el("a", { class: "nav-item open", href: sessionHref(s.id) }, `${s.id} · ${sessionTitle(s)}`)),
+  );
+  return el(
+    "div",
+    { class: "id-choices" },
+    el("p", { text: `${items.length} sessions' ids begin with this; give more of the id, or open one:` }),
+    el("ul", {}, items),
+  );
 }
 
 function confidenceLine(confidence) {
@@ -51,6 +66,7 @@ function resultCard(hit, query) {
     el(
       "div",
       { class: "meta" },
+      hit.explain.pinned === "id" ? el("span", { class: "id-match", text: "id match" }) : null,
       el("span", { class: "date", text: day(m.timestamp || s.ended) }),
       el("span", { class: "source", text: s.source }),
       whose(s) ? el("span", { class: "whose", text: whose(s) }) : null,

@@ -1,0 +1,147 @@
+"""Google Antigravity: where its conversations' transcripts are, and the `Source` that
+reads them.
+
+Antigravity (the editor, and its CLI `agy`) keeps each conversation's working folder in
+`~/.gemini/<app>/brain/<conversation id>/` on every system: `antigravity` for the editor
+(and its Agent Manager), `antigravity-ide` for its later builds, `antigravity-cli` for the
+CLI. The conversation itself is `conversations/<id>.db`, whose steps are protocol buffers
+with no published schema; but each brain folder also holds
+`.system_generated/logs/transcript.jsonl`, every step as JSON text, appended as the
+conversation goes on (`antigravity_records`), and in later builds
+`transcript_full.jsonl` beside it, the same steps with nothing cut short. The full one is
+read where it exists, else the other. The Markdown artifacts beside them (`task.md`,
+`implementation_plan.md`, `walkthrough.md`) are written by the agent's `write_to_file`
+calls, which the transcript holds, so they are not read again. Antigravity is closed
+source: this layout is what people found on their machines and published.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from findsession.domain import Resume, Session, SourceKind
+from findsession.sources.antigravity_records import PENDING_CAP, Steps, step_records
+from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
+from findsession.sources.cursor import Cursor, Reading, Record
+from findsession.sources.jsonl import ReadStats, iter_objects, read_appended
+from findsession.sources.opening import open_regular
+from findsession.sources.resuming import no_resume, option, resume_in_cwd
+from findsession.sources.walking import walk
+
+KIND = SourceKind.ANTIGRAVITY
+FULL = "transcript_full.jsonl"
+COMPACT = "transcript.jsonl"
+SYSTEM = ".system_generated"
+#: The data folders under `~/.gemini`, the editor's first.
+APPS = ("antigravity", "antigravity-ide", "antigravity-cli")
+CLI_APP = "antigravity-cli"
+_NO_RESUME = (
+    "The Antigravity editor has no command that opens a conversation by its id: open the "
+    "folder in Antigravity and pick the conversation from the Agent Manager's history."
+)
+
+
+class AntigravitySource(Source):
+    """Antigravity's `brain/<conversation>/.system_generated/logs/transcript*.jsonl`."""
+
+    kind = KIND
+
+    def default_roots(self) -> list[Path]:
+        return [Path.home() / ".gemini" / app / "brain" for app in APPS]
+
+    def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
+        """Each conversation's transcript under `root` (a brain folder, one conversation's
+        folder, or a transcript): the full one where it exists. Only the way to the
+        transcripts is walked, not the artifacts and task logs beside them."""
+        if root.is_file():
+            if root.name in (FULL, COMPACT):
+                yield root
+            return
+        for folder, dirs, names in walk(root, skip):
+            if folder.name == "logs" and folder.parent.name == SYSTEM:
+                chosen = FULL if FULL in names else COMPACT if COMPACT in names else None
+                if chosen:
+                    yield folder / chosen
+                dirs[:] = []
+            elif folder.name == SYSTEM:
+                dirs[:] = [d for d in dirs if d == "logs"]
+            elif SYSTEM in dirs:
+                dirs[:] = [SYSTEM]
+
+    def describe(self, path: Path) -> SourceFile:
+        conversation = path.parent.parent.parent
+        compact = path.with_name(COMPACT)
+        return SourceFile(
+            path=path,
+            source=KIND,
+            session_id=conversation.name,
+            supersedes=(compact,) if path.name == FULL and compact.exists() else (),
+        )
+
+    def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
+        """The steps added since `cursor`; the calls still waiting for their output
+        carry over in the cursor's state."""
+        lines_before = cursor.lines if cursor is not None else 0
+        steps: Steps | None = None
+
+        def parse(line: int, obj: dict[str, Any]) -> list[Record]:
+            nonlocal steps
+            if steps is None:  # a read from the top starts afresh, one read on goes on
+                steps = _restored(cursor) if line > lines_before else Steps()
+            return step_records(line, obj, steps)
+
+        reading = read_appended(fh, cursor, parse)
+        if steps is None:
+            steps = Steps() if reading.fresh else _restored(cursor)
+        if reading.cursor.digest is not None:
+            reading.cursor = Cursor(
+                reading.cursor.offset, reading.cursor.lines, reading.cursor.digest, _state(steps)
+            )
+        return reading
+
+    def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
+        """Each wanted message as the transcript holds it now, numbered as `read` did."""
+        steps = Steps()
+        records: list[Record] = []
+        with open_regular(str(path)) as fh:
+            for number, obj in iter_objects(fh, 0, 0, ReadStats(0, 0)):
+                records += step_records(number, obj, steps)
+                if number >= max(lines, default=0):
+                    break
+        return texts_by_line(records, lines)
+
+    def resume(self, session: Session) -> Resume:
+        """`agy --conversation <id>` for a conversation of the CLI, which goes back into
+        one by its id from any folder (run in the session's, where it worked); the
+        editor has no such command."""
+        if session.file_path is None or CLI_APP not in Path(session.file_path).parts:
+            return no_resume(_NO_RESUME)
+        return resume_in_cwd(session, "agy", *option("--conversation", session.id))
+
+    def title_line(self, sf: SourceFile, title: str) -> bytes | None:
+        """None: Antigravity keeps a conversation's title in its own store, not in the
+        transcript it writes for people to read."""
+        return None
+
+
+def _state(steps: Steps) -> dict[str, str | int] | None:
+    """The calls waiting for their output (their ids and tool names: nothing of what was
+    said, as the index keeps a cursor unredacted; the folder is in the messages)."""
+    return {"pending": json.dumps(steps.pending[-PENDING_CAP:])} if steps.pending else None
+
+
+def _restored(cursor: Cursor | None) -> Steps:
+    """The calls the last read left waiting for their output."""
+    state = cursor.state if cursor is not None and cursor.state else {}
+    pending: list[tuple[str, str]] = []
+    try:
+        kept = json.loads(str(state.get("pending", "[]")))
+    except (ValueError, RecursionError):
+        kept = []
+    for item in kept if isinstance(kept, list) else []:
+        if isinstance(item, list) and len(item) == 2 and all(isinstance(v, str) for v in item):
+            pending.append((item[0], item[1]))
+    return Steps(pending=pending)

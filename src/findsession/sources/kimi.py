@@ -1,0 +1,210 @@
+"""Kimi CLI: where its sessions are, and the `Source` that reads them.
+
+Kimi CLI keeps its data in `$KIMI_SHARE_DIR`, else `~/.kimi` (every system). Each work
+directory's sessions are in `sessions/<md5 of the directory's path>/` (`<kaos>_<md5>`
+for a directory on another machine); `kimi.json` lists the directories (`work_dirs:
+[{path, kaos}]`), which is how a session's folder is known. A session is a folder,
+`<session id>/`, holding `wire.jsonl` (every event of the session, appended: what is read
+here, `kimi_records`), `context.jsonl` (what the model is sent, rewritten on `/clear` and
+on compaction, so not read) and `state.json` (`custom_title`, the title Kimi generated or
+the person gave). A subagent has a folder of its own, `subagents/<agent id>/`, with its
+`wire.jsonl` and `meta.json {subagent_type, description}`. Kimi CLI deletes a session
+only when it holds nothing (on exit) or when the person deletes it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import replace
+from functools import lru_cache
+from pathlib import Path
+from typing import IO, Any
+
+from findsession.domain import (
+    Message,
+    MessageKind,
+    MetaEvent,
+    MetaKind,
+    Problem,
+    Resume,
+    Session,
+    SourceKind,
+)
+from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
+from findsession.sources.cursor import Cursor, Reading, Record
+from findsession.sources.jsonl import ReadStats, clean_text, iter_objects, read_appended
+from findsession.sources.kimi_records import Context, line_records
+from findsession.sources.opening import open_regular
+from findsession.sources.resuming import option, resume_in_cwd
+from findsession.sources.walking import walk
+
+KIND = SourceKind.KIMI
+WIRE = "wire.jsonl"
+#: What a subagent's id may be to be looked up as a folder (Kimi makes `a` and 8 hex
+#: digits): a record's value never becomes a path unchecked.
+_AGENT_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_SIDE_BYTES = 16 << 20
+
+
+def share_dir() -> Path:
+    """Kimi CLI's data folder, as Kimi CLI finds it."""
+    base = os.environ.get("KIMI_SHARE_DIR")
+    return Path(base).expanduser() if base else Path.home() / ".kimi"
+
+
+class KimiSource(Source):
+    """Kimi CLI's `sessions/<work dir>/<session>/wire.jsonl`, and its subagents'."""
+
+    kind = KIND
+
+    def default_roots(self) -> list[Path]:
+        return [share_dir() / "sessions"]
+
+    def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
+        """Every `wire.jsonl` under `root` (the sessions folder, one session, or a copy)."""
+        if root.is_file():
+            if root.name == WIRE:
+                yield root
+            return
+        for folder, _dirs, names in walk(root, skip):
+            if WIRE in names:
+                yield folder / WIRE
+
+    def describe(self, path: Path) -> SourceFile:
+        folder = path.parent
+        if folder.parent.name == "subagents":
+            parent = folder.parent.parent.name
+            meta = _json(folder / "meta.json")
+            return SourceFile(
+                path=path,
+                source=KIND,
+                session_id=f"{parent}:{folder.name}",
+                is_subagent=True,
+                parent_id=parent,
+                agent_type=_text(meta.get("subagent_type")),
+                agent_description=_text(meta.get("description")),
+            )
+        return SourceFile(path=path, source=KIND, session_id=folder.name)
+
+    def stamp_paths(self, path: Path) -> list[str]:
+        """A session's `state.json`, where a new title lands without a new event."""
+        return [str(path.with_name("state.json"))]
+
+    def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
+        ctx = _context(sf)
+        reading = read_appended(fh, cursor, lambda line, obj: line_records(line, obj, ctx))
+        if not reading.fresh:
+            reading.records = _named_results(sf, reading.records)
+        for kind, lines in ctx.unknown.items():
+            count = f"{len(lines)} line" + ("" if len(lines) == 1 else "s")
+            reading.problems.append(Problem(lines[0], "unknown event", f"{kind} ({count})"))
+        if not sf.is_subagent and not reading.binary:
+            reading.records += _title(sf.path)
+        return reading
+
+    def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
+        """Each wanted message as the log holds it now, numbered as `read` did."""
+        return texts_by_line(_all_lines(self.describe(path)), lines)
+
+    def resume(self, session: Session) -> Resume:
+        """`kimi --session <id>`, Kimi CLI's own way back into a session by its id, in
+        the directory the session worked in (Kimi files sessions by directory)."""
+        return resume_in_cwd(session, "kimi", *option("--session", session.id))
+
+    def title_line(self, sf: SourceFile, title: str) -> bytes | None:
+        """None: Kimi CLI keeps a title in `state.json`, not in a line of the log."""
+        return None
+
+
+def _context(sf: SourceFile) -> Context:
+    """The session's folder and which of its subagents keep a log of their own."""
+    session_dir = sf.path.parent.parent.parent if sf.is_subagent else sf.path.parent
+    subagents = session_dir / "subagents"
+    return Context(
+        cwd=work_dir(session_dir.parent),
+        has_own_log=lambda agent: (
+            bool(_AGENT_ID.fullmatch(agent)) and (subagents / agent / WIRE).is_file()
+        ),
+    )
+
+
+def work_dir(folder: Path) -> str | None:
+    """The directory a work-dir folder stands for, from `kimi.json` beside `sessions/`."""
+    listing = folder.parent.parent / "kimi.json"
+    try:
+        st = os.stat(listing)
+    except OSError:
+        return None
+    return _work_dirs(str(listing), st.st_size, st.st_mtime_ns).get(folder.name)
+
+
+@lru_cache(maxsize=4)
+def _work_dirs(path: str, size: int, mtime_ns: int) -> dict[str, str]:
+    """Each work-dir folder's name and its directory, read once per version of the file."""
+    found: dict[str, str] = {}
+    entries = _json(Path(path)).get("work_dirs")
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
+            continue
+        where = entry["path"]
+        digest = hashlib.md5(where.encode("utf-8", "surrogatepass")).hexdigest()
+        kaos = entry.get("kaos") if isinstance(entry.get("kaos"), str) else "local"
+        found[digest if kaos == "local" else f"{kaos}_{digest}"] = clean_text(where)
+    return found
+
+
+def _title(path: Path) -> list[Record]:
+    state = _json(path.with_name("state.json"))
+    title = _text(state.get("custom_title"))
+    if not title:
+        return []
+    kind = MetaKind.AI_TITLE if state.get("title_generated") is True else MetaKind.CUSTOM_TITLE
+    return [MetaEvent(kind, title, 0)]
+
+
+def _named_results(sf: SourceFile, records: list[Record]) -> list[Record]:
+    """Results read on from an offset whose call came in an earlier read, named after
+    that call (the earlier lines are read only when there is such a result)."""
+    if not any(_orphan(r) for r in records):
+        return records
+    calls = {
+        r.tool_id: r.tool_name or "tool"
+        for r in _all_lines(sf)
+        if isinstance(r, Message) and r.kind is MessageKind.TOOL_CALL and r.tool_id
+    }
+    return [replace(r, tool_name=calls.get(r.tool_id or "")) if _orphan(r) else r for r in records]
+
+
+def _orphan(rec: Record) -> bool:
+    return (
+        isinstance(rec, Message)
+        and rec.kind is MessageKind.TOOL_OUTPUT
+        and rec.tool_name is None
+        and rec.tool_id is not None
+    )
+
+
+def _all_lines(sf: SourceFile) -> list[Record]:
+    ctx = _context(sf)
+    records: list[Record] = []
+    with open_regular(str(sf.path)) as fh:
+        for number, obj in iter_objects(fh, 0, 0, ReadStats(0, 0)):
+            records += line_records(number, obj, ctx)
+    return records
+
+
+def _json(path: Path) -> dict[str, Any]:
+    try:
+        with open_regular(str(path)) as fh:
+            doc = json.loads(fh.read(_SIDE_BYTES).decode("utf-8", "replace"))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    return doc if isinstance(doc, dict) else {}
+
+
+def _text(value: Any) -> str | None:
+    return (clean_text(value).strip() or None) if isinstance(value, str) else None

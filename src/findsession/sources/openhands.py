@@ -1,0 +1,177 @@
+"""OpenHands: where its CLI keeps conversations, and the `Source` that reads them.
+
+The OpenHands CLI (built on the OpenHands agent SDK) keeps each conversation in
+`$OPENHANDS_CONVERSATIONS_DIR`, else `$OPENHANDS_PERSISTENCE_DIR/conversations`, else
+`~/.openhands/conversations` (every system): a folder named by the conversation's id,
+holding `base_state.json` (the conversation's state: its id, the agent, the workspace's
+`working_dir`) and `events/`, one file per event (`openhands_records`), written once each.
+A subagent started by the `task` or `delegate` tool keeps a conversation folder of its
+own under its parent's `subagents/`.
+
+A conversation is its `base_state.json`, read with all its events whenever the list of
+event files changed (the events folder is part of its stamp), so an unchanged
+conversation costs two stats. OpenHands deletes a conversation only when the person
+does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from findsession.domain import Problem, Resume, Session, SourceKind
+from findsession.sources import budget
+from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
+from findsession.sources.cursor import Cursor, Reading, Record
+from findsession.sources.jsonl import clean_text
+from findsession.sources.openhands_records import event_records
+from findsession.sources.opening import open_regular
+from findsession.sources.resuming import option, resume_in_cwd
+from findsession.sources.walking import walk
+
+KIND = SourceKind.OPENHANDS
+STATE = "base_state.json"
+#: The SDK's event file names: `event-<index>-<event id>.json`.
+EVENT_NAME = re.compile(r"event-(\d{5,})-[0-9a-fA-F-]{8,}\.json")
+_EVENT_BYTES = 16 << 20
+
+
+def conversations_dir() -> Path:
+    """Where the OpenHands CLI keeps conversations, as it finds the folder."""
+    place = os.environ.get("OPENHANDS_CONVERSATIONS_DIR")
+    if place:
+        return Path(place).expanduser()
+    base = os.environ.get("OPENHANDS_PERSISTENCE_DIR")
+    return (Path(base).expanduser() if base else Path.home() / ".openhands") / "conversations"
+
+
+class OpenHandsSource(Source):
+    """The OpenHands CLI's `conversations/<id>/`."""
+
+    kind = KIND
+
+    def default_roots(self) -> list[Path]:
+        return [conversations_dir()]
+
+    def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
+        """Every conversation's `base_state.json` under `root` (subagents' too)."""
+        if root.is_file():
+            if root.name == STATE:
+                yield root
+            return
+        for folder, dirs, names in walk(root, skip):
+            if STATE in names:
+                yield folder / STATE
+            dirs[:] = [d for d in dirs if d != "events"]  # one file per event: not walked
+
+    def describe(self, path: Path) -> SourceFile:
+        folder = path.parent
+        if folder.parent.name == "subagents":
+            parent = folder.parent.parent.name
+            return SourceFile(path, KIND, folder.name, is_subagent=True, parent_id=parent)
+        return SourceFile(path=path, source=KIND, session_id=folder.name)
+
+    def stamp_paths(self, path: Path) -> list[str]:
+        """The events folder: a new event is a new file there."""
+        return [str(path.parent / "events")]
+
+    def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
+        """Every event, whole, when the conversation's list of event files changed."""
+        fh.seek(0)
+        cwd = _cwd(fh.read(_EVENT_BYTES))
+        events = _events(sf.path.parent / "events")
+        listing = "\n".join(f"{path.name}:{size}" for _, path, size in events)
+        digest = (
+            "blake2b:"
+            + hashlib.blake2b(
+                f"{cwd}\n{listing}".encode("utf-8", "replace"), digest_size=16
+            ).hexdigest()
+        )
+        now = Cursor(offset=0, lines=len(events), digest=digest)
+        if cursor is not None and cursor.digest == digest:
+            return Reading([], now, fresh=False, unchanged=True)
+        problems: list[Problem] = []
+        records = _records(events, cwd, problems)
+        return Reading(
+            records,
+            now,
+            fresh=True,
+            bytes_read=sum(size for _, _, size in events),
+            lines_read=len(events),
+            problems=problems,
+        )
+
+    def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
+        """Each wanted message as its event file holds it now, numbered as `read` did."""
+        with open_regular(str(path)) as fh:
+            cwd = _cwd(fh.read(_EVENT_BYTES))
+        wanted = [e for e in _events(path.parent / "events") if e[0] + 1 in lines]
+        return texts_by_line(_records(wanted, cwd, []), lines)
+
+    def resume(self, session: Session) -> Resume:
+        """`openhands --resume <id>`, the CLI's own way back into a conversation, in the
+        folder the conversation worked in (its agent works in the folder it starts in)."""
+        return resume_in_cwd(session, "openhands", *option("--resume", session.id))
+
+    def title_line(self, sf: SourceFile, title: str) -> bytes | None:
+        """None: a conversation's events are written once each; none holds a title."""
+        return None
+
+
+def _events(folder: Path) -> list[tuple[int, Path, int]]:
+    """`(index, path, size)` of each event file, in the order they were written."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return []
+    found = []
+    for entry in entries:
+        match = EVENT_NAME.fullmatch(entry.name)
+        if match and entry.is_file(follow_symlinks=False):
+            try:
+                found.append((int(match.group(1)), Path(entry.path), entry.stat().st_size))
+            except OSError:
+                continue
+    return sorted(found)
+
+
+def _records(
+    events: list[tuple[int, Path, int]], cwd: str | None, problems: list[Problem]
+) -> list[Record]:
+    spend = budget.current()
+    unknown: dict[str, list[int]] = {}
+    records: list[Record] = []
+    for index, path, size in events:
+        if not spend.line():
+            break
+        line = index + 1
+        if size > _EVENT_BYTES:
+            problems.append(Problem(line, "event too large", f"{path.name}: {size:,} bytes"))
+            continue
+        try:
+            with open_regular(str(path)) as fh:
+                event = json.loads(fh.read().decode("utf-8", "replace"))
+        except (OSError, ValueError, RecursionError) as exc:
+            problems.append(Problem(line, "unreadable event", f"{path.name}: {exc}"))
+            continue
+        records += event_records(event, line, cwd, unknown)
+    for kind, lines in unknown.items():
+        count = f"{len(lines)} event" + ("" if len(lines) == 1 else "s")
+        problems.append(Problem(lines[0], "unknown event", f"{kind} ({count})"))
+    return records
+
+
+def _cwd(data: bytes) -> str | None:
+    """The conversation's `workspace.working_dir`, from its state."""
+    try:
+        state: Any = json.loads(data.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        return None
+    workspace = state.get("workspace") if isinstance(state, dict) else None
+    where = workspace.get("working_dir") if isinstance(workspace, dict) else None
+    return clean_text(where) if isinstance(where, str) and where else None

@@ -1,0 +1,151 @@
+"""Warp's agent conversations: where they are, and the `Source` that reads them.
+
+Warp keeps its state in one SQLite store, `warp.sqlite` (WAL mode), in its state folder
+(`warp_core::paths` and `app/src/persistence/sqlite.rs` in warpdotdev/warp): on Linux
+`$XDG_STATE_HOME/warp-terminal` (`warp-terminal-preview` for the Preview build), else
+`~/.local/state/warp-terminal`; on macOS its App Group container, `~/Library/Group
+Containers/2BBY89MBSN.dev.warp/Library/Application Support/dev.warp.Warp-Stable` (else
+`~/Library/Application Support/dev.warp.Warp-Stable`); on Windows
+`%LOCALAPPDATA%\\warp\\Warp\\data`. Its terminal front-end keeps its own under `tui/`.
+The agent's conversations are two tables of it (`warp_db`), each conversation's
+messages in its tasks' protocol buffers (`warp_records`). A conversation is indexed as
+`<file id>:<conversation id>` and read again whole when its token moved. Warp keeps at
+most 200 conversations, deleting the oldest (with their child agents) as new ones come.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from findsession.domain import Problem, Resume, Session, SourceKind
+from findsession.sources import foreign_db, warp_db
+from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
+from findsession.sources.cursor import Cursor, Reading, Record
+from findsession.sources.resuming import no_resume
+from findsession.sources.walking import walk
+from findsession.sources.warp_records import Found, conversation_records
+
+KIND = SourceKind.WARP
+DB_NAME = "warp.sqlite"
+#: The Stable build's folder name, then the Preview build's, on each system.
+_LINUX = ("warp-terminal", "warp-terminal-preview")
+_MAC = ("dev.warp.Warp-Stable", "dev.warp.WarpPreview")
+_WINDOWS = ("Warp", "WarpPreview")
+_GROUP = "2BBY89MBSN.dev.warp"
+_NO_RESUME = (
+    "Warp has no command that opens an agent conversation by its id: open Warp and pick "
+    "the conversation from its conversation history."
+)
+
+
+def state_folders() -> list[Path]:
+    """Warp's state folders on this system, Stable's and Preview's (see the module's
+    docstring)."""
+    home = Path.home()
+    if sys.platform == "darwin":
+        group = home / "Library" / "Group Containers" / _GROUP / "Library" / "Application Support"
+        support = home / "Library" / "Application Support"
+        return [place / name for name in _MAC for place in (group, support)]
+    if sys.platform == "win32":
+        local = os.environ.get("LOCALAPPDATA") or str(home / "AppData" / "Local")
+        return [Path(local) / "warp" / name / "data" for name in _WINDOWS]
+    state = os.environ.get("XDG_STATE_HOME")
+    base = Path(state) if state and os.path.isabs(state) else home / ".local" / "state"
+    return [base / name for name in _LINUX]
+
+
+def file_id(path: Path) -> str:
+    """`warp-` and a hash of the store's path: its conversations are `<file id>:<id>`."""
+    return "warp-" + hashlib.blake2b(str(path).encode(), digest_size=4).hexdigest()
+
+
+class WarpSource(Source):
+    """Warp's `warp.sqlite`: the agent's conversations in it."""
+
+    kind = KIND
+    companions = foreign_db.COMPANIONS
+
+    def default_roots(self) -> list[Path]:
+        return state_folders()
+
+    def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
+        """`warp.sqlite` in `root` and in its `tui/` (or a copy named itself)."""
+        if root.is_file():
+            yield root
+            return
+        for folder, dirs, names in walk(root, skip):
+            if DB_NAME in names:
+                yield folder / DB_NAME
+            dirs[:] = [d for d in dirs if d == "tui" and folder == root]
+
+    def describe(self, path: Path) -> SourceFile:
+        return SourceFile(path=path, source=KIND, session_id=file_id(path), sibling_sessions=True)
+
+    def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
+        """The conversations whose token moved since `cursor`, each whole."""
+        size = os.fstat(fh.fileno()).st_size
+        with foreign_db.reading(sf.path) as conn:
+            why = warp_db.missing_table(conn)
+            if why is not None:
+                return Reading(
+                    [], foreign_db.cursor(size, 0, {}), fresh=False,
+                    problems=[Problem(0, "not a Warp store with agent conversations", why)],
+                )  # fmt: skip
+            found = warp_db.conversations(conn)
+            tokens = {c.key: c.token for c in found}
+            now = foreign_db.cursor(size, len(found), tokens)
+            todo = set(foreign_db.changed(foreign_db.tokens(cursor), tokens))
+            if not todo:
+                return Reading([], now, fresh=False, unchanged=True)
+            records, seen, read_bytes = _read(conn, [c for c in found if c.key in todo])
+        problems = seen.problems + [
+            Problem(0, "unknown message kind", f"field {kind} ({n} message{'s' * (n != 1)})")
+            for kind, n in sorted(seen.unknown.items())
+        ]
+        replaced = set(todo) | {k for r in records if (k := r.session_key) and k not in todo}
+        return Reading(
+            records,
+            now,
+            fresh=False,
+            replaced=frozenset(replaced),
+            bytes_read=read_bytes,
+            lines_read=len(todo),
+            problems=problems,
+        )
+
+    def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
+        """Each wanted message as the store holds it now, numbered as `read` did."""
+        ranks = {foreign_db.position_of(line)[0] for line in lines}
+        with foreign_db.reading(path) as conn:
+            if warp_db.missing_table(conn) is not None:
+                return {}
+            wanted = [c for c in warp_db.conversations(conn) if c.rank in ranks]
+            records, _seen, _size = _read(conn, wanted)
+        return texts_by_line(records, lines)
+
+    def resume(self, session: Session) -> Resume:
+        """None: Warp has no command that opens a conversation by its id."""
+        return no_resume(_NO_RESUME)
+
+    def title_line(self, sf: SourceFile, title: str) -> bytes | None:
+        """None: a title lives in Warp's store, which findsession never writes."""
+        return None
+
+
+def _read(conn: Any, wanted: list[warp_db.Conversation]) -> tuple[list[Record], Found, int]:
+    """The records of each wanted conversation (through `conn`, the store's read-only
+    connection), what was found on the way, and the bytes of protocol buffers read."""
+    records: list[Record] = []
+    seen = Found()
+    size = 0
+    for conversation in wanted:
+        rows = warp_db.tasks(conn, conversation.key)
+        size += sum(len(blob) for _id, blob in rows if isinstance(blob, bytes))
+        data = warp_db.data(conn, conversation.rank)
+        records += conversation_records(conversation.key, conversation.rank, data, rows, seen)
+    return records, seen, size

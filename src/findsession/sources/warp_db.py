@@ -1,0 +1,89 @@
+"""The questions findsession asks Warp's `warp.sqlite`, read-only, and nothing else.
+
+Warp keeps its agent's conversations in two tables of its one SQLite store
+(`crates/persistence/migrations` and `app/src/persistence/agent.rs` in warpdotdev/warp):
+`agent_conversations(id, conversation_id, conversation_data, last_modified_at,
+summary)`, one row per conversation, `conversation_data` a JSON object (the parent
+conversation of a child agent among it), and `agent_tasks(id, conversation_id, task_id,
+task, last_modified_at)`, one row per task of a conversation, `task` the task's
+protocol buffer (`warp_records`). A save upserts the conversation's row and each of its
+tasks' rows (a trigger moves `last_modified_at` on every update), and deletes the tasks
+it no longer holds. A conversation's change token is its row's id, time and size and
+its tasks' count, total size and latest time, as a digest. The only connection is the one
+`foreign_db.reading` opens.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from dataclasses import dataclass
+
+from findsession.sources import foreign_db
+
+CONVERSATIONS = "agent_conversations"
+TASKS = "agent_tasks"
+_NEEDS = {CONVERSATIONS: {"conversation_id", "conversation_data"},
+          TASKS: {"conversation_id", "task_id", "task"}}  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    """One conversation's row, without its tasks."""
+
+    key: str
+    rank: int  # the row id: unique in the file, orders line numbers
+    modified: str | None
+    token: str
+
+
+def missing_table(conn: sqlite3.Connection) -> str | None:
+    """Why the file is not a Warp store this reader knows, or None when it is."""
+    for table, needs in _NEEDS.items():
+        lacking = needs - foreign_db.columns(conn, table)
+        if lacking:
+            return f"no {table} table with {', '.join(sorted(lacking))}"
+    return None
+
+
+def conversations(conn: sqlite3.Connection) -> list[Conversation]:
+    """Every conversation with its change token, in one query."""
+    have = foreign_db.columns(conn, CONVERSATIONS)
+    modified = "c.last_modified_at" if "last_modified_at" in have else "NULL"
+    task_time = "max(last_modified_at)" if "last_modified_at" in foreign_db.columns(
+        conn, TASKS) else "NULL"  # fmt: skip
+    rows = conn.execute(
+        f"SELECT c.conversation_id, c.rowid, {modified}, length(c.conversation_data),"
+        " t.n, t.size, t.latest"
+        f" FROM {CONVERSATIONS} c LEFT JOIN (SELECT conversation_id, count(*) AS n,"
+        f" total(length(task)) AS size, {task_time} AS latest FROM {TASKS}"
+        " GROUP BY conversation_id) t ON t.conversation_id = c.conversation_id"
+        " ORDER BY c.rowid"
+    )
+    found = []
+    for key, rank, when, size, count, total, latest in rows:
+        if not isinstance(key, str) or not key:
+            continue
+        # A digest: the index keeps tokens as they are, and a column's text is not ours
+        # to keep (a time column is text, and may hold anything).
+        own = f"{rank}:{when}:{size}:{count or 0}:{int(total or 0)}:{latest}"
+        token = hashlib.blake2b(own.encode("utf-8", "replace"), digest_size=8).hexdigest()
+        found.append(Conversation(key, int(rank), when if isinstance(when, str) else None, token))
+    return found
+
+
+def data(conn: sqlite3.Connection, rank: int) -> object:
+    """A conversation's `conversation_data`, as the row holds it."""
+    row = conn.execute(
+        f"SELECT conversation_data FROM {CONVERSATIONS} WHERE rowid = ?", (rank,)
+    ).fetchone()
+    return row[0] if row else None
+
+
+def tasks(conn: sqlite3.Connection, key: str) -> list[tuple[object, object]]:
+    """A conversation's tasks, `(task_id, task)` in the order they were first saved."""
+    return list(
+        conn.execute(
+            f"SELECT task_id, task FROM {TASKS} WHERE conversation_id = ? ORDER BY rowid", (key,)
+        )
+    )

@@ -1,0 +1,131 @@
+"""Zed's agent threads: where they are, and the `Source` that reads them.
+
+Zed keeps every thread of its agent panel in one SQLite database, `threads/threads.db`
+in its data folder: `~/Library/Application Support/Zed` on macOS, `%LOCALAPPDATA%\\Zed`
+on Windows, and elsewhere `$FLATPAK_XDG_DATA_HOME/zed` inside Zed's Flatpak, else
+`$XDG_DATA_HOME/zed`, else `~/.local/share/zed` (`paths::data_dir` in Zed's source). A
+thread is saved whole, as one row, after each change, and deleted when the person
+deletes it in Zed; Zed deletes nothing on its own. A thread is indexed as
+`<file id>:<Zed's thread id>` and read again whole when its row's token moved
+(`zed_db`, `foreign_db`); a subagent's thread is linked to the thread that started it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+from findsession.domain import Problem, Resume, Session, SourceKind
+from findsession.sources import foreign_db, zed_db
+from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
+from findsession.sources.cursor import Cursor, Reading, Record
+from findsession.sources.resuming import no_resume
+from findsession.sources.walking import walk
+from findsession.sources.zed_records import thread_records
+
+KIND = SourceKind.ZED
+DB_NAME = "threads.db"
+_NO_RESUME = (
+    "Zed has no command that opens an agent thread by its id: open the project in Zed "
+    "and pick the thread from the agent panel's history."
+)
+
+
+def data_folder() -> Path:
+    """Zed's data folder on this system (see the module's docstring)."""
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / "Zed"
+    if sys.platform == "win32":
+        local = os.environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
+        return Path(local) / "Zed"
+    for value in (os.environ.get("FLATPAK_XDG_DATA_HOME"), os.environ.get("XDG_DATA_HOME")):
+        if value and os.path.isabs(value):
+            return Path(value) / "zed"
+    return Path.home() / ".local" / "share" / "zed"
+
+
+def file_id(path: Path) -> str:
+    """`zed-` and a hash of the database's path: its threads are `<file id>:<id>`."""
+    return "zed-" + hashlib.blake2b(str(path).encode(), digest_size=4).hexdigest()
+
+
+class ZedSource(Source):
+    """Zed's `threads/threads.db`."""
+
+    kind = KIND
+    companions = foreign_db.COMPANIONS
+
+    def default_roots(self) -> list[Path]:
+        return [data_folder() / "threads"]
+
+    def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
+        """Every `threads.db` under `root` (the threads folder, a copy of it, or the
+        database named itself)."""
+        if root.is_file():
+            yield root
+            return
+        for folder, _dirs, names in walk(root, skip):
+            if DB_NAME in names:
+                yield folder / DB_NAME
+
+    def describe(self, path: Path) -> SourceFile:
+        return SourceFile(path=path, source=KIND, session_id=file_id(path), sibling_sessions=True)
+
+    def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
+        """The threads whose token moved since `cursor`, each whole."""
+        size = os.fstat(fh.fileno()).st_size
+        with foreign_db.reading(sf.path) as conn:
+            why = zed_db.missing_table(conn)
+            if why is not None:
+                return Reading(
+                    [], foreign_db.cursor(size, 0, {}), fresh=False,
+                    problems=[Problem(0, "not a Zed threads store", why)],
+                )  # fmt: skip
+            found = zed_db.threads(conn)
+            tokens = {t.key: t.token for t in found}
+            now = foreign_db.cursor(size, len(found), tokens)
+            todo = set(foreign_db.changed(foreign_db.tokens(cursor), tokens))
+            if not todo:
+                return Reading([], now, fresh=False, unchanged=True)
+            records: list[Record] = []
+            problems: list[Problem] = []
+            read_bytes = 0
+            for thread in found:
+                if thread.key in todo:
+                    kind, data = zed_db.data(conn, thread.rank)
+                    read_bytes += len(data) if isinstance(data, str | bytes) else 0
+                    records += thread_records(thread, kind, data, problems)
+        return Reading(
+            records,
+            now,
+            fresh=False,
+            replaced=frozenset(todo),
+            bytes_read=read_bytes,
+            lines_read=len(todo),
+            problems=problems,
+        )
+
+    def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
+        """Each wanted message as the database holds it now, numbered as `read` did."""
+        ranks = {foreign_db.position_of(line)[0] for line in lines}
+        records: list[Record] = []
+        with foreign_db.reading(path) as conn:
+            if zed_db.missing_table(conn) is not None:
+                return {}
+            for thread in zed_db.threads(conn):
+                if thread.rank in ranks:
+                    kind, data = zed_db.data(conn, thread.rank)
+                    records += thread_records(thread, kind, data, [])
+        return texts_by_line(records, lines)
+
+    def resume(self, session: Session) -> Resume:
+        """None: Zed has no command that opens a thread (`zed` opens paths only)."""
+        return no_resume(_NO_RESUME)
+
+    def title_line(self, sf: SourceFile, title: str) -> bytes | None:
+        """None: a title lives in Zed's database, which findsession never writes."""
+        return None

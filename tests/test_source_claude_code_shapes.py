@@ -1,0 +1,187 @@
+"""What Claude Code 2.1.x writes besides a plain typed prompt, each read as it means.
+
+- A session started by a slash command (`/init`): its replies and tool calls come before
+  anything was typed, and are a turn without a prompt, read and found like any other.
+- A background task's notice (`origin: {"kind": "task-notification"}`) is the harness
+  speaking, not a prompt: the replies to it stay in the turn they answer.
+- A `/btw` side question (`subagents/agent-aside_question-*.jsonl`): the parent's records
+  copied, then the question inside a `<system-reminder>` frame, then the answer.
+- Words typed while a tool ran: a text block beside the tool's result.
+- A Windows folder written `c:\\Users\\…` by the VS Code extension and `C:\\Users\\…` by
+  the CLI: one project.
+
+Each file is laid out as Claude Code writes it, with synthetic text.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import index
+from transcripts import Transcript, project_dir
+
+from findsession.domain import MessageKind
+from findsession.reader import read_session
+from findsession.search.engine import SearchOptions, search
+from findsession.storage.sqlite import Store
+
+CWD = "/home/dev/code/orchard"
+
+
+def kinds(store: Store, sid: str) -> list[list[tuple[str, str]]]:
+    """Each turn `read --tools` shows: its messages' kinds and texts."""
+    view = read_session(store, sid, tools=True)
+    return [[(m.kind.value, m.text) for m in t.messages] for t in view.turns]
+
+
+def found(store: Store, query: str) -> list[str]:
+    return [h.session.id for h in search(store, query, SearchOptions(mode="keyword")).hits]
+
+
+def test_a_session_started_by_a_slash_command_keeps_what_came_before_the_first_prompt(
+    store: Store, projects: Path
+) -> None:
+    t = Transcript(cwd=CWD, version="2.1.114")
+    t.prompt(
+        "<command-message>init</command-message>\n<command-name>/init</command-name>\n"
+        "<command-args>focus on the pruning scheduler</command-args>"
+    )
+    t.prompt([{"type": "text", "text": "Please analyze this codebase and write CLAUDE.md"}],
+             isMeta=True)  # fmt: skip
+    t.reply({"type": "thinking", "thinking": "Start with the layout.", "signature": "s"})
+    t.tool("Bash", {"command": "ls orchard"}, "scheduler.py\nbranches.py")
+    t.tool("Write", {"file_path": f"{CWD}/CLAUDE.md", "content": "# Orchard\n"}, "ok")
+    t.reply("Wrote CLAUDE.md describing the quincunx pruning scheduler.")
+    t.prompt("now document the grafting module too")
+    t.reply("Added a grafting section.")
+    t.write(project_dir(projects, CWD))
+
+    report = index(store, projects)
+    assert report.errors == []
+    session = store.get_session(t.session_id)
+    assert session is not None and session.n_turns == 2
+    # The first typed prompt still names the session.
+    assert session.title == "now document the grafting module too"
+    first, second = kinds(store, t.session_id)
+    assert [k for k, _ in first] == [
+        "thinking", "tool_call", "tool_output", "tool_call", "tool_output", "reply",
+    ]  # fmt: skip
+    assert first[-1][1] == "Wrote CLAUDE.md describing the quincunx pruning scheduler."
+    assert second[0] == ("prompt", "now document the grafting module too")
+    # Search finds the reply before the first prompt, in turn 1.
+    hits = search(store, "quincunx", SearchOptions(mode="keyword")).hits
+    assert [(h.session.id, h.turn) for h in hits] == [(t.session_id, 1)]
+    # The file it wrote is the first turn's, as search numbers it.
+    rows = store.query("SELECT turn, name FROM file_writes WHERE session_id = ?", (t.session_id,))
+    assert rows == [(1, "CLAUDE.md")]
+
+
+def test_a_background_tasks_notice_is_not_a_prompt(store: Store, projects: Path) -> None:
+    t = Transcript(cwd=CWD, version="2.1.114")
+    t.prompt("rebuild the orchard index in the background")
+    t.tool("Bash", {"command": "make index", "run_in_background": True}, "started bq7")
+    t.reply("The rebuild runs in the background.")
+    t.prompt(
+        "<task-notification>\n<task-id>bq7</task-id>\n<status>completed</status>\n"
+        '<summary>Background command "make index" completed (exit code 0)</summary>\n'
+        "</task-notification>",
+        origin={"kind": "task-notification"},
+        promptId="p-1",
+    )
+    t.reply("The rebuild finished: 4812 saplings indexed.")
+    t.write(project_dir(projects, CWD))
+
+    index(store, projects)
+    [turn] = kinds(store, t.session_id)
+    assert turn[0] == ("prompt", "rebuild the orchard index in the background")
+    assert turn[-1] == ("reply", "The rebuild finished: 4812 saplings indexed.")
+    assert not any(k == "prompt" and "task-notification" in x for k, x in turn)
+
+
+def test_a_side_question_and_its_answer_are_read_and_found(store: Store, projects: Path) -> None:
+    parent = Transcript(cwd=CWD, version="2.1.72")
+    parent.prompt("prune the apple rows before the frost")
+    parent.tool("Bash", {"command": "python prune.py --rows apple"}, "pruned 40 rows")
+    folder = project_dir(projects, CWD)
+    lines = parent.lines[:]
+    parent.write(folder)
+    # The side question's file copies the parent's records (their uuids too), marked as
+    # a sidechain of an agent named after it, then asks and answers.
+    agent = "aside_question-5e1f0c2a9b8d7e6f"
+    aside = Transcript(session_id=parent.session_id, cwd=CWD, version="2.1.72", sidechain=True,
+                       agent_id=agent)  # fmt: skip
+    aside.lines = [{**line, "isSidechain": True, "agentId": agent} for line in lines]
+    aside.parent = lines[-1]["uuid"]
+    aside.prompt(
+        "<system-reminder>This is a side question from the user. You must answer this "
+        "question directly in a single response.\n\nSimply answer the question with the "
+        "information you have.</system-reminder>\n\nwill pruning hurt the pear grafts?"
+    )
+    aside.reply("No: the pear grafts sit on other rows, which the run left alone.")
+    path = aside.write(folder / parent.session_id / "subagents", f"agent-{agent}.jsonl")
+
+    index(store, projects)
+    [child] = store.subagents_of(parent.session_id)
+    assert child.file_path == str(path) and child.n_turns == 1
+    assert child.title == "will pruning hurt the pear grafts?"
+    assert kinds(store, child.id) == [[
+        ("prompt", "will pruning hurt the pear grafts?"),
+        ("reply", "No: the pear grafts sit on other rows, which the run left alone."),
+    ]]  # fmt: skip
+    assert found(store, "pear grafts") == [child.id]
+    # The parent's records it copied stay the parent's alone.
+    [own] = kinds(store, parent.session_id)
+    assert [k for k, _ in own] == ["prompt", "tool_call", "tool_output"]
+
+
+def test_words_typed_while_a_tool_ran_are_a_prompt(store: Store, projects: Path) -> None:
+    t = Transcript(cwd=CWD, version="2.1.87")
+    t.prompt("water the seedlings in bed three")
+    t.reply({"type": "tool_use", "id": "toolu_w1", "name": "Bash",
+             "input": {"command": "irrigate --bed 3"}})  # fmt: skip
+    t.prompt(
+        [
+            {"type": "tool_result", "tool_use_id": "toolu_w1", "content": "valve open",
+             "is_error": False},
+            {"type": "text", "text": "stop at half a litre per seedling"},
+        ],  # fmt: skip
+        promptId="p-2",
+    )
+    t.reply("Stopping at half a litre each.")
+    # ToolSearch's own answer rides beside a result too, and is not typed.
+    t.reply({"type": "tool_use", "id": "toolu_w2", "name": "ToolSearch",
+             "input": {"query": "select:TaskOutput"}})  # fmt: skip
+    t.prompt([{"type": "tool_result", "tool_use_id": "toolu_w2",
+               "content": [{"type": "tool_reference", "tool_name": "TaskOutput"}]},
+              {"type": "text", "text": "Tool loaded."}])  # fmt: skip
+    t.write(project_dir(projects, CWD))
+
+    index(store, projects)
+    first, second = kinds(store, t.session_id)
+    assert first == [("prompt", "water the seedlings in bed three"),
+                     ("tool_call", "command: irrigate --bed 3"),
+                     ("tool_output", "valve open")]  # fmt: skip
+    assert second[0] == ("prompt", "stop at half a litre per seedling")
+    assert ("reply", "Stopping at half a litre each.") in second
+    assert not any(x == "Tool loaded." for _, x in second)
+    hits = search(store, "half a litre per seedling", SearchOptions(mode="keyword")).hits
+    assert (hits[0].session.id, hits[0].turn) == (t.session_id, 2)
+
+
+def test_a_windows_folder_spelled_with_either_drive_letter_is_one_project(
+    store: Store, projects: Path
+) -> None:
+    cli = Transcript(cwd="C:\\Users\\dev\\orchard", version="2.1.80")
+    cli.prompt("list the orchard rows").reply("Rows A to F.")
+    cli.write(projects / "C--Users-dev-orchard")
+    vscode = Transcript(cwd="c:\\Users\\dev\\orchard", version="2.1.80")
+    vscode.prompt("count the orchard rows", entrypoint="claude-vscode").reply("Six rows.")
+    vscode.write(projects / "c--Users-dev-orchard")
+
+    index(store, projects)
+    folders = {store.get_session(s.session_id).cwd for s in (cli, vscode)}
+    assert folders == {"C:\\Users\\dev\\orchard"}
+    assert {m.cwd for m in store.session_messages(vscode.session_id)} == {
+        "C:\\Users\\dev\\orchard"
+    }
+    assert MessageKind.PROMPT in {m.kind for m in store.session_messages(vscode.session_id)}

@@ -1,0 +1,95 @@
+"""Qoder CLI's sessions (`~/.qoder/projects/<project>/<id>.jsonl`), through the real
+CLI: each session's prompts counted by a reader of its own, Qoder's own lines
+(`runtime-config`, `workspace-directories`, `active-leaf`) passed over, a subagent in its
+session's `subagents/` under its parent, what else a session's folder holds left alone,
+the title Qoder generated, blame, and `qodercli -r`.
+
+The fixture (`fixtures/qoder/home/.qoder`) is laid out as Qoder's documentation gives it,
+its lines in the shape other tools' readers found in real files, with synthetic text.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import CLI
+
+FIXTURE = Path(__file__).parent / "fixtures" / "qoder" / "home" / ".qoder"
+BUOY = "5d1e2f3a-1111-4a2b-8c3d-000000000001"
+TIDE = "5d1e2f3a-2222-4a2b-8c3d-000000000002"
+AGENT = "agent-a7c3e91"
+
+
+@pytest.fixture
+def home(cli: CLI, tmp_path: Path) -> Path:
+    place = tmp_path / "home" / ".qoder"
+    shutil.copytree(FIXTURE, place)
+    return place
+
+
+def hits(cli: CLI, query: str) -> list[dict[str, Any]]:
+    return cli.json("search", "--mode", "keyword", "--source", "qoder", query)["results"]
+
+
+def found(cli: CLI, query: str) -> list[str]:
+    return [h["session"]["id"] for h in hits(cli, query)]
+
+
+def counted(path: Path) -> int:
+    """A transcript's prompts, counted without findsession: user lines with text."""
+    n = 0
+    for line in path.read_text().splitlines():
+        obj = json.loads(line)
+        if obj.get("type") != "user":
+            continue
+        content = obj["message"]["content"]
+        if isinstance(content, list):
+            content = "".join(b.get("text", "") for b in content if b.get("type") == "text")
+        n += bool(content.strip())
+    return n
+
+
+def test_every_session_and_subagent_is_read_and_counted(cli: CLI, home: Path) -> None:
+    report = cli.json("index", "--no-embed")
+    assert str(home / "projects") in report["roots"] and report["errors"] == []
+    assert report["files_read"] == 3 and report["problems"] == []  # not the compaction's file
+    listed = {s["kind"]: s for s in cli.json("sources")["sources"]}["qoder"]
+    assert (listed["sessions"], listed["subagents"]) == (2, 1)
+    files = {
+        BUOY: next(home.glob(f"projects/*/{BUOY}.jsonl")),
+        TIDE: next(home.glob(f"projects/*/{TIDE}.jsonl")),
+        AGENT: next(home.glob(f"projects/*/{BUOY}/subagents/{AGENT}.jsonl")),
+    }
+    for session, path in files.items():
+        assert cli.json("read", session)["total_turns"] == counted(path), session
+    assert found(cli, "albatross") == []
+    assert cli.json("index", "--no-embed")["files_read"] == 0
+
+
+def test_a_session_its_title_subagent_blame_and_resume(cli: CLI, home: Path) -> None:
+    cli.json("index", "--no-embed")
+    session = hits(cli, "weather buoy wind gusts")[0]["session"]
+    assert session["id"] == BUOY and session["title"] == "Buoy gust counter overflow"
+    assert session["cwd"] == "/home/dev/weather-buoy"
+    messages = cli.json("read", BUOY, "--tools")["turns"][0]["messages"]
+    assert [(m["kind"], m["tool"]) for m in messages] == [
+        ("prompt", None),
+        ("reply", None),
+        ("tool_call", "Write"),
+        ("tool_output", None),
+        ("tool_call", "Task"),
+        ("tool_output", None),
+        ("reply", None),
+    ]
+    agent = [h for h in hits(cli, "mast cable shielded twisted") if h["session"]["subagent"]]
+    assert [h["session"]["parent_id"] for h in agent] == [BUOY]
+    writes = cli.json("blame", "/home/dev/weather-buoy/firmware/gust.c")["writers"]
+    assert [(w["session"]["id"], w["op"]) for w in writes] == [(BUOY, "create")]
+    resume = hits(cli, "tide clock backwards")[0]["resume"]
+    assert resume["command"] == ["qodercli", "-r", TIDE]
+    assert resume["cwd"] == "/home/dev/tide-clock"
+    assert cli.json("read", TIDE, "--raw")["turns"] == cli.json("read", TIDE)["turns"]
