@@ -39,8 +39,9 @@ class Entry:
     #: Its sessions are conversations with an agent; False for documents (notes).
     agent: bool = True
     #: Its agent deletes its own transcripts after a while by default (Claude Code's
-    #: `cleanupPeriodDays`, Gemini CLI's `sessionRetention`): findsession's archive keeps
-    #: a copy of its files unless `[archive]` says otherwise (docs/sources.md).
+    #: `cleanupPeriodDays`, Gemini CLI's `sessionRetention`, Warp's oldest beyond 200):
+    #: findsession's archive keeps a copy of its files unless `[archive]` says otherwise
+    #: (docs/sources.md); an SQLite store (Warp's) is never copied.
     deletes_own_files: bool = False
     #: A chat app's data export: read from the roots the person names (never looked for
     #: on the machine), which the index remembers and reads again.
@@ -144,6 +145,9 @@ ENTRIES: tuple[Entry, ...] = (
         "warp:WarpSource",
         spoken=("warp-terminal",),
         env=("XDG_STATE_HOME", "LOCALAPPDATA"),
+        # Beyond 200 conversations: its store is a database, which the archive never
+        # copies; the index keeps what it read of each conversation.
+        deletes_own_files=True,
     ),
     Entry(SourceKind.SPECSTORY, "specstory:SpecStorySource", spoken=("specstory",)),
     Entry(SourceKind.CHATGPT, "chatgpt:ChatGptSource", spoken=("chatgpt",), export=True),
