@@ -48,6 +48,9 @@ class IndexReport:
     #: The roots were walked in full (no list of changed files, or one the index did not
     #: know all of).
     full_scan: bool = True
+    #: The sources whose files this run read again from the start, since an older
+    #: release read them otherwise (`indexing.readings`).
+    read_anew: list[str] = field(default_factory=list)
 
     def absorb(self, part: IndexReport) -> None:
         """Add one file's report to the run's: done only once the file's savepoint held,

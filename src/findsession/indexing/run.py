@@ -19,6 +19,7 @@ from findsession.errors import FindsessionError, IndexFull
 from findsession.indexing.archiving import Copier, archive_unchanged
 from findsession.indexing.failures import file_failed
 from findsession.indexing.file import Abort, index_file
+from findsession.indexing.readings import read_again_if_read_differently
 from findsession.indexing.report import IndexReport, Progress
 from findsession.indexing.scan import Found, handle_vanished, known_changes, os_error, scan
 from findsession.redact import redact
@@ -63,6 +64,9 @@ def index_roots(
             report.full_scan = False
         else:
             known = store.file_states()
+            report.read_anew = read_again_if_read_differently(store, known)
+            if report.read_anew:
+                known = store.file_states()
             unwalked: set[str] = set()
             found = scan(roots, report, seen, unwalked)
             walked = [r for r in roots if str(r.path) not in unwalked]

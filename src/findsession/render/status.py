@@ -198,6 +198,10 @@ def print_index_report(err: Console, r: IndexReport, verbose: bool) -> None:
     for path, reason in r.archive_errors:
         line = f"not archived {home(path)}: {printable(reason)}"
         err.print(Text(line, style="yellow"), soft_wrap=True)
+    if r.read_anew:
+        anew = ", ".join(r.read_anew)
+        line = f"read again from the start, as this release reads them otherwise: {anew}"
+        err.print(Text(line), soft_wrap=True)
     skipped = r.skipped_by_reason()
     reasons = ", ".join(f"{n} {reason}" for reason, n in skipped.items())
     line = (

@@ -59,6 +59,12 @@ class Source(Protocol):
     #: into the file's (`sources.file_stamp`), and a change the watcher sees beside such
     #: a file (`sources.SIDE_FILES`) is taken for a change of the file.
     companions: tuple[str, ...] = ()
+    #: Which reading of its files this release gives: raised by a change that makes a
+    #: file already indexed read otherwise (a record kept that was dropped, a field read
+    #: differently), so that indexes made before read its files again once
+    #: (`indexing.readings`). A change that only reads new files or new layouts does
+    #: not need it.
+    reads: int = 1
 
     @abstractmethod
     def default_roots(self) -> list[Path]:
