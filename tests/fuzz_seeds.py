@@ -353,6 +353,8 @@ _OPENCODE_TREE = "storage/session/4b0ea68d7af9a6031a7ffda7ad66e0cb83315750"
 _ANTIGRAVITY = "antigravity/brain/3f0a9c1e-5b2d-4e7f-8a1b-2c3d4e5f6a01/.system_generated/logs"
 _IFLOW = "projects/-home-dev-orchard/session-3b1c0d9e-1111-4c2d-8e3f-0a1b2c3d4e01"
 _QODER = "projects/-home-dev-weather-buoy/5d1e2f3a-1111-4a2b-8c3d-000000000001"
+_AUGGIE = "sessions/8c4f2e1a-0b3d-4e5f-9a6b-1c2d3e4f5a01"
+_TRAE = "sessions/2026/06/04/rollout-2026-06-04T09-10-00-01a2b3c4-0d1e-7f20-8a31-000000000101.jsonl"
 _AGY = "antigravity-cli/brain/3f0a9c1e-5b2d-4e7f-8a1b-2c3d4e5f6a03/.system_generated/logs"
 
 #: Every source's record parser, through its own `read`.
@@ -449,6 +451,9 @@ SEEDS = [
     Seed("qoder-subagent", "qoder", _copy("qoder/home/.qoder"),
          f"{_QODER}/subagents/agent-a7c3e91.jsonl", [f"{_QODER}/subagents/agent-a7c3e91.jsonl"]),
     Seed("iflow", "iflow", _copy("iflow/home/.iflow"), f"{_IFLOW}.jsonl", [f"{_IFLOW}.jsonl"]),
+    Seed("auggie", "auggie", _copy("auggie/home/.augment"), f"{_AUGGIE}.json",
+         [f"{_AUGGIE}.json"]),
+    Seed("trae-cli", "trae-cli", _copy("trae-cli/home/.trae/cli"), _TRAE, [_TRAE]),
     Seed("continue", "continue", _copy("continue"),
          "sessions/7b1e4f20-1c2d-4e3f-8a9b-0c1d2e3f4a01.json",
          ["sessions/7b1e4f20-1c2d-4e3f-8a9b-0c1d2e3f4a01.json", "sessions/sessions.json"]),

@@ -119,6 +119,28 @@ def test_gemini_copilot_kiro_goose_amp_cursor_vscode_opencode() -> None:
     assert file_writes(call("mcp__github__create_file", {"path": "a", "content": "b"}), "x") == []
 
 
+def test_auggies_numbered_edits_saved_files_and_removed_files() -> None:
+    yaml = "name: kiln\npath: not-an-argument\nnew_str: nor this\n"
+    edit = {"command": "str_replace", "path": "src/pid.c",
+            "old_str_1": "a();", "new_str_1": yaml, "old_str_start_line_number_1": 3,
+            "old_str_end_line_number_1": 3,
+            "old_str_2": "b();", "new_str_2": "beta();"}  # fmt: skip
+    writes = file_writes(call("str-replace-editor", edit), "auggie")
+    assert [(w.path, w.op, w.text, w.removed) for w in writes] == [
+        ("src/pid.c", "edit", yaml, "a();"),
+        ("src/pid.c", "edit", "beta();", "b();"),
+    ]
+    inserted = {"command": "insert", "path": "a.h", "insert_line_1": 4, "new_str_1": "#define X 1"}
+    assert one(call("str-replace-editor", inserted)) == ("a.h", "edit", "#define X 1", "", False)
+    saved = {"path": "t.c", "file_content": "int t;\n", "add_last_line_newline": True}
+    assert one(call("save-file", saved)) == ("t.c", "create", "int t;\n", "", False)
+    gone = file_writes(call("remove-files", {"file_paths": ["old.c", "older.c"]}), "auggie")
+    assert [(w.path, w.op) for w in gone] == [("old.c", "delete"), ("older.c", "delete")]
+    heredoc = {"command": "cat > notes.txt <<'EOF'\nramp\nEOF", "wait": True, "cwd": "/k"}
+    assert [w.path for w in file_writes(call("launch-process", heredoc), "auggie")] == ["notes.txt"]
+    assert file_writes(call("view", {"path": "src/pid.c", "type": "file"}), "auggie") == []
+
+
 def test_cline_and_roo_search_replace_blocks_and_aiders_edit_blocks() -> None:
     cline = "\n------- SEARCH\nold one\n=======\nnew one\n+++++++ REPLACE\n"
     w = call("editedExistingFile", {"path": "src/a.rs", "content": cline,

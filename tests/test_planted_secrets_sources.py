@@ -43,6 +43,8 @@ FORMATS = {
     "antigravity": "antigravity/home/.gemini",
     "iflow": "iflow/home/.iflow/projects",
     "qoder": "qoder/home/.qoder/projects",
+    "auggie": "auggie/home/.augment/sessions",
+    "trae-cli": "trae-cli/home/.trae/cli",
     # The older layouts of agents that now keep a database (the stores have their own
     # planted-secret tests, with the database built by the test).
     "opencode": "opencode",

@@ -73,6 +73,8 @@ class SourceKind(StrEnum):
     WARP = "warp"
     IFLOW = "iflow"
     QODER = "qoder"
+    AUGGIE = "auggie"
+    TRAE_CLI = "trae-cli"
     SPECSTORY = "specstory"
     CHATGPT = "chatgpt"
     CLAUDE_AI = "claude-ai"

@@ -17,7 +17,9 @@ OpenHands' `file_editor` by its command;
 Zed's `write_file`, and `edit_file` and `streaming_edit_file` with their list of edits;
 Antigravity's `write_to_file`, `replace_file_content` and `multi_replace_file_content`
 (and a heredoc in its `run_command`); Warp's `apply_file_diffs` (and a heredoc in its
-`run_shell_command`).
+`run_shell_command`); Auggie's `save-file`, `str-replace-editor` (its numbered
+`old_str_N`/`new_str_N` pairs, or `insert_line_N` with `new_str_N`), `remove-files` and
+`apply_patch` (and a heredoc in its `launch-process`).
 A call of another name writes nothing here.
 """
 
@@ -41,7 +43,7 @@ _KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*): ?(.*)$")
 PATH_KEYS = ("file_path", "filePath", "filepath", "path", "target_file", "targetFile",
              "notebook_path", "absolute_path", "file", "filename",
              "relative_workspace_path")  # fmt: skip
-_CONTENT = ("content", "contents", "file_text", "fileText", "CodeContent")
+_CONTENT = ("content", "contents", "file_text", "fileText", "CodeContent", "file_content")
 _NEW = ("new_string", "new_str", "newString", "newText", "new_text")
 _OLD = ("old_string", "old_str", "oldString", "oldText", "old_text")
 _PATCH_KEYS = ("input", "patch", "patchText", "patch_text", "diff")
@@ -49,18 +51,19 @@ _PATCH_KEYS = ("input", "patch", "patchText", "patch_text", "diff")
 _TRAILING = frozenset(("replace_all", "replaceAll", "expected_replacements", "insert_line",
                        "lineNumber", "line_number", "operationIsLocatedInWorkspace",
                        "startLineNumbers", "isProtected", "isOutsideWorkspace", "summary",
-                       "explanation", "cell_id", "cell_type", "edit_mode"))  # fmt: skip
+                       "explanation", "cell_id", "cell_type", "edit_mode",
+                       "add_last_line_newline"))  # fmt: skip
 #: The tools that run a shell command (their writes are heredocs; `handoff` lists them).
 SHELL_TOOLS = frozenset(("bash", "shell", "local_shell", "exec_command", "run_shell_command",
                          "execute_command", "shell_command", "run_in_terminal",
                          "run_terminal_cmd", "run_terminal_command", "terminal", "powershell",
-                         "container.exec", "run_command"))  # fmt: skip
+                         "container.exec", "run_command", "launch-process"))  # fmt: skip
 
 #: Tool (lower case) -> (op, keys holding the new text, keys holding the old text).
 _SIMPLE: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     **dict.fromkeys(
         ("write", "write_file", "create", "create_file", "write_to_file", "newfilecreated",
-         "create_new_file", "writefile"),
+         "create_new_file", "writefile", "save-file"),
         ("create", _CONTENT, ()),
     ),
     **dict.fromkeys(
@@ -96,6 +99,13 @@ _MULTI_OLD = re.compile(
 #: Zed's editing tools: a list of `edits` (`{old_text, new_text}`), or (the streaming
 #: one in `write` mode) the whole `content`.
 _EDITS = frozenset(("edit_file", "streaming_edit_file"))
+#: Auggie's `str-replace-editor`: the keys its arguments may hold, each starting a field.
+_AUGGIE_KEY = re.compile(
+    r"^(command|path|instructions?_reminder|(?:old_str|new_str|insert_line"
+    r"|old_str_start_line_number|old_str_end_line_number)(?:_\d+)?): ?(.*)$"
+)
+_AUGGIE_PAIR = re.compile(r"^(old_str|new_str)(?:_(\d+))?$")
+_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 #: Kimi CLI's `StrReplaceFile`: one `edit` `{old, new}` or a list of them.
 _KIMI_NEW = re.compile(r'"new"\s*:\s*"((?:[^"\\]|\\.)*)')
 _KIMI_OLD = re.compile(r'"old"\s*:\s*"((?:[^"\\]|\\.)*)')
@@ -119,6 +129,12 @@ def file_writes(message: Message, source: str) -> list[FileWrite]:
     if name in _PATCH:
         body = _value(text, _PATCH_KEYS, name) if not is_patch(text[:200]) else text
         return _from_changes(patch_changes(body or text), tool, truncated, _workdir(text))
+    if name == "remove-files":
+        listed = _fields(text, name).get("file_paths") or ""
+        paths = [p for p in _json_strings(_STRING, listed) if p and "\n" not in p and len(p) < 1024]
+        return [FileWrite(p, "delete", "", tool=tool, truncated=truncated) for p in paths]
+    if name == "str-replace-editor":
+        return _auggie_edits(message, text, truncated)
     fields = _fields(text, name)
     path = _path(message, fields)
     if path is None:
@@ -228,6 +244,36 @@ def _commanded(path: str, fields: dict[str, str], tool: str, truncated: bool) ->
         old = _first(fields, _OLD) or ""
         return [FileWrite(path, "edit", new, old, truncated, tool)] if new is not None else []
     return []  # view, undo_edit, …: nothing written
+
+
+def _auggie_edits(message: Message, text: str, truncated: bool) -> list[FileWrite]:
+    """Each replacement (or insertion) of an Auggie edit, in its numbered order, as
+    Auggie itself reads the call: an unnumbered pair first."""
+    fields: dict[str, str] = {}
+    key: str | None = None
+    numbered = False  # then an unnumbered pair cannot follow: `new_str:` is text
+    for line in text.split("\n"):
+        match = _AUGGIE_KEY.match(line)
+        found = match.group(1) if match else None
+        if found and found not in fields and not (numbered and found in ("old_str", "new_str")):
+            key, fields[found] = found, match.group(2)  # type: ignore[union-attr]
+            numbered = numbered or found[-1].isdigit()
+        elif key is not None:
+            fields[key] += "\n" + line
+    path = _path(message, fields)
+    pairs: dict[int, dict[str, str]] = {}
+    for name, value in fields.items():
+        pair = _AUGGIE_PAIR.match(name)
+        if pair:
+            pairs.setdefault(int(pair.group(2) or 0), {})[pair.group(1)] = value
+    if path is None:
+        return []
+    return [
+        FileWrite(path, "edit", pair.get("new_str", ""), pair.get("old_str", ""), truncated,
+                  message.tool_name or "")  # fmt: skip
+        for _, pair in sorted(pairs.items())
+        if "new_str" in pair or truncated
+    ]
 
 
 def _aider(message: Message, text: str, truncated: bool) -> list[FileWrite]:

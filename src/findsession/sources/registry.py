@@ -139,6 +139,11 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(SourceKind.ANTIGRAVITY, "antigravity:AntigravitySource", spoken=("antigravity", "agy")),
     Entry(SourceKind.IFLOW, "iflow:IflowSource", spoken=("iflow",), env=("IFLOW_HOME",)),
     Entry(SourceKind.QODER, "qoder:QoderSource", spoken=("qoder",), env=("QODER_CONFIG_DIR",)),
+    # "augment" is a word of code talk ("augment the list"). Auggie's folder moves only
+    # with a flag: no variable.
+    Entry(SourceKind.AUGGIE, "auggie:AuggieSource", spoken=("auggie",)),
+    # No variable is known to move TRAE CLI's home.
+    Entry(SourceKind.TRAE_CLI, "trae_cli:TraeCliSource", spoken=("trae", "traecli")),
     # "warp" alone is a word of code talk (Rust's web framework, a warp's threads).
     Entry(
         SourceKind.WARP,
@@ -225,6 +230,8 @@ NAMES: dict[str, str] = {
     SourceKind.ANTIGRAVITY: "Google Antigravity (the editor and its CLI)",
     SourceKind.IFLOW: "iFlow CLI",
     SourceKind.QODER: "Qoder CLI",
+    SourceKind.AUGGIE: "Augment's Auggie CLI",
+    SourceKind.TRAE_CLI: "TRAE CLI",
     SourceKind.WARP: "Warp's agent conversations",
     SourceKind.SPECSTORY: "SpecStory's Markdown exports",
     SourceKind.CHATGPT: "ChatGPT",
