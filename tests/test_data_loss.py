@@ -22,6 +22,7 @@ import pytest
 from conftest import CLI, index
 from transcripts import Transcript, project_dir
 
+from findsession.archive.folder import key_of
 from findsession.indexing import Root, index_roots
 from findsession.projects import in_project
 from findsession.search.engine import SearchOptions, search
@@ -218,9 +219,15 @@ def test_forget_leaves_no_byte_of_the_text_in_the_keyword_index(cli: CLI) -> Non
     cli.run("index", "--no-embed")
     cli.run("forget", _ids(1)[:8])
     db = Path(cli.env["FINDSESSION_DB"])
-    stored = b"".join(p.read_bytes() for p in db.parent.iterdir() if p.name.startswith(db.name))
+    files = [p for p in db.parent.rglob("*") if p.is_file()]
+    stored = b"".join(p.read_bytes() for p in files if p.name.startswith(db.name))
     assert b"zyxwvquokka" not in stored
     assert b"quokka" not in stored
+    # The archive beside the index kept the transcripts as written: the forgotten one's
+    # copy is gone with it, the others stay.
+    archived = {p.name for p in files if p.suffix == ".zst"}
+    gone = project_dir(root, "/home/dev/app") / f"{_ids(1)}.jsonl"
+    assert len(archived) == 3 and f"{key_of(str(gone))}.zst" not in archived
 
 
 def test_wal_and_shm_are_created_private(db_path: Path) -> None:

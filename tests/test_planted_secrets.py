@@ -141,8 +141,11 @@ def _plant(root: Path, field: str) -> None:
 
 def _stored(db: Path) -> tuple[bytes, list[str]]:
     """Every byte of the index's files, and every value and keyword-index term in it."""
+    # The archive beside it (a folder) holds the transcripts as written, by design.
     raw = b"".join(
-        p.read_bytes() for p in sorted(db.parent.iterdir()) if p.name.startswith(db.name)
+        p.read_bytes()
+        for p in sorted(db.parent.iterdir())
+        if p.name.startswith(db.name) and p.is_file()
     )
     values: list[str] = []
     conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)

@@ -78,6 +78,7 @@ def test_each_operation_answers_with_the_object_an_in_process_run_makes(
         rq.Handoff(SYNC, HandoffOptions(model=False), to="codex"),
         rq.Export(SYNC),
         rq.Reader(DEPLOY),
+        rq.Restore(SYNC),  # its transcript is there: nothing to write back
         rq.RememberShown("tty:/dev/pts/test", [DEPLOY, SYNC]),
         rq.Resume(terminal="tty:/dev/pts/test", position=2),
     ]

@@ -363,6 +363,12 @@ def test_overlapping_matches_hide_their_union() -> None:
     assert clean == "token=[REDACTED:private-key] done" and sum(found.values()) == 1
 
 
+def index_files(db: Path) -> list[Path]:
+    """The index's own files (the database, its -wal and -shm), not the archive folder
+    beside them, which holds the transcripts as they were written, by design."""
+    return [p for p in db.parent.iterdir() if p.name.startswith(db.name) and p.is_file()]
+
+
 def test_no_secret_reaches_any_byte_of_the_index(cli: CLI, tmp_path: Path) -> None:
     root = Path(cli.env["CLAUDE_CONFIG_DIR"]) / "projects"
     t = Transcript(session_id="5ec2e7aa-0000-4000-8000-000000000001", cwd="/home/dev/app")
@@ -383,7 +389,7 @@ def test_no_secret_reaches_any_byte_of_the_index(cli: CLI, tmp_path: Path) -> No
     assert sum(report["redacted"].values()) >= len(SECRETS)
 
     db = Path(cli.env["FINDSESSION_DB"])
-    stored = b"".join(p.read_bytes() for p in db.parent.iterdir() if p.name.startswith(db.name))
+    stored = b"".join(p.read_bytes() for p in index_files(db))
     for kind, secret in SECRETS.items():
         assert secret.encode() not in stored, f"{kind} reached the index"
         assert secret.encode() in transcript.read_bytes()  # the transcript is untouched
@@ -428,7 +434,7 @@ def test_private_spans_and_private_sessions_stay_out(cli: CLI) -> None:
     cli.run("index")
 
     db = Path(cli.env["FINDSESSION_DB"])
-    stored = b"".join(p.read_bytes() for p in db.parent.iterdir() if p.name.startswith(db.name))
+    stored = b"".join(p.read_bytes() for p in index_files(db))
     for word in (b"Zanzibar", b"layoffs", b"severance", b"profile the importer", b"parse_row"):
         assert word not in stored, word
     status = cli.json("status")
@@ -455,8 +461,9 @@ def test_forget_deletes_for_good_and_reclaims_space(cli: CLI) -> None:
     assert "forgot 2 sessions" in forgotten
     cli.run("index")  # the transcripts are still there: nothing comes back
     assert cli.json("status")["sessions"] == 0
-    stored = b"".join(p.read_bytes() for p in db.parent.iterdir() if p.name.startswith(db.name))
+    stored = b"".join(p.read_bytes() for p in index_files(db))
     assert b"quokka" not in stored
+    assert list(db.parent.glob(f"{db.name}.archive/*.zst")) == []  # the copies went too
     assert cli.run("forget", "nope", check=False).returncode == 1
 
 

@@ -90,6 +90,7 @@ def test_claude_code_resumes_with_claude_resume_in_its_directory(cli: CLI, app: 
         "note": None,
         "reason": None,
         "machine": None,
+        "restore": None,
     }
 
 

@@ -233,3 +233,25 @@ def test_the_store_is_left_as_it_was(cli: CLI, store: Path) -> None:
     index(cli)
     index(cli)
     assert {p.name: p.read_bytes() for p in store.parent.iterdir()} == before
+
+
+def test_warp_deletes_its_own_so_it_is_archived_by_default_yet_its_store_is_never_copied(
+    cli: CLI, store: Path
+) -> None:
+    """Warp drops its oldest conversations beyond 200: the archive is on for it, but a
+    database is never copied whole; what stays is the index's text of the conversation."""
+    report = index(cli)
+    assert report["archived_bytes"] == 0 and report["archive_errors"] == []
+    listed = {s["kind"]: s for s in cli.json("sources")["sources"]}["warp"]
+    assert listed["archived"] is True
+    archive = cli.json("status")["archive"]
+    assert "warp" in archive["sources"] and archive["files"] == 0
+    writer = WarpStore.__new__(WarpStore)
+    writer.path, writer.conn = store, sqlite3.connect(store)
+    with writer.conn:  # Warp deletes its oldest conversation with its tasks
+        writer.conn.execute("DELETE FROM agent_tasks WHERE conversation_id = ?", (TIDE,))
+        writer.conn.execute("DELETE FROM agent_conversations WHERE conversation_id = ?", (TIDE,))
+    writer.close()
+    index(cli)
+    assert found(cli, "harbour tide tables") == [sid(store, TIDE)]
+    assert cli.json("status")["archive"]["files"] == 0

@@ -304,3 +304,51 @@ def test_the_timeline_pages_back_through_every_session(browser: Any, crowded: Pa
         assert t.locator("button.older").count() == 0, "nothing older is left"
     finally:
         t.close()
+
+
+KEPT = "9a9a9a9a-1111-4222-8333-000000000077"
+CODEX_MAIN = "019df26e-2d00-7f29-8645-deec08007ae4"
+
+
+@pytest.fixture(scope="module")
+def gone(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Page]:
+    """The page over a Claude Code session its agent deleted (the archive kept a copy)
+    and a Codex session deleted by hand (the archive keeps no Codex transcripts)."""
+    import shutil
+    from pathlib import Path
+
+    from conftest import CLI
+    from transcripts import Transcript, project_dir
+    from web_page import CODEX, served
+
+    tmp = tmp_path_factory.mktemp("gone")
+    cli = CLI(tmp, tmp / "index" / "findsession.db")
+    cli.env["FINDSESSION_NO_SERVICE"] = "1"
+    t = Transcript(session_id=KEPT, cwd=str(tmp))
+    t.prompt("prune the espalier pear before spring").reply("Pruned to three tiers.")
+    main = t.write(project_dir(Path(cli.env["CLAUDE_CONFIG_DIR"]) / "projects", str(tmp)))
+    codex = tmp / "codex"
+    shutil.copytree(CODEX, codex)
+    cli.run("index", "--no-embed")
+    cli.run("index", "--no-embed", "--source", "codex", str(codex))
+    main.unlink()
+    next(codex.rglob(f"*{CODEX_MAIN}.jsonl")).unlink()
+    with served(cli) as running:
+        yield running
+
+
+def test_the_reader_marks_a_session_whose_transcript_is_gone(browser: Any, gone: Page) -> None:
+    t = browser.new_page()
+    try:
+        t.goto(gone.url)
+        t.wait_for_url(f"http://127.0.0.1:{gone.port}{gone.base}")
+        t.goto(f"http://127.0.0.1:{gone.port}{gone.base}#/session/{KEPT}")
+        t.wait_for_selector("#gone-mark")
+        assert t.locator("#gone-mark").inner_text() == "transcript gone · kept in the archive"
+        assert t.locator("#resume-line").inner_text() == f"findsession open {KEPT}"
+        t.goto(f"http://127.0.0.1:{gone.port}{gone.base}#/session/{CODEX_MAIN}")
+        until(t, "document.querySelector('#gone-mark')?.textContent.includes('no copy')")
+        assert t.locator("#gone-mark").inner_text() == "transcript gone · no copy kept"
+        assert "keeps no copies of codex transcripts" in t.locator(".resume.none").inner_text()
+    finally:
+        t.close()

@@ -32,6 +32,7 @@ from findsession.lazy import exports
 if TYPE_CHECKING:
     from findsession.audit import Auditor
     from findsession.config import Config
+    from findsession.core.archiving import RestoreReport
     from findsession.core.findsession import Findsession, configured_server
     from findsession.core.forgetting import ForgetReport
     from findsession.core.indexing import Say
@@ -100,6 +101,7 @@ _HOMES: dict[str, str] = {
     "SessionView": "findsession.reader",
     "RootChoice": "findsession.roots",
     "ForgetReport": "findsession.core.forgetting",
+    "RestoreReport": "findsession.core.archiving",
     "Say": "findsession.core.indexing",
     "Auditor": "findsession.audit",
     "Config": "findsession.config",
@@ -145,6 +147,7 @@ __all__ = [
     "PushReport",
     "ReadOptions",
     "Resume",
+    "RestoreReport",
     "Root",
     "RootChoice",
     "SOURCE_KINDS",

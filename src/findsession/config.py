@@ -13,6 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from findsession.archive.settings import ArchiveSettings, BadArchiveSettings
 from findsession.domain import Root
 from findsession.embeddings.settings import BadEmbeddingSettings, EmbeddingSettings
 from findsession.errors import FindsessionError
@@ -65,6 +66,8 @@ class Config:
     disabled: set[str] = field(default_factory=set)
     #: The `[titles]` table: how titles are proposed and where they may be written.
     titles: TitleSettings = field(default_factory=TitleSettings)
+    #: The `[archive]` table: which sources' transcripts are kept beside the index.
+    archive: ArchiveSettings = field(default_factory=ArchiveSettings)
     #: This machine's name, for `[titles] writer`: `FINDSESSION_MACHINE`, else
     #: `[machine] name`. Hostnames can be equal on two machines, so it is never guessed.
     machine: str | None = None
@@ -130,6 +133,10 @@ def load_config() -> Config:
     try:
         config.titles = TitleSettings.from_table(titles)
     except BadTitleSettings as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    try:
+        config.archive = ArchiveSettings.from_table(data.get("archive", {}))
+    except BadArchiveSettings as exc:
         raise ConfigError(f"{path}: {exc}") from None
     machine = data.get("machine", {})
     if not isinstance(machine, dict):

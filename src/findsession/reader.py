@@ -8,15 +8,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from findsession.domain import Message, MessageKind, Session
 from findsession.errors import SessionNotFound
 from findsession.projects import within as in_scope
 from findsession.redact import redact
 from findsession.search.ids import family_heads
-from findsession.sources import SOURCES
+from findsession.sources import SOURCES, Source
 from findsession.storage.views import ReadStore
 from findsession.turns import OPENERS, numbered
+
+if TYPE_CHECKING:
+    from findsession.archive.keeper import Archive
 
 
 @dataclass
@@ -79,6 +83,7 @@ def read_session(
     first: int | None = None,
     last: int | None = None,
     raw: bool = False,
+    archive: Archive | None = None,
     within: str | None = None,
 ) -> SessionView:
     """Turns of a session: all, `turn`, or `first`..`last`, with `context` more on each side.
@@ -87,7 +92,8 @@ def read_session(
     `SessionNotFound` rather than falling back to the whole session.
 
     The text is what the index holds (secrets redacted); `raw` reads it back from the
-    transcript instead, where the transcript still holds those lines unchanged.
+    transcript instead, where the transcript still holds those lines unchanged (from
+    `archive`'s copy of a transcript that is gone).
     """
     session = resolve_session(store, ref, within)
     views: list[TurnView] = []
@@ -99,7 +105,7 @@ def read_session(
                 f"session {session.id} was pushed to this server without its transcript's"
                 " lines: read it --raw from the local index of the machine it came from"
             )
-        messages = _from_transcript(store, messages, sources)
+        messages = _from_transcript(store, messages, sources, archive)
     # Numbered as search numbers turns (a note's section is one; the first may have no
     # prompt), each block logged twice for one reply shown once.
     for number, msg in numbered(messages):
@@ -128,11 +134,15 @@ def read_session(
 
 
 def _from_transcript(
-    store: ReadStore, messages: list[Message], sources: list[tuple[str, int, int]]
+    store: ReadStore,
+    messages: list[Message],
+    sources: list[tuple[str, int, int]],
+    archive: Archive | None = None,
 ) -> list[Message]:
     """Each message with its text as the transcript has it, read back by the file's own
-    source from the files the index recorded (never a path from the caller). A line that
-    no longer redacts to the stored text (the file was rewritten) keeps the stored text."""
+    source from the files the index recorded (never a path from the caller), or from
+    the archive's copy of one that is gone. A line that no longer redacts to the stored
+    text (the file was rewritten) keeps the stored text."""
     wanted: dict[str, set[int]] = {}
     for path, line, _ in sources:
         wanted.setdefault(path, set()).add(line)
@@ -144,8 +154,10 @@ def _from_transcript(
             continue  # a format this version no longer reads: the stored text stands
         try:
             texts = source.read_back(Path(path), lines)
+        except FileNotFoundError:
+            texts = _from_archive(store, archive, path, lines, source)
         except OSError:
-            continue  # the transcript is gone: the stored text is all there is
+            continue  # unreadable: the stored text is all there is
         originals.update(((path, line, part), text) for (line, part), text in texts.items())
     out = []
     for msg, key in zip(messages, sources, strict=True):
@@ -154,3 +166,24 @@ def _from_transcript(
             msg = replace(msg, text=text)
         out.append(msg)
     return out
+
+
+def _from_archive(
+    store: ReadStore, archive: Archive | None, path: str, lines: set[int], source: Source
+) -> dict[tuple[int, int], str]:
+    """The lines of a transcript that is gone, read back by its source from the
+    archive's copy, placed as the file was below its root (a source tells a subagent or
+    a session folder from its place); none when the archive holds no usable copy."""
+    if archive is None:
+        return {}
+    state = store.file_states([path]).get(path)
+    below = Path(path).parts[-3:]
+    if state is not None and state.root and path.startswith(state.root.rstrip("/") + "/"):
+        below = Path(path[len(state.root.rstrip("/")) + 1 :]).parts
+    with archive.copy(path, list(below)) as copy:
+        if copy is None:
+            return {}
+        try:
+            return source.read_back(copy, lines)
+        except OSError:
+            return {}

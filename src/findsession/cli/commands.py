@@ -101,13 +101,19 @@ def forget(args: argparse.Namespace, ctx: Context) -> int:
     done = ctx.fs.forget(args.sessions, project=args.project)
     if args.json:
         print(
-            jsonout.dumps(jsonout.forget_json(done.forgotten, done.bytes_before, done.bytes_after))
+            jsonout.dumps(
+                jsonout.forget_json(
+                    done.forgotten, done.bytes_before, done.bytes_after, done.archived_removed
+                )
+            )
         )
     n = len(done.forgotten)
+    kept = done.archived_removed
     ctx.err.print(
         f"forgot {n} session{'s' if n != 1 else ''} and their subagents; they will not be"
         f" indexed again; index {done.bytes_before / 1e6:.1f} MB ->"
-        f" {done.bytes_after / 1e6:.1f} MB",
+        f" {done.bytes_after / 1e6:.1f} MB"
+        + (f"; {kept} archived transcripts removed" if kept else ""),
         soft_wrap=True,
     )
     return 0

@@ -6,7 +6,10 @@ working directory, so the terminal is the agent's as if it had been started by h
 Nothing is run when the command would go wrong: no command for the source, a working
 directory that is unknown or gone, an agent that is not on PATH; each is said in one
 line, with the command to run by hand on stdout. `--print` prints the command as a shell
-line instead; `--json` prints the plan.
+line instead; `--json` prints the plan. A session whose transcript its agent deleted is
+written back from the archive first (said on stderr, with `--print` too: the printed
+command works only once the file is back); one the archive holds no copy of is said in
+one line, and nothing is run.
 """
 
 from __future__ import annotations
@@ -47,6 +50,8 @@ def open_session(args: argparse.Namespace, ctx: Context) -> int:
         return 0
     if not plan["available"]:
         raise FindsessionError(f"{_named(session)} cannot be resumed: {plan['reason']}")
+    if plan["restore"] is not None:
+        restore(ctx, session, plan)
     line = render.shell_line(resume_of(plan))
     if plan["note"]:
         say(ctx.err, f"note: {plan['note']}")
@@ -64,6 +69,22 @@ def open_session(args: argparse.Namespace, ctx: Context) -> int:
         cannot=f", so {_named(session)} cannot be resumed here",
         starting=f"resuming {_named(session)} in {render.home(plan['cwd'])}",
     )
+
+
+def restore(ctx: Context, session: dict[str, Any], plan: dict[str, Any]) -> None:
+    """Write the gone transcript back from the archive, saying so; or why it cannot be."""
+    gone = plan["restore"]
+    if not gone["held"]:
+        raise FindsessionError(f"{_named(session)} cannot be resumed: {gone['reason']}")
+    done = ctx.ask(rq.Restore(session=plan["session_id"] or session["id"])).result
+    for restored in done["restored"]:
+        say(
+            ctx.err,
+            f"restored {render.home(restored['path'])} from the archive"
+            f" ({restored['bytes']:,} bytes, checked against the archive's checksums)",
+        )
+    for note in done["notes"]:
+        say(ctx.err, f"note: {note}")
 
 
 def print_or_run(

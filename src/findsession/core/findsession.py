@@ -10,6 +10,7 @@ from pathlib import Path
 
 from findsession import config
 from findsession.config import Config
+from findsession.core.archiving import ArchivingMixin
 from findsession.core.auditing import AuditingMixin
 from findsession.core.blaming import BlamingMixin
 from findsession.core.forgetting import ForgettingMixin
@@ -37,6 +38,7 @@ class Findsession(
     ForgettingMixin,
     PushingMixin,
     SharingMixin,
+    ArchivingMixin,
 ):
     """One index, opened once; close it (or use `with`) when done."""
 

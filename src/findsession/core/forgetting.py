@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from findsession.core.base import Core
+from findsession.core.archiving import ArchivingMixin
 from findsession.errors import FindsessionError
 from findsession.reader import resolve_session
 
@@ -21,14 +21,18 @@ class ForgetReport:
     forgotten: list[str]
     bytes_before: int
     bytes_after: int
+    #: Copies of their transcripts taken out of the archive (and kept out of it).
+    archived_removed: int = 0
 
 
-class ForgettingMixin(Core):
+class ForgettingMixin(ArchivingMixin):
     """`Findsession`'s forget."""
 
     def forget(self, sessions: Iterable[str] = (), project: str | None = None) -> ForgetReport:
         """Delete sessions (ids or unique prefixes) and their subagents for good, or every
-        session of `project`; later runs skip them, and the file is compacted."""
+        session of `project`; later runs skip them, and the file is compacted. The
+        archive's copies of every transcript that held them go too, and those files are
+        never archived again."""
         refs = list(sessions)
         if not refs and project is None:
             raise FindsessionError("name the sessions to forget, or a project")
@@ -44,8 +48,12 @@ class ForgettingMixin(Core):
                 )
             ids += matched
         ids = list(dict.fromkeys(ids))
+        paths = self.archived_paths(ids)
         before = self.store.size_bytes()
         with self.store.transaction():
             self.store.forget(ids)
         self.store.reclaim_space()
-        return ForgetReport(ids, before, self.store.size_bytes())
+        removed = 0
+        if self.archive.kinds or self.archive.folder.exists():
+            removed = self.archive.forget(paths)
+        return ForgetReport(ids, before, self.store.size_bytes(), removed)

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import replace
 
-from findsession.core.base import Core
+from findsession.core.archiving import ArchivingMixin
 from findsession.domain import Resume, Session
 from findsession.resume import remember_shown, resume_of, shown_session
 
@@ -17,14 +18,20 @@ from findsession.resume import remember_shown, resume_of, shown_session
 LIVE_WINDOW_S = 600
 
 
-class GoingBackMixin(Core):
+class GoingBackMixin(ArchivingMixin):
     """`Findsession`'s going back: resume, the lists shown, the live session."""
 
     def resume(self, session: Session) -> Resume:
         """The command that resumes `session` in its agent (a subagent: its parent's), the
         directory to run it in and whether that still exists, and the machine it runs
-        on when a shared server holds it from another; or why there is none."""
-        return resume_of(self.store, session, self.settings.machine)
+        on when a shared server holds it from another; or why there is none. When the
+        transcript it resumes is gone from this machine, `restore` says whether the
+        archive can write it back (`Findsession.restore`) or why not."""
+        plan = resume_of(self.store, session, self.settings.machine)
+        if not plan.available or plan.machine or not session.yours:
+            return plan
+        target = self.store.get_session(plan.session_id or session.id) or session
+        return replace(plan, restore=self.restore_plan(target))
 
     def remember_shown(self, terminal: str, session_ids: list[str]) -> None:
         """Remember the sessions a search showed `terminal`, in order, for `shown`."""

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from findsession import config
-from findsession.core.base import Core
+from findsession.core.archiving import ArchivingMixin
 from findsession.domain import Root
 from findsession.roots import RootChoice, choose_roots
 from findsession.sources import ENVIRONMENT
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 Say = Callable[[str], None]
 
 
-class IndexingMixin(Core):
+class IndexingMixin(ArchivingMixin):
     """`Findsession`'s indexing: roots, index, embed."""
 
     def roots(self, paths: Iterable[str | Path] = (), source: str | None = None) -> RootChoice:
@@ -64,7 +64,8 @@ class IndexingMixin(Core):
         only: Collection[str] | None = None,
     ) -> IndexReport:
         """Bring the keyword index up to date with the transcripts under `roots`; `only`:
-        just these changed files, when the index already knows every one of them."""
+        just these changed files, when the index already knows every one of them. The
+        archive copies what is read of the sources it keeps."""
         from findsession.indexing import index_roots
         from findsession.indexing.writes import derive_backlog
 
@@ -77,6 +78,7 @@ class IndexingMixin(Core):
             exclude=self.settings.exclude,
             only=only,
             committed_stores=self.settings.committed_stores,
+            archive=self.archive,
         )
         if not report.interrupted:  # sessions indexed before the index of files written
             derive_backlog(self.store)

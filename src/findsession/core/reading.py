@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from findsession.core.base import Core
+from findsession.core.archiving import ArchivingMixin
 from findsession.core.options import ListOptions, ReadOptions
 from findsession.domain import IndexStatus, SearchResponse, Session, SourceReport
 from findsession.embeddings import configured_embedder, model_of_identity
@@ -33,7 +33,7 @@ def _without(response: SearchResponse, session_id: str, top: int) -> SearchRespo
     )
 
 
-class ReadingMixin(Core):
+class ReadingMixin(ArchivingMixin):
     """`Findsession`'s reading: search, read, sessions, sources, status."""
 
     def search(self, query: str, options: SearchOptions | None = None) -> SearchResponse:
@@ -63,9 +63,17 @@ class ReadingMixin(Core):
         return response
 
     def read(self, session: str, options: ReadOptions | None = None) -> SessionView:
-        """A session's turns (all, one, or a range, with `context` around them); under a
-        boundary (`options.within`: see `projects.bounded`) only a session of that project."""
-        return read_session(self.store, session, **vars(options or ReadOptions()))
+        """A session's turns (all, one, or a range, with `context` around them);
+        `options.raw`: the text as its transcript holds it, from the archive's copy when
+        the transcript is gone; under a boundary (`options.within`: see
+        `projects.bounded`) only a session of that project."""
+        options = options or ReadOptions()
+        return read_session(
+            self.store,
+            session,
+            **vars(options),
+            archive=self.archive if options.raw else None,
+        )
 
     def session(self, ref: str, *, within: str | None = None) -> Session:
         """The session with this id, or the one session whose id starts with it (under a
@@ -89,7 +97,9 @@ class ReadingMixin(Core):
     def sources(self) -> list[SourceReport]:
         """Every known source: on or off, the places it reads, and its files, sessions
         and skipped lines in the index."""
-        return source_reports(self.settings, self.store)
+        return self.with_archive(source_reports(self.settings, self.store))
 
     def status(self) -> IndexStatus:
-        return self.store.status()
+        status = self.store.status()
+        status.archive = self.archive_status()
+        return status

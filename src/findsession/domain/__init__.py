@@ -7,6 +7,7 @@ sessions that wrote a file. Import from here.
 """
 
 from findsession.domain.answers import (
+    ArchiveStatus,
     AuditRecord,
     Confidence,
     Exclusions,
@@ -27,6 +28,8 @@ from findsession.domain.records import (
     MetaEvent,
     MetaKind,
     Problem,
+    Restore,
+    Restored,
     Resume,
     Root,
     Session,
@@ -35,6 +38,7 @@ from findsession.domain.records import (
 from findsession.domain.writes import FileWrite
 
 __all__ = [
+    "ArchiveStatus",
     "AuditRecord",
     "Blame",
     "BlameLine",
@@ -53,6 +57,8 @@ __all__ = [
     "MetaEvent",
     "MetaKind",
     "Problem",
+    "Restore",
+    "Restored",
     "Resume",
     "Root",
     "ScoreParts",

@@ -178,6 +178,26 @@ class SourceReport:
     #: A chat app's export: it reads only the exports named to it (`roots` lists those
     #: the index holds), never a standard place.
     export: bool = False
+    #: Whether the archive keeps its transcripts; its sessions whose file is gone, and
+    #: how many of those the archive holds.
+    archived: bool = False
+    gone: int = 0
+    gone_held: int = 0
+
+
+@dataclass(slots=True)
+class ArchiveStatus:
+    """The archive of transcripts beside the index: where, how big, which sources it
+    keeps, and how many sessions whose file is gone it can bring back."""
+
+    path: str
+    files: int
+    bytes: int
+    #: The sources whose transcripts it keeps (`[archive]`).
+    sources: list[str]
+    #: Sessions whose transcript file is gone, and those of them whose file it holds.
+    gone_sessions: int = 0
+    gone_held: int = 0
 
 
 @dataclass
@@ -207,6 +227,8 @@ class IndexStatus:
     embedding_model: str | None = None
     embedded_units: int = 0
     vector_chunks: int = 0
+    #: The archive of transcripts (None when asked of a server that keeps none).
+    archive: ArchiveStatus | None = None
     #: On a team's shared server: where the sessions the asker sees came from, one entry
     #: per owner and machine ({"owner", "machine", "sessions", "yours"}), the asker's
     #: first; empty in a local index. A pushed server has no index runs of its own.

@@ -162,6 +162,28 @@ class Session:
 
 
 @dataclass(frozen=True, slots=True)
+class Restore:
+    """A session's transcript is gone from where its agent looks for it (its agent
+    deleted it, as Claude Code does after `cleanupPeriodDays`): whether findsession's
+    archive holds a copy to write back before the agent resumes it, or why not."""
+
+    #: Where the transcript was, and where it is written back.
+    path: str
+    #: The archive holds a copy.
+    held: bool
+    #: Why it cannot come back, when it is not held (one line).
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Restored:
+    """A transcript written back from the archive, checked against its checksums."""
+
+    path: str
+    bytes: int
+
+
+@dataclass(frozen=True, slots=True)
 class Resume:
     """How to go back into a session with its own agent, or why there is no way.
 
@@ -187,6 +209,9 @@ class Resume:
     #: The machine the command must run on, when it is not this one (a session pushed
     #: to a shared server from another of the person's machines): its transcript is there.
     machine: str | None = None
+    #: Set when the session's transcript is gone: `open` writes it back from the archive
+    #: first (`Findsession.restore`), or says why it cannot.
+    restore: Restore | None = None
 
     @property
     def available(self) -> bool:

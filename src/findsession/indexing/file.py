@@ -10,10 +10,11 @@ import hashlib
 import os
 import time
 from dataclasses import replace
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from findsession.domain import Message
 from findsession.errors import FindsessionError
+from findsession.indexing.archiving import Copier
 from findsession.indexing.failures import file_failed
 from findsession.indexing.records import redacted_problem, store_records
 from findsession.indexing.report import IndexReport
@@ -25,6 +26,9 @@ from findsession.sources.cursor import Reading
 from findsession.sources.opening import NotRegular, open_regular
 from findsession.storage.base import FileState
 from findsession.storage.views import IndexStore
+
+if TYPE_CHECKING:
+    from findsession.archive.keeper import Archive
 
 
 class Abort(Exception):
@@ -38,9 +42,11 @@ def index_file(
     state: FileState | None,
     report: IndexReport,
     excluded: tuple[str, ...] = (),
+    copier: Copier | None = None,
 ) -> None:
-    """Bring one file's part of the index up to date; on `Abort` the caller's savepoint
-    is rolled back and the error is in the report.
+    """Bring one file's part of the index up to date (and hand what was read to
+    `copier`, for the archive); on `Abort` the caller's savepoint is rolled back and the
+    error is in the report.
 
     Any other exception while the file is read (a reader meeting a record it did not
     expect) rolls the file's savepoint back too, and is reported as the file's: its row
@@ -65,7 +71,7 @@ def index_file(
     part = IndexReport(roots=[])
     try:
         with fh, store.transaction():
-            _index_open_file(store, sf, root, state, part, excluded, fh)
+            _index_open_file(store, sf, root, state, part, excluded, fh, copier)
     except Abort:
         report.errors.extend(part.errors)  # the I/O error, said once
         raise
@@ -85,18 +91,24 @@ def _index_open_file(
     report: IndexReport,
     excluded: tuple[str, ...],
     fh: IO[bytes],
+    copier: Copier | None = None,
 ) -> None:
     """`index_file`'s work once the file is open, inside its savepoint."""
     path = str(sf.path)
     size, mtime_ns = file_stamp(sf.source, sf.path, os.fstat(fh.fileno()))
     for old in sf.supersedes if state is None else ():
-        _drop_superseded(store, str(old), path)
+        _drop_superseded(store, str(old), path, copier.archive if copier else None)
     session_id = state.session_id if state and state.session_id else _claim_id(store, sf)
     reads = _Reads(sf, fh, report)
-    reading = reads.next(_stored_cursor(state))
+    stored = _stored_cursor(state)
+    reading = reads.next(stored)
+    # Where this read began, for the archive: 0 when the file is read from the top.
+    began = 0 if reading.fresh or stored is None else stored.offset
     new_state = FileState(path, sf.source, root, session_id, size, mtime_ns, 0, 0, None)
     if reading.unchanged:
         report.files_unchanged += 1
+        if copier is not None:
+            copier.keep(path, sf.source, fh.fileno(), began, reading.cursor.offset)
         store.save_file(_ended(new_state, reading.cursor, reads.cut, fh, report))
         return
     # Sessions that lose records are rebuilt below, with those that gain them.
@@ -139,6 +151,7 @@ def _index_open_file(
             break
         if reading.fresh:  # it read from the top again: what it gave before goes
             forgotten |= set(store.forget_file_content(path))
+            began = 0
     new_state = _ended(new_state, done, reads.cut, fh, report)
     if sf.is_subagent and sf.parent_id is None and parent and parent != session_id:
         # A layout that does not name a subagent's parent (Claude Code 2.0.x flat
@@ -146,6 +159,8 @@ def _index_open_file(
         sf = replace(sf, parent_id=parent)
     for sid in sorted(sessions | forgotten):
         rebuild_session(store, sid, sf, session_id, path, report)
+    if copier is not None:
+        copier.keep(path, sf.source, fh.fileno(), began, done.offset)
     store.save_file(new_state)
 
 
@@ -221,11 +236,14 @@ def _stored_cursor(state: FileState | None) -> Cursor | None:
     return Cursor.restored(state.offset, state.lines, state.tail_hash)
 
 
-def _drop_superseded(store: IndexStore, old: str, path: str) -> None:
-    """Remove the file `path` replaces, and read again the files that skipped its lines
-    as replays (as pruning a vanished file does), so nothing it held is lost."""
+def _drop_superseded(store: IndexStore, old: str, path: str, archive: Archive | None) -> None:
+    """Remove the file `path` replaces (and its archived copy: `path` holds the session
+    now), and read again the files that skipped its lines as replays (as pruning a
+    vanished file does), so nothing it held is lost."""
     if not store.file_sources([old]):
         return
+    if archive is not None:
+        archive.drop([old])
     replaying = store.replaying_files(old)
     store.remove_file(old)
     for other in replaying:

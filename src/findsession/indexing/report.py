@@ -41,6 +41,10 @@ class IndexReport:
     #: Files whose read was cut short at the work one read may cost (lines, seconds,
     #: decompressed bytes: `sources.budget`), with where and what happens to the rest.
     cut: list[tuple[str, str]] = field(default_factory=list)
+    #: Bytes added to the archive of transcripts (compressed), and the files that could
+    #: not be archived with why (the index has them all the same).
+    archived_bytes: int = 0
+    archive_errors: list[tuple[str, str]] = field(default_factory=list)
     #: The roots were walked in full (no list of changed files, or one the index did not
     #: know all of).
     full_scan: bool = True
@@ -58,12 +62,14 @@ class IndexReport:
             "lines_read",
             "sessions_changed",
             "units_written",
+            "archived_bytes",
         ):
             setattr(self, name, getattr(self, name) + getattr(part, name))
         self.problems.extend(part.problems)
         self.errors.extend(part.errors)
         self.skipped.extend(part.skipped)
         self.cut.extend(part.cut)
+        self.archive_errors.extend(part.archive_errors)
         for kind, n in part.redacted.items():
             self.redacted[kind] = self.redacted.get(kind, 0) + n
 

@@ -12,9 +12,11 @@ import time
 from collections.abc import Collection, Iterable
 from contextlib import suppress
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from findsession.domain import Root
 from findsession.errors import FindsessionError, IndexFull
+from findsession.indexing.archiving import Copier, archive_unchanged
 from findsession.indexing.failures import file_failed
 from findsession.indexing.file import Abort, index_file
 from findsession.indexing.readings import read_again_if_read_differently
@@ -30,7 +32,11 @@ from findsession.indexing.scan import (
 from findsession.redact import redact
 from findsession.sources import SOURCES, SourceFile, file_stamp
 from findsession.sources.git_index import tracked
+from findsession.storage.base import FileState
 from findsession.storage.views import IndexStore
+
+if TYPE_CHECKING:
+    from findsession.archive.keeper import Archive
 
 
 def index_roots(
@@ -42,6 +48,7 @@ def index_roots(
     exclude: Iterable[str] = (),
     only: Collection[str] | None = None,
     committed_stores: bool = False,
+    archive: Archive | None = None,
 ) -> IndexReport:
     """Index every transcript under `roots` into `store` and report what changed.
 
@@ -51,6 +58,9 @@ def index_roots(
     every root); a new or vanished file among them means a full scan.
     `committed_stores`: read the stores kept inside a project that its git repository
     tracks (see `scan.Committed`); what such a store gave before goes when it is left out.
+    `archive`: where the transcripts of the sources it keeps are copied as they are read
+    (and a file it lacks, whole), and from which `prune` drops the copies of the files it
+    prunes.
     """
     excluded = tuple(str(Path(g).expanduser()) for g in exclude)
     started = time.perf_counter()
@@ -58,6 +68,7 @@ def index_roots(
     report = IndexReport(roots=[str(r.path) for r in roots])
     run_id = _start_run(store, report)
     seen: set[str] = set()
+    copier = Copier(archive) if archive is not None else None
     try:
         changed = known_changes(store, roots, only) if only is not None else None
         if changed is not None and not committed_stores and _now_committed(changed[0]):
@@ -76,9 +87,10 @@ def index_roots(
             found = scan(roots, report, seen, unwalked, committed)
             _forget_left_out(store, committed.paths & set(known))
             walked = [r for r in roots if str(r.path) not in unwalked]
-            if handle_vanished(store, walked, known, seen, prune, report):
+            if handle_vanished(store, walked, known, seen, prune, report, archive):
                 known = store.file_states()
         work: list[tuple[SourceFile, str]] = []
+        unchanged: list[tuple[Found, FileState]] = []
         for f in found:
             state = known.get(str(f.path))
             if (
@@ -87,6 +99,7 @@ def index_roots(
                 and (state.size, state.mtime_ns) == file_stamp(f.source, f.path, f.stat)
             ):
                 report.files_unchanged += 1
+                unchanged.append((f, state))
                 continue
             if _named_with_a_secret(store, str(f.path), state is not None, report):
                 continue
@@ -104,10 +117,12 @@ def index_roots(
                     progress(done - 1, len(work), str(sf.path))
                 # On Abort the error is reported and the file's savepoint rolled back.
                 with suppress(Abort):
-                    index_file(store, sf, root_key, known.get(str(sf.path)), report, excluded)
+                    state = known.get(str(sf.path))
+                    index_file(store, sf, root_key, state, report, excluded, copier)
                 group.file_done(report.bytes_read)
         if progress and work:
             progress(len(work), len(work), "")
+        archive_unchanged(copier, unchanged, report)
     except KeyboardInterrupt:
         report.interrupted = True
     except IndexFull as exc:
@@ -116,6 +131,9 @@ def index_roots(
         report.interrupted = True
         report.errors.append(("(index)", f"{exc}; free space and run `findsession index` again"))
         store.end_open_transaction(commit=False)
+    finally:
+        if copier is not None:
+            copier.close(report)
     report.sessions_total, report.turns_total = store.totals()
     report.seconds = time.perf_counter() - started
     _finish_run(store, run_id, report)

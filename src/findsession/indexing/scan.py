@@ -8,6 +8,7 @@ import stat
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from findsession.domain import Root
 from findsession.indexing.failures import failure_reason
@@ -17,6 +18,9 @@ from findsession.sources.git_index import tracked
 from findsession.sources.opening import file_type
 from findsession.storage.base import FileState
 from findsession.storage.views import IndexStore
+
+if TYPE_CHECKING:
+    from findsession.archive.keeper import Archive
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,8 +163,10 @@ def handle_vanished(
     seen: set[str],
     prune: bool,
     report: IndexReport,
+    archive: Archive | None = None,
 ) -> set[str]:
-    """Keep sessions whose file is gone (marked missing) unless asked to prune them.
+    """Keep sessions whose file is gone (marked missing) unless asked to prune them
+    (then their copies in `archive` go too: the person asked for them to be gone).
 
     A pruned file's lines may live on in another file that repeated them (a copy in an
     archive root, a project folder moved within a root, a resumed session): those lines
@@ -177,6 +183,8 @@ def handle_vanished(
                 replaying = store.replaying_files(path)
                 store.remove_file(path)
                 report.files_pruned += 1
+                if archive is not None:
+                    archive.drop([path])
                 for other in replaying:
                     if other in known and other != path:
                         store.read_again(other)

@@ -16,7 +16,9 @@ def resume_json(r: Resume | None) -> dict[str, Any] | None:
     """How to go back into a session: the agent's command as an argv list (never a shell
     line), the directory to run it in and whether it still exists, the session it
     resumes (a subagent's parent), a note, the machine to run it on when it is not this
-    one; or, when `available` is false, the reason."""
+    one, and `restore` when its transcript is gone (the archive holds a copy `open`
+    writes back first, or why it cannot come back); or, when `available` is false, the
+    reason."""
     if r is None:
         return None
     return {
@@ -28,6 +30,9 @@ def resume_json(r: Resume | None) -> dict[str, Any] | None:
         "note": r.note,
         "reason": r.reason,
         "machine": r.machine,
+        "restore": None
+        if r.restore is None
+        else {"path": r.restore.path, "held": r.restore.held, "reason": r.restore.reason},
     }
 
 

@@ -17,15 +17,23 @@ if TYPE_CHECKING:  # the reports' types only: importing the indexer would bring 
     from findsession.indexing.embed import EmbedReport
 
 
-def forget_json(ids: list[str], before: int, after: int) -> dict[str, Any]:
-    """`findsession.forget/1`: the sessions deleted and the file's size around it."""
-    return {"schema": FORGET_SCHEMA, "forgotten": ids, "bytes_before": before, "bytes_after": after}
+def forget_json(ids: list[str], before: int, after: int, archived: int = 0) -> dict[str, Any]:
+    """`findsession.forget/1`: the sessions deleted, the file's size around it, and the
+    copies of their transcripts taken out of the archive."""
+    return {
+        "schema": FORGET_SCHEMA,
+        "forgotten": ids,
+        "bytes_before": before,
+        "bytes_after": after,
+        "archived_removed": archived,
+    }
 
 
 def sources_json(reports: list[SourceReport]) -> dict[str, Any]:
     """`findsession.sources/1`: each source, whether it is on, where it looks (and whether
-    that place exists), what it cannot read here, and its files, sessions, subagents and
-    skipped lines."""
+    that place exists), what it cannot read here, its files, sessions, subagents and
+    skipped lines, whether the archive keeps its transcripts, and its sessions whose file
+    is gone with how many of those the archive holds."""
     return {
         "schema": SOURCES_SCHEMA,
         "sources": [
@@ -36,6 +44,9 @@ def sources_json(reports: list[SourceReport]) -> dict[str, Any]:
                 "notes": list(r.notes),
                 "export": r.export,
                 **asdict(r.counts),
+                "archived": r.archived,
+                "gone": r.gone,
+                "gone_held": r.gone_held,
             }
             for r in reports
         ],
@@ -57,6 +68,7 @@ def index_json(r: IndexReport, embedded: EmbedReport | None = None) -> dict[str,
     data["errors"] = [{"path": path, "error": err} for path, err in r.errors]
     data["skipped"] = [{"path": path, "reason": why} for path, why in r.skipped]
     data["cut"] = [{"path": path, "reason": why} for path, why in r.cut]
+    data["archive_errors"] = [{"path": path, "error": why} for path, why in r.archive_errors]
     data["skipped_by_reason"] = r.skipped_by_reason()
     data["embedding"] = None
     if embedded is not None:

@@ -41,6 +41,16 @@ def resume(fs: Findsession, r: rq.Resume) -> dict[str, Any]:
     return jsonout.open_json(session, fs.resume(session))
 
 
+def restore(fs: Findsession, r: rq.Restore) -> dict[str, Any]:
+    """What was written back from the archive (each file's path and size) and what could
+    not be (a subagent's file), one line each."""
+    done = fs.restore(fs.session(r.session))
+    return {
+        "restored": [{"path": w.path, "bytes": w.bytes} for w in done.restored],
+        "notes": list(done.notes),
+    }
+
+
 def status(fs: Findsession, r: rq.Status) -> dict[str, Any]:
     return jsonout.status_json(fs.status())
 
@@ -83,7 +93,7 @@ def export(fs: Findsession, r: rq.Export) -> dict[str, Any]:
 def reader(fs: Findsession, r: rq.Reader) -> dict[str, Any]:
     """`findsession.read/1` with tool calls, each message's size and long ones cut, the
     session's `parent` and `subagents`, and `resume` with `shell`, the line `open
-    --print` prints."""
+    --print` prints (for a transcript the archive brings back, `findsession open ID`)."""
     view = fs.read(r.session, ReadOptions(tools=True))
     data = read_payload(view)
     data.update(family_json(fs, view.session.id, data))
@@ -91,6 +101,12 @@ def reader(fs: Findsession, r: rq.Reader) -> dict[str, Any]:
     data["resume"] = jsonout.resume_json(plan)
     if data["resume"] is not None:
         data["resume"]["shell"] = render.shell_line(plan) if plan.available else None
+        if plan.available and plan.restore is not None:
+            # Its transcript is gone: `open` writes it back from the archive first (no
+            # line when the archive holds no copy).
+            held = plan.restore.held
+            shell = f"findsession open {render.shell_word(view.session.id)}" if held else None
+            data["resume"]["shell"] = shell
     return data
 
 
@@ -107,6 +123,7 @@ OPERATIONS: dict[str, Callable[[Findsession, Any], dict[str, Any]]] = {
     rq.Handoff.op: handoff,
     rq.Export.op: export,
     rq.Reader.op: reader,
+    rq.Restore.op: restore,
 }
 
 

@@ -115,6 +115,13 @@ class Resume(Request, op="resume"):
     position: int | None = None
 
 
+class Restore(Request, op="restore"):
+    """`Findsession.restore`: the gone transcript of the session `open` resumes (and its
+    subagents'), written back from the archive where its agent looks for it."""
+
+    session: str
+
+
 class Status(Request, op="status"):
     """`Findsession.status`: what the index holds."""
 
@@ -167,7 +174,7 @@ class Reader(Request, op="reader"):
 REQUESTS: dict[str, type[Request]] = {
     r.op: r
     for r in (Search, RememberShown, Read, Resume, Status, Sources, Sessions, Blame, Handoff)
-    + (Export, Reader)
+    + (Export, Reader, Restore)
 }
 
 

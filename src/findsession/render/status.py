@@ -65,6 +65,8 @@ def print_sources(out: Console, reports: list[SourceReport], everything: bool = 
         if c.problems:
             held += f", {c.problems} lines skipped"
         out.print(held, style="dim")
+        if r.archived or r.gone:
+            out.print(f"  {_gone(r.gone, r.gone_held, r.archived)}", style="dim", soft_wrap=True)
     if absent:
         out.print(
             Text(
@@ -126,7 +128,12 @@ def print_status(out: Console, st: dict[str, Any]) -> None:
         (
             "sessions",
             f"{st['sessions']} ({st['subagent_sessions']} subagent, "
-            f"{st['missing_sessions']} whose file is gone)",
+            f"{st['missing_sessions']} whose file is gone"
+            + (
+                f", {st['archive']['gone_held']} of them in the archive)"
+                if st["archive"]
+                else ")"
+            ),
         ),
         ("turns", str(st["turns"])),
         ("units", str(st["units"])),
@@ -149,6 +156,8 @@ def print_status(out: Console, st: dict[str, Any]) -> None:
         )
     elif not st["pushed"]:
         rows.append(("last run", "never: run `findsession index`"))
+    if st["archive"] is not None:
+        rows.append(("archive", _archive(st["archive"])))
     if st["pushed"]:
         rows.append(("pushed from", "\n".join(_origin(o) for o in st["pushed"])))
     kinds = ", ".join(f"{n} {kind}" for kind, n in st["redacted"].items())
@@ -195,6 +204,9 @@ def print_index_report(err: Console, r: IndexReport, verbose: bool) -> None:
     for path, reason in r.cut:
         line = f"cut short {home(path)}: {printable(reason)}"
         err.print(Text(line, style="yellow"), soft_wrap=True)
+    for path, reason in r.archive_errors:
+        line = f"not archived {home(path)}: {printable(reason)}"
+        err.print(Text(line, style="yellow"), soft_wrap=True)
     if r.read_anew:
         anew = ", ".join(r.read_anew)
         line = f"read again from the start, as this release reads them otherwise: {anew}"
@@ -218,6 +230,22 @@ def print_index_report(err: Console, r: IndexReport, verbose: bool) -> None:
     err.print(line, soft_wrap=True, highlight=False)
     if r.interrupted:
         err.print("the index is consistent; run `findsession index` again to finish")
+
+
+def _gone(gone: int, held: int, archived: bool) -> str:
+    """A source's line on the archive: whether it keeps the source's transcripts, and
+    of its sessions whose file is gone, how many it holds."""
+    kept = "archive: on" if archived else "archive: off"
+    if not gone:
+        return f"{kept}; no session's file is gone"
+    return f"{kept}; {gone} sessions whose file is gone, {held} of them in the archive"
+
+
+def _archive(a: dict) -> str:
+    """The archive's line of `status`, from its `--json` object."""
+    where = f"{_size(a['bytes'])} in {a['files']} files at {home(a['path'])}"
+    keeps = ", ".join(a["sources"]) if a["sources"] else "nothing (`[archive]` in the config)"
+    return f"{where}; keeps {keeps}"
 
 
 def _size(n: int) -> str:

@@ -101,6 +101,11 @@ class Entry:
     agent: bool = True
     #: How its agent starts with a first prompt, when it can (see `Start`).
     start: Start | None = None
+    #: Its agent deletes its own transcripts after a while by default (Claude Code's
+    #: `cleanupPeriodDays`, Gemini CLI's `sessionRetention`, Warp's oldest beyond 200):
+    #: findsession's archive keeps a copy of its files unless `[archive]` says otherwise
+    #: (docs/sources.md); an SQLite store (Warp's) is never copied.
+    deletes_own_files: bool = False
     #: A chat app's data export: read from the roots the person names (never looked for
     #: on the machine), which the index remembers and reads again.
     export: bool = False
@@ -118,6 +123,7 @@ ENTRIES: tuple[Entry, ...] = (
         spoken=("claude",),
         env=("CLAUDE_CONFIG_DIR",),
         start=Start(("claude",)),
+        deletes_own_files=True,
     ),
     Entry(
         SourceKind.CODEX,
@@ -138,6 +144,7 @@ ENTRIES: tuple[Entry, ...] = (
         spoken=("gemini",),
         env=("GEMINI_CLI_HOME", "GEMINI_CLI_TRUSTED_FOLDERS_PATH"),
         start=Start(("gemini", "--prompt-interactive"), as_option=True),
+        deletes_own_files=True,
     ),
     Entry(
         SourceKind.QWEN,
@@ -240,6 +247,9 @@ ENTRIES: tuple[Entry, ...] = (
         "warp:WarpSource",
         spoken=("warp-terminal",),
         env=("XDG_STATE_HOME", "LOCALAPPDATA"),
+        # Beyond 200 conversations: its store is a database, which the archive never
+        # copies; the index keeps what it read of each conversation.
+        deletes_own_files=True,
     ),
     Entry(SourceKind.SPECSTORY, "specstory:SpecStorySource", spoken=("specstory",)),
     Entry(SourceKind.CHATGPT, "chatgpt:ChatGptSource", spoken=("chatgpt",), export=True),

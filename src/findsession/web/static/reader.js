@@ -37,6 +37,7 @@ export async function readerView(main, ref, params, backHref, isCurrent) {
       el("span", { text: `${data.total_turns} turn${data.total_turns === 1 ? "" : "s"}` }),
       s.model ? el("span", { class: "model", text: s.model }) : null,
       el("span", { class: "sid", text: s.id }),
+      goneMark(s, data.resume),
     ),
     data.parent
       ? el(
@@ -84,8 +85,21 @@ function downloads(id) {
   );
 }
 
+// A session whose transcript is gone (its agent deleted it): whether the archive holds a copy.
+function goneMark(s, resume) {
+  const restore = resume && resume.restore;
+  if (!s.missing && !restore) return null;
+  const held = restore ? restore.held : null;
+  const text = held === true ? "transcript gone · kept in the archive" : held === false ? "transcript gone · no copy kept" : "transcript gone";
+  return el("span", { class: "gone", id: "gone-mark", text });
+}
+
 function resumeBox(resume) {
   if (!resume) return null;
+  const restore = resume.restore;
+  if (restore && !restore.held) {
+    return el("p", { class: "resume none", text: `cannot resume: ${restore.reason}` });
+  }
   if (!resume.available || !resume.shell) {
     return el("p", { class: "resume none", text: `cannot resume: ${resume.reason || "no command"}` });
   }
@@ -97,6 +111,7 @@ function resumeBox(resume) {
     el("code", { id: "resume-line", text: resume.shell }),
     button,
     resume.note ? el("p", { class: "note", text: resume.note }) : null,
+    restore ? el("p", { class: "note", text: "Its transcript is gone; this writes it back from the archive, then resumes it." }) : null,
   );
 }
 
