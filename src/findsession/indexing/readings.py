@@ -26,8 +26,10 @@ from findsession.storage.views import IndexStore
 
 #: The reading every source shares: turn building (`indexing.turns`) and redaction
 #: (`redact`). 2: a turn may open without a typed prompt (a session started by `/init`
-#: kept its first replies in no turn).
-SHARED = 2
+#: kept its first replies in no turn). 3: thirteen more kinds of secret are redacted
+#: (Vault, Groq, DigitalOcean tokens, `curl -u`, `.netrc`, ...), and a token the stored
+#: cap cuts keeps no prefix.
+SHARED = 3
 #: What an index made before readings were recorded was read with.
 FIRST = "1.1"
 
