@@ -10,15 +10,14 @@ on the real CLI: the peak RSS of indexing a session eight times longer is about 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from conftest import CLI
+from peak_memory import run_measured, supported
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "wait4"), reason="reads a child's peak RSS")
+pytestmark = pytest.mark.skipif(not supported(), reason="reads a process's peak from /proc")
 
 WORDS = ("deploy", "health", "check", "gunicorn", "preload", "worker", "schema", "vector")
 
@@ -42,22 +41,36 @@ def _session(path: Path, turns: int) -> None:
                     "message": {
                         "id": f"m{t}",
                         "role": "assistant",
-                        "content": [{"type": "tool_use", "id": f"tu{t}", "name": "Bash",
-                                     "input": {"command": f"make step {t}"}}],
+                        "content": [
+                            {
+                                "type": "tool_use",
+                                "id": f"tu{t}",
+                                "name": "Bash",
+                                "input": {"command": f"make step {t}"},
+                            }
+                        ],
                     },
                 },  # fmt: skip
                 {
                     "type": "user",
                     "message": {
                         "role": "user",
-                        "content": [{"type": "tool_result", "tool_use_id": f"tu{t}",
-                                     "content": text(450, t + 1)}],
+                        "content": [
+                            {
+                                "type": "tool_result",
+                                "tool_use_id": f"tu{t}",
+                                "content": text(450, t + 1),
+                            }
+                        ],
                     },
                 },  # fmt: skip
                 {
                     "type": "assistant",
-                    "message": {"id": f"r{t}", "role": "assistant",
-                                "content": [{"type": "text", "text": text(180, t + 2)}]},
+                    "message": {
+                        "id": f"r{t}",
+                        "role": "assistant",
+                        "content": [{"type": "text", "text": text(180, t + 2)}],
+                    },
                 },  # fmt: skip
             ]
             for n, line in enumerate(lines):
@@ -66,16 +79,15 @@ def _session(path: Path, turns: int) -> None:
 
 def _peak_mb(cli: CLI, root: Path) -> float:
     """Peak RSS of `findsession index` over `root`, in MB, and it succeeded."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "findsession", "index", "--no-embed", str(root)],
-        env=cli.env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+    code, peak = run_measured(
+        ["index", "--no-embed", str(root)],
+        cli.env,
+        root.parent,
+        subprocess.DEVNULL,
+        subprocess.DEVNULL,
     )
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    assert proc.returncode == 0, proc.stderr.read() if proc.stderr else ""
-    return usage.ru_maxrss / 1024
+    assert code == 0
+    return peak
 
 
 def test_indexing_memory_does_not_grow_with_the_session(tmp_path: Path) -> None:

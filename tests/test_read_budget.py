@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -20,6 +17,7 @@ import pytest
 import zstandard
 from chat_exports import APPS, expected, zipped
 from conftest import CLI, index
+from peak_memory import run_measured
 from transcripts import Transcript, project_dir
 
 from findsession.domain import Root
@@ -154,17 +152,13 @@ def _indexed(cli: CLI, folder: Path) -> tuple[dict[str, Any], str, float, float]
     out, err = folder / "out", folder / "err"
     started = time.monotonic()
     with out.open("wb") as stdout, err.open("wb") as stderr:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "findsession", "index", "--json", "--no-embed"],
-            env=cli.env,
-            stdout=stdout,
-            stderr=stderr,
+        code, peak = run_measured(
+            ["index", "--json", "--no-embed"], cli.env, folder, stdout, stderr
         )
-        _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.monotonic() - started
     said = err.read_text("utf-8")
-    assert os.waitstatus_to_exitcode(status) == 0, said
-    return json.loads(out.read_text("utf-8")), said, seconds, usage.ru_maxrss / 1024
+    assert code == 0, said
+    return json.loads(out.read_text("utf-8")), said, seconds, peak
 
 
 def test_a_compressed_file_of_valid_records_adds_what_its_size_allows(
