@@ -94,6 +94,37 @@ class ExportFormat(Protocol):
         conversations), or None for every other file."""
 
 
+@dataclass(frozen=True)
+class ConversationsArray:
+    """An export whose conversations are one JSON array in `conversations.json`
+    (ChatGPT's, Claude.ai's): what each app differs in given as data, its conversation
+    read from an item (`read_one`) and as records (`to_records`), and its chats' address
+    (`chat_link`, with `{key}`)."""
+
+    app: str
+    read_one: Callable[[Item], Conversation | Problem]
+    to_records: Callable[[Conversation, list[Problem]], list[Record]]
+    chat_link: str
+    document: str = "conversations.json"
+
+    def is_document(self, path: str) -> bool:
+        return path.replace("\\", "/").rsplit("/", 1)[-1] == self.document
+
+    def conversations(
+        self, items: Iterable[Item], problems: list[Problem]
+    ) -> Iterator[Conversation]:
+        return conversations_of(items, problems, self.app, self.read_one)
+
+    def records(self, conv: Conversation, problems: list[Problem]) -> list[Record]:
+        return self.to_records(conv, problems)
+
+    def unread(self, path: str) -> str | None:
+        return None
+
+    def link(self, key: str) -> str | None:
+        return self.chat_link.format(key=key)
+
+
 class ChatExportSource(Source):
     """One chat app's exports: read only from the roots the person names."""
 

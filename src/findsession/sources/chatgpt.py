@@ -11,53 +11,17 @@ files uploaded and images made in the conversations. Only `conversations.json` i
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-
 from findsession.domain import Problem
 from findsession.sources.chat_export import (
     ChatExportSource,
     Conversation,
-    conversations_of,
+    ConversationsArray,
     key_of,
     token,
 )
 from findsession.sources.chatgpt_records import conversation_records
-from findsession.sources.cursor import Record
 from findsession.sources.json_array import Item
 from findsession.sources.registry import SourceKind
-
-DOCUMENT = "conversations.json"
-
-
-class ChatGptExport:
-    """The shape of ChatGPT's export."""
-
-    app = "ChatGPT"
-    document = DOCUMENT
-
-    def is_document(self, path: str) -> bool:
-        return path.replace("\\", "/").rsplit("/", 1)[-1] == DOCUMENT
-
-    def conversations(
-        self, items: Iterable[Item], problems: list[Problem]
-    ) -> Iterator[Conversation]:
-        return conversations_of(items, problems, self.app, _conversation)
-
-    def records(self, conv: Conversation, problems: list[Problem]) -> list[Record]:
-        return conversation_records(conv, problems)
-
-    def unread(self, path: str) -> str | None:
-        return None
-
-    def link(self, key: str) -> str | None:
-        return f"https://chatgpt.com/c/{key}"
-
-
-class ChatGptSource(ChatExportSource):
-    """ChatGPT's exports, from the roots the person names."""
-
-    kind = SourceKind.CHATGPT
-    format = ChatGptExport()
 
 
 def _conversation(item: Item) -> Conversation | Problem:
@@ -76,3 +40,12 @@ def _not_one(item: Item) -> Problem:
         else "not a ChatGPT conversation"
     )
     return Problem(item.index + 1, shape, item.text[:80])
+
+
+class ChatGptSource(ChatExportSource):
+    """ChatGPT's exports, from the roots the person names."""
+
+    kind = SourceKind.CHATGPT
+    format = ConversationsArray(
+        "ChatGPT", _conversation, conversation_records, "https://chatgpt.com/c/{key}"
+    )

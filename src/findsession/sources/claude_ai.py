@@ -9,53 +9,17 @@ conversation's id is its `uuid`, the same in every export of the account.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-
 from findsession.domain import Problem
 from findsession.sources.chat_export import (
     ChatExportSource,
     Conversation,
-    conversations_of,
+    ConversationsArray,
     key_of,
     token,
 )
 from findsession.sources.claude_ai_records import conversation_records
-from findsession.sources.cursor import Record
 from findsession.sources.json_array import Item
 from findsession.sources.registry import SourceKind
-
-DOCUMENT = "conversations.json"
-
-
-class ClaudeAiExport:
-    """The shape of Claude.ai's export."""
-
-    app = "Claude.ai"
-    document = DOCUMENT
-
-    def is_document(self, path: str) -> bool:
-        return path.replace("\\", "/").rsplit("/", 1)[-1] == DOCUMENT
-
-    def conversations(
-        self, items: Iterable[Item], problems: list[Problem]
-    ) -> Iterator[Conversation]:
-        return conversations_of(items, problems, self.app, _conversation)
-
-    def records(self, conv: Conversation, problems: list[Problem]) -> list[Record]:
-        return conversation_records(conv, problems)
-
-    def unread(self, path: str) -> str | None:
-        return None
-
-    def link(self, key: str) -> str | None:
-        return f"https://claude.ai/chat/{key}"
-
-
-class ClaudeAiSource(ChatExportSource):
-    """Claude.ai's exports, from the roots the person names."""
-
-    kind = SourceKind.CLAUDE_AI
-    format = ClaudeAiExport()
 
 
 def _conversation(item: Item) -> Conversation | Problem:
@@ -66,3 +30,12 @@ def _conversation(item: Item) -> Conversation | Problem:
         shape = "a ChatGPT conversation" if mapped else "not a Claude.ai conversation"
         return Problem(item.index + 1, shape, item.text[:80])
     return Conversation(key, token(item.text), doc, item.index)
+
+
+class ClaudeAiSource(ChatExportSource):
+    """Claude.ai's exports, from the roots the person names."""
+
+    kind = SourceKind.CLAUDE_AI
+    format = ConversationsArray(
+        "Claude.ai", _conversation, conversation_records, "https://claude.ai/chat/{key}"
+    )
