@@ -153,7 +153,8 @@ ENTRIES: tuple[Entry, ...] = (
         env=("QWEN_HOME",),
         start=Start(("qwen", "--prompt-interactive"), as_option=True),
     ),
-    Entry(SourceKind.DROID, "droid:DroidSource", spoken=("droid",)),
+    # `droid "query"` opens its REPL with that first prompt (`droid exec` runs and exits).
+    Entry(SourceKind.DROID, "droid:DroidSource", spoken=("droid",), start=Start(("droid",))),
     # "pi" is the number far more often than the agent: no query is taken to name it.
     Entry(SourceKind.PI, "pi:PiSource", spoken=(), env=("PI_CODING_AGENT_DIR",)),
     Entry(
@@ -238,7 +239,8 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(SourceKind.QODER, "qoder:QoderSource", spoken=("qoder",), env=("QODER_CONFIG_DIR",)),
     # "augment" is a word of code talk ("augment the list"). Auggie's folder moves only
     # with a flag: no variable.
-    Entry(SourceKind.AUGGIE, "auggie:AuggieSource", spoken=("auggie",)),
+    # `auggie "instruction"` opens its full-screen UI with it (`--print` runs and exits).
+    Entry(SourceKind.AUGGIE, "auggie:AuggieSource", spoken=("auggie",), start=Start(("auggie",))),
     # No variable is known to move TRAE CLI's home.
     Entry(SourceKind.TRAE_CLI, "trae_cli:TraeCliSource", spoken=("trae", "traecli")),
     # "warp" alone is a word of code talk (Rust's web framework, a warp's threads).
