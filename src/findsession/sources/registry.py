@@ -162,6 +162,9 @@ ENTRIES: tuple[Entry, ...] = (
         "copilot_cli:CopilotCliSource",
         spoken=("copilot",),
         env=("COPILOT_HOME",),
+        # `-i, --interactive <prompt>`: "start interactive mode and automatically execute
+        # this prompt" (its help); `-p` runs the prompt and exits.
+        start=Start(("copilot", "--interactive"), as_option=True),
     ),
     # "cursor" alone is a word of code talk.
     Entry(
