@@ -195,6 +195,9 @@ ENTRIES: tuple[Entry, ...] = (
         "goose:GooseSource",
         spoken=("goose",),
         env=("GOOSE_PATH_ROOT", *_DATA, "APPDATA"),
+        # `goose run --text TEXT` runs and exits; `--interactive` ("continue in interactive
+        # mode after processing initial input") keeps the session open.
+        start=Start(("goose", "run", "--interactive", "--text"), as_option=True),
     ),
     Entry(
         SourceKind.CRUSH,
