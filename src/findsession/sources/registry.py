@@ -205,7 +205,15 @@ ENTRIES: tuple[Entry, ...] = (
         spoken=("crush",),
         env=("CRUSH_GLOBAL_DATA", *_DATA, "LOCALAPPDATA"),
     ),
-    Entry(SourceKind.KIRO, "kiro:KiroSource", spoken=("kiro",), env=(*_DATA, "APPDATA")),
+    # `kiro-cli chat INPUT` opens the chat with that first message; `--no-interactive`
+    # would answer it and exit.
+    Entry(
+        SourceKind.KIRO,
+        "kiro:KiroSource",
+        spoken=("kiro",),
+        env=(*_DATA, "APPDATA"),
+        start=Start(("kiro-cli", "chat")),
+    ),
     # "cursor" alone is code talk (a database, pagination or text cursor): taken for the
     # editor it would nudge the editor's chats up for every such query and drop the word
     # from the query's coverage. "composer" is PHP's package manager.
