@@ -43,6 +43,8 @@ class QwenSource(Source):
     `~/.qwen/tmp/*/chats/session-*.json`."""
 
     kind = KIND
+    #: 2: a prompt with `@file` references is what was typed, not the files' content.
+    reads = 2
 
     def default_roots(self) -> list[Path]:
         return [qwen_home() / "projects", qwen_home() / "tmp"]
