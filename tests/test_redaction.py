@@ -62,6 +62,7 @@ _BOT_VALUE = "qK8vT3mX9pL2wN7rZ5sY4bH6jF1dG0aE"
 _VAULT = (
     "hvs." + "CAESIdT9LVd4h3PxwqifTzxNRlOX1BEtXtIgcqseYzpH8fOCZcZOPYKB2IikZosK2iP7x8hipng4DDh31yWpf"
 )
+_NETLIFY = "nfp_" + "Kq3vX8mWz2Lp7RtY4bN9cD1fG6hJ0sA5eU2i"
 _GROQ = "gsk_" + "qGXjXUgiOwm1FzXWlp003Rnx3pxQ2r9vbwO4qm014KHMojYko94Z"
 _DIGITALOCEAN = "dop_v1_" + "ce8b3a122758fcb0b29266166e9c13018657bc14875cede1802522b47543b0c1"
 _GITLAB_RUNNER = "glrt-" + "t3_S4Tvq6x04tupnLNDKCefQvth"
@@ -211,6 +212,10 @@ LEAKED_KINDS: list[tuple[str, str, tuple[str, ...]]] = [
         ("ZGVwbG95OlprOHZRMm1McFc3eA",),
     ),
     ("groq-key", f"client = Groq(api_key_value) # {_GROQ}", (_GROQ,)),
+    # A Netlify personal access token in a table of the deploy's settings, and as a
+    # shell default: no word near it says what it is.
+    ("netlify-token", f"| **Deploy** | `{_NETLIFY}` |", (_NETLIFY,)),
+    ("netlify-token-default", f'TOKEN="${{DEPLOY_TOKEN:-{_NETLIFY}}}"', (_NETLIFY,)),
     ("digitalocean-token", f"doctl auth init -t {_DIGITALOCEAN}", (_DIGITALOCEAN,)),
     (
         "gitlab-runner-token",
