@@ -94,7 +94,7 @@ class WarpSource(Source):
         size = os.fstat(fh.fileno()).st_size
         with foreign_db.reading(sf.path) as conn:
             why = warp_db.missing_table(conn)
-            if why is not None and warp_queries.is_older_store(conn):
+            if why is not None and warp_db.is_older_store(conn):
                 return _read_older(conn, size, cursor)
             if why is not None:
                 return Reading(
@@ -128,9 +128,9 @@ class WarpSource(Source):
         ranks = {foreign_db.position_of(line)[0] for line in lines}
         with foreign_db.reading(path) as conn:
             if warp_db.missing_table(conn) is not None:
-                if not warp_queries.is_older_store(conn):
+                if not warp_db.is_older_store(conn):
                     return {}
-                found = warp_queries.exchanges(conn)
+                found = warp_db.exchanges(conn)
                 records = [r for key, rows in found.rows.items()
                            if int(rows[0][0]) in ranks
                            for r in warp_queries.exchange_records(key, rows, {})]  # fmt: skip
@@ -165,7 +165,7 @@ def _read(conn: Any, wanted: list[warp_db.Conversation]) -> tuple[list[Record], 
 def _read_older(conn: Any, size: int, cursor: Cursor | None) -> Reading:
     """A store from before Warp's agent kept conversations (`warp_queries`): the
     conversations whose exchanges changed, each whole."""
-    found = warp_queries.exchanges(conn)
+    found = warp_db.exchanges(conn)
     now = foreign_db.cursor(size, len(found.tokens), found.tokens)
     todo = set(foreign_db.changed(foreign_db.tokens(cursor), found.tokens))
     if not todo:

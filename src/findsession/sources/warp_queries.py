@@ -11,15 +11,12 @@ queries and later removed the kept answers (`remove_persisted_ai_blocks`, Novemb
 so such a store holds the person's questions and the answers of the panes open then.
 `start_ts` is UTC without an offset. A conversation is the exchanges of one
 `conversation_id`, numbered from its first exchange's row; its change token is a digest
-of its rows and their answers' sizes.
+of its rows and their answers' sizes (`warp_db.exchanges`).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import sqlite3
-from dataclasses import dataclass, field
 from typing import Any
 
 from findsession.domain import Message, MessageKind
@@ -28,45 +25,7 @@ from findsession.sources.cursor import Record
 from findsession.sources.epoch import iso_utc
 from findsession.sources.jsonl import cap, clean_text
 
-QUERIES = "ai_queries"
-BLOCKS = "ai_blocks"
-_NEEDS = {"exchange_id", "conversation_id", "input"}
 PROMPT_CAP = 100_000
-
-
-@dataclass
-class Exchanges:
-    """The exchanges of each conversation, in row order, and each one's token."""
-
-    rows: dict[str, list[tuple[Any, ...]]] = field(default_factory=dict)
-    tokens: dict[str, str] = field(default_factory=dict)
-
-
-def is_older_store(conn: sqlite3.Connection) -> bool:
-    """Whether the store keeps its exchanges in `ai_queries`, as Warp did before June 2025."""
-    return foreign_db.columns(conn, QUERIES) >= _NEEDS
-
-
-def exchanges(conn: sqlite3.Connection) -> Exchanges:
-    """Every exchange, with the answer kept for it, grouped by conversation."""
-    have = foreign_db.columns(conn, QUERIES)
-    when = "q.start_ts" if "start_ts" in have else "NULL"
-    folder = "q.working_directory" if "working_directory" in have else "NULL"
-    answer = "NULL"
-    if {"exchange_id", "output"} <= foreign_db.columns(conn, BLOCKS):
-        answer = "(SELECT b.output FROM ai_blocks b WHERE b.exchange_id = q.exchange_id LIMIT 1)"
-    found = Exchanges()
-    rows = conn.execute(
-        f"SELECT q.rowid, q.conversation_id, {when}, q.input, {folder}, {answer}"
-        f" FROM {QUERIES} q ORDER BY q.rowid"
-    )
-    for row in rows:
-        if isinstance(row[1], str) and row[1]:
-            found.rows.setdefault(row[1], []).append(row)
-    for key, listed in found.rows.items():
-        own = ";".join(f"{r[0]}:{len(str(r[3]))}:{len(str(r[5] or ''))}" for r in listed)
-        found.tokens[key] = hashlib.blake2b(own.encode(), digest_size=8).hexdigest()
-    return found
 
 
 def exchange_records(
@@ -107,7 +66,7 @@ def _answers(doc: Any, unknown: dict[str, int]) -> list[str]:
         for item in items if isinstance(items, list) else []:
             if not isinstance(item, dict) or len(item) != 1:
                 continue
-            (kind, body), = item.items()
+            ((kind, body),) = item.items()
             text = body.get("text") if isinstance(body, dict) else None
             if kind == "Text" and isinstance(text, str):
                 if text.strip():
