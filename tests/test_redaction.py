@@ -62,6 +62,8 @@ _BOT_VALUE = "qK8vT3mX9pL2wN7rZ5sY4bH6jF1dG0aE"
 _VAULT = (
     "hvs." + "CAESIdT9LVd4h3PxwqifTzxNRlOX1BEtXtIgcqseYzpH8fOCZcZOPYKB2IikZosK2iP7x8hipng4DDh31yWpf"
 )
+_UUID_TOKEN = "5f1c2e9a-7b3d-4c8e-" + "a1f0-9d2b6e4c7a31"
+_NETLIFY = "nfp_" + "Kq3vX8mWz2Lp7RtY4bN9cD1fG6hJ0sA5eU2i"
 _GROQ = "gsk_" + "qGXjXUgiOwm1FzXWlp003Rnx3pxQ2r9vbwO4qm014KHMojYko94Z"
 _TAVILY = "tvly-" + "dev-Xq7Lm2Vt9Pz4Rk8Wn3Yb6Hc1Jd5Gf0Se"
 _DIGITALOCEAN = "dop_v1_" + "ce8b3a122758fcb0b29266166e9c13018657bc14875cede1802522b47543b0c1"
@@ -212,6 +214,15 @@ LEAKED_KINDS: list[tuple[str, str, tuple[str, ...]]] = [
         ("ZGVwbG95OlprOHZRMm1McFc3eA",),
     ),
     ("groq-key", f"client = Groq(api_key_value) # {_GROQ}", (_GROQ,)),
+    # A Netlify personal access token in a table of the deploy's settings, and as a
+    # shell default: no word near it says what it is.
+    ("netlify-token", f"| **Deploy** | `{_NETLIFY}` |", (_NETLIFY,)),
+    ("netlify-token-default", f'TOKEN="${{DEPLOY_TOKEN:-{_NETLIFY}}}"', (_NETLIFY,)),
+    # A token with no prefix of its own (a UUID), as an agent lists it in Markdown and
+    # writes it into a script as a shell default.
+    ("markdown-code-value", f"- RAILWAY_TOKEN: `{_UUID_TOKEN}`", (_UUID_TOKEN,)),
+    ("markdown-code-name", f"`DEPLOY_TOKEN`: `{_UUID_TOKEN}`", (_UUID_TOKEN,)),
+    ("shell-default", f'RAILWAY_TOKEN="${{RAILWAY_TOKEN:-{_UUID_TOKEN}}}"', (_UUID_TOKEN,)),
     ("digitalocean-token", f"doctl auth init -t {_DIGITALOCEAN}", (_DIGITALOCEAN,)),
     (
         "gitlab-runner-token",
@@ -258,6 +269,13 @@ def test_no_piece_of_a_known_secret_kind_survives(
         "the password reset flow sends a token by mail",
         "commit 3f9a2c17e0d1c2b3a4f5e6d7c8b9a0f1e2d3c4b5 fixed the key rotation",
         "tokenizer: unicode61 porter",
+        "- `token`: `string`, the bearer token to send",
+        "password: `required`",
+        "`api_key`: `${API_KEY}`",
+        'TOKEN="${TOKEN:-}"',
+        "API_TOKEN: `os.environ['API_TOKEN']`",
+        "const tempPasswordKey = `temp_password:${email}`;",
+        "| Gatekeeper | Secret Manager secret: `cloud-vault-sync-service` (holds the key) |",
         "password: ${DB_PASSWORD}",
         "api_key = os.environ['OPENAI_API_KEY']",
         "def get_token(self): return self.token_cache.lookup(name)",

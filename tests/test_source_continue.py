@@ -126,9 +126,7 @@ def test_blame_and_cn_fork(cli: CLI, sessions: Path) -> None:
     assert resume["cwd"] == "/home/dev/greenhouse" and "fork" in resume["note"]
 
 
-def test_a_session_rewritten_in_place_and_one_caught_half_written(
-    cli: CLI, sessions: Path
-) -> None:
+def test_a_session_rewritten_in_place_and_one_caught_half_written(cli: CLI, sessions: Path) -> None:
     index(cli)
     path = sessions / f"{WIND}.json"
     doc = json.loads(path.read_text())
@@ -149,3 +147,53 @@ def test_a_session_rewritten_in_place_and_one_caught_half_written(
     index(cli)
     assert found(cli, "tipping bucket") == [WIND]
     assert cli.json("read", WIND)["total_turns"] == 2
+
+
+def step(kind: str, description: str, hide: bool = False, deleted: bool = False,
+         **fields: Any) -> dict[str, Any]:  # fmt: skip
+    """A node of the 2023 extension's timeline: a step (its class, what it showed) and
+    the node's flags."""
+    body = {"name": kind, "hide": hide, "description": description, "class_name": kind,
+            "chat_context": [], "manage_own_chat_context": False}  # fmt: skip
+    return {"step": {**body, **fields}, "observation": None, "depth": 0, "deleted": deleted,
+            "active": False, "logs": [], "context_used": []}  # fmt: skip
+
+
+def test_a_session_of_the_2023_extension_gives_its_steps(cli: CLI, sessions: Path) -> None:
+    """Continue's first extension (its Python server, 2023) saved a session as its whole
+    state: `history.timeline` of steps, and `session_info` for the title, time and folder.
+    Such a file gave nothing, and said nothing."""
+    key = "3c9d2a10-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
+    timeline = [
+        step("StepsOnStartupStep", "Running steps on startup", hide=True),
+        step("UserInputStep", "Why does the greenhouse fan stall at dawn?",
+             user_input="Why does the greenhouse fan stall at dawn?"),
+        step("SimpleChatStep", "The fan's relay chatters while the dew sensor warms up."),
+        step("UserInputStep", "a question taken back", deleted=True,
+             user_input="a question taken back"),
+        step("UserInputStep", "Add a warm-up delay to the relay",
+             user_input="Add a warm-up delay to the relay"),
+        step("SimpleChatStep", "The relay now waits ninety seconds after sunrise."),
+    ]  # fmt: skip
+    state = {
+        "history": {"timeline": timeline, "current_index": len(timeline) - 1},
+        "active": False, "user_input_queue": [], "selected_context_items": [],
+        "session_info": {"session_id": key, "title": "Greenhouse fan stall",
+                         "date_created": "1697509954.2427506",
+                         "workspace_directory": "c:\\Users\\dev\\greenhouse"},
+    }  # fmt: skip
+    (sessions / f"{key}.json").write_text(json.dumps(state), encoding="utf-8")
+    report = index(cli)
+    assert [p for p in report["problems"] if key in p["path"]] == [] and report["errors"] == []
+    [session] = [h["session"] for h in hits(cli, "fan stall dawn") if h["session"]["id"] == key]
+    assert session["title"] == "Greenhouse fan stall"
+    assert session["cwd"] == "c:\\Users\\dev\\greenhouse"
+    assert session["started"] == "2023-10-17T02:32:34.242Z"
+    turns = cli.json("read", key)["turns"]
+    assert [[(m["kind"], m["text"]) for m in t["messages"]] for t in turns] == [
+        [("prompt", "Why does the greenhouse fan stall at dawn?"),
+         ("reply", "The fan's relay chatters while the dew sensor warms up.")],
+        [("prompt", "Add a warm-up delay to the relay"),
+         ("reply", "The relay now waits ninety seconds after sunrise.")],
+    ]  # fmt: skip
+    assert found(cli, "question taken back") == []  # a step the person deleted

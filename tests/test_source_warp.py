@@ -12,6 +12,7 @@ each task encoded as `task.proto` lays it out.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -255,3 +256,65 @@ def test_warp_deletes_its_own_so_it_is_archived_by_default_yet_its_store_is_neve
     index(cli)
     assert found(cli, "harbour tide tables") == [sid(store, TIDE)]
     assert cli.json("status")["archive"]["files"] == 0
+
+
+#: A store of Warp before its agent kept conversations (2024: the migrations up to
+#: `split_ai_exchanges_table`): each exchange a row of `ai_queries`, the answer a pane
+#: still showed a row of `ai_blocks`.
+OLDER_SCHEMA = """
+CREATE TABLE ai_queries (id INTEGER PRIMARY KEY NOT NULL, exchange_id TEXT NOT NULL,
+    conversation_id TEXT NOT NULL, start_ts DATETIME NOT NULL, input TEXT NOT NULL,
+    working_directory TEXT, output_status TEXT NOT NULL);
+CREATE UNIQUE INDEX ux_ai_queries_exchange_id ON ai_queries(exchange_id);
+CREATE TABLE ai_blocks (id INTEGER PRIMARY KEY NOT NULL, exchange_id TEXT NOT NULL,
+    pane_leaf_uuid BLOB NOT NULL, output TEXT NOT NULL,
+    FOREIGN KEY(exchange_id) REFERENCES "ai_queries"(exchange_id));
+"""
+
+
+def test_a_store_from_before_agent_conversations_gives_its_exchanges(
+    cli: CLI, tmp_path: Path
+) -> None:
+    """It was "not a Warp store with agent conversations" on every run, and gave nothing:
+    the person's questions and the answers Warp kept were lost."""
+    path = tmp_path / "home" / ".local" / "state" / "warp-terminal" / "warp.sqlite"
+    path.parent.mkdir(parents=True)
+    conn = sqlite3.connect(path)
+    conn.executescript(OLDER_SCHEMA)
+
+    def exchange(n: int, conversation: str, when: str, typed: str | None, answer: str | None,
+                 status: str = '"Completed"') -> None:  # fmt: skip
+        query = [{"Query": {"text": typed, "context": []}}] if typed else []
+        row = (f"x{n}", conversation, when, json.dumps(query), "/home/dev/tide", status)
+        conn.execute("INSERT INTO ai_queries (exchange_id, conversation_id, start_ts, input,"
+                     " working_directory, output_status) VALUES (?, ?, ?, ?, ?, ?)",
+                     row)  # fmt: skip
+        if answer is not None:
+            output = {"Received": {"output": [{"Text": {"text": answer}}], "canceled": False}}
+            block = (f"x{n}", b"\x01" * 16, json.dumps(output))
+            conn.execute("INSERT INTO ai_blocks (exchange_id, pane_leaf_uuid, output)"
+                         " VALUES (?, ?, ?)", block)  # fmt: skip
+
+    exchange(1, "c-tide", "2024-10-14 09:40:15.380006613", "how do I read the tide gauge log",
+             "The gauge writes one line per reading to tide.log.")  # fmt: skip
+    exchange(2, "c-tide", "2024-10-14 09:41:02.000000001", None, "Its third column is the level.")
+    exchange(3, "c-tide", "2024-10-14 09:45:00.5", "plot the levels of the last week", None)
+    exchange(4, "c-buoy", "2024-10-15 08:00:00", "why does the buoy light blink twice", None)
+    conn.commit()
+    conn.close()
+    report = index(cli)
+    assert [p for p in report["problems"] if "warp.sqlite" in p["path"]] == []
+    tide = f"{file_id(path)}:c-tide"
+    assert sorted(found(cli, "tide gauge log")) == [tide]
+    read = cli.json("read", tide)
+    assert [[(m["kind"], m["text"]) for m in t["messages"]] for t in read["turns"]] == [
+        [("prompt", "how do I read the tide gauge log"),
+         ("reply", "The gauge writes one line per reading to tide.log."),
+         ("reply", "Its third column is the level.")],
+        [("prompt", "plot the levels of the last week")],
+    ]  # fmt: skip
+    [hit] = hits(cli, "gauge")
+    assert hit["session"]["cwd"] == "/home/dev/tide"
+    assert hit["session"]["started"] == "2024-10-14T09:40:15.380Z"
+    assert found(cli, "buoy light blink") == [f"{file_id(path)}:c-buoy"]
+    assert index(cli)["files_read"] == 0

@@ -19,7 +19,16 @@ from typing import Any
 import pytest
 import zstandard
 from conftest import CLI
-from zed_store import ZedStore, agent, result, text, thinking, tool_use, user
+from zed_store import (
+    ZedStore,
+    agent,
+    project_snapshot,
+    result,
+    text,
+    thinking,
+    tool_use,
+    user,
+)
 
 from findsession.sources.zed import file_id
 
@@ -169,6 +178,27 @@ def test_a_thread_gives_its_title_folder_prompts_replies_and_tools(cli: CLI, zed
     assert raw["turns"] == cli.json("read", sid(zed, KILN))["turns"]
     resume = hits(cli, "glaze recipe grams")[0]["resume"]
     assert resume["command"] is None and "agent panel" in resume["reason"]
+
+
+def test_a_thread_without_folder_columns_takes_its_folder_from_the_project_snapshot(
+    cli: CLI, zed: ZedStore
+) -> None:
+    """A thread whose row has no `folder_paths` (saved before Zed kept them) still names
+    its project in the snapshot Zed took when the thread started."""
+    zed.save("5f0c2a9e-0004", "Slip casting molds", [
+        user("Which plaster ratio suits the slip casting molds?"),
+        agent(tool_use("t9", "edit_file", {"path": "molds/ratios.md",
+                                           "edits": [{"old_text": "1:0.6", "new_text": "1:0.7"}]}),
+              results=(result("t9", "edit_file", "Edited ratios.md"),)),
+    ], snapshot=project_snapshot(("/home/dev/studio/molds", "casting"),
+                                 ("/home/dev/glaze", None)))  # fmt: skip
+    index(cli)
+    [hit] = hits(cli, "plaster ratio slip casting")
+    assert hit["session"]["cwd"] == "/home/dev/studio/molds"
+    assert hit["session"]["git_branch"] == "casting"
+    # the call's path starts from the folder's own name, so blame finds the file
+    writes = cli.json("blame", "/home/dev/studio/molds/ratios.md")["writers"]
+    assert [w["session"]["id"] for w in writes] == [sid(zed, "5f0c2a9e-0004")]
 
 
 def test_a_subagent_thread_is_linked_to_the_thread_that_started_it(cli: CLI, zed: ZedStore) -> None:

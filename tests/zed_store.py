@@ -78,14 +78,16 @@ def result(call_id: str, name: str, output: str, is_error: bool = False) -> dict
     }
 
 
-def document(title: str, messages: list[Any], updated_at: str) -> dict[str, Any]:
+def document(
+    title: str, messages: list[Any], updated_at: str, snapshot: Any = None
+) -> dict[str, Any]:
     """A `DbThread` as Zed serializes it (its fields, then the version)."""
     return {
         "title": title,
         "messages": messages,
         "updated_at": updated_at,
         "detailed_summary": None,
-        "initial_project_snapshot": None,
+        "initial_project_snapshot": snapshot,
         "cumulative_token_usage": {
             "input_tokens": 0,
             "output_tokens": 0,
@@ -107,6 +109,27 @@ def document(title: str, messages: list[Any], updated_at: str) -> dict[str, Any]
     }
 
 
+def project_snapshot(*worktrees: tuple[str, str | None]) -> dict[str, Any]:
+    """The `ProjectSnapshot` Zed takes when a thread starts: each worktree's folder and
+    its git state (the branch, `None` on a detached head)."""
+    return {
+        "worktree_snapshots": [
+            {
+                "worktree_path": path,
+                "git_state": {
+                    "remote_url": None,
+                    "head_sha": "4f1c0de",
+                    "current_branch": branch,
+                    "diff": "",
+                },
+            }
+            for path, branch in worktrees
+        ],  # fmt: skip
+        "unsaved_buffer_paths": [],
+        "timestamp": "2026-02-06T02:10:31.190699425Z",
+    }
+
+
 class ZedStore:
     """`threads.db` with Zed's schema; `save` writes a thread the way Zed's
     `save_thread_sync` does."""
@@ -125,8 +148,9 @@ class ZedStore:
         updated_at: str = "2026-05-04T09:00:00.123456789+00:00",
         folders: tuple[str, ...] = (),
         parent: str | None = None,
+        snapshot: Any = None,
     ) -> None:
-        doc = document(title, messages, updated_at)
+        doc = document(title, messages, updated_at, snapshot)
         data = zstandard.ZstdCompressor(level=3).compress(json.dumps(doc).encode())
         paths = order = None
         if folders:

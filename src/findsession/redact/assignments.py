@@ -12,10 +12,11 @@ import re
 
 from findsession.redact.not_secret import PARTS, not_a_secret, wordset
 
-#: What may stand between a name and its value: `=`, `:`, `:=`, `=>`, quotes, and the
-#: backslashes of JSON escaped inside JSON, once or more (`{\"token\": \"…\"}`). A bare
-#: colon needs a space or a quote after it: `passwd:gid` and `Test::name` are names.
-OPERATOR = r"""\\{0,8}["']?[ \t]*(?::=|=>|=|:(?=[ \t]|\\{0,8}["']))[ \t]*"""
+#: What may stand between a name and its value: `=`, `:`, `:=`, `=>`, a shell default's
+#: `:-` (`${API_TOKEN:-…}`), quotes (a Markdown code span's backtick after the name), and
+#: the backslashes of JSON escaped inside JSON, once or more (`{\"token\": \"…\"}`). A
+#: bare colon needs a space or a quote after it: `passwd:gid` and `Test::name` are names.
+OPERATOR = r"""\\{0,8}["'`]?[ \t]*(?::=|:-|=>|=|:(?=[ \t]|\\{0,8}["']))[ \t]*"""
 
 #: The whole words behind the name anchors; "pass" starts three of them, "pw" one.
 _LONGER_WORDS = {"pass": ("word", "wd", "phrase"), "pw": ("d",)}
@@ -51,10 +52,10 @@ _NOT_SECRET_SUFFIXES = wordset(
     " strength reset created updated changed at mgr warning error exception prompt config"
 )
 _ASSIGNMENT = re.compile(
-    r"(?P<rest>[A-Za-z0-9_\-]{0,80})(?P<op>" + OPERATOR + r")\\{0,8}[\"']?"
-    # Quoted: up to the closing quote. Bare: up to a space, quote, bracket or the next
-    # `&name=` of a query string.
-    r"(?P<secret>(?<=[\"'])[^\"'\n\\]++(?=[\"'\\])|(?:[^\s\"'`,;)\]}\\&]++|&(?!\w+=))++)"
+    r"(?P<rest>[A-Za-z0-9_\-]{0,80})(?P<op>" + OPERATOR + r")\\{0,8}[\"'`]?"
+    # Quoted (or in a Markdown code span): up to the closing quote. Bare: up to a space,
+    # quote, bracket or the next `&name=` of a query string.
+    r"(?P<secret>(?<=[\"'`])[^\"'`\n\\]++(?=[\"'`\\])|(?:[^\s\"'`,;)\]}\\&]++|&(?!\w+=))++)"
 )
 #: How far a name's value is looked at: far enough for an AWS session token, short
 #: enough that a long run of names costs linear time.
@@ -78,7 +79,12 @@ def assignment(text: str, at: int, word: str) -> tuple[int, int, str] | None:
     is_password = word in _PASSWORD_WORDS
     if word == "pwd" and value.isalpha():
         return None  # `pwd: expected bytes`: pwd is a directory or a word far more often
-    quoted = text[match.start("secret") - 1] in "\"'"
+    quote = text[match.start("secret") - 1]
+    if quote == "`" and "${" in value:
+        return None  # a JavaScript template literal: `temp_password:${email}` is built
+    # A code span is no string literal: an identifier in one names a thing (`secret:
+    # \`vault-sync-service\``), as a bare one does.
+    quoted = quote in "\"'"
     op = match.group("op")
     code = not quoted and op.startswith((" ", "\t")) and "=" in op
     if not quoted and op.startswith((" ", "\t")) and value.isalpha() and value.islower():

@@ -1,7 +1,8 @@
-"""Providers' tokens that a hostile run found stored in clear beside the ones `rules`
-had: Vault, Groq, DigitalOcean, Google's OAuth access tokens, Tavily, Telegram bots, Azure
-client secrets, and Discord bot tokens of any first letter (GitLab's runner and deploy tokens
-share `rules`' GitLab anchor).
+"""Providers' tokens that a hostile run (and, for Netlify and Tavily, a real session)
+found stored in clear beside the ones `rules` had: Vault, Groq, Netlify, DigitalOcean,
+Google's OAuth access tokens, Tavily, Telegram bots, Azure client secrets, and Discord
+bot tokens of any first letter (GitLab's runner and deploy tokens share `rules`' GitLab
+anchor).
 
 Each format as its provider documents it (checked against gitleaks' rules for the same
 providers). A token glued to a longer word is none (`rules.TOKEN_KINDS`). Each anchor
@@ -22,6 +23,8 @@ TOKEN_RULES: list[Rule] = [
     # Vault's service, batch and recovery tokens (`hvs.CAES…`, 90+ since Vault 1.10).
     rule("vault-token", ("hv",), 0, r"hv[sbr]\.[A-Za-z0-9_\-]{24,}"),
     rule("groq-key", ("gsk_",), 0, r"gsk_[A-Za-z0-9]{48,}" + _TOKEN_END),
+    # Netlify's personal access tokens since November 2023: `nfp_` and 36 more.
+    rule("netlify-token", ("nfp_",), 0, r"nfp_[A-Za-z0-9_]{36}" + _TOKEN_END),
     # DigitalOcean: personal access, OAuth and refresh tokens.
     rule(
         "digitalocean-token",
@@ -73,4 +76,11 @@ DISCORD_TOKEN = re.compile(
     r"(?![A-Za-z0-9_\-])"
 )
 #: Kinds of this module that are a token of their own (see `rules.TOKEN_KINDS`).
-KINDS = ("vault-token", "groq-key", "digitalocean-token", "google-oauth-token", "tavily-key")
+KINDS = (
+    "vault-token",
+    "groq-key",
+    "netlify-token",
+    "digitalocean-token",
+    "google-oauth-token",
+    "tavily-key",
+)

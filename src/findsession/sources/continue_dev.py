@@ -49,6 +49,8 @@ class ContinueSource(Source):
     """Continue's `sessions/<id>.json`."""
 
     kind = KIND
+    #: 2: the first extension's sessions (2023), which gave nothing, give their steps.
+    reads = 2
 
     def default_roots(self) -> list[Path]:
         return [sessions_folder()]

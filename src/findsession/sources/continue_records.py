@@ -11,6 +11,7 @@ item's `contextItems` are what the person attached (`{name, description, content
 {type, value}}`); an assistant item's `toolCallStates` say how each call ended (`done`,
 `errored`, `canceled`, ...); `reasoning.text` is a reply's thinking. `promptLogs` repeat
 the whole prompt sent to the model and `editorState` the input box, so neither is read.
+A session the first extension saved (2023) is another document: `continue_timeline`.
 
 A session keeps no time per message: the first message gets the time Continue's list
 (`sessions.json`) gives the session's creation, the others the time the file was last
@@ -24,6 +25,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from findsession.domain import Message, MessageKind, MetaEvent, MetaKind, Problem
+from findsession.sources.continue_timeline import is_timeline, timeline_records
 from findsession.sources.cursor import Record
 from findsession.sources.jsonl import cap, clean_text
 from findsession.sources.tool_args import args_text, files
@@ -49,8 +51,12 @@ def session_records(
     if not isinstance(doc, dict):
         problems.append(Problem(1, "not a JSON object", type(doc).__name__))
         return []
+    if is_timeline(doc):  # a session of the first extension (2023)
+        return timeline_records(doc, created, saved)
     history = doc.get("history")
-    history = history if isinstance(history, list) else []
+    if not isinstance(history, list):
+        problems.append(Problem(1, "not a Continue session", f"history: {type(history).__name__}"))
+        history = []
     cwd = folder(doc.get("workspaceDirectory"))
     states = _states(history)
     names: dict[str, str] = {}

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from findsession.domain import Problem, Resume, Session
-from findsession.sources import foreign_db, warp_db
+from findsession.sources import foreign_db, warp_db, warp_queries
 from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, Record
 from findsession.sources.registry import SourceKind
@@ -70,6 +70,8 @@ class WarpSource(Source):
 
     kind = KIND
     companions = foreign_db.COMPANIONS
+    #: 2: a store from before Warp's agent kept conversations gives its exchanges.
+    reads = 2
 
     def default_roots(self) -> list[Path]:
         return state_folders()
@@ -92,6 +94,8 @@ class WarpSource(Source):
         size = os.fstat(fh.fileno()).st_size
         with foreign_db.reading(sf.path) as conn:
             why = warp_db.missing_table(conn)
+            if why is not None and warp_db.is_older_store(conn):
+                return _read_older(conn, size, cursor)
             if why is not None:
                 return Reading(
                     [], foreign_db.cursor(size, 0, {}), fresh=False,
@@ -124,7 +128,13 @@ class WarpSource(Source):
         ranks = {foreign_db.position_of(line)[0] for line in lines}
         with foreign_db.reading(path) as conn:
             if warp_db.missing_table(conn) is not None:
-                return {}
+                if not warp_db.is_older_store(conn):
+                    return {}
+                found = warp_db.exchanges(conn)
+                records = [r for key, rows in found.rows.items()
+                           if int(rows[0][0]) in ranks
+                           for r in warp_queries.exchange_records(key, rows, {})]  # fmt: skip
+                return texts_by_line(records, lines)
             wanted = [c for c in warp_db.conversations(conn) if c.rank in ranks]
             records, _seen, _size = _read(conn, wanted)
         return texts_by_line(records, lines)
@@ -150,3 +160,25 @@ def _read(conn: Any, wanted: list[warp_db.Conversation]) -> tuple[list[Record], 
         data = warp_db.data(conn, conversation.rank)
         records += conversation_records(conversation.key, conversation.rank, data, rows, seen)
     return records, seen, size
+
+
+def _read_older(conn: Any, size: int, cursor: Cursor | None) -> Reading:
+    """A store from before Warp's agent kept conversations (`warp_queries`): the
+    conversations whose exchanges changed, each whole."""
+    found = warp_db.exchanges(conn)
+    now = foreign_db.cursor(size, len(found.tokens), found.tokens)
+    todo = set(foreign_db.changed(foreign_db.tokens(cursor), found.tokens))
+    if not todo:
+        return Reading([], now, fresh=False, unchanged=True)
+    unknown: dict[str, int] = {}
+    records: list[Record] = []
+    for key in sorted(todo, key=lambda k: int(found.rows[k][0][0])):
+        records += warp_queries.exchange_records(key, found.rows[key], unknown)
+    problems = [
+        Problem(0, "unknown answer item", f"{kind} ({n} item{'s' * (n != 1)})")
+        for kind, n in sorted(unknown.items())
+    ]
+    # Read from the start, the reading is the whole file's: what an earlier release said
+    # of it (that it was no Warp store) goes with what it gave.
+    return Reading(records, now, fresh=cursor is None, replaced=frozenset(todo),
+                   lines_read=len(todo), problems=problems)  # fmt: skip

@@ -10,18 +10,23 @@ protocol buffer (`warp_records`). A save upserts the conversation's row and each
 tasks' rows (a trigger moves `last_modified_at` on every update), and deletes the tasks
 it no longer holds. A conversation's change token is its row's id, time and size and
 its tasks' count, total size and latest time, as a digest. The only connection is the one
-`foreign_db.reading` opens.
+`foreign_db.reading` opens. A store from before agent conversations keeps its exchanges
+in `ai_queries` and the answers kept in `ai_blocks` (`warp_queries` reads them).
 """
 
 from __future__ import annotations
 
 import hashlib
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from findsession.sources import foreign_db
 
 CONVERSATIONS = "agent_conversations"
+QUERIES = "ai_queries"
+BLOCKS = "ai_blocks"
+_QUERY_NEEDS = {"exchange_id", "conversation_id", "input"}
 TASKS = "agent_tasks"
 _NEEDS = {CONVERSATIONS: {"conversation_id", "conversation_data"},
           TASKS: {"conversation_id", "task_id", "task"}}  # fmt: skip
@@ -87,3 +92,39 @@ def tasks(conn: sqlite3.Connection, key: str) -> list[tuple[object, object]]:
             f"SELECT task_id, task FROM {TASKS} WHERE conversation_id = ? ORDER BY rowid", (key,)
         )
     )
+
+
+@dataclass
+class Exchanges:
+    """The exchanges of each conversation, in row order, and each one's token."""
+
+    rows: dict[str, list[tuple[Any, ...]]] = field(default_factory=dict)
+    tokens: dict[str, str] = field(default_factory=dict)
+
+
+def is_older_store(conn: sqlite3.Connection) -> bool:
+    """Whether the store keeps its exchanges in `ai_queries`, as Warp did before June
+    2025 (`warp_queries`)."""
+    return foreign_db.columns(conn, QUERIES) >= _QUERY_NEEDS
+
+
+def exchanges(conn: sqlite3.Connection) -> Exchanges:
+    """Every exchange, with the answer kept for it, grouped by conversation."""
+    have = foreign_db.columns(conn, QUERIES)
+    when = "q.start_ts" if "start_ts" in have else "NULL"
+    folder = "q.working_directory" if "working_directory" in have else "NULL"
+    answer = "NULL"
+    if {"exchange_id", "output"} <= foreign_db.columns(conn, BLOCKS):
+        answer = "(SELECT b.output FROM ai_blocks b WHERE b.exchange_id = q.exchange_id LIMIT 1)"
+    found = Exchanges()
+    rows = conn.execute(
+        f"SELECT q.rowid, q.conversation_id, {when}, q.input, {folder}, {answer}"
+        f" FROM {QUERIES} q ORDER BY q.rowid"
+    )
+    for row in rows:
+        if isinstance(row[1], str) and row[1]:
+            found.rows.setdefault(row[1], []).append(row)
+    for key, listed in found.rows.items():
+        own = ";".join(f"{r[0]}:{len(str(r[3]))}:{len(str(r[5] or ''))}" for r in listed)
+        found.tokens[key] = hashlib.blake2b(own.encode(), digest_size=8).hexdigest()
+    return found

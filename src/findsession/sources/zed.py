@@ -59,6 +59,9 @@ class ZedSource(Source):
 
     kind = KIND
     companions = foreign_db.COMPANIONS
+    #: 2: a thread whose row has no folder columns takes its folder and branch from the
+    #: project snapshot its document keeps.
+    reads = 2
 
     def default_roots(self) -> list[Path]:
         return [data_folder() / "threads"]

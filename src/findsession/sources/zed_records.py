@@ -55,8 +55,12 @@ def thread_records(
     made = iso_utc(thread.created_at) or iso_utc(thread.updated_at)
     saved = iso_utc(thread.updated_at) or iso_utc(doc.get("updated_at")) or made
     folders = (thread.folder_paths or "").split("\n") if thread.folder_paths else []
-    common = {"cwd": first_folder(thread.folder_paths, thread.folder_order),
-              "session_key": thread.key}  # fmt: skip
+    cwd = first_folder(thread.folder_paths, thread.folder_order)
+    worktrees = _worktrees(doc.get("initial_project_snapshot"))
+    if not folders and worktrees:  # a row saved before Zed kept the folder columns
+        folders = list(worktrees)
+        cwd = folders[0]
+    common = {"cwd": cwd, "git_branch": worktrees.get(cwd or ""), "session_key": thread.key}
     records: list[Record] = []
     for position, message in enumerate(messages, 1):
         base = {**common, "line": foreign_db.line_of(thread.rank, position),
@@ -84,6 +88,20 @@ def first_folder(paths: str | None, order: str | None) -> str | None:
     if len(places) == len(folders) and 0 in places:
         return clean_text(folders[places.index(0)]) or None
     return clean_text(folders[0]) or None
+
+
+def _worktrees(snapshot: Any) -> dict[str, str | None]:
+    """The folders of the project as Zed found it when the thread started
+    (`ProjectSnapshot.worktree_snapshots`, in the project's order), each with the branch
+    its git state names."""
+    listed = snapshot.get("worktree_snapshots") if isinstance(snapshot, dict) else None
+    found: dict[str, str | None] = {}
+    for worktree in listed[:100] if isinstance(listed, list) else []:
+        path = _text(worktree.get("worktree_path")) if isinstance(worktree, dict) else None
+        if path and len(path) < 1024 and "\n" not in path:
+            git = worktree.get("git_state")
+            found[path] = _text(git.get("current_branch")) if isinstance(git, dict) else None
+    return found
 
 
 def _document(
