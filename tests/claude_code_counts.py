@@ -5,7 +5,8 @@ What counts as typed: a `user` line's text that is not `isMeta`, a compaction su
 background task's notice (`origin.kind` `task-notification`, or `<task-notification>`),
 a slash command's or shell's wrapper, an interruption, ToolSearch's "Tool loaded." or
 IDE context; a `/btw` question is the text after its `<system-reminder>` frame; text
-beside a tool's result was typed while the tool ran. A reply is an assistant text block
+beside a tool's result was typed while the tool ran, and so was the `prompt` of a
+`queued_command` attachment (mode `prompt`, 2.1.10x on). A reply is an assistant text block
 (not an API error's), a tool call a `tool_use` block, each block once per turn where a
 reply's lines repeat it. A line whose `uuid` an earlier file (in walking order, main
 sessions before their subagents) already holds is a replay and counted there. Inline
@@ -72,6 +73,16 @@ def typed(line: dict[str, Any]) -> str | None:
     return said
 
 
+def queued(line: dict[str, Any]) -> dict[str, Any] | None:
+    """A prompt queued while the agent worked, as the `user` line it stands for."""
+    attachment = line.get("attachment")
+    if not isinstance(attachment, dict) or attachment.get("type") != "queued_command":
+        return None
+    if attachment.get("commandMode") not in (None, "prompt"):
+        return None
+    return {**line, "type": "user", "message": {"content": attachment.get("prompt")}}
+
+
 def count(root: Path) -> dict[str, Counter]:
     """Per file (its path), the counts of all its sessions."""
     owners: dict[str, tuple[Path, int]] = {}
@@ -85,6 +96,8 @@ def count(root: Path) -> dict[str, Counter]:
                     line = json.loads(raw)
                 except ValueError:
                     continue
+                if isinstance(line, dict) and line.get("type") == "attachment":
+                    line = queued(line)
                 if not isinstance(line, dict) or line.get("type") not in ("user", "assistant"):
                     continue
                 if not isinstance(line.get("message"), dict):

@@ -6,7 +6,8 @@
   speaking, not a prompt: the replies to it stay in the turn they answer.
 - A `/btw` side question (`subagents/agent-aside_question-*.jsonl`): the parent's records
   copied, then the question inside a `<system-reminder>` frame, then the answer.
-- Words typed while a tool ran: a text block beside the tool's result.
+- Words typed while a tool ran: a text block beside the tool's result (2.1.8x), or a
+  `queued_command` attachment (2.1.10x on), the only record of them those versions write.
 - A Windows folder written `c:\\Users\\…` by the VS Code extension and `C:\\Users\\…` by
   the CLI: one project.
 
@@ -165,6 +166,48 @@ def test_words_typed_while_a_tool_ran_are_a_prompt(store: Store, projects: Path)
     assert ("reply", "Stopping at half a litre each.") in second
     assert not any(x == "Tool loaded." for _, x in second)
     hits = search(store, "half a litre per seedling", SearchOptions(mode="keyword")).hits
+    assert (hits[0].session.id, hits[0].turn) == (t.session_id, 2)
+
+
+def test_a_prompt_queued_while_the_agent_worked_is_a_prompt(store: Store, projects: Path) -> None:
+    t = Transcript(cwd=CWD, version="2.1.145")
+    t.prompt("graft the pear scions onto the quince rootstock")
+    t.tool("Bash", {"command": "graft --scion pear --stock quince"}, "12 grafts made")
+    # Typed while the tool ran: Claude Code queues it and hands it over at the next
+    # step, recorded as an attachment (a string, or blocks beside the IDE's context).
+    t.attachment({"type": "queued_command", "prompt": "wrap each graft in budding tape",
+                  "commandMode": "prompt"})  # fmt: skip
+    t.reply("Wrapping each graft.")
+    t.tool("Bash", {"command": "wrap --all"}, "12 wrapped")
+    t.attachment({
+        "type": "queued_command",
+        "prompt": [
+            {"type": "text", "text": "<ide_opened_file>The user opened the file "
+                                     "grafts.md in the IDE.</ide_opened_file>"},
+            {"type": "text", "text": "and label them by row"},
+        ],
+        "source_uuid": "7c1d9e42-0b6a-4f3e-9d21-5a8b7c6d4e3f",
+        "commandMode": "prompt",
+    })  # fmt: skip
+    # A background task's notice is queued the same way, and is not typed.
+    t.attachment({"type": "queued_command", "commandMode": "task-notification",
+                  "prompt": "<task-notification>\n<task-id>b7q</task-id>\n"
+                            "<status>completed</status>\n</task-notification>"})  # fmt: skip
+    t.reply("Labelled by row.")
+    t.write(project_dir(projects, CWD))
+
+    index(store, projects)
+    turns = kinds(store, t.session_id)
+    assert [turn[0] for turn in turns] == [
+        ("prompt", "graft the pear scions onto the quince rootstock"),
+        ("prompt", "wrap each graft in budding tape"),
+        ("prompt", "and label them by row"),
+    ]
+    assert ("reply", "Wrapping each graft.") in turns[1]
+    assert turns[2][-1] == ("reply", "Labelled by row.")
+    assert not any("task-notification" in x or "ide_opened_file" in x
+                   for turn in turns for _, x in turn)  # fmt: skip
+    hits = search(store, "budding tape", SearchOptions(mode="keyword")).hits
     assert (hits[0].session.id, hits[0].turn) == (t.session_id, 2)
 
 

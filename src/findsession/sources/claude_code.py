@@ -32,6 +32,8 @@ class ClaudeCodeSource(Source):
     """Claude Code's `~/.claude/projects/**/*.jsonl`."""
 
     kind = KIND
+    #: 2: a prompt queued while the agent worked (a `queued_command` attachment) is read.
+    reads = 2
 
     def default_roots(self) -> list[Path]:
         return [default_root()]

@@ -4,9 +4,10 @@ A user or assistant line becomes `Message`s (prompt, reply, thinking, tool call 
 output, harness text), a title or summary line a `MetaEvent`; anything else gives none.
 
 What the person typed is a prompt wherever 2.1.x puts it: words typed while a tool ran
-ride in the record that carries the tool's result (as a text block beside it), and a
-`/btw` side question is the text after the `<system-reminder>` that frames it (the last
-user record of `subagents/agent-aside_question-*.jsonl`). What the harness wrote in the
+ride in the record that carries the tool's result (as a text block beside it), or, from
+2.1.10x, in a `queued_command` attachment of their own, and a `/btw` side question is
+the text after the `<system-reminder>` that frames it (the last user record of
+`subagents/agent-aside_question-*.jsonl`). What the harness wrote in the
 person's place is not: a background task's notice (`origin: {"kind":
 "task-notification"}`, or `<task-notification>` in versions before the field), a
 slash command's wrapper, ToolSearch's "Tool loaded.". The VS Code extension records a
@@ -65,6 +66,8 @@ def parse_record(
     kind = obj.get("type")
     if kind in ("user", "assistant"):
         return list(_parse_message(obj, line, in_subagent_file))
+    if kind == "attachment":
+        return list(_parse_queued(obj, line, in_subagent_file))
     meta = _META_FIELDS.get(kind) if isinstance(kind, str) else None
     if meta is not None:
         value = obj.get(meta[1])
@@ -93,6 +96,18 @@ def _parse_message(obj: dict[str, Any], line: int, in_subagent_file: bool) -> It
     message = obj.get("message")
     if not isinstance(message, dict):
         return
+    common = _common(obj, line, in_subagent_file, _str(message.get("id")))
+    content = message.get("content")
+    if obj.get("type") == "user":
+        yield from _parse_user(obj, content, common)
+    else:
+        yield from _parse_assistant(obj, content, common)
+
+
+def _common(
+    obj: dict[str, Any], line: int, in_subagent_file: bool, message_id: str | None
+) -> dict[str, Any]:
+    """The fields every record of a line shares: where and when it was written."""
     common: dict[str, Any] = {
         "line": line,
         "uuid": _str(obj.get("uuid")),
@@ -102,18 +117,30 @@ def _parse_message(obj: dict[str, Any], line: int, in_subagent_file: bool) -> It
         "git_branch": _str(obj.get("gitBranch")),
         "version": _str(obj.get("version")),
         "record_session_id": _str(obj.get("sessionId")),
-        "message_id": _str(message.get("id")),
+        "message_id": message_id,
     }
     if obj.get("isSidechain") is True and not in_subagent_file:
         common["session_key"] = SIDECHAIN_KEY
-    content = message.get("content")
-    if obj.get("type") == "user":
-        yield from _parse_user(obj, content, common)
-    else:
-        yield from _parse_assistant(obj, content, common)
+    return common
 
 
-def _parse_user(obj: dict[str, Any], content: Any, common: dict[str, Any]) -> Iterator[Message]:
+def _parse_queued(obj: dict[str, Any], line: int, in_subagent_file: bool) -> Iterator[Message]:
+    """A prompt typed while the agent worked, which 2.1.10x on hand over at the next step
+    and records only as a `queued_command` attachment (`prompt`: a string, or blocks
+    beside the IDE's context). A background task's notice queued the same way
+    (`commandMode: "task-notification"`) and every other attachment are not typed."""
+    attachment = obj.get("attachment")
+    if not isinstance(attachment, dict) or attachment.get("type") != "queued_command":
+        return
+    if attachment.get("commandMode") not in (None, "prompt"):
+        return
+    common = _common(obj, line, in_subagent_file, None)
+    yield from _parse_user(obj, attachment.get("prompt"), common, with_results=False)
+
+
+def _parse_user(
+    obj: dict[str, Any], content: Any, common: dict[str, Any], with_results: bool = True
+) -> Iterator[Message]:
     if isinstance(content, str):
         texts, results = [_asked(content)], []
     elif isinstance(content, list):
@@ -125,7 +152,7 @@ def _parse_user(obj: dict[str, Any], content: Any, common: dict[str, Any]) -> It
             if _block(b) == "text" and isinstance(text := b.get("text"), str)
         ]
         texts = [t for t in texts if not t.lstrip().startswith(_CONTEXT_TAGS)]
-        results = [b for b in content if _block(b) == "tool_result"]
+        results = [b for b in content if _block(b) == "tool_result"] if with_results else []
     else:
         return
     for block in results:
