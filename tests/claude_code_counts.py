@@ -6,7 +6,8 @@ background task's notice (`origin.kind` `task-notification`, or `<task-notificat
 a slash command's or shell's wrapper, an interruption, ToolSearch's "Tool loaded." or
 IDE context; a `/btw` question is the text after its `<system-reminder>` frame; text
 beside a tool's result was typed while the tool ran, and so was the `prompt` of a
-`queued_command` attachment (mode `prompt`, 2.1.10x on). A reply is an assistant text block
+`queued_command` attachment (mode `prompt`, 2.1.10x on, not the harness's own: `isMeta`
+in the attachment). A reply is an assistant text block
 (not an API error's), a tool call a `tool_use` block, each block once per turn where a
 reply's lines repeat it. A line whose `uuid` an earlier file (in walking order, main
 sessions before their subagents) already holds is a replay and counted there. Inline
@@ -80,7 +81,10 @@ def queued(line: dict[str, Any]) -> dict[str, Any] | None:
         return None
     if attachment.get("commandMode") not in (None, "prompt"):
         return None
-    return {**line, "type": "user", "message": {"content": attachment.get("prompt")}}
+    meta = line.get("isMeta") is True or attachment.get("isMeta") is True
+    origin = attachment.get("origin") or line.get("origin")
+    return {**line, "type": "user", "isMeta": meta, "origin": origin,
+            "message": {"content": attachment.get("prompt")}}  # fmt: skip
 
 
 def count(root: Path) -> dict[str, Counter]:

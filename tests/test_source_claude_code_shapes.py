@@ -193,6 +193,9 @@ def test_a_prompt_queued_while_the_agent_worked_is_a_prompt(store: Store, projec
     t.attachment({"type": "queued_command", "commandMode": "task-notification",
                   "prompt": "<task-notification>\n<task-id>b7q</task-id>\n"
                             "<status>completed</status>\n</task-notification>"})  # fmt: skip
+    # A message the harness queues itself (a coordinator's, marked in the attachment).
+    t.attachment({"type": "queued_command", "prompt": "stop the sleeps now",
+                  "origin": {"kind": "coordinator"}, "isMeta": True})  # fmt: skip
     t.reply("Labelled by row.")
     t.write(project_dir(projects, CWD))
 
@@ -205,8 +208,12 @@ def test_a_prompt_queued_while_the_agent_worked_is_a_prompt(store: Store, projec
     ]
     assert ("reply", "Wrapping each graft.") in turns[1]
     assert turns[2][-1] == ("reply", "Labelled by row.")
-    assert not any("task-notification" in x or "ide_opened_file" in x
-                   for turn in turns for _, x in turn)  # fmt: skip
+    # Only what was typed is a prompt: not the notice, the IDE's context or the harness's.
+    assert [x for turn in turns for k, x in turn if k == "prompt"] == [
+        "graft the pear scions onto the quince rootstock",
+        "wrap each graft in budding tape",
+        "and label them by row",
+    ]
     hits = search(store, "budding tape", SearchOptions(mode="keyword")).hits
     assert (hits[0].session.id, hits[0].turn) == (t.session_id, 2)
 

@@ -128,14 +128,20 @@ def _parse_queued(obj: dict[str, Any], line: int, in_subagent_file: bool) -> Ite
     """A prompt typed while the agent worked, which 2.1.10x on hand over at the next step
     and records only as a `queued_command` attachment (`prompt`: a string, or blocks
     beside the IDE's context). A background task's notice queued the same way
-    (`commandMode: "task-notification"`) and every other attachment are not typed."""
+    (`commandMode: "task-notification"`, or `<task-notification>` text), a message the
+    harness queued itself (the attachment's own `isMeta`, as a coordinator's message to
+    a subagent is) and every other attachment are not typed."""
     attachment = obj.get("attachment")
     if not isinstance(attachment, dict) or attachment.get("type") != "queued_command":
         return
     if attachment.get("commandMode") not in (None, "prompt"):
         return
+    flags = {
+        "isMeta": obj.get("isMeta") is True or attachment.get("isMeta") is True,
+        "origin": attachment.get("origin") or obj.get("origin"),
+    }
     common = _common(obj, line, in_subagent_file, None)
-    yield from _parse_user(obj, attachment.get("prompt"), common, with_results=False)
+    yield from _parse_user(flags, attachment.get("prompt"), common, with_results=False)
 
 
 def _parse_user(
