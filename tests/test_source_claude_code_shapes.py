@@ -218,6 +218,52 @@ def test_a_prompt_queued_while_the_agent_worked_is_a_prompt(store: Store, projec
     assert (hits[0].session.id, hits[0].turn) == (t.session_id, 2)
 
 
+def test_a_teammates_message_is_the_lead_agents_not_the_persons(
+    store: Store, projects: Path
+) -> None:
+    """In an agent team, what a teammate sends the lead arrives in the lead's transcript as
+    a user record in a `<teammate-message>` envelope (relayed from another session with a
+    line before it): what came back from another agent, found in the turn it came in, as
+    a tool's output is. A background shell's `<bash-notification>` is the harness's. In
+    the teammate's own transcript the lead's message is what it was asked: its prompt."""
+    lead = Transcript(cwd=CWD, version="2.1.150")
+    lead.prompt("split the orchard survey between two teammates")
+    lead.reply("Asked the north and south teammates.")
+    lead.prompt(
+        '<teammate-message teammate_id="north" color="blue" summary="North rows done">\n'
+        "Surveyed rows 1 to 20: three trees show fire blight.\n</teammate-message>"
+    )
+    lead.prompt(
+        'Another Claude session sent a message:\n<teammate-message teammate_id="south">\n'
+        "Rows 21 to 40 are clear, no quarantine.\n</teammate-message>"
+    )
+    lead.prompt("<bash-notification>\n<shell-id>b09efb5</shell-id>\n</bash-notification>")
+    lead.reply("Three blighted trees, all in the north rows.")
+    folder = project_dir(projects, CWD)
+    lead.write(folder)
+    agent = "a5e0c1d2b3f4a5968"
+    north = Transcript(session_id=lead.session_id, cwd=CWD, version="2.1.150",
+                       sidechain=True, agent_id=agent)  # fmt: skip
+    north.prompt('<teammate-message teammate_id="team-lead">\nSurvey rows 1 to 20 for '
+                 "fire blight.\n</teammate-message>")  # fmt: skip
+    north.reply("Rows 1 to 20 surveyed.")
+    north.write(folder / lead.session_id / "subagents", f"agent-{agent}.jsonl")
+
+    index(store, projects)
+    typed = [x for turn in kinds(store, lead.session_id) for k, x in turn if k == "prompt"]
+    assert typed == ["split the orchard survey between two teammates"]
+    # What the teammates said stays searchable, in the turn it came in.
+    [turn] = kinds(store, lead.session_id)
+    assert ("reply", "Three blighted trees, all in the north rows.") in turn
+    assert any(k == "tool_output" and "no quarantine" in x for k, x in turn)
+    hits = search(store, "quarantine", SearchOptions(mode="keyword")).hits
+    assert [(h.session.id, h.turn) for h in hits] == [(lead.session_id, 1)]
+    assert not any(k == "tool_output" and "shell-id" in x for k, x in turn)
+    [child] = store.subagents_of(lead.session_id)
+    [[first, *_]] = kinds(store, child.id)
+    assert first[0] == "prompt" and "Survey rows 1 to 20" in first[1]
+
+
 def test_a_windows_folder_spelled_with_either_drive_letter_is_one_project(
     store: Store, projects: Path
 ) -> None:
