@@ -236,3 +236,25 @@ def test_a_newer_export_saved_over_the_older_keeps_what_the_account_deleted(
     assert app.deleted in held and app.added in held
     assert found(cli, kind, app.changed_word) == {app.changed}
     assert found(cli, kind, app.deleted_word) == {app.deleted}
+
+
+def test_a_zip_member_that_expands_far_past_its_size_is_cut_and_named(
+    cli: CLI, tmp_path: Path
+) -> None:
+    """A zip whose conversations file inflates hundreds of times over (a bomb: 40 MB of
+    spaces in a first conversation) is read as far as 250 times its packed size, as a
+    compressed rollout is, named in one line, and the run goes on."""
+    app = APPS["chatgpt"]
+    doc = json.loads((app.older / app.document).read_text(encoding="utf-8"))
+    doc[0]["pad"] = " " * (40 << 20)
+    bomb = tmp_path / "exports" / "bomb.zip"
+    bomb.parent.mkdir()
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(app.document, json.dumps(doc))
+        [member] = archive.infolist()
+    assert member.compress_size * 250 < member.file_size
+    proc = cli.run("index", "--no-embed", "--source", "chatgpt", str(bomb))
+    assert proc.returncode == 0, proc.stderr
+    [cut] = [line for line in proc.stderr.splitlines() if line.startswith("cut short")]
+    assert "bomb.zip" in cut and "250 times its" in cut, cut
+    assert len(sessions(cli, "chatgpt")) < expected(app, app.older)[0]

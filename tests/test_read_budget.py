@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import random
 import time
 from pathlib import Path
 from typing import Any
@@ -241,9 +242,14 @@ def test_a_big_chat_export_is_read_over_several_runs_each_going_on_from_the_last
 
 
 def test_a_compressed_blob_past_its_cap_is_cut_and_named() -> None:
-    """A zstd blob held in memory (a thread in Zed's database) has no file to measure:
-    past the cap its reader gives, decompression stops and says so, rather than failing
+    """A zstd blob held in memory (a thread in Zed's database) is capped as a file is,
+    by its own size: past the cap decompression stops and says so, rather than failing
     the whole store's read."""
     blob = zstandard.ZstdCompressor().compress(b"x" * (3 << 20))
-    kept, stopped = codex_zst.inflate(blob, 1 << 20)
-    assert len(kept) == 1 << 20 and stopped.cut == "over 1 MB decompressed"
+    kept, stopped = codex_zst.inflate(blob)
+    assert len(kept) == 1 << 20  # the floor: 250 times a few hundred bytes is less
+    assert stopped.cut == f"over 1 MB decompressed from {len(blob) / 1e3:,.1f} KB"
+    block = random.Random(7).randbytes(8192)  # 4 MB that compresses about 500 times
+    blob = zstandard.ZstdCompressor().compress(block * 512)
+    kept, stopped = codex_zst.inflate(blob)
+    assert len(kept) == 250 * len(blob) and "250 times its" in (stopped.cut or "")

@@ -245,3 +245,19 @@ def test_blame_finds_the_file_a_thread_wrote(cli: CLI, zed: ZedStore) -> None:
         (sid(zed, KILN), "create"),
         (sid(zed, "edit-1"), "edit"),
     }
+
+
+def test_a_thread_that_expands_far_past_its_size_is_named_not_read(cli: CLI, zed: ZedStore) -> None:
+    """A few KB of zstd that expand to 40 MB (a thread padded with spaces) is a bomb, not
+    a thread: no real thread compresses a hundredth as far. It is named in one line, as a
+    compressed Codex rollout is, and the store's other threads are read as ever."""
+    doc = {"version": "0.2.0", "summary": "Padded", "messages": [], "pad": " " * (40 << 20)}
+    blob = zstandard.ZstdCompressor(level=3).compress(json.dumps(doc).encode())
+    assert len(blob) * 250 < 40 << 20
+    zed.save_raw("padded-1", "Padded", "zstd", blob)
+    report = index(cli)
+    assert report["errors"] == []
+    [problem] = report["problems"]
+    assert problem["reason"] == "unreadable thread data" and "padded-1" in problem["detail"]
+    assert "MB decompressed from" in problem["detail"]
+    assert found(cli, "kiln overshoot") == [sid(zed, KILN)]

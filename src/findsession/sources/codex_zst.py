@@ -115,20 +115,24 @@ def _decompress(fh: IO[bytes], out: IO[bytes], limit: int, spend: budget.Budget)
 def _too_big(fh: IO[bytes], limit: int) -> str:
     try:
         size = os.fstat(fh.fileno()).st_size
-    except OSError:  # a blob held in memory (`inflate`): its cap is the caller's
-        size = None
+    except (OSError, io.UnsupportedOperation):  # a blob held in memory (`inflate`)
+        size = len(fh.getbuffer()) if isinstance(fh, io.BytesIO) else None
     if size is None or limit >= budget.MAX_DECOMPRESSED:
         return f"over {limit >> 20:,} MB decompressed"
+    if limit > budget.MAX_EXPANSION * size:  # the floor every small file gets
+        return f"over {limit >> 20:,} MB decompressed from {size / 1e3:,.1f} KB"
     return (
         f"over {limit / 1e6:,.1f} MB decompressed, {budget.MAX_EXPANSION} times its"
         f" {size / 1e3:,.1f} KB"
     )
 
 
-def inflate(data: bytes, limit: int = budget.MAX_DECOMPRESSED) -> tuple[bytes, Stopped]:
+def inflate(data: bytes) -> tuple[bytes, Stopped]:
     """One zstd blob held in memory (a database's compressed column), decompressed under
-    the same caps as a file: its bytes, and why decompression stopped early."""
+    the same caps as a file (`budget.expanded_bytes` of its own size): its bytes, and
+    why decompression stopped early."""
     out = io.BytesIO()
+    limit = budget.expanded_bytes(len(data))
     stopped = _decompress(io.BytesIO(data), out, limit, budget.current())
     return out.getvalue(), stopped
 

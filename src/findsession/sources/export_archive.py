@@ -1,9 +1,10 @@
 """The file of a chat app's export that holds its conversations, opened for reading
 where it lies: the file itself, or its member in the zip as downloaded, read in place
-and never unpacked. A zip is bounded (a member that expands past `MAX_DECOMPRESSED`
-ends there) and one that cannot be read (cut short before its directory, a version
-`zipfile` does not know) is an `OSError` that says so, which the indexer names for the
-file and reads again on the next run.
+and never unpacked. A zip is bounded as every compressed file is (a member that
+expands past `budget.expanded_bytes` of its packed size ends there) and one that
+cannot be read (cut short before its directory, a version `zipfile` does not know) is
+an `OSError` that says so, which the indexer names for the file and reads again on the
+next run.
 """
 
 from __future__ import annotations
@@ -15,9 +16,6 @@ from contextlib import contextmanager
 from typing import IO, Protocol
 
 from findsession.sources import budget
-
-#: Decompressed bytes read from one member of a zip at most.
-MAX_DECOMPRESSED = 1 << 30
 
 
 class Export(Protocol):
@@ -60,20 +58,25 @@ def document(fh: IO[bytes], fmt: Export) -> Iterator[tuple[IO[bytes] | None, str
     except (zipfile.BadZipFile, NotImplementedError, RuntimeError, zlib.error) as exc:
         raise OSError(f"cannot read {found[0].filename} in the zip ({exc})") from exc
     with member:
-        yield _Bounded(member, found[0].filename), None
+        yield _Bounded(member, found[0]), None
 
 
 class _Bounded:
-    """A zip member's bytes, at most `MAX_DECOMPRESSED` of them: a member that expands
-    past that, or whose bytes break off (a download cut short), ends there, and the
-    file's read says why."""
+    """A zip member's bytes, as many as a compressed file of its packed size may give
+    (`budget.expanded_bytes`: a real export deflates ten times over, a bomb thousands):
+    a member that expands past that, or whose bytes break off (a download cut short),
+    ends there, and the file's read says why."""
 
-    def __init__(self, raw: IO[bytes], name: str) -> None:
-        self.raw, self.name, self.left = raw, name, MAX_DECOMPRESSED
+    def __init__(self, raw: IO[bytes], member: zipfile.ZipInfo) -> None:
+        self.raw, self.name, self.packed = raw, member.filename, member.compress_size
+        self.limit = self.left = budget.expanded_bytes(member.compress_size)
 
     def read(self, size: int = -1) -> bytes:
         if self.left <= 0:
-            budget.current().stop(f"{self.name} expands past {MAX_DECOMPRESSED >> 30} GB")
+            budget.current().stop(
+                f"{self.name} expands past {self.limit / 1e6:,.1f} MB,"
+                f" {budget.MAX_EXPANSION} times its {self.packed / 1e3:,.1f} KB in the zip"
+            )
             return b""
         want = self.left if size < 0 else min(size, self.left)
         try:

@@ -39,8 +39,6 @@ TOOL_INPUT_CAP = 2_000
 TOOL_OUTPUT_CAP = 4_000
 #: The argument names Zed's tools give a file (`copy_path` and `move_path` name two).
 _FILE_KEYS = ("path", "abs_path", "source_path", "destination_path")
-#: Decompressed bytes one thread may take.
-_MAX_THREAD = 256 << 20
 
 
 def thread_records(
@@ -96,7 +94,7 @@ def _document(
         problems.append(Problem(head, "no thread data", f"thread {key}"))
         return None
     if kind == "zstd":
-        raw, stopped = inflate(raw, _MAX_THREAD)
+        raw, stopped = inflate(raw)
         if stopped.problem or stopped.cut:
             problems.append(Problem(head, "unreadable thread data", f"thread {key}: "
                                     + (stopped.problem or stopped.cut or "")))  # fmt: skip
