@@ -63,6 +63,7 @@ _VAULT = (
     "hvs." + "CAESIdT9LVd4h3PxwqifTzxNRlOX1BEtXtIgcqseYzpH8fOCZcZOPYKB2IikZosK2iP7x8hipng4DDh31yWpf"
 )
 _GROQ = "gsk_" + "qGXjXUgiOwm1FzXWlp003Rnx3pxQ2r9vbwO4qm014KHMojYko94Z"
+_TAVILY = "tvly-" + "dev-Xq7Lm2Vt9Pz4Rk8Wn3Yb6Hc1Jd5Gf0Se"
 _DIGITALOCEAN = "dop_v1_" + "ce8b3a122758fcb0b29266166e9c13018657bc14875cede1802522b47543b0c1"
 _GITLAB_RUNNER = "glrt-" + "t3_S4Tvq6x04tupnLNDKCefQvth"
 _GITLAB_DEPLOY = "gldt-" + "Xq7vL2mK9pR4sT8wZ3nB"
@@ -227,6 +228,8 @@ LEAKED_KINDS: list[tuple[str, str, tuple[str, ...]]] = [
     ("azure-client-secret", f"az login --service-principal -p {_AZURE_CLIENT}", (_AZURE_CLIENT,)),
     ("google-oauth", f"gcloud returned {_GOOGLE_OAUTH} for the session", (_GOOGLE_OAUTH,)),
     ("discord-bot-any-letter", f"import discord\n\nclient.run({_DISCORD_X!r})", (_DISCORD_X,)),
+    # Typed into a prompt by a person (a real chat): a search API's key, in a sentence.
+    ("tavily-key", f"this is my search key {_TAVILY} use it", (_TAVILY,)),
 ]
 
 

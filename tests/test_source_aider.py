@@ -394,3 +394,119 @@ def test_what_aider_sends_again_for_the_person_is_not_a_prompt(
     assert "log tips per hour to tips.csv" in planned[1]  # the architect's reply, once
     assert planned[3] == ["gauge.py"]  # the editor's edit belongs to the typed request
     assert store.scalar("SELECT count(*) FROM messages WHERE kind = 'harness'") == 6
+
+
+def reflowed(text: str) -> str:
+    """What typed text becomes once a Markdown formatter (Prettier) has rewritten the
+    history: each `####` line a heading of its own, no line break, a blank line between."""
+    return "\n" + "\n\n".join(f"#### {line}".rstrip() for line in text.splitlines()) + "\n"
+
+
+def reflowed_note(*lines: str) -> str:
+    """A note so rewritten: its last line loses aider's line break, the others keep it."""
+    return "".join(f"> {line}  \n" for line in lines[:-1]) + f"> {lines[-1]}\n"
+
+
+def test_a_history_a_markdown_formatter_rewrote_keeps_its_prompts(
+    store: Store, tmp_path: Path
+) -> None:
+    """A formatter run over the project (Prettier) rewrites `.aider.chat.history.md`
+    too: every `####` line loses aider's mark and gets a blank line after it, and each
+    note's last line loses it. The lines of one input are still one prompt, `/clear`
+    then `/drop` still two, and the model's own heading is still its reply's."""
+    project = tmp_path / "shop"
+    project.mkdir()
+    run = (
+        "# aider chat started at 2024-08-20 14:08:19\n\n"
+        + reflowed_note("Aider v0.50.1", "Git repo: .git with 116 files", "Use /help <question>")
+        + reflowed("/add steps.md") + "\n" + reflowed_note("Added steps.md to the chat")
+        + reflowed("follow steps.md one step at a time\nask me before each step")
+        + answer("Step 1 sets up the menu.\n\n#### 1. The menu file\n\nmenu.css\n```css\n"
+                 "<<<<<<< SEARCH\na {}\n=======\na { color: red }\n>>>>>>> REPLACE\n```")
+        + reflowed_note("Tokens: 2.1k sent, 310 received.", "Applied edit to menu.css")
+        + reflowed("/clear") + reflowed("/drop") + "\n"
+        + reflowed_note("Dropping all files from the chat session.")
+        + reflowed("go on") + answer("Step 2 adds the cart.")
+    )  # fmt: skip
+    (project / FILE_NAME).write_text(run, encoding="utf-8")
+    index(store, project)
+    prompts = [t for (t,) in store.query("SELECT text FROM messages WHERE kind = 'prompt'")]
+    assert prompts == [
+        "/add steps.md",
+        "follow steps.md one step at a time\nask me before each step",
+        "/clear",
+        "/drop",
+        "go on",
+    ]
+    [(sid,)] = store.query("SELECT id FROM sessions")
+    follow = turns(store, sid)[1]
+    assert "#### 1. The menu file" in follow[1] and follow[3] == ["menu.css"]
+    assert "Applied edit to menu.css" in follow[2]
+    assert turns(store, sid)[-1][1] == "Step 2 adds the cart."
+
+
+def test_an_answer_aider_gives_for_a_group_of_questions_is_not_a_prompt(
+    store: Store, tmp_path: Path
+) -> None:
+    """After "(A)ll" or "(S)kip all", aider answers the rest of the group itself and logs
+    each question with that answer as a `####` line (`InputOutput.confirm_ask`): typed by
+    no one, so harness, not prompts."""
+    project = tmp_path / "plotter"
+    project.mkdir()
+    ask = "Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: "
+    run = (
+        "# aider chat started at 2026-05-02 13:55:40\n\n"
+        + note("Aider v0.86.2")
+        + said("which files draw the axes?") + answer("plot/axes.py and plot/ticks.py.")
+        + note("Tokens: 1.9k sent, 638 received.", "plot/axes.py", ask + "s", "plot/ticks.py")
+        + said(ask + "skip") + note(ask + "s", "plot/grid.py")
+        + said(ask + "skip") + note(ask + "s")
+        + said("/add plot/axes.py") + note("Added plot/axes.py to the chat")
+        + said("/architect label both axes") + said("label both axes")
+        + answer("Labels go in draw().")
+        + note("plot/legend.py", ask + "a", "plot/title.py")
+        + said(ask + "all") + note(ask + "a", "Edit the files? (Y)es/(N)o [Yes]: y")
+        + said("Labels go in draw().") + answer("axes.py\n```python\n<<<<<<< SEARCH\n"
+                                              "=======\nlabel()\n>>>>>>> REPLACE\n```")
+    )  # fmt: skip
+    (project / FILE_NAME).write_text(run, encoding="utf-8")
+    index(store, project)
+    prompts = [t for (t,) in store.query("SELECT text FROM messages WHERE kind = 'prompt'")]
+    assert prompts == [
+        "which files draw the axes?",
+        "/add plot/axes.py",
+        "/architect label both axes",
+    ]
+    harness = [t for (t,) in store.query("SELECT text FROM messages WHERE kind = 'harness'")]
+    # Between the architect's reply and its copy for the editor, aider's own answer
+    # leaves the copy still known as one.
+    assert harness == [ask + "skip", ask + "skip", "label both axes", ask + "all",
+                       "Labels go in draw()."]  # fmt: skip
+
+
+def test_an_architect_reply_sent_again_without_its_thinking_is_not_a_prompt(
+    store: Store, tmp_path: Path
+) -> None:
+    """Aider logs a reasoning model's thinking inside the reply, between its
+    `<thinking-content-…>` tags, but sends the editor the reply without it: that copy is
+    still the architect's reply, not something typed."""
+    project = tmp_path / "render"
+    project.mkdir()
+    tag = "thinking-content-7bbeb8e1441453ad999a0bbba8a46d4b"
+    plan = "# Frame budget plan\n\n1. Cap the frame at 8 ms.\n2. Skip a frame when late."
+    run = (
+        "# aider chat started at 2026-05-02 14:03:46\n\n"
+        + note("Aider v0.86.2", "Model: openai/qwen with architect edit format")
+        + said("/architect") + said("review the frame budget plan")
+        + answer(f"<{tag}>\nThe plan's line numbers are off.\n</{tag}>\n\n{plan}")
+        + note("Tokens: 30k sent, 2.4k received.", "Edit the files? (Y)es/(N)o [Yes]: y")
+        + said(plan) + answer("frame.py\n```python\n<<<<<<< SEARCH\nBUDGET = 16\n=======\n"
+                              "BUDGET = 8\n>>>>>>> REPLACE\n```")
+    )  # fmt: skip
+    (project / FILE_NAME).write_text(run, encoding="utf-8")
+    index(store, project)
+    prompts = [t for (t,) in store.query("SELECT text FROM messages WHERE kind = 'prompt'")]
+    assert prompts == ["/architect", "review the frame budget plan"]
+    [(sid,)] = store.query("SELECT id FROM sessions")
+    review = turns(store, sid)[-1]
+    assert "Skip a frame when late." in review[1] and review[3] == ["frame.py"]

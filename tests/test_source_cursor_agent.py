@@ -232,3 +232,27 @@ def test_the_chat_store_gives_title_and_start_time_and_is_never_written(
     assert [hashlib.sha256(p.read_bytes()).hexdigest() for p in stores] == before
     for conn in (valve, tension, unnamed):
         conn.close()
+
+
+def test_a_txt_result_line_names_its_tool_and_arguments_keep_their_equals(
+    cli: CLI, cursor_home: Path
+) -> None:
+    """Real `.txt` transcripts write `key: value` arguments and a `[Tool result] <name>`
+    line with no body when the result was not kept: the name is no output, and a value
+    holding `=` is not split at it."""
+    sid = "2d7a9e41-0c3b-4f58-9a16-5e8b7c1d0f23"
+    (transcripts(cursor_home) / f"{sid}.txt").write_text(
+        "user:\n<user_query>\nrun the greenhouse tests with the debug flag\n</user_query>\n\n"
+        "assistant:\n[Thinking] **Running the tests**\n[Tool call] Shell\n"
+        "  command: GREENHOUSE_DEBUG=1 npm test\n  description: Run tests\n\n"
+        "[Tool result] Shell\n\nassistant:\nThe tests pass with the debug flag on.\n"
+    )
+    cli.run("index", "--no-embed")
+    messages = cli.json("read", sid, "--tools")["turns"][0]["messages"]
+    shown = [(m["kind"], m["tool"], m["text"]) for m in messages]
+    assert (
+        "tool_call",
+        "Shell",
+        "command: GREENHOUSE_DEBUG=1 npm test\ndescription: Run tests",
+    ) in shown
+    assert not [m for m in messages if m["kind"] == "tool_output"]

@@ -393,3 +393,64 @@ def test_a_database_unchanged_since_it_was_read_is_not_opened_again(
     os.utime(db, ns=(st.st_atime_ns, st.st_mtime_ns))
     report = index(cli)
     assert (report["files_read"], report["errors"], report["problems"]) == (0, [], [])
+
+
+def test_a_bubble_kept_only_as_the_editors_state_reads_as_its_text(
+    cli: CLI, tmp_path: Path
+) -> None:
+    """Older chat panels keep a message as the editor's state (`initText`, the Lexical
+    editor's JSON: paragraphs of text nodes) with an empty `rawText`: the prompt is the
+    text it holds, not the JSON."""
+    home = Path(cli.env["HOME"])
+    cli.env["XDG_CONFIG_HOME"] = str(home / ".config")
+    storage = workspace(home / ".config" / "Cursor" / "User" / "workspaceStorage" / "w2", "/m")
+
+    def paragraph(text: str) -> dict[str, Any]:
+        node = {
+            "detail": 0,
+            "format": 0,
+            "mode": "normal",
+            "style": "",
+            "text": text,
+            "type": "text",
+            "version": 1,
+        }
+        return {
+            "children": [node],
+            "direction": "ltr",
+            "format": "",
+            "indent": 0,
+            "type": "paragraph",
+            "version": 1,
+        }
+
+    state = {
+        "root": {
+            "children": [paragraph("why does the mash tun"), paragraph("leak?")],
+            "direction": "ltr",
+            "format": "",
+            "indent": 0,
+            "type": "root",
+            "version": 1,
+        }
+    }
+    panel = {
+        "tabs": [
+            {
+                "tabId": "tab-7777-mash",
+                "chatTitle": "Mash tun",
+                "lastSendTime": 1701637651438,
+                "bubbles": [
+                    {"type": "user", "rawText": "", "initText": json.dumps(state)},
+                    {"type": "ai", "text": "The mash tun leaks at its ball valve gasket."},
+                ],
+            }
+        ]
+    }
+    db = StateDb(storage / "state.vscdb")
+    db.item("workbench.panel.aichat.view.aichat.chatdata", json.dumps(panel))
+    db.close()
+    index(cli)
+    [hit] = cli.json("search", "--source", "cursor", "mash tun ball valve")["results"]
+    turns = cli.json("read", hit["session"]["id"])["turns"]
+    assert turns[0]["messages"][0]["text"] == "why does the mash tun\nleak?"

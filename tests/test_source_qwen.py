@@ -175,3 +175,31 @@ def test_no_qwen_home_leaves_the_index_without_qwen_sessions(cli: CLI) -> None:
     listed = {s["kind"]: s for s in cli.json("sources")["sources"]}
     assert listed["qwen"]["sessions"] == 0
     assert all(not r["exists"] for r in listed["qwen"]["roots"])
+
+
+def test_a_prompt_with_file_references_is_what_was_typed(store: Store, home: Path) -> None:
+    """Qwen Code records what was typed with `@file` references in an `at_command`
+    record, then sends it with the files' content appended: the prompt is what was
+    typed, not the files."""
+    index(store, home)
+    typed = "@beds.md what grows in bed three?"
+    sent = {
+        "role": "user",
+        "parts": [
+            {"text": typed},
+            {"text": "\n--- Content from referenced files ---"},
+            {"text": "\nContent from @beds.md:\nbed three: chard and leeks\n"},
+            {"text": "\n--- End of content ---"},
+        ],
+    }
+    payload = {"filesRead": ["beds.md"], "status": "success", "userText": typed}
+    added = (
+        record(uuid(44), uuid(10), "system", subtype="at_command", systemPayload=payload)
+        + record(uuid(45), uuid(44), "user", message=sent)
+        + record(uuid(46), uuid(45), "assistant", "Bed three grows chard and leeks.")
+    )
+    with open(chat(home), "a") as fh:
+        fh.write(added)
+    index(store, home)
+    assert prompts(store, SID)[-1] == typed
+    assert store.get_session(SID).n_turns == 4

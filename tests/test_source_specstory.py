@@ -210,6 +210,31 @@ def test_a_cursor_chat_and_its_export_are_one_session(
     store.close()
 
 
+@pytest.mark.parametrize("named", ["cursoride", "Cursor IDE"])
+def test_the_clis_export_of_a_cursor_chat_is_the_same_chat(
+    cli: CLI, home: Path, project: Path, named: str
+) -> None:
+    """SpecStory's CLI names a Cursor IDE chat `cursoride` (or `Cursor IDE`) in its
+    session comment: still Cursor's chat, so Cursor's own store wins, and the export
+    says Cursor has no command to go back into it."""
+    store = _cursor_store(home, project)
+    when = "2026-04-19 09:33:07Z"
+    turn = [("calibrate the barometer against station pressure", ["Use the sea-level one."])]
+    write(project, "2026-04-19_09-33-07Z-barometer.md", cli_export(named, BAROMETER, when, turn))
+    other = [("why does the anemometer cup spin backwards", ["Wind."])]
+    write(project, "2026-04-19_10-00-00Z-cups.md", cli_export(named, ANEMOMETER, when, other))
+    index(cli)
+    report = index(cli)
+    [problem] = report["problems"]
+    assert problem["reason"] == "a copy of a chat indexed from elsewhere"
+    assert "Cursor's store" in problem["detail"]
+    [one] = hits(cli, "barometer station pressure")
+    assert one["session"]["source"] == "cursor"
+    resume = cli.json("open", f"specstory-{ANEMOMETER}")["resume"]
+    assert not resume["available"] and "Cursor has no command" in resume["reason"]
+    store.close()
+
+
 def test_copies_of_one_session_are_one_session_following_the_fullest(
     cli: CLI, project: Path
 ) -> None:

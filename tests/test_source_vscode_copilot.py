@@ -202,3 +202,33 @@ def _requests(path: Path) -> list[dict[str, Any]]:
             del target[op.get("i", len(target)) :]
             target.extend(op.get("v", []))
     return state["requests"]
+
+
+def test_an_exported_chat_named_as_a_root_takes_its_folder_from_the_reply(
+    cli: CLI, tmp_path: Path
+) -> None:
+    """A chat exported with "Chat: Export Chat..." and kept in a repository has no
+    `workspace.json` beside it: its folder is the one VS Code resolved the reply's links
+    against (`baseUri`), spelled as a workspace's folder is."""
+    base = {"$mid": 1, "path": "/c:/Users/dev/beehive/", "scheme": "file"}
+    export = {
+        "responderUsername": "GitHub Copilot",
+        "initialLocation": "panel",
+        "requests": [
+            {
+                "requestId": "request_1",
+                "message": {"text": "Why does the hive scale drift at night?", "parts": []},
+                "variableData": {"variables": []},
+                "response": [
+                    {"kind": "mcpServersStarting", "didStartServerIds": []},
+                    {"value": "The load cell cools and its zero moves.", "baseUri": base},
+                ],
+                "timestamp": 1767225600000,
+            }
+        ],
+    }
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(export, indent=2), encoding="utf-8")
+    cli.run("index", "--no-embed", "--source", "vscode-copilot", str(path))
+    [hit] = hits(cli, "hive scale drift")
+    assert hit["session"]["cwd"] == "c:/Users/dev/beehive"

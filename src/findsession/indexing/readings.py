@@ -28,8 +28,8 @@ from findsession.storage.views import IndexStore
 #: (`redact`). 2: a turn may open without a typed prompt (a session started by `/init`
 #: kept its first replies in no turn). 3: thirteen more kinds of secret are redacted
 #: (Vault, Groq, DigitalOcean tokens, `curl -u`, `.netrc`, ...), and a token the stored
-#: cap cuts keeps no prefix.
-SHARED = 3
+#: cap cuts keeps no prefix. 4: Tavily's API keys are redacted.
+SHARED = 4
 #: What an index made before readings were recorded was read with.
 FIRST = "1.1"
 

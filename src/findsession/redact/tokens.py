@@ -1,6 +1,6 @@
 """Providers' tokens that a hostile run found stored in clear beside the ones `rules`
-had: Vault, Groq, DigitalOcean, Google's OAuth access tokens, Telegram bots, Azure client
-secrets, and Discord bot tokens of any first letter (GitLab's runner and deploy tokens
+had: Vault, Groq, DigitalOcean, Google's OAuth access tokens, Tavily, Telegram bots, Azure
+client secrets, and Discord bot tokens of any first letter (GitLab's runner and deploy tokens
 share `rules`' GitLab anchor).
 
 Each format as its provider documents it (checked against gitleaks' rules for the same
@@ -30,6 +30,9 @@ TOKEN_RULES: list[Rule] = [
         r"do[opr]_v1_[a-f0-9]{64}" + _TOKEN_END,
     ),
     rule("google-oauth-token", ("ya29.",), 0, r"ya29\.[A-Za-z0-9_\-]{20,}"),
+    # Tavily's search API keys (`tvly-…`, `tvly-dev-…`, `tvly-prod-…`): people paste them
+    # into prompts to set up its MCP server.
+    rule("tavily-key", ("tvly-",), 0, r"tvly-(?:dev-|prod-)?[A-Za-z0-9]{20,}" + _TOKEN_END),
     # An Azure AD client secret: three characters, a digit, `Q~`, 31 to 34 more.
     rule(
         "azure-client-secret",
@@ -70,4 +73,4 @@ DISCORD_TOKEN = re.compile(
     r"(?![A-Za-z0-9_\-])"
 )
 #: Kinds of this module that are a token of their own (see `rules.TOKEN_KINDS`).
-KINDS = ("vault-token", "groq-key", "digitalocean-token", "google-oauth-token")
+KINDS = ("vault-token", "groq-key", "digitalocean-token", "google-oauth-token", "tavily-key")

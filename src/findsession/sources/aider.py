@@ -51,6 +51,10 @@ class AiderSource(Source):
     """Aider's `.aider.chat.history.md`, found under configured roots."""
 
     kind = KIND
+    #: 2: the lines of a history a Markdown formatter reflowed are prompts again, and
+    #: aider's own answers to a group of questions and an architect's reply sent again
+    #: without its thinking are not.
+    reads = 2
 
     def default_roots(self) -> list[Path]:
         return default_roots()

@@ -11,16 +11,13 @@ Aider appends to `.aider.chat.history.md` as it runs (aider/io.py):
   `>` line (see `aider_replies` for the edits inside it).
 
 Every `####` and `>` line aider writes ends with a Markdown line break (two spaces).
-That mark tells aider's lines from the model's own `#### heading` or `> quote`; until a
-session shows a marked line (one written by hand may have none), the mark is not needed.
+That mark tells aider's lines from the model's own `#### heading` or `> quote` once a
+session shows it on a `####` line: one written by hand may have none, and a Markdown
+formatter run over the file takes it off every `####` line and the last line of each
+note (see `HistoryParser._reflowed` for how such a run is read).
 
-Aider logs a message it sends on the person's behalf as `####` lines too (aider/io.py
-`user_input`, called by `Coder.run(with_message=…)`): in architect mode the architect's
-reply, again, for the editor model (aider/coders/architect_coder.py); after `/code X`,
-`/ask X`, `/architect X` or `/context X`, the `X` again; after `/help X` the question
-with the docs found for it; after `/ok` its fixed request. Those blocks repeat what
-came just before them, and are the harness's, not prompts (`.aider.input.history`,
-where aider keeps what was typed, has none of them).
+Aider logs what it sends on the person's behalf as `####` lines too: `aider_sent` tells
+those from what was typed.
 """
 
 from __future__ import annotations
@@ -32,7 +29,15 @@ from datetime import UTC, datetime
 from typing import Any
 
 from findsession.domain import Message, MessageKind, MetaEvent, MetaKind
-from findsession.sources.aider_replies import REPLY_CAP, split_reply
+from findsession.sources.aider_replies import REPLY_CAP, THINK_CLOSE, split_reply
+from findsession.sources.aider_sent import (
+    GROUP_ANSWER,
+    HELP_QUESTION,
+    OK_REQUEST,
+    Said,
+    asking,
+    with_message,
+)
 from findsession.sources.cursor import Record
 from findsession.sources.jsonl import cap, cut_point
 
@@ -44,40 +49,7 @@ _HOLD = REPLY_CAP + 4_096
 
 _STAMP = re.compile(r"^# aider chat started at (\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)")
 _VERSION = re.compile(r"^Aider v(\S+)")
-#: Commands whose argument is a message to the model: it can name the session.
-_ASKING = ("/ask", "/code", "/architect", "/context", "/copy-context")
 _TITLE_HOLD = 500
-#: What `/ok` sends (aider/commands.py `cmd_ok`), and how `/help X` begins what it sends
-#: (aider/help.py `Help.ask`).
-_OK_REQUEST = "Ok, please go ahead and make those changes."
-_HELP_QUESTION = "# Question: "
-
-
-class _Said:
-    """A digest of a text as aider compares the two copies of an architect's reply: each
-    line without trailing whitespace, no blank lines at either end, the first line without
-    its indent (`ai_output` logs the reply stripped, `user_input` every line of it).
-    Streamed: a block of any length costs a hash, not its text."""
-
-    def __init__(self) -> None:
-        self.digest = hashlib.blake2b(digest_size=16)
-        self.started = False
-        self.blanks = 0
-
-    def add(self, line: str) -> None:
-        line = line.rstrip()
-        if not line:
-            self.blanks += self.started
-            return
-        if self.started:
-            self.digest.update(b"\n" * (self.blanks + 1))
-        else:
-            line, self.started = line.lstrip(), True
-        self.digest.update(line.encode("utf-8", "replace"))
-        self.blanks = 0
-
-    def same(self, other: _Said) -> bool:
-        return self.started and other.started and self.digest.digest() == other.digest.digest()
 
 
 def is_header(text: str) -> bool:
@@ -117,7 +89,7 @@ class _Block:
     held: int = 0
     total: int = 0
     #: A prompt block's text, to tell a copy of the reply before it.
-    said: _Said = field(default_factory=_Said)
+    said: Said = field(default_factory=Said)
 
     def add(self, number: int, text: str) -> None:
         if self.kind == "prompt":
@@ -144,7 +116,8 @@ class HistoryParser:
         self.ts: str | None = None
         self.version: str | None = None
         self.header_line: int | None = None
-        self.marked = False
+        #: The kinds of line (`prompt`, `notes`) this run has shown aider's mark on.
+        self.marked: set[str] = set()
         self.named = False
         self.block: _Block | None = None
         self.after_blank = True
@@ -152,7 +125,7 @@ class HistoryParser:
         #: added and the question sent again, is not the one the editor is sent), and
         #: that prompt when it was a command with a message (`/code X`) nothing has
         #: answered yet.
-        self.replied = _Said()
+        self.replied = Said()
         self.command: tuple[str, str] | None = None
 
     def feed(self, number: int, text: str) -> list[Record]:
@@ -161,17 +134,23 @@ class HistoryParser:
             out = self.finish()
             self.key, self.ts = session_key(text), start_time(text)
             self.header_line, self.version = number, None
-            self.marked = self.named = False
+            self.marked, self.named = set(), False
             self.after_blank = True
-            self.replied, self.command = _Said(), None
+            self.replied, self.command = Said(), None
             return out
         blank = not text.strip()
         kind = self._structural(text)
         block, out = self.block, []
+        if kind == "prompt" and self._reformatted() and block is not None and block.kind == "reply":
+            kind = None  # the model's own heading: aider logs a note before the next input
         if block is not None and block.kind == "reply" and kind is None:
             block.add(number, text)
         elif kind is not None:
-            if block is None or block.kind != kind or self.after_blank:
+            if (
+                block is None
+                or block.kind != kind
+                or (self.after_blank and not self._reflowed(block, text))
+            ):
                 out = self.finish()
                 self.block = _Block(kind)
             self.block.add(number, text)
@@ -180,10 +159,13 @@ class HistoryParser:
             # only its first line quoted); after a blank line it is the model's reply.
             if block is None or block.kind != "notes" or self.after_blank:
                 out = self.finish()
-                self.block, self.replied = _Block("reply"), _Said()
+                self.block, self.replied = _Block("reply"), Said()
             self.block.add(number, text)
         if self.block is not None and self.block.kind == "reply" and kind is None:
             self.replied.add(text)
+            if THINK_CLOSE.match(text):
+                # The editor is sent the reply without the thinking before it.
+                self.replied = Said()
             self.command = None if blank else self.command
         self.after_blank = blank
         return out
@@ -209,10 +191,30 @@ class HistoryParser:
         else:
             return None
         if text.endswith("  "):
-            self.marked = True
-        elif self.marked:
+            self.marked.add(kind)
+        elif "prompt" in self.marked:
             return None  # the model's own heading or quote: aider marks every line it writes
         return kind
+
+    def _reformatted(self) -> bool:
+        """Whether this run reads as a Markdown formatter left it (see `_reflowed`)."""
+        return "notes" in self.marked and "prompt" not in self.marked
+
+    def _reflowed(self, block: _Block, text: str) -> bool:
+        """Whether a `####` line after a blank one goes on with the input above it, as a
+        Markdown formatter leaves a history (Prettier): it takes the mark off every
+        `####` line, which it reads as a heading, puts a blank line between them, and
+        keeps the marks inside a multi-line note. So in a run whose notes show the mark
+        and whose `####` lines never do, the lines of one input are told apart only by
+        those blank lines: they are one prompt, except a `/command` or `!shell` line,
+        which is an input of its own (`/clear` then `/drop` log nothing between them).
+        The model's own `#### heading` is then told by what is above it: its reply's
+        text, where an input follows a note (`Tokens: …`, `Applied edit …`) or another
+        input."""
+        if block.kind != "prompt" or not self._reformatted():
+            return False
+        first = block.lines[0][1][5:]
+        return not text[5:].startswith(("/", "!")) and not first.startswith(("/", "!"))
 
     def _common(self) -> dict[str, Any]:
         return {
@@ -228,15 +230,19 @@ class HistoryParser:
         line = block.lines[0][0]
         if not text:
             return []
+        if GROUP_ANSWER.fullmatch(text):
+            # Aider answering a question itself: what came before (a reply the editor is
+            # about to be sent, a `/code X` to be sent again) is still what it was.
+            return [Message(MessageKind.HARNESS, text, line=line, **common)]
         echo = self._echoes(text, block)
-        self.replied, self.command = _Said(), None if echo else _with_message(text)
+        self.replied, self.command = Said(), None if echo else with_message(text)
         if text == "<blank>" or echo:  # Enter on an empty line, or aider's own message
             return [Message(MessageKind.HARNESS, _capped(text, block, PROMPT_CAP), line=line,
                             **common)]  # fmt: skip
         out: list[Record] = [
             Message(MessageKind.PROMPT, _capped(text, block, PROMPT_CAP), line=line, **common)
         ]
-        name = None if self.named else _asking(text)
+        name = None if self.named else asking(text)
         if name and self.header_line is not None:
             # The first prompt that asks something names the session better than an
             # `/add` of files; it takes the title slot that ranks above the first prompt.
@@ -256,8 +262,8 @@ class HistoryParser:
             return False
         name, message = self.command
         if "/ok".startswith(name):  # `/ok` (or `/o`) sends a request of its own
-            return text.startswith(_OK_REQUEST)
-        return bool(message) and (text == message or text.startswith(_HELP_QUESTION + message))
+            return text.startswith(OK_REQUEST)
+        return bool(message) and (text == message or text.startswith(HELP_QUESTION + message))
 
     def _notes(self, block: _Block, common: dict[str, Any]) -> list[Record]:
         texts = [t[2:] if t.startswith("> ") else t.lstrip(">") for _, t in block.lines]
@@ -271,25 +277,6 @@ class HistoryParser:
         return [
             Message(MessageKind.TOOL_OUTPUT, _capped(text, block, NOTES_CAP), line=line, **common)
         ]
-
-
-def _asking(prompt: str) -> str | None:
-    """What a prompt asks, if anything: itself, or the message after an asking command."""
-    if not prompt.startswith(("/", "!")):
-        return prompt
-    command, _, rest = prompt.partition(" ")
-    if command.lower() in _ASKING and rest.strip():
-        return rest.strip()
-    return None
-
-
-def _with_message(prompt: str) -> tuple[str, str] | None:
-    """`(command, message)` of a prompt that is a command with an argument; aider sends
-    the argument of some (`/code X`) as a message of its own, logged again."""
-    if not prompt.startswith("/"):
-        return None
-    parts = prompt.split(None, 1)
-    return (parts[0].lower(), parts[1].strip()) if len(parts) == 2 else (parts[0].lower(), "")
 
 
 def _capped(text: str, block: _Block, limit: int) -> str:

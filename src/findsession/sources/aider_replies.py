@@ -28,6 +28,8 @@ _SEARCH = re.compile(r"^\s*<{5,9} SEARCH>?\s*$")
 _REPLACE = re.compile(r"^\s*>{5,9} REPLACE\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _THINK_OPEN = re.compile(r"^\s*<(thinking-content-[0-9a-f]+|think|thinking|reasoning)>\s*$")
+#: The end of that thinking: aider sends an architect's reply to the editor without it.
+THINK_CLOSE = re.compile(r"^\s*</(thinking-content-[0-9a-f]+|think|thinking|reasoning)>\s*$")
 _UDIFF_FILE = re.compile(r"^\+\+\+ (?:b/)?(.+?)\s*$")
 
 

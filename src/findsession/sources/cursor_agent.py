@@ -51,6 +51,9 @@ class CursorAgentSource(Source):
     """cursor-agent's `~/.cursor/projects/*/agent-transcripts/`."""
 
     kind = KIND
+    #: 2: a `.txt` result line names its tool (no output), and an argument holding `=`
+    #: keeps it.
+    reads = 2
 
     def default_roots(self) -> list[Path]:
         return [Path.home() / ".cursor" / "projects"]

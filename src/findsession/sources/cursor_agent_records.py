@@ -8,8 +8,9 @@ attached files, rules, reminders) is injected by the agent and is harness text. 
 assistant message's blocks are read as Claude Code's are (text, thinking, tool use).
 
 The `.txt` form writes `user:` and `assistant:` on lines of their own; inside an
-assistant block, `[Thinking]`, `[Tool call] <name>` (then indented `key=value` lines)
-and `[Tool result]` each open an indented body.
+assistant block, `[Thinking]`, `[Tool call] <name>` (then indented `key: value` lines,
+`key=value` in older ones) and `[Tool result] <name>` each open an indented body. A
+result's line names its tool; the body, when the agent kept one, is the output.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ _WORKSPACE = re.compile(r"^\s*Workspace Path:\s*(\S.*?)\s*$", re.M)
 #: What the agent redacts a block to; nothing to index.
 _REDACTED = "[REDACTED]"
 _MARKERS = ("[Thinking]", "[Tool call] ", "[Tool result]")
+#: An argument's name in an older transcript's `key=value` line.
+_KEY = re.compile(r"^[A-Za-z_][\w.-]*$")
 
 
 class TranscriptParser:
@@ -125,8 +128,8 @@ class TranscriptParser:
                 call = self._message(MessageKind.TOOL_CALL, cap(args, TOOL_INPUT_CAP), number)
                 out.append(replace(call, tool_name=clean_text(name)))
             else:
-                text = "\n".join([head[len("[Tool result]") :], *inner]).strip()
-                out.append(self._output(text, number))
+                # `[Tool result] <name>`: the name is no output; an empty body is none.
+                out.append(self._output("\n".join(inner).strip(), number))
         text = "\n".join(t for _, t in said).strip()
         if text:
             out.insert(0, self._message(MessageKind.REPLY, cap(text, PROMPT_CAP), said[0][0]))
@@ -193,6 +196,9 @@ def _dedent(lines: list[str]) -> list[str]:
 
 
 def _argument(raw: str) -> str:
-    """`key=value` as `key: value`, the way other sources show a tool's arguments."""
+    """`key=value` as `key: value`, the way other sources show a tool's arguments; a line
+    already `key: value` (or a value's own `=`, as in `command: A=1 make`) as it is."""
     key, sep, value = raw.strip().partition("=")
-    return f"{key.strip()}: {value.strip()}" if sep and key.strip() else raw.strip()
+    if sep and _KEY.match(key.strip()):
+        return f"{key.strip()}: {value.strip()}"
+    return raw.strip()

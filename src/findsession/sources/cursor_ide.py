@@ -50,6 +50,8 @@ class _StateDbSource(Source):
     app: str  # the editor's folder name under the user's config folder
     agent: str  # the editor's own name for itself in message ids
     companions = foreign_db.COMPANIONS
+    #: 2: a message kept only as the editor's saved state (`initText`) reads as its text.
+    reads = 2
 
     def default_roots(self) -> list[Path]:
         user = user_folder(self.app)

@@ -133,11 +133,41 @@ def chat_records(chat: Chat, problems: list[Problem]) -> list[Record]:
     return out
 
 
+def editor_text(text: str) -> str:
+    """The text of an editor's saved state (`initText` in older chat panels: the Lexical
+    editor's JSON, `{"root": {"children": [paragraphs of text nodes]}}`), a paragraph a
+    line; any other text as it is."""
+    if not text.startswith('{"root"'):
+        return text
+    try:
+        state = json.loads(text)
+    except ValueError:
+        return text
+    root = state.get("root") if isinstance(state, dict) else None
+    if not isinstance(root, dict) or not isinstance(root.get("children"), list):
+        return text
+    return "\n".join(_node_text(child) for child in root["children"])
+
+
+def _node_text(node: Any, depth: int = 0) -> str:
+    """A Lexical node's text: its own, or its children's run together."""
+    if not isinstance(node, dict) or depth > 50:
+        return ""
+    own = node.get("text")
+    if isinstance(own, str):
+        return own
+    children = node.get("children")
+    if not isinstance(children, list):
+        return ""
+    return "".join(_node_text(child, depth + 1) for child in children)
+
+
 def bubble_messages(bubble: dict[str, Any], base: Message) -> list[Message] | None:
     """One bubble's messages, each a copy of `base` (its line, uuid, time and folder);
     None for a bubble of a type not known here."""
     kind = bubble.get("type", bubble.get("role"))
     text = next((t for k in _TEXT_KEYS if (t := _str(bubble.get(k))) and t.strip()), "")
+    text = editor_text(text)
     if kind in _USER:
         return [_as(base, MessageKind.PROMPT, cap(text.strip(), PROMPT_CAP))] if text else []
     if kind not in _AGENT:

@@ -36,7 +36,7 @@ from findsession.sources.gemini_projects import project_dir
 from findsession.sources.gemini_records import conversation_records
 from findsession.sources.opening import open_regular
 from findsession.sources.registry import SourceKind
-from findsession.sources.resuming import option, resume_in_cwd
+from findsession.sources.resuming import no_resume, option, resume_in_cwd
 from findsession.sources.walking import walk
 
 KIND = SourceKind.GEMINI
@@ -50,12 +50,17 @@ _HEAD = 64 * 1024
 #: sessions back, so indexing them would answer every query twice.
 _BACKGROUND = "skill-extraction-"
 _BACKGROUND_SHORT = "skill-ex"
+#: The id the A2A server (Gemini Code Assist's agent mode) gives every chat it records:
+#: each file is a conversation of its own, named by its file.
+_SHARED_ID = "a2a-server"
 
 
 class GeminiSource(Source):
     """Gemini CLI's `~/.gemini/tmp/*/chats/`."""
 
     kind = KIND
+    #: 2: each of the A2A server's chats is a session of its own, named by its file.
+    reads = 2
 
     def default_roots(self) -> list[Path]:
         return [gemini_home() / "tmp"]
@@ -85,7 +90,13 @@ class GeminiSource(Source):
         """`gemini --resume <id>` (the full session id: the command Gemini CLI prints
         when a session ends), in the project's directory: Gemini CLI keeps each
         project's chats apart and looks the id up among those of the project it is
-        started in."""
+        started in. An A2A server's chat has no id of its own to resume."""
+        path = Path(session.file_path) if session.file_path else None
+        if path and path.stem.endswith("-a2a-serv") and head_fields(path)[0] == _SHARED_ID:
+            return no_resume(
+                "a chat of Gemini Code Assist's agent mode (the A2A server) carries "
+                "the id every such chat shares: the CLI cannot resume it"
+            )
         return resume_in_cwd(session, "gemini", *option("--resume", session.id))
 
 
@@ -161,7 +172,8 @@ def describe(path: Path) -> SourceFile:
     same `sessionId`. The file that sorts first (by the start time in its name) is the
     session; a later one becomes a subagent of it, named by its file (not by the shared
     id, so a prefix of the session's id still names only the session), and a hit on the
-    helper leads to its session.
+    helper leads to its session. The A2A server's chats all carry one id: each is a
+    session named by its file.
     """
     stem = path.name.rsplit(".", 1)[0]
     session_id, kind = head_fields(path)
@@ -174,6 +186,8 @@ def describe(path: Path) -> SourceFile:
             parent_id=path.parent.name,
         )
     session_id = session_id or stem
+    if session_id == _SHARED_ID:
+        session_id = stem
     first = _first_holder(path, session_id)
     if first is not None and first != path:
         return SourceFile(

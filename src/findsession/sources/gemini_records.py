@@ -56,6 +56,9 @@ _ADDED_CONTEXT = re.compile(
     r"|\n\s*User Selected Files:\s*\n|\s*PRIOR CHAT HISTORY:"
 )
 _PRIOR_HISTORY = re.compile(r"\s*PRIOR CHAT HISTORY:.*", re.S)
+#: What Qwen Code's first layout (a fork of this one) put before each typed message: a
+#: reminder of the subagents at hand, for the model.
+_REMINDER = re.compile(r"^\s*(?:<system-reminder>.*?</system-reminder>\s*)+", re.S)
 _FILE_KEYS = ("file_path", "absolute_path", "path", "notebook_path")
 
 
@@ -88,7 +91,7 @@ def message_records(
     kind = msg.get("type")
     if kind == "user":
         yield from _user(msg, base, answered)
-    elif kind == "gemini":
+    elif kind in ("gemini", "qwen"):  # `qwen`: Qwen Code's first layout, a fork of this
         yield from _gemini(msg, base)
     elif kind in ("info", "error", "warning"):
         text = _text(_parts(msg.get("content"))).strip()
@@ -142,6 +145,11 @@ def _user(msg: dict[str, Any], base: dict[str, Any], answered: set[str]) -> Iter
 def classify_user_text(text: str) -> tuple[MessageKind, str]:
     """A user message's kind and the text to index: harness text as it is, a typed
     prompt without the context the tool added to it."""
+    reminder = _REMINDER.match(text)
+    if reminder:
+        if reminder.end() == len(text):
+            return MessageKind.HARNESS, text
+        text = text[reminder.end() :]
     if text in _HARNESS_EXACT or text.startswith(_HARNESS_PREFIXES):
         return MessageKind.HARNESS, text
     if _SUBAGENT_NUDGE.match(text):

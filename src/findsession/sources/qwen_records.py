@@ -12,6 +12,12 @@ Records form a tree through `parentUuid`. `/rewind` re-roots the chain: it appen
 back, and the next turns hang from it. What the session holds now is the chain from the
 last record up to the root (`active_lines`); the turns left on the other branch were
 taken back by the person, as a Gemini CLI `$rewindTo` is.
+
+A message with `@file` references is recorded twice: what was typed in an `at_command`
+system record (`userText`), then what was sent, the text with the files' content after
+it, as the next `user` record. The prompt is what was typed, as Qwen Code shows it when
+a session is resumed; the files' content is not the person's (Gemini CLI's reader cuts
+it off the same way).
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from findsession.domain import MessageKind, MetaEvent, MetaKind
+from findsession.domain import Message, MessageKind, MetaEvent, MetaKind
 from findsession.sources.claude_code_records import parse_record
 from findsession.sources.cursor import Record
 from findsession.sources.jsonl import clean_text
@@ -42,6 +48,8 @@ class QwenParser:
         self.last_uuid: str | None = None
         #: A `rewind` record was read: some earlier turns may be off the branch now.
         self.rewound = False
+        #: What was typed with `@file` references, for the next user record.
+        self.typed: str | None = None
 
     def parse(self, line: int, obj: dict[str, Any]) -> list[Record]:
         """Records of one line; unknown kinds give none."""
@@ -58,6 +66,9 @@ class QwenParser:
         if kind not in ("user", "assistant", "tool_result"):
             return []
         records = self._message(obj, line)
+        if kind == "user" and subtype is None and agent is None and self.typed is not None:
+            records = _as_typed(records, self.typed)
+            self.typed = None
         if agent is not None:
             # A subagent's records are written inline: they become its own session.
             records = [replace(r, session_key=agent) for r in records]
@@ -90,6 +101,10 @@ class QwenParser:
             self.rewound = True
             return []
         payload = obj.get("systemPayload")
+        if subtype == "at_command" and isinstance(payload, dict):
+            typed = _str(payload.get("userText"))
+            self.typed = typed.strip() if typed and typed.strip() else None
+            return []
         if subtype == "custom_title" and isinstance(payload, dict):
             title = _str(payload.get("customTitle"))
             if title and title.strip():
@@ -121,6 +136,15 @@ class QwenParser:
             "message": {"role": role, "content": blocks},
         }
         return list(parse_record(claude_shaped, line, in_subagent_file=True))
+
+
+def _as_typed(records: list[Record], typed: str) -> list[Record]:
+    """A user record's records with what was typed as its prompt in place of what was
+    sent (the text and the referenced files' content)."""
+    sent = next(
+        (r for r in records if isinstance(r, Message) and r.kind is MessageKind.PROMPT), None
+    )
+    return [replace(r, text=typed) if r is sent else r for r in records]
 
 
 def _blocks(part: dict[str, Any], role: str) -> list[dict[str, Any]]:

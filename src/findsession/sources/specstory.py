@@ -53,6 +53,9 @@ class SpecStorySource(Source):
     """SpecStory's Markdown exports of Cursor, Copilot, Claude Code and other chats."""
 
     kind = KIND
+    #: 2: an export whose session comment names the Cursor chat as the CLI does
+    #: (`cursoride`) gives way to Cursor's own copy.
+    reads = 2
 
     def __init__(self) -> None:
         self.copies = Copies()

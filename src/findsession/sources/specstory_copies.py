@@ -36,12 +36,14 @@ HEAD_BYTES = 8192
 AGENTS = {
     "cursor": SourceKind.CURSOR,
     "cursor ide": SourceKind.CURSOR,
+    "cursoride": SourceKind.CURSOR,  # the CLI's name for Cursor IDE chats (2026)
     "cursor cli": SourceKind.CURSOR_AGENT,
     "claude code": SourceKind.CLAUDE_CODE,
     "codex cli": SourceKind.CODEX,
     "gemini cli": SourceKind.GEMINI,
     "factory droid cli": SourceKind.DROID,
     "copilot": SourceKind.VSCODE_COPILOT,
+    "vscode": SourceKind.VSCODE_COPILOT,  # the extension's name for Copilot chats
 }
 #: The CLI names each VS Code build's Copilot (`VS Code Copilot IDE`, `VSCodium Copilot IDE`).
 _COPILOT = "copilot ide"

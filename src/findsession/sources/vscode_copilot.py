@@ -44,6 +44,8 @@ class VSCodeCopilotSource(Source):
     """VS Code's `workspaceStorage/*/chatSessions/` and `emptyWindowChatSessions/`."""
 
     kind = KIND
+    #: 2: an exported chat takes its folder from its replies' `baseUri`.
+    reads = 2
 
     def default_roots(self) -> list[Path]:
         return [

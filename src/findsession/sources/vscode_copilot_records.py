@@ -36,10 +36,12 @@ _DRIVE = re.compile(r"^/[A-Za-z]:/")
 
 
 def session_records(state: dict[str, Any], cwd: str | None) -> list[Message | MetaEvent]:
-    """Every record of the session, request by request; the title last."""
+    """Every record of the session, request by request; the title last. With no `cwd`
+    (an exported chat, which has no workspace beside it), the folder its replies name."""
     sid = _str(state.get("sessionId"))
     records: list[Message | MetaEvent] = []
     requests = state.get("requests")
+    cwd = cwd or reply_folder(requests)
     for number, request in enumerate(requests if isinstance(requests, list) else [], 1):
         if isinstance(request, dict):
             records.extend(request_records(request, number, sid, cwd))
@@ -126,6 +128,20 @@ def _numbered(message: Message, sid: str | None, rid: str | None, part: int) -> 
     if rid is None:
         return message
     return replace(message, uuid=f"vscode-copilot:{sid}:{rid}:{part}")
+
+
+def reply_folder(requests: Any) -> str | None:
+    """The folder VS Code resolved the replies' relative links against (a reply item's
+    `baseUri`: the workspace folder), spelled as `uri_path` spells a workspace's."""
+    for request in requests if isinstance(requests, list) else []:
+        response = request.get("response") if isinstance(request, dict) else None
+        for item in response if isinstance(response, list) else []:
+            base = item.get("baseUri") if isinstance(item, dict) else None
+            path = base.get("path") if isinstance(base, dict) else None
+            if isinstance(path, str) and path.strip("/") and base.get("scheme") == "file":
+                folder = clean_text(path[1:] if _DRIVE.match(path) else path).rstrip("/")
+                return folder or None
+    return None
 
 
 def _inline_name(item: dict[str, Any]) -> str | None:
