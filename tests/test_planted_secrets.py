@@ -88,6 +88,11 @@ PLANT: dict[str, Callable[[Transcript, str, tuple[str, ...]], object]] = {
     "prompt-at-cap": lambda t, text, secrets: t.prompt(
         _straddling(text, secrets, PROMPT_CAP)
     ).reply("Read it all."),
+    "queued-prompt": lambda t, text, _: (
+        t.prompt("run it")
+        .tool("Bash", {"command": "make"}, "built")
+        .attachment({"type": "queued_command", "prompt": text, "commandMode": "prompt"})
+    ),
     "custom-title": lambda t, text, _: t.prompt("rename this").reply("ok").title(text),
     "ai-title": lambda t, text, _: t.prompt("title this").reply("ok").title(text, "ai-title"),
     "summary": lambda t, text, _: (

@@ -6,7 +6,8 @@
   speaking, not a prompt: the replies to it stay in the turn they answer.
 - A `/btw` side question (`subagents/agent-aside_question-*.jsonl`): the parent's records
   copied, then the question inside a `<system-reminder>` frame, then the answer.
-- Words typed while a tool ran: a text block beside the tool's result.
+- Words typed while a tool ran: a text block beside the tool's result (2.1.8x), or a
+  `queued_command` attachment (2.1.10x on), the only record of them those versions write.
 - A Windows folder written `c:\\Users\\…` by the VS Code extension and `C:\\Users\\…` by
   the CLI: one project.
 
@@ -166,6 +167,101 @@ def test_words_typed_while_a_tool_ran_are_a_prompt(store: Store, projects: Path)
     assert not any(x == "Tool loaded." for _, x in second)
     hits = search(store, "half a litre per seedling", SearchOptions(mode="keyword")).hits
     assert (hits[0].session.id, hits[0].turn) == (t.session_id, 2)
+
+
+def test_a_prompt_queued_while_the_agent_worked_is_a_prompt(store: Store, projects: Path) -> None:
+    t = Transcript(cwd=CWD, version="2.1.145")
+    t.prompt("graft the pear scions onto the quince rootstock")
+    t.tool("Bash", {"command": "graft --scion pear --stock quince"}, "12 grafts made")
+    # Typed while the tool ran: Claude Code queues it and hands it over at the next
+    # step, recorded as an attachment (a string, or blocks beside the IDE's context).
+    t.attachment({"type": "queued_command", "prompt": "wrap each graft in budding tape",
+                  "commandMode": "prompt"})  # fmt: skip
+    t.reply("Wrapping each graft.")
+    t.tool("Bash", {"command": "wrap --all"}, "12 wrapped")
+    t.attachment({
+        "type": "queued_command",
+        "prompt": [
+            {"type": "text", "text": "<ide_opened_file>The user opened the file "
+                                     "grafts.md in the IDE.</ide_opened_file>"},
+            {"type": "text", "text": "and label them by row"},
+        ],
+        "source_uuid": "7c1d9e42-0b6a-4f3e-9d21-5a8b7c6d4e3f",
+        "commandMode": "prompt",
+    })  # fmt: skip
+    # A background task's notice is queued the same way, and is not typed.
+    t.attachment({"type": "queued_command", "commandMode": "task-notification",
+                  "prompt": "<task-notification>\n<task-id>b7q</task-id>\n"
+                            "<status>completed</status>\n</task-notification>"})  # fmt: skip
+    # A message the harness queues itself (a coordinator's, marked in the attachment).
+    t.attachment({"type": "queued_command", "prompt": "stop the sleeps now",
+                  "origin": {"kind": "coordinator"}, "isMeta": True})  # fmt: skip
+    t.reply("Labelled by row.")
+    t.write(project_dir(projects, CWD))
+
+    index(store, projects)
+    turns = kinds(store, t.session_id)
+    assert [turn[0] for turn in turns] == [
+        ("prompt", "graft the pear scions onto the quince rootstock"),
+        ("prompt", "wrap each graft in budding tape"),
+        ("prompt", "and label them by row"),
+    ]
+    assert ("reply", "Wrapping each graft.") in turns[1]
+    assert turns[2][-1] == ("reply", "Labelled by row.")
+    # Only what was typed is a prompt: not the notice, the IDE's context or the harness's.
+    assert [x for turn in turns for k, x in turn if k == "prompt"] == [
+        "graft the pear scions onto the quince rootstock",
+        "wrap each graft in budding tape",
+        "and label them by row",
+    ]
+    hits = search(store, "budding tape", SearchOptions(mode="keyword")).hits
+    assert (hits[0].session.id, hits[0].turn) == (t.session_id, 2)
+
+
+def test_a_teammates_message_is_the_lead_agents_not_the_persons(
+    store: Store, projects: Path
+) -> None:
+    """In an agent team, what a teammate sends the lead arrives in the lead's transcript as
+    a user record in a `<teammate-message>` envelope (relayed from another session with a
+    line before it): what came back from another agent, found in the turn it came in, as
+    a tool's output is. A background shell's `<bash-notification>` is the harness's. In
+    the teammate's own transcript the lead's message is what it was asked: its prompt."""
+    lead = Transcript(cwd=CWD, version="2.1.150")
+    lead.prompt("split the orchard survey between two teammates")
+    lead.reply("Asked the north and south teammates.")
+    lead.prompt(
+        '<teammate-message teammate_id="north" color="blue" summary="North rows done">\n'
+        "Surveyed rows 1 to 20: three trees show fire blight.\n</teammate-message>"
+    )
+    lead.prompt(
+        'Another Claude session sent a message:\n<teammate-message teammate_id="south">\n'
+        "Rows 21 to 40 are clear, no quarantine.\n</teammate-message>"
+    )
+    lead.prompt("<bash-notification>\n<shell-id>b09efb5</shell-id>\n</bash-notification>")
+    lead.reply("Three blighted trees, all in the north rows.")
+    folder = project_dir(projects, CWD)
+    lead.write(folder)
+    agent = "a5e0c1d2b3f4a5968"
+    north = Transcript(session_id=lead.session_id, cwd=CWD, version="2.1.150",
+                       sidechain=True, agent_id=agent)  # fmt: skip
+    north.prompt('<teammate-message teammate_id="team-lead">\nSurvey rows 1 to 20 for '
+                 "fire blight.\n</teammate-message>")  # fmt: skip
+    north.reply("Rows 1 to 20 surveyed.")
+    north.write(folder / lead.session_id / "subagents", f"agent-{agent}.jsonl")
+
+    index(store, projects)
+    typed = [x for turn in kinds(store, lead.session_id) for k, x in turn if k == "prompt"]
+    assert typed == ["split the orchard survey between two teammates"]
+    # What the teammates said stays searchable, in the turn it came in.
+    [turn] = kinds(store, lead.session_id)
+    assert ("reply", "Three blighted trees, all in the north rows.") in turn
+    assert any(k == "tool_output" and "no quarantine" in x for k, x in turn)
+    hits = search(store, "quarantine", SearchOptions(mode="keyword")).hits
+    assert [(h.session.id, h.turn) for h in hits] == [(lead.session_id, 1)]
+    assert not any(k == "tool_output" and "shell-id" in x for k, x in turn)
+    [child] = store.subagents_of(lead.session_id)
+    [[first, *_]] = kinds(store, child.id)
+    assert first[0] == "prompt" and "Survey rows 1 to 20" in first[1]
 
 
 def test_a_windows_folder_spelled_with_either_drive_letter_is_one_project(

@@ -262,6 +262,44 @@ def test_events_found_after_a_first_read_make_the_rollout_read_again(
     assert prompts(store, sid) == ["Open the roof vents at noon"]
 
 
+def test_a_tool_search_is_a_tool_call_answered_by_the_tools_it_found(
+    store: Store, tmp_path: Path
+) -> None:
+    """Codex (0.14x) searches its deferred tools with a `tool_search_call`, its
+    arguments an object, answered by a `tool_search_output` listing the tools found."""
+    day = tmp_path / "codex" / "sessions" / "2026" / "07" / "03"
+    day.mkdir(parents=True)
+    sid = "019f26d2-0000-7000-8000-00000000beef"
+    turn = "019f26d2-0001-7000-8000-00000000beef"
+    call = {"type": "tool_search_call", "id": "tsc_01", "call_id": "call_ts1",
+            "status": "completed", "execution": "client",
+            "arguments": {"query": "greenhouse vent schedule", "limit": 8}}  # fmt: skip
+    found = {"type": "tool_search_output", "call_id": "call_ts1", "status": "completed",
+             "execution": "client", "tools": [
+                 {"type": "namespace", "name": "vents", "description": "Vent control.",
+                  "tools": [{"type": "function", "name": "vent_schedule",
+                             "description": "Set when the vents open.", "parameters": {}}]},
+                 {"type": "function", "name": "humidity_log", "description": "Read it.",
+                  "parameters": {}},
+             ]}  # fmt: skip
+    (day / f"rollout-2026-07-03T15-12-18-{sid}.jsonl").write_text(
+        record("session_meta", {"id": sid, "cwd": "/home/dev/greenhouse", "cli_version": "0.142"})
+        + record("event_msg", {"type": "task_started", "turn_id": turn})
+        + record("event_msg", {"type": "user_message", "message": "open the vents at noon"})
+        + record("response_item", call)
+        + record("response_item", found)
+        + record("response_item", item("assistant", "The vents open at noon from today."))
+    )
+    index(store, tmp_path / "codex")
+    messages = store.session_messages(sid)
+    [searched] = [m for m in messages if m.kind is MessageKind.TOOL_CALL]
+    assert searched.tool_name == "tool_search" and searched.tool_id == "call_ts1"
+    assert "greenhouse vent schedule" in searched.text
+    [output] = [m for m in messages if m.kind is MessageKind.TOOL_OUTPUT]
+    assert output.tool_id == "call_ts1"
+    assert "vent_schedule" in output.text and "humidity_log" in output.text
+
+
 # -- the shared corpus: real rollouts from public repositories (developers only)
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"

@@ -105,6 +105,14 @@ class Transcript:
         self.lines.append(line)
         return self
 
+    def attachment(self, attachment: dict[str, Any]) -> Transcript:
+        """An `attachment` record (2.1.x): what the harness adds to the conversation,
+        with the fields of a user or assistant line."""
+        line = self._base("attachment")
+        line["attachment"] = attachment
+        self.lines.append(line)
+        return self
+
     def meta_line(self, kind: str, **fields: Any) -> Transcript:
         self.lines.append({"type": kind, **fields, "sessionId": self.session_id})
         return self

@@ -32,6 +32,9 @@ class ClaudeCodeSource(Source):
     """Claude Code's `~/.claude/projects/**/*.jsonl`."""
 
     kind = KIND
+    #: 2: a prompt queued while the agent worked (a `queued_command` attachment) is read;
+    #: a teammate's message to the lead of an agent team is no prompt.
+    reads = 2
 
     def default_roots(self) -> list[Path]:
         return [default_root()]

@@ -50,6 +50,8 @@ class CodexSource(Source):
     """Codex CLI's `$CODEX_HOME/sessions` and `archived_sessions` rollouts."""
 
     kind = KIND
+    #: 2: a tool search (`tool_search_call`) and the tools it found are read.
+    reads = 2
 
     def default_roots(self) -> list[Path]:
         return [default_root()]

@@ -1,6 +1,6 @@
 """Codex rollout items that are not conversation text: tool calls (function, custom
-tool, local shell, web search) and their outputs, rendered for reading and keyword search
-with the same parse-time caps as Claude Code's."""
+tool, local shell, web search, tool search) and their outputs, rendered for reading and
+keyword search with the same parse-time caps as Claude Code's."""
 
 from __future__ import annotations
 
@@ -27,6 +27,9 @@ def tool_call(kind: str, payload: dict[str, Any], common: dict[str, Any]) -> Mes
         action = payload.get("action")
         action = action if isinstance(action, dict) else {}
         name, value = "web_search", {k: action[k] for k in ("query", "url") if k in action}
+    elif kind == "tool_search_call":
+        # Codex looking up its deferred tools (0.14x): the arguments are an object.
+        name, value = "tool_search", payload.get("arguments")
     else:
         name = str_or_none(payload.get("name")) or "tool"
         value = payload.get("arguments" if kind == "function_call" else "input")
@@ -75,6 +78,27 @@ def tool_output(payload: dict[str, Any], common: dict[str, Any]) -> Message:
         cap(text, TOOL_OUTPUT_CAP),
         tool_id=str_or_none(payload.get("call_id")),
         is_error=failed,
+        **common,
+    )
+
+
+def tools_found(payload: dict[str, Any], common: dict[str, Any]) -> Message:
+    """A tool search's answer: the names of the tools it found (a namespace's as
+    `namespace.tool`), the schemas left out."""
+    names: list[str] = []
+    for tool in payload.get("tools") or ():
+        if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
+            continue
+        inner = tool.get("tools")
+        if isinstance(inner, list):
+            names += [f"{tool['name']}.{t['name']}" for t in inner
+                      if isinstance(t, dict) and isinstance(t.get("name"), str)]  # fmt: skip
+        else:
+            names.append(tool["name"])
+    return Message(
+        MessageKind.TOOL_OUTPUT,
+        cap(clean_text("\n".join(names)), TOOL_OUTPUT_CAP),
+        tool_id=str_or_none(payload.get("call_id")),
         **common,
     )
 

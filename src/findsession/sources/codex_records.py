@@ -34,6 +34,7 @@ from findsession.sources.codex_items import (
     texts,
     tool_call,
     tool_output,
+    tools_found,
 )
 from findsession.sources.cursor import Record
 from findsession.sources.jsonl import cap, clean_text
@@ -58,9 +59,11 @@ INJECTED_PREFIXES = (
 IDE_CONTEXT = "# Context from my IDE setup:"
 IDE_REQUEST = "## My request for Codex:"
 _CWD = re.compile(r"<environment_context>.*?<cwd>([^<]+)</cwd>", re.DOTALL)
+_CALLS = ("function_call", "custom_tool_call", "local_shell_call", "web_search_call",
+          "tool_search_call")  # fmt: skip
 _RESPONSE_TYPES = frozenset(
-    ("message", "reasoning", "function_call", "function_call_output", "local_shell_call",
-     "custom_tool_call", "custom_tool_call_output", "web_search_call")
+    ("message", "reasoning", "function_call_output", "custom_tool_call_output",
+     "tool_search_output", *_CALLS)
 )  # fmt: skip
 
 
@@ -224,10 +227,12 @@ class RolloutParser:
             if not text:
                 return []
             return [Message(MessageKind.THINKING, cap(text, THINKING_CAP), **common)]
-        if kind in ("function_call", "custom_tool_call", "local_shell_call", "web_search_call"):
+        if kind in _CALLS:
             return [tool_call(kind, payload, common)]
         if kind in ("function_call_output", "custom_tool_call_output"):
             return [tool_output(payload, common)]
+        if kind == "tool_search_output":
+            return [tools_found(payload, common)]
         return []
 
     def _message(self, payload: dict[str, Any], common: dict[str, Any]) -> list[Message]:
