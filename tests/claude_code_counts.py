@@ -13,8 +13,9 @@ in the attachment). A reply is an assistant text block
 reply's lines repeat it. A line whose `uuid` an earlier file (in walking order, main
 sessions before their subagents) already holds is a replay and counted there. Inline
 subagent lines (`isSidechain` in a main transcript) are a session of their own in the
-same file. A session's turns are its typed prompts, and one more when it replied or
-called a tool before the first.
+same file. A session's turns are its typed prompts, less those typed into a turn
+already running (a queued prompt, text beside a tool's result: they steer it), and one
+more when it replied or called a tool before the first.
 """
 
 from __future__ import annotations
@@ -105,16 +106,22 @@ def count(root: Path) -> dict[str, Counter]:
                     line = json.loads(raw)
                 except ValueError:
                     continue
-                if isinstance(line, dict) and line.get("type") == "attachment":
+                was_queued = isinstance(line, dict) and line.get("type") == "attachment"
+                if was_queued:
                     line = queued(line)
                 if not isinstance(line, dict) or line.get("type") not in ("user", "assistant"):
                     continue
                 if not isinstance(line.get("message"), dict):
                     continue
                 uid = line.get("uuid")
-                if isinstance(uid, str) and uid and owners.setdefault(uid, (path, number)) != (
-                    path,
-                    number,
+                if (
+                    isinstance(uid, str)
+                    and uid
+                    and owners.setdefault(uid, (path, number))
+                    != (
+                        path,
+                        number,
+                    )
                 ):
                     continue
                 side = main_file and line.get("isSidechain") is True
@@ -122,6 +129,10 @@ def count(root: Path) -> dict[str, Counter]:
                 if line["type"] == "user":
                     if typed(line, main_file) is not None:
                         s["c"]["prompts"] += 1
+                        running = s["asked"] or s["c"]["before"]
+                        if running and (was_queued or _beside_result(line)):
+                            s["c"]["steers"] += 1
+                            continue
                         s["asked"], s["seen"] = True, set()
                     continue
                 content = line["message"].get("content")
@@ -148,6 +159,14 @@ def count(root: Path) -> dict[str, Counter]:
         for s in sessions.values():
             c = s["c"]
             total.update({k: c[k] for k in ("prompts", "replies", "tools")})
-            total["turns"] += c["prompts"] + c["before"]
+            total["turns"] += c["prompts"] - c["steers"] + c["before"]
         per_file[str(path)] = total
     return per_file
+
+
+def _beside_result(line: dict[str, Any]) -> bool:
+    """Whether a `user` line's text rides beside a tool's result (typed while it ran)."""
+    content = line["message"].get("content")
+    return isinstance(content, list) and any(
+        isinstance(b, dict) and b.get("type") == "tool_result" for b in content
+    )

@@ -20,7 +20,7 @@ EXPECTED: dict[str, tuple[int, int]] = {
     "Crazytieguy__alignment-hive/hive-mind/cli/lib/fixtures/6f2580aa-3095-45b7-8d4e-dd8cac7eeffe.jsonl": (1, 7),
     "LAF-US__IDAHO-VAULT/.claude/projects/C--Users-loganf-Documents-IDAHO-VAULT--claude-worktrees-eloquent-lichterman/25924d0f-be49-402b-a8fc-7faa1ff19fad.jsonl": (1, 33),
     "LAF-US__IDAHO-VAULT/.claude/projects/C--Users-loganf-Documents-IDAHO-VAULT--claude-worktrees-eloquent-lichterman/25924d0f-be49-402b-a8fc-7faa1ff19fad/subagents/agent-a21febdaa00bf96d2.jsonl": (1, 1),
-    "LAF-US__IDAHO-VAULT/.claude/projects/c--Users-loganf-Documents-IDAHO-VAULT/05541cb5-fe43-41c9-87ef-2a6d89bba271.jsonl": (1, 53),
+    "LAF-US__IDAHO-VAULT/.claude/projects/c--Users-loganf-Documents-IDAHO-VAULT/05541cb5-fe43-41c9-87ef-2a6d89bba271.jsonl": (1, 51),
     "LAF-US__IDAHO-VAULT/.claude/projects/c--Users-loganf-Documents-IDAHO-VAULT/05541cb5-fe43-41c9-87ef-2a6d89bba271/subagents/agent-a6e0641177278d14c.jsonl": (1, 1),
     "LAF-US__IDAHO-VAULT/.claude/projects/c--Users-loganf-Documents-IDAHO-VAULT/0e973150-6151-404d-968f-a07b3f204eb3.jsonl": (0, 0),
     "LAF-US__IDAHO-VAULT/.claude/projects/c--Users-loganf-Documents-IDAHO-VAULT/237326ca-5e6a-4313-b3dd-44df36143943.jsonl": (1, 8),

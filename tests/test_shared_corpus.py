@@ -61,8 +61,8 @@ def test_prompts_replies_and_tool_calls_agree_with_an_independent_count(
     starts, background tasks' notices, `/btw` questions and words typed during a tool
     run among them."""
     store, _ = indexed
-    kinds = {MessageKind.PROMPT: "prompts", MessageKind.REPLY: "replies",
-             MessageKind.TOOL_CALL: "tools"}  # fmt: skip
+    kinds = {MessageKind.PROMPT: "prompts", MessageKind.STEER: "prompts",
+             MessageKind.REPLY: "replies", MessageKind.TOOL_CALL: "tools"}  # fmt: skip
     read: dict[str, Counter] = {}
     for sid, path, turns in store.query("SELECT id, file_path, n_turns FROM sessions"):
         got = read.setdefault(path, Counter())

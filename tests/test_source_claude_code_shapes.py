@@ -22,6 +22,7 @@ from conftest import index
 from transcripts import Transcript, project_dir
 
 from findsession.domain import MessageKind
+from findsession.jsonout.sessions import read_json
 from findsession.reader import read_session
 from findsession.search.engine import SearchOptions, search
 from findsession.storage.sqlite import Store
@@ -135,15 +136,22 @@ def test_a_side_question_and_its_answer_are_read_and_found(store: Store, project
     assert [k for k, _ in own] == ["prompt", "tool_call", "tool_output"]
 
 
-def test_words_typed_while_a_tool_ran_are_a_prompt(store: Store, projects: Path) -> None:
+def test_words_typed_while_a_tool_ran_steer_its_turn(store: Store, projects: Path) -> None:
+    """Words typed while a tool ran ride beside its result: typed by the person, shown
+    and counted as a prompt, and found, but in the turn they were typed into (they steer
+    it) rather than a turn of their own."""
     t = Transcript(cwd=CWD, version="2.1.87")
     t.prompt("water the seedlings in bed three")
     t.reply({"type": "tool_use", "id": "toolu_w1", "name": "Bash",
              "input": {"command": "irrigate --bed 3"}})  # fmt: skip
     t.prompt(
         [
-            {"type": "tool_result", "tool_use_id": "toolu_w1", "content": "valve open",
-             "is_error": False},
+            {
+                "type": "tool_result",
+                "tool_use_id": "toolu_w1",
+                "content": "valve open",
+                "is_error": False,
+            },
             {"type": "text", "text": "stop at half a litre per seedling"},
         ],  # fmt: skip
         promptId="p-2",
@@ -158,18 +166,25 @@ def test_words_typed_while_a_tool_ran_are_a_prompt(store: Store, projects: Path)
     t.write(project_dir(projects, CWD))
 
     index(store, projects)
-    first, second = kinds(store, t.session_id)
-    assert first == [("prompt", "water the seedlings in bed three"),
-                     ("tool_call", "command: irrigate --bed 3"),
-                     ("tool_output", "valve open")]  # fmt: skip
-    assert second[0] == ("prompt", "stop at half a litre per seedling")
-    assert ("reply", "Stopping at half a litre each.") in second
-    assert not any(x == "Tool loaded." for _, x in second)
+    [turn] = kinds(store, t.session_id)
+    assert turn[:4] == [("prompt", "water the seedlings in bed three"),
+                        ("tool_call", "command: irrigate --bed 3"),
+                        ("tool_output", "valve open"),
+                        ("steer", "stop at half a litre per seedling")]  # fmt: skip
+    assert ("reply", "Stopping at half a litre each.") in turn
+    assert not any(x == "Tool loaded." for _, x in turn)
     hits = search(store, "half a litre per seedling", SearchOptions(mode="keyword")).hits
-    assert (hits[0].session.id, hits[0].turn) == (t.session_id, 2)
+    assert (hits[0].session.id, hits[0].turn) == (t.session_id, 1)
+    shown = read_json(read_session(store, t.session_id))["turns"][0]["messages"]
+    assert [(m["kind"], m["steers"]) for m in shown if m["kind"] == "prompt"] == [
+        ("prompt", False),
+        ("prompt", True),
+    ]
 
 
-def test_a_prompt_queued_while_the_agent_worked_is_a_prompt(store: Store, projects: Path) -> None:
+def test_a_prompt_queued_while_the_agent_worked_steers_its_turn(
+    store: Store, projects: Path
+) -> None:
     t = Transcript(cwd=CWD, version="2.1.145")
     t.prompt("graft the pear scions onto the quince rootstock")
     t.tool("Bash", {"command": "graft --scion pear --stock quince"}, "12 grafts made")
@@ -200,22 +215,21 @@ def test_a_prompt_queued_while_the_agent_worked_is_a_prompt(store: Store, projec
     t.write(project_dir(projects, CWD))
 
     index(store, projects)
-    turns = kinds(store, t.session_id)
-    assert [turn[0] for turn in turns] == [
-        ("prompt", "graft the pear scions onto the quince rootstock"),
-        ("prompt", "wrap each graft in budding tape"),
-        ("prompt", "and label them by row"),
-    ]
-    assert ("reply", "Wrapping each graft.") in turns[1]
-    assert turns[2][-1] == ("reply", "Labelled by row.")
-    # Only what was typed is a prompt: not the notice, the IDE's context or the harness's.
-    assert [x for turn in turns for k, x in turn if k == "prompt"] == [
+    # Typed into the running turn, each steers it: one turn, its task and its results
+    # together (opened as turns of their own, they cut a working turn in two and
+    # questions about its results found it lower).
+    [turn] = kinds(store, t.session_id)
+    assert turn[0] == ("prompt", "graft the pear scions onto the quince rootstock")
+    assert turn[-1] == ("reply", "Labelled by row.")
+    # Only what was typed is: not the notice, the IDE's context or the harness's.
+    assert [x for k, x in turn if k in ("prompt", "steer")] == [
         "graft the pear scions onto the quince rootstock",
         "wrap each graft in budding tape",
         "and label them by row",
     ]
     hits = search(store, "budding tape", SearchOptions(mode="keyword")).hits
-    assert (hits[0].session.id, hits[0].turn) == (t.session_id, 2)
+    assert (hits[0].session.id, hits[0].turn) == (t.session_id, 1)
+    assert store.get_session(t.session_id).n_turns == 1
 
 
 def test_a_teammates_message_is_the_lead_agents_not_the_persons(
@@ -277,7 +291,5 @@ def test_a_windows_folder_spelled_with_either_drive_letter_is_one_project(
     index(store, projects)
     folders = {store.get_session(s.session_id).cwd for s in (cli, vscode)}
     assert folders == {"C:\\Users\\dev\\orchard"}
-    assert {m.cwd for m in store.session_messages(vscode.session_id)} == {
-        "C:\\Users\\dev\\orchard"
-    }
+    assert {m.cwd for m in store.session_messages(vscode.session_id)} == {"C:\\Users\\dev\\orchard"}
     assert MessageKind.PROMPT in {m.kind for m in store.session_messages(vscode.session_id)}

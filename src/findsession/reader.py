@@ -71,7 +71,7 @@ def resolve_session(store: ReadStore, ref: str, within: str | None = None) -> Se
 
 
 _TOOL_KINDS = (MessageKind.TOOL_CALL, MessageKind.TOOL_OUTPUT, MessageKind.THINKING)
-_SHOWN = (*OPENERS, MessageKind.REPLY)
+_SHOWN = (*OPENERS, MessageKind.STEER, MessageKind.REPLY)
 
 
 def read_session(

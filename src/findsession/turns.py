@@ -35,12 +35,16 @@ _WAITING_CAP = 200
 def numbered(messages: Iterable[Message]) -> Iterator[tuple[int, Message]]:
     """Each message that belongs to a turn, with its turn's number (from 1), in order.
 
-    A turn opens at each typed prompt or note section, and, before the first of them, at
-    what the agent said or did: a session started by a slash command (`/init`), a
-    background task's notice or a file that begins mid-turn has replies and tool calls
-    before anything was typed, and they are a turn without a prompt rather than lost
-    (with the outputs and thinking just before them). Outputs alone before the first
-    prompt (an agent's start-up banner) open nothing. Harness text and compaction
+    A turn opens at each typed prompt or note section. Words typed into a running turn
+    (`STEER`) join it: as turns of their own, prompts queued while the agent worked cut
+    long working turns in two, the task in one half and its results in the other, and
+    questions about them were found lower (docs/benchmarks.md, "Real files read more
+    faithfully"). Before the first prompt, a turn opens at what the agent said or did: a
+    session started by a slash command (`/init`), a background task's notice or a file
+    that begins mid-turn has replies and tool calls before anything was typed, and they
+    are a turn without a prompt rather than lost (with the outputs and thinking just
+    before them). Outputs alone before the first prompt (an agent's start-up banner)
+    open nothing. Harness text and compaction
     summaries belong to no turn. A block some versions log twice for one reply (same
     message id, kind, tool call and text) is given once; two identical calls of one
     message are two. Everything that numbers turns (search's units, `read`, `handoff`,
@@ -50,7 +54,8 @@ def numbered(messages: Iterable[Message]) -> Iterator[tuple[int, Message]]:
     seen: set[tuple[str | None, str, str | None, str]] = set()
     waiting: list[Message] = []  # outputs before anything opened a turn
     for msg in messages:
-        if msg.kind in OPENERS:
+        if msg.kind in OPENERS or (msg.kind is MessageKind.STEER and count == 0):
+            # Words typed into a running turn steer it; before any turn, they open one.
             waiting.clear()
             count += 1
             seen = set()
@@ -98,7 +103,7 @@ def iter_turns(messages: Iterable[Message]) -> Iterator[Turn]:
             if turn is not None:
                 yield closed(turn)
             replies, tools = [], []
-            opener = msg.kind in OPENERS
+            opener = msg.kind in OPENERS or msg.kind is MessageKind.STEER
             turn = Turn(
                 ordinal=ordinal,
                 prompt=msg.text if opener else "",
@@ -114,7 +119,9 @@ def iter_turns(messages: Iterable[Message]) -> Iterator[Turn]:
                 continue
         turn.end_timestamp = msg.timestamp or turn.end_timestamp
         turn.last_line = msg.line
-        if msg.kind is MessageKind.REPLY:
+        if msg.kind is MessageKind.STEER:
+            turn.prompt = f"{turn.prompt}\n\n{msg.text}" if turn.prompt else msg.text
+        elif msg.kind is MessageKind.REPLY:
             replies.append(msg.text)
         elif msg.kind is MessageKind.THINKING:
             tools.append(msg.text)

@@ -16,6 +16,9 @@ class MessageKind(StrEnum):
     """What a message is, which decides where its text goes in the index."""
 
     PROMPT = "prompt"  # typed by the person (or, in a subagent, by the parent agent)
+    #: Typed by the person into a turn already running (a prompt queued while the agent
+    #: worked, words sent beside a tool's result): it steers that turn and opens none.
+    STEER = "steer"
     REPLY = "reply"  # assistant text shown to the person
     THINKING = "thinking"
     TOOL_CALL = "tool_call"

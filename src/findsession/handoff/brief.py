@@ -79,10 +79,13 @@ def _turns(messages: list[Message]) -> list[_Turn]:
     turns: list[_Turn] = []
     for number, m in numbered(messages):
         if not turns or turns[-1].number != number:
-            turns.append(_Turn(number, m.text if m.kind in OPENERS else ""))
-            if m.kind in OPENERS:
+            opener = m.kind in OPENERS or m.kind is MessageKind.STEER
+            turns.append(_Turn(number, m.text if opener else ""))
+            if opener:
                 continue
-        if m.kind is MessageKind.REPLY:
+        if m.kind is MessageKind.STEER:
+            turns[-1].prompt = f"{turns[-1].prompt}\n\n{m.text}".strip()
+        elif m.kind is MessageKind.REPLY:
             turns[-1].replies.append(m.text)
             turns[-1].ended_in_tool = False
         elif m.kind in (MessageKind.TOOL_CALL, MessageKind.TOOL_OUTPUT):

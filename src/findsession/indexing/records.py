@@ -47,7 +47,7 @@ def store_records(
     for rec in records:
         if (
             isinstance(rec, Message)
-            and rec.kind in (MessageKind.PROMPT, MessageKind.SECTION)
+            and rec.kind in (MessageKind.PROMPT, MessageKind.STEER, MessageKind.SECTION)
             and PRIVATE_MARKER in rec.text
         ):
             sid = f"{session_id}:{rec.session_key}" if rec.session_key else session_id

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from findsession.domain import Message, Session
+from findsession.domain import Message, MessageKind, Session
 from findsession.jsonout.common import READ_SCHEMA, SESSIONS_SCHEMA, session_json
 from findsession.reader import SessionView
 
@@ -49,9 +49,14 @@ def read_json(view: SessionView, max_chars: int | None = None) -> dict[str, Any]
 
 
 def message_json(m: Message, text: str | None = None) -> dict[str, Any]:
-    """One message of a turn; `text` stands in for the message's own when it was cut."""
+    """One message of a turn; `text` stands in for the message's own when it was cut.
+
+    Words typed into a running turn are a prompt that `steers` it (they open no turn of
+    their own): every reader of this JSON counts them with what was typed."""
+    steers = m.kind is MessageKind.STEER
     return {
-        "kind": m.kind.value,
+        "kind": MessageKind.PROMPT.value if steers else m.kind.value,
+        "steers": steers,
         "text": m.text if text is None else text,
         "timestamp": m.timestamp,
         "tool": m.tool_name,

@@ -74,7 +74,8 @@ def _message(message: dict[str, Any]) -> list[str]:
             "",
         ]
     if kind == "prompt":
-        return ["**Prompt**", "", *_quoted(text), ""]
+        label = "**Typed while the agent worked**" if message.get("steers") else "**Prompt**"
+        return [label, "", *_quoted(text), ""]
     if kind == "section" and message.get("heading"):
         return [f"**{_inline(printable(message['heading']))}**", "", _prose(text), ""]
     return [_prose(text), ""]

@@ -155,6 +155,7 @@ def _parse_queued(obj: dict[str, Any], line: int, in_subagent_file: bool) -> Ite
         common,
         with_results=False,
         from_agent_is_output=not in_subagent_file,
+        steers=True,
     )
 
 
@@ -164,6 +165,7 @@ def _parse_user(
     common: dict[str, Any],
     with_results: bool = True,
     from_agent_is_output: bool = False,
+    steers: bool = False,
 ) -> Iterator[Message]:
     if isinstance(content, str):
         texts, results = [_asked(content)], []
@@ -202,9 +204,11 @@ def _parse_user(
         or text in _HARNESS_EXACT
     ):
         kind = MessageKind.HARNESS
+    elif steers or results:
+        # Typed into the running turn (queued while the agent worked, or beside a
+        # tool's result: typed while the tool ran): it steers that turn.
+        kind = MessageKind.STEER
     else:
-        # Typed, also when it rides beside a tool's result (typed while the tool ran):
-        # after the outputs, it opens the turn the next reply belongs to.
         kind = MessageKind.PROMPT
     yield Message(kind, _cap(text, PROMPT_CAP), **common)
 
