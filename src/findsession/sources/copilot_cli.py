@@ -52,7 +52,8 @@ class CopilotCliSource(Source):
 
     kind = KIND
     #: 2: `workspace.yaml` is read as YAML, so a summary over several lines (a block
-    #: scalar, a quoted one) is the title, not `|-` or its first line.
+    #: scalar, a quoted one) is the title, not `|-` or its first line; a first-layout
+    #: document's folder is the one its timeline says was trusted.
     reads = 2
 
     def default_roots(self) -> list[Path]:
