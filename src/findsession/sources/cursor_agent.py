@@ -15,7 +15,9 @@ Path:` in the injected `<user_info>`), else the real folder on this machine whos
 encodes to `<project>` (the encoding loses which `-` was a `/`, a `.` or a `-`, so only
 a folder that exists can settle it). The title and the start time are kept beside, in
 `~/.cursor/chats/<hash>/<id>/` (`cursor_agent_meta`): the first message read from a
-transcript's start takes the chat's start time.
+transcript's start takes the chat's start time. A chat there with no transcript (builds
+of 2025 kept chats in their `store.db` alone) is read from its store
+(`cursor_agent_store`), whole again when its root blob changes.
 """
 
 from __future__ import annotations
@@ -28,11 +30,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import IO
 
-from findsession.domain import Message, MetaEvent, MetaKind, Resume, Session
+from findsession.domain import Message, MetaEvent, MetaKind, Problem, Resume, Session
+from findsession.sources import foreign_db
 from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import Cursor, Reading, Record, read_whole
-from findsession.sources.cursor_agent_meta import chat_meta
+from findsession.sources.cursor_agent_meta import chat_meta, folder_meta
 from findsession.sources.cursor_agent_records import TranscriptParser, workspace_in
+from findsession.sources.cursor_agent_store import STORE, chat_records, read_chat
 from findsession.sources.jsonl import ReadStats, iter_objects, read_appended
 from findsession.sources.opening import open_regular
 from findsession.sources.registry import SourceKind
@@ -41,6 +45,7 @@ from findsession.sources.resuming import option, resume_in_cwd
 KIND = SourceKind.CURSOR_AGENT
 TRANSCRIPTS = "agent-transcripts"
 SUBAGENTS = "subagents"
+CHATS = "chats"
 #: Folders listed at most while decoding one project folder's name.
 _DECODE_LISTINGS = 200
 #: Bytes of a parent transcript read for the workspace path it names.
@@ -48,15 +53,18 @@ _HEAD = 64 * 1024
 
 
 class CursorAgentSource(Source):
-    """cursor-agent's `~/.cursor/projects/*/agent-transcripts/`."""
+    """cursor-agent's `~/.cursor/projects/*/agent-transcripts/`, and the chats of
+    `~/.cursor/chats/` that have no transcript."""
 
     kind = KIND
     #: 2: a `.txt` result line names its tool (no output), and an argument holding `=`
     #: keeps it.
     reads = 2
+    #: A commit waiting in a chat's `store.db-wal` is a change of the store.
+    companions = foreign_db.COMPANIONS
 
     def default_roots(self) -> list[Path]:
-        return [Path.home() / ".cursor" / "projects"]
+        return [Path.home() / ".cursor" / "projects", Path.home() / ".cursor" / CHATS]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         return discover(root, skip)
@@ -66,6 +74,8 @@ class CursorAgentSource(Source):
 
     def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
         when = datetime.fromtimestamp(os.fstat(fh.fileno()).st_mtime, UTC)
+        if sf.path.name == STORE:
+            return read_store(sf, cursor, when.isoformat())
         cwd = project_dir(sf.path) or (parent_workspace(sf.path) if sf.is_subagent else None)
         parser = TranscriptParser(sf.session_id, when.isoformat(), cwd)
         if sf.path.suffix == ".txt":
@@ -91,17 +101,16 @@ class CursorAgentSource(Source):
     def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
         """Each wanted message as the transcript holds it now, numbered as `read` did."""
         parser = TranscriptParser(describe(path).session_id, None, None)
+        if path.name == STORE:
+            records = chat_records(read_chat(path, []), describe(path).session_id, None)
+            return _texts(records, lines)
         with open_regular(str(path)) as fh:
             if path.suffix == ".txt":
                 records = parser.parse_text(fh.read().decode("utf-8", "replace"))
             else:
                 wanted = iter_objects(fh, 0, 0, ReadStats(0, 0))
                 records = [r for n, obj in wanted if n in lines for r in parser.parse_line(n, obj)]
-        texts: dict[tuple[int, int], str] = {}
-        for rec in records:
-            if isinstance(rec, Message) and rec.line in lines and rec.uuid:
-                texts[(rec.line, int(rec.uuid.rsplit(":", 1)[1]))] = rec.text
-        return texts
+        return _texts(records, lines)
 
     def resume(self, session: Session) -> Resume:
         """`cursor-agent --resume <id>`, in the session's directory, where the agent keeps
@@ -115,9 +124,14 @@ def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:
     project's other folders (terminals, tool output) are not walked; a Cursor home
     named as a root is read through its `projects`. Symlinked folders are not followed."""
     if root.is_file():
-        if root.suffix in (".jsonl", ".txt"):
+        if root.suffix in (".jsonl", ".txt") or root.name == STORE:
             yield root
         return
+    if root.name == CHATS:
+        yield from chat_stores(root)
+        return
+    if (root / CHATS).is_dir() and root.name != "projects":
+        yield from chat_stores(root / CHATS)
     if (root / "projects").is_dir() and root.name != "projects":
         root = root / "projects"
 
@@ -143,8 +157,50 @@ def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:
                 yield base / name
 
 
+def chat_stores(chats: Path) -> Iterator[Path]:
+    """`<hash>/<id>/store.db` under a chats folder, for each chat with no transcript in
+    the `projects` beside it: a chat that has one is read from it."""
+    transcribed = transcript_ids(chats.parent / "projects")
+    for store in sorted(chats.glob(f"*/*/{STORE}")):
+        if store.parent.name not in transcribed and store.is_file():
+            yield store
+
+
+def transcript_ids(projects: Path) -> set[str]:
+    """The chat ids the transcripts under `projects` hold (their files' and folders'
+    names in each `agent-transcripts`)."""
+    ids: set[str] = set()
+    for folder in projects.glob(f"*/{TRANSCRIPTS}"):
+        try:
+            ids.update(os.path.splitext(name)[0] for name in os.listdir(folder))
+        except OSError:
+            continue
+    return ids
+
+
+def read_store(sf: SourceFile, cursor: Cursor | None, mtime: str) -> Reading:
+    """A chat kept only in its store, whole, unless its root blob is the one read last;
+    its messages carry the store's time, the first one the chat's start."""
+    problems: list[Problem] = []
+    chat = read_chat(sf.path, problems)
+    now = Cursor(os.stat(sf.path).st_size, 0, None, {"root": chat.root or ""})
+    if chat.root and cursor is not None and (cursor.state or {}).get("root") == chat.root:
+        return Reading([], now, fresh=False, unchanged=True)
+    meta = folder_meta(sf.path.parent)
+    records = chat_records(chat, sf.session_id, mtime)
+    if meta.created:
+        records = started_at(records, meta.created)
+    if meta.title:
+        records.append(MetaEvent(MetaKind.CUSTOM_TITLE, meta.title, 0))
+    return Reading(records, now, fresh=True, bytes_read=chat.bytes_read,
+                   lines_read=len(chat.lines), problems=problems)  # fmt: skip
+
+
 def describe(path: Path) -> SourceFile:
-    """A session by its file's name; a subagent in `<parent id>/subagents/`."""
+    """A session by its file's name (a chat's store: its folder's); a subagent in
+    `<parent id>/subagents/`."""
+    if path.name == STORE:
+        return SourceFile(path=path, source=KIND, session_id=path.parent.name)
     sid = path.stem
     if path.parent.name == SUBAGENTS:
         parent = path.parent.parent.name
@@ -218,6 +274,14 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return entry.is_dir(follow_symlinks=True)
     except OSError:
         return False
+
+
+def _texts(records: list[Record], lines: set[int]) -> dict[tuple[int, int], str]:
+    texts: dict[tuple[int, int], str] = {}
+    for rec in records:
+        if isinstance(rec, Message) and rec.line in lines and rec.uuid:
+            texts[(rec.line, int(rec.uuid.rsplit(":", 1)[1]))] = rec.text
+    return texts
 
 
 def started_at(records: list[Record], created: str) -> list[Record]:

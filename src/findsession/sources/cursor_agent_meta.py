@@ -53,11 +53,15 @@ def chat_meta(transcript: Path, session_id: str) -> ChatMeta:
         return ChatMeta()
     for name in hashes:
         folder = home / "chats" / name / session_id
-        if not folder.is_dir():
-            continue
-        stored = store_meta(folder / STORE)
-        return ChatMeta(_meta_json_title(folder) or stored.title, stored.created)
+        if folder.is_dir():
+            return folder_meta(folder)
     return ChatMeta()
+
+
+def folder_meta(folder: Path) -> ChatMeta:
+    """A chat folder's title (`meta.json`'s, else its store's name) and start time."""
+    stored = store_meta(folder / STORE)
+    return ChatMeta(_meta_json_title(folder) or stored.title, stored.created)
 
 
 def store_meta(path: Path) -> ChatMeta:
@@ -79,18 +83,24 @@ def store_meta(path: Path) -> ChatMeta:
     return meta
 
 
-def _decoded(value: Any) -> ChatMeta:
-    """`{name, createdAt}` from the hex (or plain) JSON of the `meta` row."""
+def decoded_json(value: Any) -> dict[str, Any] | None:
+    """The `meta` row's value, hex (or plain) JSON, as an object; None when it is none."""
     if isinstance(value, bytes):
         value = value.decode("ascii", "replace")
     if not isinstance(value, str):
-        return ChatMeta()
+        return None
     text = value.strip()
     try:
         data = json.loads(text if text.startswith("{") else bytes.fromhex(text).decode("utf-8"))
     except (ValueError, UnicodeDecodeError, RecursionError):
-        return ChatMeta()
-    if not isinstance(data, dict):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _decoded(value: Any) -> ChatMeta:
+    """`{name, createdAt}` from the hex (or plain) JSON of the `meta` row."""
+    data = decoded_json(value)
+    if data is None:
         return ChatMeta()
     name = data.get("name")
     title = clean_text(name.strip()) if isinstance(name, str) else None
