@@ -51,7 +51,9 @@ class CodexSource(Source):
 
     kind = KIND
     #: 2: a tool search (`tool_search_call`) and the tools it found are read.
-    reads = 2
+    #: 3: Codex Desktop's attached files are cut from the prompt; words sent while a
+    #: task runs steer it.
+    reads = 3
 
     def default_roots(self) -> list[Path]:
         return [default_root()]
@@ -234,13 +236,14 @@ def _lines_of(path: Path, fh: IO[bytes]) -> Iterator[IO[bytes]]:
         yield fh
 
 
-_MODE = ("events", "replaying")
+_MODE = ("events", "replaying", "running", "prompted")
 
 
 def _pack(cursor: Cursor, state: ParseState) -> Cursor:
     """The cursor with the parser's mode kept in its state, beside what the reader keeps
     there (a compressed rollout's `at`)."""
-    kept = {**(cursor.state or {}), "events": state.events, "replaying": state.replaying}
+    mode = {name: getattr(state, name) for name in _MODE}
+    kept = {**(cursor.state or {}), **mode}
     return replace(cursor, state=kept)
 
 
@@ -249,7 +252,7 @@ def _unpack(cursor: Cursor | None) -> tuple[ParseState | None, Cursor | None]:
     if cursor is None or cursor.state is None:
         return None, cursor
     kept = cursor.state
-    state = ParseState(events=bool(kept.get("events")), replaying=bool(kept.get("replaying")))
+    state = ParseState(**{name: bool(kept.get(name)) for name in _MODE})
     rest = {k: v for k, v in kept.items() if k not in _MODE}
     return state, replace(cursor, state=rest or None)
 

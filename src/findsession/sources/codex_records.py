@@ -55,8 +55,10 @@ INJECTED_PREFIXES = (
     "<codex_internal_context",
     "<model_switch>",
 )
-#: The IDE extensions wrap what was typed in the open tabs, the selection and so on.
+#: The IDE extensions wrap what was typed in the open tabs, the selection and so on;
+#: Codex Desktop in the files attached to the message (a long paste is kept as one).
 IDE_CONTEXT = "# Context from my IDE setup:"
+ATTACHED_FILES = "# Files mentioned by the user:"
 IDE_REQUEST = "## My request for Codex:"
 _CWD = re.compile(r"<environment_context>.*?<cwd>([^<]+)</cwd>", re.DOTALL)
 _CALLS = ("function_call", "custom_tool_call", "local_shell_call", "web_search_call",
@@ -75,6 +77,10 @@ class ParseState:
 
     events: bool = False
     replaying: bool = False
+    #: A task is running (`task_started` read, its end not yet) and was already prompted:
+    #: a further `user_message` was typed into it.
+    running: bool = False
+    prompted: bool = False
 
 
 class RolloutParser:
@@ -85,6 +91,8 @@ class RolloutParser:
         #: True when this read goes on from a cursor: the file's own meta was read before.
         self.resumed = state is not None
         self.events = state.events if state else False
+        self.running = state.running if state else False
+        self.prompted = state.prompted if state else False
         #: A resumed read found events in a rollout first read as one without them.
         self.mode_changed = False
         self.own_meta_seen = self.resumed
@@ -99,7 +107,8 @@ class RolloutParser:
 
     @property
     def state(self) -> ParseState:
-        return ParseState(events=self.events, replaying=self.gated)
+        return ParseState(events=self.events, replaying=self.gated, running=self.running,
+                          prompted=self.prompted)  # fmt: skip
 
     def parse(self, line: int, obj: dict[str, Any]) -> list[Record]:
         """Records of one line; anything unknown gives none."""
@@ -201,6 +210,12 @@ class RolloutParser:
             self.mode_changed = self.resumed
         kind = payload.get("type")
         line = common["line"]
+        if kind in ("task_started", "turn_started"):
+            self.running, self.prompted = True, False
+            return []
+        if kind in ("task_complete", "turn_complete", "turn_aborted"):
+            self.running = self.prompted = False
+            return []
         if kind == "thread_name_updated":
             name = (str_or_none(payload.get("thread_name")) or "").strip()
             return [MetaEvent(MetaKind.AI_TITLE, name, line)] if name else []
@@ -212,7 +227,12 @@ class RolloutParser:
             if not images:
                 return []
             text = "[image]"
-        message = Message(MessageKind.PROMPT, cap(text, PROMPT_CAP), **common)
+        # Sent while the task runs, after the words that began it: Codex adds it to the
+        # running turn (it opens no task), so it steers that turn.
+        steers = self.running and self.prompted
+        self.prompted = self.running
+        kind = MessageKind.STEER if steers else MessageKind.PROMPT
+        message = Message(kind, cap(text, PROMPT_CAP), **common)
         return [_with_uuid(message, f"codex:{self.session_id}:{line}:0")]
 
     # -- response items: the reply, reasoning, tool calls and outputs
@@ -273,7 +293,7 @@ class RolloutParser:
 def typed_text(text: str) -> str:
     """What the person typed: the request, without the IDE context wrapped around it."""
     text = clean_text(text).strip()
-    if IDE_REQUEST in text and text.startswith((IDE_CONTEXT, "## ")):
+    if IDE_REQUEST in text and text.startswith((IDE_CONTEXT, ATTACHED_FILES, "## ")):
         text = text.rsplit(IDE_REQUEST, 1)[1].strip()
     return text
 
