@@ -374,6 +374,52 @@ def test_words_typed_while_codex_works_steer_its_running_turn(store: Store, tmp_
     assert store.get_session(sid).n_turns == 2
 
 
+def test_a_guardian_is_linked_to_the_session_whose_actions_it_assessed(
+    store: Store, tmp_path: Path
+) -> None:
+    """Codex Desktop's guardian (an approval reviewer) runs in a rollout of its own whose
+    `session_meta` names no parent; the transcript it is given ends with the reviewed
+    session's id, which links it."""
+    day = tmp_path / "codex" / "sessions" / "2026" / "05" / "11"
+    day.mkdir(parents=True)
+    parent, guardian = (
+        "019e1731-0000-7000-8000-0000000000aa",
+        "019e1738-0000-7000-8000-0000000000bb",
+    )
+    (day / f"rollout-2026-05-11T21-19-44-{parent}.jsonl").write_text(
+        record("session_meta", {"id": parent, "cwd": "/home/dev/assets"})
+        + record("event_msg", {"type": "task_started", "turn_id": parent})
+        + record("event_msg", {"type": "user_message", "message": "install the ledger deps"})
+    )
+    evidence = (
+        "The following is the Codex agent history whose request action you are assessing.\n"
+        ">>> TRANSCRIPT START\n[1] user: install the ledger deps\n>>> TRANSCRIPT END\n"
+        f"Reviewed Codex session id: {parent}\n"
+        "The Codex agent has requested the following next action:\nnpm install\n"
+    )
+    meta = {
+        "id": guardian,
+        "cwd": "/home/dev/assets",
+        "originator": "Codex Desktop",
+        "source": {"subagent": {"other": "guardian"}},
+        "base_instructions": {"text": "You are judging one planned coding-agent action."},
+    }
+    (day / f"rollout-2026-05-11T21-27-13-{guardian}.jsonl").write_text(
+        record("session_meta", meta)
+        + record("event_msg", {"type": "task_started", "turn_id": guardian})
+        + record("response_item", item("user", "<environment_context>\n  <cwd>/home/dev/assets"
+                                               "</cwd>\n</environment_context>"))
+        + record("turn_context", {"turn_id": guardian, "cwd": "/home/dev/assets"})
+        + record("response_item", item("user", evidence))
+        + record("event_msg", {"type": "user_message", "message": evidence})
+        + record("response_item", item("assistant", '{"outcome":"allow"}'))
+    )  # fmt: skip
+    index(store, tmp_path / "codex")
+    child = store.get_session(guardian)
+    assert child.is_subagent and child.parent_id == parent
+    assert child.agent_type == "guardian"
+
+
 # -- the shared corpus: real rollouts from public repositories (developers only)
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
