@@ -305,7 +305,7 @@ def test_files_attached_in_codex_desktop_are_not_part_of_the_prompt(
 ) -> None:
     """Codex Desktop writes the files attached to a message (a pasted text kept as an
     attachment, a file picked in the project) above what was typed, under `# Files
-    mentioned by the user:`; the prompt is the request alone."""
+    mentioned by the user:`; the prompt is the request, and a paste's first line."""
     day = tmp_path / "codex" / "sessions" / "2026" / "07" / "28"
     day.mkdir(parents=True)
     sid = "019fa8d3-0000-7000-8000-00000000f11e"
@@ -325,8 +325,9 @@ def test_files_attached_in_codex_desktop_are_not_part_of_the_prompt(
         + record("response_item", item("assistant", "Row 12 names a valve that is not wired."))
     )  # fmt: skip
     index(store, tmp_path / "codex")
-    assert prompts(store, sid) == ["why does valve 12 never open?"]
-    assert store.get_session(sid).title == "why does valve 12 never open?"
+    # A long paste is kept as a file: its first line, all the rollout holds of it, stays.
+    assert prompts(store, sid) == ["why does valve 12 never open?\n\n[ValveConfig] Row=12 missing"]
+    assert store.get_session(sid).title.startswith("why does valve 12 never open?")
 
 
 def test_words_typed_while_codex_works_steer_its_running_turn(store: Store, tmp_path: Path) -> None:

@@ -60,6 +60,8 @@ INJECTED_PREFIXES = (
 IDE_CONTEXT = "# Context from my IDE setup:"
 ATTACHED_FILES = "# Files mentioned by the user:"
 IDE_REQUEST = "## My request for Codex:"
+#: An attached paste: `## <its first line>: <home>/attachments/<id>/pasted-text.txt`.
+_PASTED = re.compile(r"^## (.+): \S.*[\\/]attachments[\\/][^\\/]+[\\/]pasted-text\.txt$", re.M)
 _CWD = re.compile(r"<environment_context>.*?<cwd>([^<]+)</cwd>", re.DOTALL)
 _CALLS = ("function_call", "custom_tool_call", "local_shell_call", "web_search_call",
           "tool_search_call")  # fmt: skip
@@ -291,10 +293,15 @@ class RolloutParser:
 
 
 def typed_text(text: str) -> str:
-    """What the person typed: the request, without the IDE context wrapped around it."""
+    """What the person typed: the request, without the IDE context wrapped around it, and
+    the start of each long paste Codex Desktop kept as an attached file (the rest of the
+    paste is in that file, not in the rollout)."""
     text = clean_text(text).strip()
     if IDE_REQUEST in text and text.startswith((IDE_CONTEXT, ATTACHED_FILES, "## ")):
-        text = text.rsplit(IDE_REQUEST, 1)[1].strip()
+        context, text = (part.strip() for part in text.rsplit(IDE_REQUEST, 1))
+        if context.startswith(ATTACHED_FILES):
+            pasted = [m.group(1) for m in _PASTED.finditer(context)]
+            text = "\n\n".join([text, *pasted]).strip()
     return text
 
 
