@@ -3,7 +3,9 @@ through findsession's parser: per file, typed prompts, replies, tool calls and t
 
 What counts as typed: a `user` line's text that is not `isMeta`, a compaction summary, a
 background task's or shell's notice (`origin.kind` `task-notification`, or
-`<task-notification>`, `<bash-notification>`), a teammate's message in a main transcript,
+`<task-notification>`, `<bash-notification>`), a teammate's message in the lead's main
+transcript (a teammate in its own pane writes a main transcript too, its lines marked
+`agentName` beside `teamName`: there the lead's message is what it was asked),
 a slash command's or shell's wrapper, an interruption, ToolSearch's "Tool loaded." or
 IDE context; a `/btw` question is the text after its `<system-reminder>` frame; text
 beside a tool's result was typed while the tool ran, and so was the `prompt` of a
@@ -75,7 +77,8 @@ def typed(line: dict[str, Any], main_file: bool = True) -> str | None:
     said = "\n".join(kept).strip()
     if not said or said.startswith(_WRAPPERS) or said == "Tool loaded.":
         return None
-    if main_file and said.startswith(_TEAMMATE):
+    own = isinstance(line.get("teamName"), str) and isinstance(line.get("agentName"), str)
+    if main_file and not own and said.startswith(_TEAMMATE):
         return None
     return said
 

@@ -293,3 +293,48 @@ def test_a_windows_folder_spelled_with_either_drive_letter_is_one_project(
     assert folders == {"C:\\Users\\dev\\orchard"}
     assert {m.cwd for m in store.session_messages(vscode.session_id)} == {"C:\\Users\\dev\\orchard"}
     assert MessageKind.PROMPT in {m.kind for m in store.session_messages(vscode.session_id)}
+
+
+def test_a_teammate_in_its_own_pane_is_asked_by_the_leads_message(
+    store: Store, projects: Path
+) -> None:
+    """A teammate that runs in a pane of its own (not in the lead's process) writes a
+    transcript of its own beside the lead's, `<session id>.jsonl`, every record marked
+    with the team's name and its own (`teamName`, `agentName`; the lead's records carry
+    `teamName` alone). There, as in an in-process teammate's `subagents/` file, the
+    lead's message is what it was asked: its prompt, opening its turn, not another
+    agent's output with no prompt before it."""
+    team = {"teamName": "session-0a1b2c3d"}
+    lead = Transcript(cwd=CWD, version="2.1.150")
+    lead.prompt("survey the orchard with a teammate", **team)
+    lead.prompt(
+        '<teammate-message teammate_id="north" color="blue">\n'
+        "Rows 1 to 20 show fire blight.\n</teammate-message>",
+        **team,
+    )
+    lead.reply("The north rows are blighted.")
+    folder = project_dir(projects, CWD)
+    lead.write(folder)
+    north = Transcript(cwd=CWD, version="2.1.150")
+    member = {**team, "agentName": "north"}
+    north.prompt('<teammate-message teammate_id="team-lead" summary="Survey north">\n'
+                 "Survey rows 1 to 20 for fire blight.\n</teammate-message>",
+                 **member)  # fmt: skip
+    north.reply("Rows 1 to 20 surveyed: three trees blighted.")
+    north.prompt('<teammate-message teammate_id="team-lead">\nNow check the pear '
+                 "rows too.\n</teammate-message>", **member)  # fmt: skip
+    north.reply("The pear rows are clear.")
+    north.write(folder)
+
+    index(store, projects)
+    turns = kinds(store, north.session_id)
+    assert [[x for k, x in t if k == "prompt"] for t in turns] == [
+        ['<teammate-message teammate_id="team-lead" summary="Survey north">\n'
+         "Survey rows 1 to 20 for fire blight.\n</teammate-message>"],
+        ['<teammate-message teammate_id="team-lead">\nNow check the pear rows too.\n'
+         "</teammate-message>"],
+    ]  # fmt: skip
+    assert store.get_session(north.session_id).n_turns == 2
+    # In the lead's transcript a teammate's message stays what came back from it.
+    typed = [x for t in kinds(store, lead.session_id) for k, x in t if k == "prompt"]
+    assert typed == ["survey the orchard with a teammate"]

@@ -107,9 +107,22 @@ def _parse_message(obj: dict[str, Any], line: int, in_subagent_file: bool) -> It
     common = _common(obj, line, in_subagent_file, _str(message.get("id")))
     content = message.get("content")
     if obj.get("type") == "user":
-        yield from _parse_user(obj, content, common, from_agent_is_output=not in_subagent_file)
+        yield from _parse_user(
+            obj, content, common, from_agent_is_output=_lead_reads(obj, in_subagent_file)
+        )
     else:
         yield from _parse_assistant(obj, content, common)
+
+
+def _lead_reads(obj: dict[str, Any], in_subagent_file: bool) -> bool:
+    """Whether this record is read as the lead reads it, where another agent's message is
+    what came back from it. A teammate's own transcript is asked by the lead's message:
+    an in-process teammate's is a `subagents/` file, one in a pane of its own writes a
+    main transcript whose records carry its name beside the team's (`agentName` with
+    `teamName`; the lead's carry `teamName` alone)."""
+    if in_subagent_file:
+        return False
+    return not (isinstance(obj.get("teamName"), str) and isinstance(obj.get("agentName"), str))
 
 
 def _common(
@@ -154,7 +167,7 @@ def _parse_queued(obj: dict[str, Any], line: int, in_subagent_file: bool) -> Ite
         attachment.get("prompt"),
         common,
         with_results=False,
-        from_agent_is_output=not in_subagent_file,
+        from_agent_is_output=_lead_reads(obj, in_subagent_file),
         steers=True,
     )
 
