@@ -1,7 +1,8 @@
 """An independent count of Claude Code transcripts, written from the format and never
 through findsession's parser: per file, typed prompts, replies, tool calls and turns.
 
-What counts as typed: a `user` line's text that is not `isMeta`, a compaction summary, a
+What counts as typed: a `user` line's text that is not `isMeta`, the harness's
+(`promptSource: "system"`, `origin.kind` `auto-continuation`), a compaction summary, a
 background task's or shell's notice (`origin.kind` `task-notification`, or
 `<task-notification>`, `<bash-notification>`), a teammate's message in the lead's main
 transcript (a teammate in its own pane writes a main transcript too, its lines marked
@@ -56,7 +57,8 @@ def typed(line: dict[str, Any], main_file: bool = True) -> str | None:
     origin = line.get("origin")
     if line.get("isMeta") is True or line.get("isCompactSummary") is True:
         return None
-    if isinstance(origin, dict) and origin.get("kind") == "task-notification":
+    kind = origin.get("kind") if isinstance(origin, dict) else None
+    if kind in ("task-notification", "auto-continuation"):
         return None
     content = line["message"].get("content")
     if isinstance(content, str):
@@ -78,7 +80,9 @@ def typed(line: dict[str, Any], main_file: bool = True) -> str | None:
     if not said or said.startswith(_WRAPPERS) or said == "Tool loaded.":
         return None
     own = isinstance(line.get("teamName"), str) and isinstance(line.get("agentName"), str)
-    if main_file and not own and said.startswith(_TEAMMATE):
+    if main_file and not own and (said.startswith(_TEAMMATE) or kind == "peer"):
+        return None
+    if line.get("promptSource") == "system" and not said.startswith(_TEAMMATE):
         return None
     return said
 
@@ -92,7 +96,8 @@ def queued(line: dict[str, Any]) -> dict[str, Any] | None:
         return None
     meta = line.get("isMeta") is True or attachment.get("isMeta") is True
     origin = attachment.get("origin") or line.get("origin")
-    return {**line, "type": "user", "isMeta": meta, "origin": origin,
+    source = attachment.get("promptSource") or line.get("promptSource")
+    return {**line, "type": "user", "isMeta": meta, "origin": origin, "promptSource": source,
             "message": {"content": attachment.get("prompt")}}  # fmt: skip
 
 

@@ -338,3 +338,42 @@ def test_a_teammate_in_its_own_pane_is_asked_by_the_leads_message(
     # In the lead's transcript a teammate's message stays what came back from it.
     typed = [x for t in kinds(store, lead.session_id) for k, x in t if k == "prompt"]
     assert typed == ["survey the orchard with a teammate"]
+
+
+def test_what_the_harness_wrote_in_the_persons_place_is_no_prompt(
+    store: Store, projects: Path
+) -> None:
+    """Later versions say who wrote a user record: `promptSource` (`typed`, `sdk`, or
+    `system` for the harness's own) and `origin.kind`. A continuation the harness sends
+    when a usage limit resets (`auto-continuation`), its note that background agents were
+    stopped, or a continuation queued the same way, opens no turn; a message another
+    session sent (`origin.kind: "peer"`) is another agent's, found in the turn it came
+    in. A prompt sent from the phone (`promptSource: "sdk"`, `origin.kind: "human"`) was
+    typed."""
+    t = Transcript(cwd=CWD, version="2.1.263")
+    typed = {"origin": {"kind": "human"}, "promptSource": "typed"}
+    system = {"promptSource": "system"}
+    t.prompt("thin the apricot blossoms on the south wall", **typed)
+    t.reply("You've hit your session limit · resets 4pm")
+    t.prompt("Your usage limit has reset. Continue the task you were working on.",
+             origin={"kind": "auto-continuation"}, **system)  # fmt: skip
+    t.reply("Thinned the blossoms to one per spur.")
+    t.prompt("2 background agents were stopped by the user.", **system)
+    t.attachment({"type": "queued_command", "prompt": "continue", "commandMode": "prompt",
+                  "origin": {"kind": "auto-continuation"}})  # fmt: skip
+    t.prompt("<cross-session-message from-name=\"pruner\">The east wall is thinned too."
+             "</cross-session-message>", origin={"kind": "peer", "name": "pruner"})  # fmt: skip
+    t.reply("Both walls are thinned.")
+    t.prompt("and net the cherries", origin={"kind": "human"}, promptSource="sdk",
+             entrypoint="remote_mobile")  # fmt: skip
+    t.reply("Netted.")
+    t.write(project_dir(projects, CWD))
+
+    index(store, projects)
+    turns = kinds(store, t.session_id)
+    assert [[x for k, x in turn if k in ("prompt", "steer")] for turn in turns] == [
+        ["thin the apricot blossoms on the south wall"],
+        ["and net the cherries"],
+    ]
+    assert any(k == "tool_output" and "east wall" in x for k, x in turns[0])
+    assert found(store, "east wall") == [t.session_id]
