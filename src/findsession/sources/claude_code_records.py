@@ -10,10 +10,13 @@ the text after the `<system-reminder>` that frames it (the last user record of
 `subagents/agent-aside_question-*.jsonl`). What the harness wrote in the
 person's place is not: a background task's notice (`origin: {"kind":
 "task-notification"}`, or `<task-notification>` in versions before the field), a
-slash command's wrapper, ToolSearch's "Tool loaded."; nor is a teammate's message to the
-lead of an agent team, read as what came back from another agent. The VS Code extension
-records a Windows folder with a lower-case drive letter (`c:\\Users\\…`) where the CLI
-and the desktop app write `C:\\Users\\…`: the letter is upper-cased, so a project is one.
+slash command's wrapper, ToolSearch's "Tool loaded.", a continuation it sends when a
+usage limit resets (`origin.kind: "auto-continuation"`), anything later versions mark
+`promptSource: "system"`; nor is a teammate's message to the lead of an agent team, or
+another session's (`origin.kind: "peer"`), read as what came back from another agent.
+The VS Code extension records a Windows folder with a lower-case drive letter
+(`c:\\Users\\…`) where the CLI and the desktop app write `C:\\Users\\…`: the letter is
+upper-cased, so a project is one.
 """
 
 from __future__ import annotations
@@ -59,6 +62,12 @@ HARNESS_PREFIXES = (
 #: own); the lead's words to a teammate, in the teammate's own transcript, are what it
 #: was asked: its prompt, as a subagent's is.
 TEAMMATE_PREFIXES = ("<teammate-message", "Another Claude session sent a message:")
+#: Who wrote a user record (`origin.kind`, 2.1.x) when it was the harness, not the person:
+#: a background task's notice, the continuation sent when a usage limit resets. Later
+#: versions also say `promptSource: "system"` on what the harness wrote (`typed` on what
+#: the person did, `sdk` on what came through the SDK, the phone app's prompts among it);
+#: a message from another session (`peer`) is another agent's, read as a teammate's is.
+_HARNESS_ORIGINS = frozenset({"task-notification", "auto-continuation"})
 #: Text the harness puts beside a tool's result: ToolSearch's answer when it loads a tool.
 _HARNESS_EXACT = frozenset({"Tool loaded."})
 #: The frame of a `/btw` side question; the question follows its closing tag.
@@ -107,9 +116,22 @@ def _parse_message(obj: dict[str, Any], line: int, in_subagent_file: bool) -> It
     common = _common(obj, line, in_subagent_file, _str(message.get("id")))
     content = message.get("content")
     if obj.get("type") == "user":
-        yield from _parse_user(obj, content, common, from_agent_is_output=not in_subagent_file)
+        yield from _parse_user(
+            obj, content, common, from_agent_is_output=_lead_reads(obj, in_subagent_file)
+        )
     else:
         yield from _parse_assistant(obj, content, common)
+
+
+def _lead_reads(obj: dict[str, Any], in_subagent_file: bool) -> bool:
+    """Whether this record is read as the lead reads it, where another agent's message is
+    what came back from it. A teammate's own transcript is asked by the lead's message:
+    an in-process teammate's is a `subagents/` file, one in a pane of its own writes a
+    main transcript whose records carry its name beside the team's (`agentName` with
+    `teamName`; the lead's carry `teamName` alone)."""
+    if in_subagent_file:
+        return False
+    return not (isinstance(obj.get("teamName"), str) and isinstance(obj.get("agentName"), str))
 
 
 def _common(
@@ -147,6 +169,7 @@ def _parse_queued(obj: dict[str, Any], line: int, in_subagent_file: bool) -> Ite
     flags = {
         "isMeta": obj.get("isMeta") is True or attachment.get("isMeta") is True,
         "origin": attachment.get("origin") or obj.get("origin"),
+        "promptSource": attachment.get("promptSource") or obj.get("promptSource"),
     }
     common = _common(obj, line, in_subagent_file, None)
     yield from _parse_user(
@@ -154,7 +177,7 @@ def _parse_queued(obj: dict[str, Any], line: int, in_subagent_file: bool) -> Ite
         attachment.get("prompt"),
         common,
         with_results=False,
-        from_agent_is_output=not in_subagent_file,
+        from_agent_is_output=_lead_reads(obj, in_subagent_file),
         steers=True,
     )
 
@@ -192,14 +215,16 @@ def _parse_user(
     text = "\n".join(texts).strip()
     if not text:
         return
-    if from_agent_is_output and text.startswith(TEAMMATE_PREFIXES):
+    from_agent = text.startswith(TEAMMATE_PREFIXES)
+    if from_agent_is_output and (from_agent or _origin(obj) == "peer"):
         yield Message(MessageKind.TOOL_OUTPUT, _cap(text, TOOL_OUTPUT_CAP), **common)
         return
     if obj.get("isCompactSummary") is True:
         kind = MessageKind.COMPACT_SUMMARY
     elif (
         obj.get("isMeta") is True
-        or _origin(obj) == "task-notification"
+        or _origin(obj) in _HARNESS_ORIGINS
+        or (obj.get("promptSource") == "system" and not from_agent)
         or text.startswith(HARNESS_PREFIXES)
         or text in _HARNESS_EXACT
     ):
