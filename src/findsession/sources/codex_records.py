@@ -230,7 +230,9 @@ class RolloutParser:
                 return []
             text = "[image]"
         # Sent while the task runs, after the words that began it: Codex adds it to the
-        # running turn (it opens no task), so it steers that turn.
+        # running turn (it opens no task), so it steers that turn. The rollout's own
+        # `session_meta` written again ends no task: the VS Code extension (0.14x) writes
+        # it inside running tasks too.
         steers = self.running and self.prompted
         self.prompted = self.running
         kind = MessageKind.STEER if steers else MessageKind.PROMPT
