@@ -21,20 +21,19 @@ upper-cased, so a project is one.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
 from findsession.domain import Message, MessageKind, MetaEvent, MetaKind
 from findsession.projects import is_windows_path
-from findsession.sources.jsonl import cap, clean_text, cut_point
-
-# Stored text is capped at parse time: search needs the start of a huge output, not all
-# of it, and a 700 KB tool result must not cost 700 KB of index.
-PROMPT_CAP = 100_000
-THINKING_CAP = 8_000
-TOOL_INPUT_CAP = 2_000
-TOOL_OUTPUT_CAP = 4_000
+from findsession.sources import claude_code_blocks as blocks
+from findsession.sources.claude_code_blocks import (
+    PROMPT_CAP,
+    THINKING_CAP,
+    TOOL_INPUT_CAP,
+    TOOL_OUTPUT_CAP,
+)
+from findsession.sources.jsonl import clean_text
 
 #: Key under which inline (Claude Code 1.0) subagent lines are split into a child session.
 SIDECHAIN_KEY = "sidechain"
@@ -73,7 +72,6 @@ _HARNESS_EXACT = frozenset({"Tool loaded."})
 #: The frame of a `/btw` side question; the question follows its closing tag.
 _REMINDER_OPEN, _REMINDER_CLOSE = "<system-reminder>", "</system-reminder>"
 _CONTEXT_TAGS = ("<ide_", _REMINDER_OPEN)
-_FILE_KEYS = ("file_path", "notebook_path", "path", "filePath")
 
 
 def parse_record(
@@ -113,7 +111,7 @@ def _parse_message(obj: dict[str, Any], line: int, in_subagent_file: bool) -> It
     message = obj.get("message")
     if not isinstance(message, dict):
         return
-    common = _common(obj, line, in_subagent_file, _str(message.get("id")))
+    common = _common(obj, line, in_subagent_file, blocks.text_or_none(message.get("id")))
     content = message.get("content")
     if obj.get("type") == "user":
         yield from _parse_user(
@@ -140,13 +138,13 @@ def _common(
     """The fields every record of a line shares: where and when it was written."""
     common: dict[str, Any] = {
         "line": line,
-        "uuid": _str(obj.get("uuid")),
-        "parent_uuid": _str(obj.get("parentUuid")),
-        "timestamp": _str(obj.get("timestamp")),
+        "uuid": blocks.text_or_none(obj.get("uuid")),
+        "parent_uuid": blocks.text_or_none(obj.get("parentUuid")),
+        "timestamp": blocks.text_or_none(obj.get("timestamp")),
         "cwd": _folder(obj.get("cwd")),
-        "git_branch": _str(obj.get("gitBranch")),
-        "version": _str(obj.get("version")),
-        "record_session_id": _str(obj.get("sessionId")),
+        "git_branch": blocks.text_or_none(obj.get("gitBranch")),
+        "version": blocks.text_or_none(obj.get("version")),
+        "record_session_id": blocks.text_or_none(obj.get("sessionId")),
         "message_id": message_id,
     }
     if obj.get("isSidechain") is True and not in_subagent_file:
@@ -198,17 +196,19 @@ def _parse_user(
         texts = [
             _asked(text)
             for b in content
-            if _block(b) == "text" and isinstance(text := b.get("text"), str)
+            if blocks.block_type(b) == "text" and isinstance(text := b.get("text"), str)
         ]
         texts = [t for t in texts if not t.lstrip().startswith(_CONTEXT_TAGS)]
-        results = [b for b in content if _block(b) == "tool_result"] if with_results else []
+        results = (
+            [b for b in content if blocks.block_type(b) == "tool_result"] if with_results else []
+        )
     else:
         return
     for block in results:
         yield Message(
             MessageKind.TOOL_OUTPUT,
-            _cap(_result_text(block.get("content")), TOOL_OUTPUT_CAP),
-            tool_id=_str(block.get("tool_use_id")),
+            blocks.capped(blocks.result_text(block.get("content")), TOOL_OUTPUT_CAP),
+            tool_id=blocks.text_or_none(block.get("tool_use_id")),
             is_error=block.get("is_error") is True,
             **common,
         )
@@ -217,7 +217,7 @@ def _parse_user(
         return
     from_agent = text.startswith(TEAMMATE_PREFIXES)
     if from_agent_is_output and (from_agent or _origin(obj) == "peer"):
-        yield Message(MessageKind.TOOL_OUTPUT, _cap(text, TOOL_OUTPUT_CAP), **common)
+        yield Message(MessageKind.TOOL_OUTPUT, blocks.capped(text, TOOL_OUTPUT_CAP), **common)
         return
     if obj.get("isCompactSummary") is True:
         kind = MessageKind.COMPACT_SUMMARY
@@ -235,7 +235,7 @@ def _parse_user(
         kind = MessageKind.STEER
     else:
         kind = MessageKind.PROMPT
-    yield Message(kind, _cap(text, PROMPT_CAP), **common)
+    yield Message(kind, blocks.capped(text, PROMPT_CAP), **common)
 
 
 def _asked(text: str) -> str:
@@ -258,7 +258,7 @@ def _origin(obj: dict[str, Any]) -> str | None:
 def _folder(value: Any) -> str | None:
     """A record's working folder, a Windows drive letter upper-cased (one project, however
     the app that wrote the record spelled the letter)."""
-    folder = _str(value)
+    folder = blocks.text_or_none(value)
     if folder and is_windows_path(folder) and folder[1] == ":":
         return folder[0].upper() + folder[1:]
     return folder
@@ -273,75 +273,26 @@ def _parse_assistant(
         return
     api_error = obj.get("isApiErrorMessage") is True
     for block in content:
-        kind = _block(block)
+        kind = blocks.block_type(block)
         if kind == "text":
             text = block.get("text")
             if isinstance(text, str) and text.strip():
                 reply = MessageKind.HARNESS if api_error else MessageKind.REPLY
-                yield Message(reply, _cap(text.strip(), PROMPT_CAP), **common)
+                yield Message(reply, blocks.capped(text.strip(), PROMPT_CAP), **common)
         elif kind == "thinking":
             text = block.get("thinking")
             if isinstance(text, str) and text.strip():
-                yield Message(MessageKind.THINKING, _cap(text.strip(), THINKING_CAP), **common)
+                yield Message(
+                    MessageKind.THINKING, blocks.capped(text.strip(), THINKING_CAP), **common
+                )
         elif kind == "tool_use":
-            name = _str(block.get("name")) or "tool"
+            name = blocks.text_or_none(block.get("name")) or "tool"
             tool_input = block.get("input")
             yield Message(
                 MessageKind.TOOL_CALL,
-                _cap(_input_text(tool_input), TOOL_INPUT_CAP),
+                blocks.capped(blocks.input_text(tool_input), TOOL_INPUT_CAP),
                 tool_name=name,
-                tool_id=_str(block.get("id")),
-                files=_files(tool_input),
+                tool_id=blocks.text_or_none(block.get("id")),
+                files=blocks.input_files(tool_input),
                 **common,
             )
-
-
-def _block(block: Any) -> str | None:
-    return block.get("type") if isinstance(block, dict) else None
-
-
-def _str(value: Any) -> str | None:
-    return clean_text(value) if isinstance(value, str) and value else None
-
-
-def _cap(text: str, limit: int) -> str:
-    return cap(text, limit)
-
-
-def _result_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = []
-        for block in content:
-            if _block(block) == "text" and isinstance(block.get("text"), str):
-                parts.append(block["text"])
-            elif _block(block) in ("image", "document"):
-                parts.append(f"[{block['type']}]")
-        return "\n".join(parts)
-    return ""
-
-
-def _input_text(tool_input: Any) -> str:
-    """Render a tool input for reading and keyword search: the values, not JSON noise."""
-    if not isinstance(tool_input, dict):
-        return str(tool_input) if tool_input is not None else ""
-    parts = []
-    for key, value in tool_input.items():
-        if isinstance(value, str | int | float | bool):
-            parts.append(f"{key}: {value}")
-        elif value is not None:
-            rendered = json.dumps(value, ensure_ascii=False)
-            parts.append(f"{key}: {rendered[: cut_point(rendered, TOOL_INPUT_CAP)]}")
-    return "\n".join(parts)
-
-
-def _files(tool_input: Any) -> tuple[str, ...]:
-    if not isinstance(tool_input, dict):
-        return ()
-    found = []
-    for key in _FILE_KEYS:
-        value = tool_input.get(key)
-        if isinstance(value, str) and value and len(value) < 1024:
-            found.append(clean_text(value))
-    return tuple(found)
