@@ -1,9 +1,12 @@
 """An independent count of Claude Code transcripts, written from the format and never
 through findsession's parser: per file, typed prompts, replies, tool calls and turns.
 
-What counts as typed: a `user` line's text that is not `isMeta`, a compaction summary, a
+What counts as typed: a `user` line's text that is not `isMeta`, the harness's
+(`promptSource: "system"`, `origin.kind` `auto-continuation`), a compaction summary, a
 background task's or shell's notice (`origin.kind` `task-notification`, or
-`<task-notification>`, `<bash-notification>`), a teammate's message in a main transcript,
+`<task-notification>`, `<bash-notification>`), a teammate's message in the lead's main
+transcript (a teammate in its own pane writes a main transcript too, its lines marked
+`agentName` beside `teamName`: there the lead's message is what it was asked),
 a slash command's or shell's wrapper, an interruption, ToolSearch's "Tool loaded." or
 IDE context; a `/btw` question is the text after its `<system-reminder>` frame; text
 beside a tool's result was typed while the tool ran, and so was the `prompt` of a
@@ -54,7 +57,8 @@ def typed(line: dict[str, Any], main_file: bool = True) -> str | None:
     origin = line.get("origin")
     if line.get("isMeta") is True or line.get("isCompactSummary") is True:
         return None
-    if isinstance(origin, dict) and origin.get("kind") == "task-notification":
+    kind = origin.get("kind") if isinstance(origin, dict) else None
+    if kind in ("task-notification", "auto-continuation"):
         return None
     content = line["message"].get("content")
     if isinstance(content, str):
@@ -75,7 +79,10 @@ def typed(line: dict[str, Any], main_file: bool = True) -> str | None:
     said = "\n".join(kept).strip()
     if not said or said.startswith(_WRAPPERS) or said == "Tool loaded.":
         return None
-    if main_file and said.startswith(_TEAMMATE):
+    own = isinstance(line.get("teamName"), str) and isinstance(line.get("agentName"), str)
+    if main_file and not own and (said.startswith(_TEAMMATE) or kind == "peer"):
+        return None
+    if line.get("promptSource") == "system" and not said.startswith(_TEAMMATE):
         return None
     return said
 
@@ -89,7 +96,8 @@ def queued(line: dict[str, Any]) -> dict[str, Any] | None:
         return None
     meta = line.get("isMeta") is True or attachment.get("isMeta") is True
     origin = attachment.get("origin") or line.get("origin")
-    return {**line, "type": "user", "isMeta": meta, "origin": origin,
+    source = attachment.get("promptSource") or line.get("promptSource")
+    return {**line, "type": "user", "isMeta": meta, "origin": origin, "promptSource": source,
             "message": {"content": attachment.get("prompt")}}  # fmt: skip
 
 

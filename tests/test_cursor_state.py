@@ -12,6 +12,7 @@ again, a grown file only its new part), and the index holds what it held.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -161,7 +162,15 @@ def test_an_index_of_the_previous_release_goes_on_where_each_file_stopped(
     # file read again from its start, no store's session read again.
     assert cost(again) == cost(current)
     assert contents(store) == held
-    assert {p: (s.offset, s.lines, s.tail_hash) for p, s in store.file_states().items()} == rows
+    # The previous release did not keep whether a rollout's task was still running (so
+    # words sent into it steer it); this one reads every rollout again once for that
+    # (`reads`), so only these two flags of a rollout left mid-task may differ here.
+    got = {p: (s.offset, s.lines, _no_task(s.tail_hash)) for p, s in store.file_states().items()}
+    assert got == {p: (offset, lines, _no_task(text)) for p, (offset, lines, text) in rows.items()}
+
+
+def _no_task(text: str | None) -> str | None:
+    return re.sub(r',"(prompted|running)":(true|false)', "", text) if text else text
 
 
 def test_a_file_grown_since_the_previous_release_read_it_is_read_from_there(

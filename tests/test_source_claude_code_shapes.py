@@ -293,3 +293,87 @@ def test_a_windows_folder_spelled_with_either_drive_letter_is_one_project(
     assert folders == {"C:\\Users\\dev\\orchard"}
     assert {m.cwd for m in store.session_messages(vscode.session_id)} == {"C:\\Users\\dev\\orchard"}
     assert MessageKind.PROMPT in {m.kind for m in store.session_messages(vscode.session_id)}
+
+
+def test_a_teammate_in_its_own_pane_is_asked_by_the_leads_message(
+    store: Store, projects: Path
+) -> None:
+    """A teammate that runs in a pane of its own (not in the lead's process) writes a
+    transcript of its own beside the lead's, `<session id>.jsonl`, every record marked
+    with the team's name and its own (`teamName`, `agentName`; the lead's records carry
+    `teamName` alone). There, as in an in-process teammate's `subagents/` file, the
+    lead's message is what it was asked: its prompt, opening its turn, not another
+    agent's output with no prompt before it."""
+    team = {"teamName": "session-0a1b2c3d"}
+    lead = Transcript(cwd=CWD, version="2.1.150")
+    lead.prompt("survey the orchard with a teammate", **team)
+    lead.prompt(
+        '<teammate-message teammate_id="north" color="blue">\n'
+        "Rows 1 to 20 show fire blight.\n</teammate-message>",
+        **team,
+    )
+    lead.reply("The north rows are blighted.")
+    folder = project_dir(projects, CWD)
+    lead.write(folder)
+    north = Transcript(cwd=CWD, version="2.1.150")
+    member = {**team, "agentName": "north"}
+    north.prompt('<teammate-message teammate_id="team-lead" summary="Survey north">\n'
+                 "Survey rows 1 to 20 for fire blight.\n</teammate-message>",
+                 **member)  # fmt: skip
+    north.reply("Rows 1 to 20 surveyed: three trees blighted.")
+    north.prompt('<teammate-message teammate_id="team-lead">\nNow check the pear '
+                 "rows too.\n</teammate-message>", **member)  # fmt: skip
+    north.reply("The pear rows are clear.")
+    north.write(folder)
+
+    index(store, projects)
+    turns = kinds(store, north.session_id)
+    assert [[x for k, x in t if k == "prompt"] for t in turns] == [
+        ['<teammate-message teammate_id="team-lead" summary="Survey north">\n'
+         "Survey rows 1 to 20 for fire blight.\n</teammate-message>"],
+        ['<teammate-message teammate_id="team-lead">\nNow check the pear rows too.\n'
+         "</teammate-message>"],
+    ]  # fmt: skip
+    assert store.get_session(north.session_id).n_turns == 2
+    # In the lead's transcript a teammate's message stays what came back from it.
+    typed = [x for t in kinds(store, lead.session_id) for k, x in t if k == "prompt"]
+    assert typed == ["survey the orchard with a teammate"]
+
+
+def test_what_the_harness_wrote_in_the_persons_place_is_no_prompt(
+    store: Store, projects: Path
+) -> None:
+    """Later versions say who wrote a user record: `promptSource` (`typed`, `sdk`, or
+    `system` for the harness's own) and `origin.kind`. A continuation the harness sends
+    when a usage limit resets (`auto-continuation`), its note that background agents were
+    stopped, or a continuation queued the same way, opens no turn; a message another
+    session sent (`origin.kind: "peer"`) is another agent's, found in the turn it came
+    in. A prompt sent from the phone (`promptSource: "sdk"`, `origin.kind: "human"`) was
+    typed."""
+    t = Transcript(cwd=CWD, version="2.1.263")
+    typed = {"origin": {"kind": "human"}, "promptSource": "typed"}
+    system = {"promptSource": "system"}
+    t.prompt("thin the apricot blossoms on the south wall", **typed)
+    t.reply("You've hit your session limit · resets 4pm")
+    t.prompt("Your usage limit has reset. Continue the task you were working on.",
+             origin={"kind": "auto-continuation"}, **system)  # fmt: skip
+    t.reply("Thinned the blossoms to one per spur.")
+    t.prompt("2 background agents were stopped by the user.", **system)
+    t.attachment({"type": "queued_command", "prompt": "continue", "commandMode": "prompt",
+                  "origin": {"kind": "auto-continuation"}})  # fmt: skip
+    t.prompt("<cross-session-message from-name=\"pruner\">The east wall is thinned too."
+             "</cross-session-message>", origin={"kind": "peer", "name": "pruner"})  # fmt: skip
+    t.reply("Both walls are thinned.")
+    t.prompt("and net the cherries", origin={"kind": "human"}, promptSource="sdk",
+             entrypoint="remote_mobile")  # fmt: skip
+    t.reply("Netted.")
+    t.write(project_dir(projects, CWD))
+
+    index(store, projects)
+    turns = kinds(store, t.session_id)
+    assert [[x for k, x in turn if k in ("prompt", "steer")] for turn in turns] == [
+        ["thin the apricot blossoms on the south wall"],
+        ["and net the cherries"],
+    ]
+    assert any(k == "tool_output" and "east wall" in x for k, x in turns[0])
+    assert found(store, "east wall") == [t.session_id]

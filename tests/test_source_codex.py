@@ -300,6 +300,127 @@ def test_a_tool_search_is_a_tool_call_answered_by_the_tools_it_found(
     assert "vent_schedule" in output.text and "humidity_log" in output.text
 
 
+def test_files_attached_in_codex_desktop_are_not_part_of_the_prompt(
+    store: Store, tmp_path: Path
+) -> None:
+    """Codex Desktop writes the files attached to a message (a pasted text kept as an
+    attachment, a file picked in the project) above what was typed, under `# Files
+    mentioned by the user:`; the prompt is the request, and a paste's first line."""
+    day = tmp_path / "codex" / "sessions" / "2026" / "07" / "28"
+    day.mkdir(parents=True)
+    sid = "019fa8d3-0000-7000-8000-00000000f11e"
+    wrapped = (
+        "\n# Files mentioned by the user:\n\n"
+        "## valves.lua: c:/Projects/orchard/Script/valves.lua\n\n"
+        "## [ValveConfig] Row=12 missing: C:\\Users\\dev\\.codex/attachments/"
+        "5f0c2a1e-0000-4000-8000-000000000001/pasted-text.txt\n\n"
+        "## My request for Codex:\nwhy does valve 12 never open?\n"
+    )
+    (day / f"rollout-2026-07-28T13-04-30-{sid}.jsonl").write_text(
+        record("session_meta", {"id": sid, "cwd": "C:\\Projects\\orchard",
+                                "originator": "Codex Desktop", "cli_version": "0.145.0"})
+        + record("event_msg", {"type": "task_started", "turn_id": sid})
+        + record("response_item", item("user", wrapped))
+        + record("event_msg", {"type": "user_message", "message": wrapped, "images": []})
+        + record("response_item", item("assistant", "Row 12 names a valve that is not wired."))
+    )  # fmt: skip
+    index(store, tmp_path / "codex")
+    # A long paste is kept as a file: its first line, all the rollout holds of it, stays.
+    assert prompts(store, sid) == ["why does valve 12 never open?\n\n[ValveConfig] Row=12 missing"]
+    assert store.get_session(sid).title.startswith("why does valve 12 never open?")
+
+
+def test_words_typed_while_codex_works_steer_its_running_turn(store: Store, tmp_path: Path) -> None:
+    """Words sent while a task runs join it (Codex records them as a `user_message`
+    between the task's `task_started` and its `task_complete`, and opens no task): they
+    steer that turn. A message after the task completed opens the next one."""
+    day = tmp_path / "codex" / "sessions" / "2026" / "05" / "11"
+    day.mkdir(parents=True)
+    sid = "019e1731-0000-7000-8000-00000000571e"
+    one, two = "019e1737-0000-7000-8000-000000000001", "019e1740-0000-7000-8000-000000000002"
+    call = {"type": "function_call", "name": "exec_command", "call_id": "c1",
+            "arguments": json.dumps({"cmd": "npm test"})}  # fmt: skip
+    path = day / f"rollout-2026-05-11T21-19-44-{sid}.jsonl"
+    path.write_text(
+        record("session_meta", {"id": sid, "cwd": "/home/dev/assets", "cli_version": "0.130.0"})
+        + record("event_msg", {"type": "task_started", "turn_id": one})
+        + record("event_msg", {"type": "user_message", "message": "build the asset ledger"})
+        + record("response_item", call)
+        + record(
+            "response_item",
+            {"type": "function_call_output", "call_id": "c1", "output": "1 failing"},
+        )  # fmt: skip
+        + record("event_msg", {"type": "user_message", "message": "use the blue theme too"})
+        + record("response_item", item("assistant", "Ledger built, in the blue theme."))
+    )
+    index(store, tmp_path / "codex")  # read while the task still runs
+    with open(path, "a") as fh:
+        fh.write(
+            record("event_msg", {"type": "user_message", "message": "and sort it by date"})
+            + record("event_msg", {"type": "task_complete", "turn_id": one})
+            + record("event_msg", {"type": "task_started", "turn_id": two})
+            + record("event_msg", {"type": "user_message", "message": "now add an export"})
+            + record("response_item", item("assistant", "Export added."))
+            + record("event_msg", {"type": "task_complete", "turn_id": two})
+        )
+    index(store, tmp_path / "codex")  # read on from the cursor, inside the running task
+    kinds = [(m.kind, m.text) for m in store.session_messages(sid)
+             if m.kind in (MessageKind.PROMPT, MessageKind.STEER)]  # fmt: skip
+    assert kinds == [
+        (MessageKind.PROMPT, "build the asset ledger"),
+        (MessageKind.STEER, "use the blue theme too"),
+        (MessageKind.STEER, "and sort it by date"),
+        (MessageKind.PROMPT, "now add an export"),
+    ]
+    assert store.get_session(sid).n_turns == 2
+
+
+def test_a_guardian_is_linked_to_the_session_whose_actions_it_assessed(
+    store: Store, tmp_path: Path
+) -> None:
+    """Codex Desktop's guardian (an approval reviewer) runs in a rollout of its own whose
+    `session_meta` names no parent; the transcript it is given ends with the reviewed
+    session's id, which links it."""
+    day = tmp_path / "codex" / "sessions" / "2026" / "05" / "11"
+    day.mkdir(parents=True)
+    parent, guardian = (
+        "019e1731-0000-7000-8000-0000000000aa",
+        "019e1738-0000-7000-8000-0000000000bb",
+    )
+    (day / f"rollout-2026-05-11T21-19-44-{parent}.jsonl").write_text(
+        record("session_meta", {"id": parent, "cwd": "/home/dev/assets"})
+        + record("event_msg", {"type": "task_started", "turn_id": parent})
+        + record("event_msg", {"type": "user_message", "message": "install the ledger deps"})
+    )
+    evidence = (
+        "The following is the Codex agent history whose request action you are assessing.\n"
+        ">>> TRANSCRIPT START\n[1] user: install the ledger deps\n>>> TRANSCRIPT END\n"
+        f"Reviewed Codex session id: {parent}\n"
+        "The Codex agent has requested the following next action:\nnpm install\n"
+    )
+    meta = {
+        "id": guardian,
+        "cwd": "/home/dev/assets",
+        "originator": "Codex Desktop",
+        "source": {"subagent": {"other": "guardian"}},
+        "base_instructions": {"text": "You are judging one planned coding-agent action."},
+    }
+    (day / f"rollout-2026-05-11T21-27-13-{guardian}.jsonl").write_text(
+        record("session_meta", meta)
+        + record("event_msg", {"type": "task_started", "turn_id": guardian})
+        + record("response_item", item("user", "<environment_context>\n  <cwd>/home/dev/assets"
+                                               "</cwd>\n</environment_context>"))
+        + record("turn_context", {"turn_id": guardian, "cwd": "/home/dev/assets"})
+        + record("response_item", item("user", evidence))
+        + record("event_msg", {"type": "user_message", "message": evidence})
+        + record("response_item", item("assistant", '{"outcome":"allow"}'))
+    )  # fmt: skip
+    index(store, tmp_path / "codex")
+    child = store.get_session(guardian)
+    assert child.is_subagent and child.parent_id == parent
+    assert child.agent_type == "guardian"
+
+
 # -- the shared corpus: real rollouts from public repositories (developers only)
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
@@ -307,14 +428,16 @@ CORPUS = SHARED / "corpus"
 SESSIONS_TSV = SHARED / "benchmarks" / "known-item-dev" / "sessions.tsv"
 
 
-def typed_prompts(path: Path) -> int:
-    """Typed prompts counted straight from the JSON, without our parser: `user_message`
-    events (in a rollout without events, user items that are not injected `<…>` or
+def typed_turns(path: Path) -> int:
+    """Turns the person opened, counted straight from the JSON, without our parser:
+    `user_message` events but those sent into a task already running and prompted (they
+    steer it; in a rollout without events, user items that are not injected `<…>` or
     AGENTS.md text), leaving out what a child replays of its parent: the lines after a
     second `session_meta` until a turn that started after the child's own meta."""
     lines = [json.loads(raw) for raw in path.read_bytes().splitlines() if raw.strip()]
     has_events = any(o.get("type") == "event_msg" for o in lines)
     own, created, replaying, count = None, 0.0, False, 0
+    running = prompted = False
     for obj in lines:
         kind, payload = obj.get("type"), obj.get("payload") or {}
         if kind == "session_meta":
@@ -329,8 +452,12 @@ def typed_prompts(path: Path) -> int:
             if started is None or started < created:
                 continue
             replaying = False
+        if payload.get("type") in ("task_started", "task_complete", "turn_aborted"):
+            running, prompted = payload["type"] == "task_started", False
         if has_events:
-            count += payload.get("type") == "user_message" and bool(payload["message"].strip())
+            if payload.get("type") == "user_message" and payload["message"].strip():
+                count += not (running and prompted)
+                prompted = running
         elif payload.get("type") == "message" and payload.get("role") == "user":
             text = "".join(b.get("text", "") for b in payload["content"]).lstrip()
             count += not text.startswith(("<", "# AGENTS.md"))
@@ -349,7 +476,7 @@ def test_every_codex_file_of_the_shared_corpus_indexes_with_its_prompts_and_pare
     for row, path in rollouts:
         session = store.get_session(row["session_id"])
         assert session is not None and session.file_path == str(path), row["file"]
-        assert session.n_turns == typed_prompts(path), row["file"]
+        assert session.n_turns == typed_turns(path), row["file"]
         parent = re.search(r"parent ([0-9a-f-]{36})", row["role"])
         assert session.parent_id == (parent.group(1) if parent else None), row["file"]
         assert session.is_subagent == bool(parent), row["file"]

@@ -33,8 +33,10 @@ class ClaudeCodeSource(Source):
 
     kind = KIND
     #: 2: a prompt queued while the agent worked (a `queued_command` attachment) is read;
-    #: a teammate's message to the lead of an agent team is no prompt.
-    reads = 2
+    #: a teammate's message to the lead of an agent team is no prompt. 3: in the transcript
+    #: of a teammate in a pane of its own (a main transcript) the lead's message is its prompt;
+    #: what the harness wrote (`promptSource: "system"`, an auto-continuation) is no prompt.
+    reads = 3
 
     def default_roots(self) -> list[Path]:
         return [default_root()]

@@ -10,28 +10,30 @@ the text after the `<system-reminder>` that frames it (the last user record of
 `subagents/agent-aside_question-*.jsonl`). What the harness wrote in the
 person's place is not: a background task's notice (`origin: {"kind":
 "task-notification"}`, or `<task-notification>` in versions before the field), a
-slash command's wrapper, ToolSearch's "Tool loaded."; nor is a teammate's message to the
-lead of an agent team, read as what came back from another agent. The VS Code extension
-records a Windows folder with a lower-case drive letter (`c:\\Users\\…`) where the CLI
-and the desktop app write `C:\\Users\\…`: the letter is upper-cased, so a project is one.
+slash command's wrapper, ToolSearch's "Tool loaded.", a continuation it sends when a
+usage limit resets (`origin.kind: "auto-continuation"`), anything later versions mark
+`promptSource: "system"`; nor is a teammate's message to the lead of an agent team, or
+another session's (`origin.kind: "peer"`), read as what came back from another agent.
+The VS Code extension records a Windows folder with a lower-case drive letter
+(`c:\\Users\\…`) where the CLI and the desktop app write `C:\\Users\\…`: the letter is
+upper-cased, so a project is one.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
 from findsession.domain import Message, MessageKind, MetaEvent, MetaKind
 from findsession.projects import is_windows_path
-from findsession.sources.jsonl import cap, clean_text, cut_point
-
-# Stored text is capped at parse time: search needs the start of a huge output, not all
-# of it, and a 700 KB tool result must not cost 700 KB of index.
-PROMPT_CAP = 100_000
-THINKING_CAP = 8_000
-TOOL_INPUT_CAP = 2_000
-TOOL_OUTPUT_CAP = 4_000
+from findsession.sources import claude_code_blocks as blocks
+from findsession.sources.claude_code_blocks import (
+    PROMPT_CAP,
+    THINKING_CAP,
+    TOOL_INPUT_CAP,
+    TOOL_OUTPUT_CAP,
+)
+from findsession.sources.jsonl import clean_text
 
 #: Key under which inline (Claude Code 1.0) subagent lines are split into a child session.
 SIDECHAIN_KEY = "sidechain"
@@ -59,12 +61,17 @@ HARNESS_PREFIXES = (
 #: own); the lead's words to a teammate, in the teammate's own transcript, are what it
 #: was asked: its prompt, as a subagent's is.
 TEAMMATE_PREFIXES = ("<teammate-message", "Another Claude session sent a message:")
+#: Who wrote a user record (`origin.kind`, 2.1.x) when it was the harness, not the person:
+#: a background task's notice, the continuation sent when a usage limit resets. Later
+#: versions also say `promptSource: "system"` on what the harness wrote (`typed` on what
+#: the person did, `sdk` on what came through the SDK, the phone app's prompts among it);
+#: a message from another session (`peer`) is another agent's, read as a teammate's is.
+_HARNESS_ORIGINS = frozenset({"task-notification", "auto-continuation"})
 #: Text the harness puts beside a tool's result: ToolSearch's answer when it loads a tool.
 _HARNESS_EXACT = frozenset({"Tool loaded."})
 #: The frame of a `/btw` side question; the question follows its closing tag.
 _REMINDER_OPEN, _REMINDER_CLOSE = "<system-reminder>", "</system-reminder>"
 _CONTEXT_TAGS = ("<ide_", _REMINDER_OPEN)
-_FILE_KEYS = ("file_path", "notebook_path", "path", "filePath")
 
 
 def parse_record(
@@ -104,12 +111,25 @@ def _parse_message(obj: dict[str, Any], line: int, in_subagent_file: bool) -> It
     message = obj.get("message")
     if not isinstance(message, dict):
         return
-    common = _common(obj, line, in_subagent_file, _str(message.get("id")))
+    common = _common(obj, line, in_subagent_file, blocks.text_or_none(message.get("id")))
     content = message.get("content")
     if obj.get("type") == "user":
-        yield from _parse_user(obj, content, common, from_agent_is_output=not in_subagent_file)
+        yield from _parse_user(
+            obj, content, common, from_agent_is_output=_lead_reads(obj, in_subagent_file)
+        )
     else:
         yield from _parse_assistant(obj, content, common)
+
+
+def _lead_reads(obj: dict[str, Any], in_subagent_file: bool) -> bool:
+    """Whether this record is read as the lead reads it, where another agent's message is
+    what came back from it. A teammate's own transcript is asked by the lead's message:
+    an in-process teammate's is a `subagents/` file, one in a pane of its own writes a
+    main transcript whose records carry its name beside the team's (`agentName` with
+    `teamName`; the lead's carry `teamName` alone)."""
+    if in_subagent_file:
+        return False
+    return not (isinstance(obj.get("teamName"), str) and isinstance(obj.get("agentName"), str))
 
 
 def _common(
@@ -118,13 +138,13 @@ def _common(
     """The fields every record of a line shares: where and when it was written."""
     common: dict[str, Any] = {
         "line": line,
-        "uuid": _str(obj.get("uuid")),
-        "parent_uuid": _str(obj.get("parentUuid")),
-        "timestamp": _str(obj.get("timestamp")),
+        "uuid": blocks.text_or_none(obj.get("uuid")),
+        "parent_uuid": blocks.text_or_none(obj.get("parentUuid")),
+        "timestamp": blocks.text_or_none(obj.get("timestamp")),
         "cwd": _folder(obj.get("cwd")),
-        "git_branch": _str(obj.get("gitBranch")),
-        "version": _str(obj.get("version")),
-        "record_session_id": _str(obj.get("sessionId")),
+        "git_branch": blocks.text_or_none(obj.get("gitBranch")),
+        "version": blocks.text_or_none(obj.get("version")),
+        "record_session_id": blocks.text_or_none(obj.get("sessionId")),
         "message_id": message_id,
     }
     if obj.get("isSidechain") is True and not in_subagent_file:
@@ -147,6 +167,7 @@ def _parse_queued(obj: dict[str, Any], line: int, in_subagent_file: bool) -> Ite
     flags = {
         "isMeta": obj.get("isMeta") is True or attachment.get("isMeta") is True,
         "origin": attachment.get("origin") or obj.get("origin"),
+        "promptSource": attachment.get("promptSource") or obj.get("promptSource"),
     }
     common = _common(obj, line, in_subagent_file, None)
     yield from _parse_user(
@@ -154,7 +175,7 @@ def _parse_queued(obj: dict[str, Any], line: int, in_subagent_file: bool) -> Ite
         attachment.get("prompt"),
         common,
         with_results=False,
-        from_agent_is_output=not in_subagent_file,
+        from_agent_is_output=_lead_reads(obj, in_subagent_file),
         steers=True,
     )
 
@@ -175,31 +196,35 @@ def _parse_user(
         texts = [
             _asked(text)
             for b in content
-            if _block(b) == "text" and isinstance(text := b.get("text"), str)
+            if blocks.block_type(b) == "text" and isinstance(text := b.get("text"), str)
         ]
         texts = [t for t in texts if not t.lstrip().startswith(_CONTEXT_TAGS)]
-        results = [b for b in content if _block(b) == "tool_result"] if with_results else []
+        results = (
+            [b for b in content if blocks.block_type(b) == "tool_result"] if with_results else []
+        )
     else:
         return
     for block in results:
         yield Message(
             MessageKind.TOOL_OUTPUT,
-            _cap(_result_text(block.get("content")), TOOL_OUTPUT_CAP),
-            tool_id=_str(block.get("tool_use_id")),
+            blocks.capped(blocks.result_text(block.get("content")), TOOL_OUTPUT_CAP),
+            tool_id=blocks.text_or_none(block.get("tool_use_id")),
             is_error=block.get("is_error") is True,
             **common,
         )
     text = "\n".join(texts).strip()
     if not text:
         return
-    if from_agent_is_output and text.startswith(TEAMMATE_PREFIXES):
-        yield Message(MessageKind.TOOL_OUTPUT, _cap(text, TOOL_OUTPUT_CAP), **common)
+    from_agent = text.startswith(TEAMMATE_PREFIXES)
+    if from_agent_is_output and (from_agent or _origin(obj) == "peer"):
+        yield Message(MessageKind.TOOL_OUTPUT, blocks.capped(text, TOOL_OUTPUT_CAP), **common)
         return
     if obj.get("isCompactSummary") is True:
         kind = MessageKind.COMPACT_SUMMARY
     elif (
         obj.get("isMeta") is True
-        or _origin(obj) == "task-notification"
+        or _origin(obj) in _HARNESS_ORIGINS
+        or (obj.get("promptSource") == "system" and not from_agent)
         or text.startswith(HARNESS_PREFIXES)
         or text in _HARNESS_EXACT
     ):
@@ -210,7 +235,7 @@ def _parse_user(
         kind = MessageKind.STEER
     else:
         kind = MessageKind.PROMPT
-    yield Message(kind, _cap(text, PROMPT_CAP), **common)
+    yield Message(kind, blocks.capped(text, PROMPT_CAP), **common)
 
 
 def _asked(text: str) -> str:
@@ -233,7 +258,7 @@ def _origin(obj: dict[str, Any]) -> str | None:
 def _folder(value: Any) -> str | None:
     """A record's working folder, a Windows drive letter upper-cased (one project, however
     the app that wrote the record spelled the letter)."""
-    folder = _str(value)
+    folder = blocks.text_or_none(value)
     if folder and is_windows_path(folder) and folder[1] == ":":
         return folder[0].upper() + folder[1:]
     return folder
@@ -248,75 +273,26 @@ def _parse_assistant(
         return
     api_error = obj.get("isApiErrorMessage") is True
     for block in content:
-        kind = _block(block)
+        kind = blocks.block_type(block)
         if kind == "text":
             text = block.get("text")
             if isinstance(text, str) and text.strip():
                 reply = MessageKind.HARNESS if api_error else MessageKind.REPLY
-                yield Message(reply, _cap(text.strip(), PROMPT_CAP), **common)
+                yield Message(reply, blocks.capped(text.strip(), PROMPT_CAP), **common)
         elif kind == "thinking":
             text = block.get("thinking")
             if isinstance(text, str) and text.strip():
-                yield Message(MessageKind.THINKING, _cap(text.strip(), THINKING_CAP), **common)
+                yield Message(
+                    MessageKind.THINKING, blocks.capped(text.strip(), THINKING_CAP), **common
+                )
         elif kind == "tool_use":
-            name = _str(block.get("name")) or "tool"
+            name = blocks.text_or_none(block.get("name")) or "tool"
             tool_input = block.get("input")
             yield Message(
                 MessageKind.TOOL_CALL,
-                _cap(_input_text(tool_input), TOOL_INPUT_CAP),
+                blocks.capped(blocks.input_text(tool_input), TOOL_INPUT_CAP),
                 tool_name=name,
-                tool_id=_str(block.get("id")),
-                files=_files(tool_input),
+                tool_id=blocks.text_or_none(block.get("id")),
+                files=blocks.input_files(tool_input),
                 **common,
             )
-
-
-def _block(block: Any) -> str | None:
-    return block.get("type") if isinstance(block, dict) else None
-
-
-def _str(value: Any) -> str | None:
-    return clean_text(value) if isinstance(value, str) and value else None
-
-
-def _cap(text: str, limit: int) -> str:
-    return cap(text, limit)
-
-
-def _result_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = []
-        for block in content:
-            if _block(block) == "text" and isinstance(block.get("text"), str):
-                parts.append(block["text"])
-            elif _block(block) in ("image", "document"):
-                parts.append(f"[{block['type']}]")
-        return "\n".join(parts)
-    return ""
-
-
-def _input_text(tool_input: Any) -> str:
-    """Render a tool input for reading and keyword search: the values, not JSON noise."""
-    if not isinstance(tool_input, dict):
-        return str(tool_input) if tool_input is not None else ""
-    parts = []
-    for key, value in tool_input.items():
-        if isinstance(value, str | int | float | bool):
-            parts.append(f"{key}: {value}")
-        elif value is not None:
-            rendered = json.dumps(value, ensure_ascii=False)
-            parts.append(f"{key}: {rendered[: cut_point(rendered, TOOL_INPUT_CAP)]}")
-    return "\n".join(parts)
-
-
-def _files(tool_input: Any) -> tuple[str, ...]:
-    if not isinstance(tool_input, dict):
-        return ()
-    found = []
-    for key in _FILE_KEYS:
-        value = tool_input.get(key)
-        if isinstance(value, str) and value and len(value) < 1024:
-            found.append(clean_text(value))
-    return tuple(found)

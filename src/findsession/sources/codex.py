@@ -10,7 +10,8 @@ compressed one is read whole when its bytes change.
 
 The session id is the first `session_meta`'s; a spawned subagent names its parent there
 (`source.subagent.thread_spawn.parent_thread_id`), or, in a rollout that replays another
-thread, the replayed `session_meta` names it.
+thread, the replayed `session_meta` names it; a guardian names the session it reviews in
+the transcript it is given.
 """
 
 from __future__ import annotations
@@ -43,6 +44,9 @@ KIND = SourceKind.CODEX
 #: whole system prompt and tool list, tens of KB).
 _HEAD = 8 << 20
 _HEAD_LINES = 3
+#: Lines of a guardian's start searched for the session it reviews (its first prompt).
+_GUARDIAN_LINES = 12
+_REVIEWED = re.compile(rb"Reviewed Codex session id: ([0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})")
 _UUID_TAIL = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$", re.I)
 
 
@@ -51,7 +55,9 @@ class CodexSource(Source):
 
     kind = KIND
     #: 2: a tool search (`tool_search_call`) and the tools it found are read.
-    reads = 2
+    #: 3: Codex Desktop's attached files are cut from the prompt; words sent while a
+    #: task runs steer it; a guardian is linked to the session it reviewed.
+    reads = 3
 
     def default_roots(self) -> list[Path]:
         return [default_root()]
@@ -159,7 +165,9 @@ def describe(path: Path) -> SourceFile:
         if isinstance(spawn, dict):
             parent = _text(spawn.get("parent_thread_id"))
             agent_type = _text(spawn.get("agent_role"))
-        agent_type = agent_type or _text(own.get("agent_role"))
+        agent_type = agent_type or _text(own.get("agent_role")) or _text(subagent.get("other"))
+        if parent is None and agent_type == "guardian":
+            parent = _reviewed(path)
     elif isinstance(subagent, str) and subagent:
         spawned, agent_type = True, subagent
     replayed = next((m.get("id") for m in metas[1:] if m.get("id") not in (None, sid)), None)
@@ -188,17 +196,29 @@ def _id_from_name(path: Path) -> str:
     return match.group(1) if match else stem
 
 
-def _head_metas(path: Path) -> list[dict[str, Any]]:
-    """The `session_meta` payloads among a rollout's first lines."""
+def _head(path: Path, lines: int) -> bytes:
+    """A rollout's first lines (at most `_HEAD` bytes), decompressed; empty if unreadable."""
     try:
         with open_regular(str(path)) as fh:
             if is_compressed(path.name):
                 reader = zstandard.ZstdDecompressor().stream_reader(fh, read_across_frames=True)
-                head = _read_head(reader)
-            else:
-                head = _read_head(fh)
+                return _read_head(reader, lines)
+            return _read_head(fh, lines)
     except (OSError, zstandard.ZstdError):
-        return []
+        return b""
+
+
+def _reviewed(path: Path) -> str | None:
+    """The session a guardian assessed: Codex Desktop's guardian (an approval reviewer)
+    names no parent in its `session_meta`, but the transcript it is handed ends with the
+    reviewed session's id."""
+    found = _REVIEWED.search(_head(path, _GUARDIAN_LINES))
+    return found.group(1).decode() if found else None
+
+
+def _head_metas(path: Path) -> list[dict[str, Any]]:
+    """The `session_meta` payloads among a rollout's first lines."""
+    head = _head(path, _HEAD_LINES)
     metas = []
     for number, raw in enumerate(head.split(b"\n")[:_HEAD_LINES], 1):
         try:
@@ -214,9 +234,9 @@ def _head_metas(path: Path) -> list[dict[str, Any]]:
     return metas
 
 
-def _read_head(fh: Any) -> bytes:
+def _read_head(fh: Any, lines: int) -> bytes:
     head = b""
-    while len(head) < _HEAD and head.count(b"\n") < _HEAD_LINES:
+    while len(head) < _HEAD and head.count(b"\n") < lines:
         chunk = fh.read(min(1 << 20, _HEAD - len(head)))
         if not chunk:
             break
@@ -234,13 +254,14 @@ def _lines_of(path: Path, fh: IO[bytes]) -> Iterator[IO[bytes]]:
         yield fh
 
 
-_MODE = ("events", "replaying")
+_MODE = ("events", "replaying", "running", "prompted")
 
 
 def _pack(cursor: Cursor, state: ParseState) -> Cursor:
     """The cursor with the parser's mode kept in its state, beside what the reader keeps
     there (a compressed rollout's `at`)."""
-    kept = {**(cursor.state or {}), "events": state.events, "replaying": state.replaying}
+    mode = {name: getattr(state, name) for name in _MODE}
+    kept = {**(cursor.state or {}), **mode}
     return replace(cursor, state=kept)
 
 
@@ -249,7 +270,7 @@ def _unpack(cursor: Cursor | None) -> tuple[ParseState | None, Cursor | None]:
     if cursor is None or cursor.state is None:
         return None, cursor
     kept = cursor.state
-    state = ParseState(events=bool(kept.get("events")), replaying=bool(kept.get("replaying")))
+    state = ParseState(**{name: bool(kept.get(name)) for name in _MODE})
     rest = {k: v for k, v in kept.items() if k not in _MODE}
     return state, replace(cursor, state=rest or None)
 

@@ -55,9 +55,13 @@ INJECTED_PREFIXES = (
     "<codex_internal_context",
     "<model_switch>",
 )
-#: The IDE extensions wrap what was typed in the open tabs, the selection and so on.
+#: The IDE extensions wrap what was typed in the open tabs, the selection and so on;
+#: Codex Desktop in the files attached to the message (a long paste is kept as one).
 IDE_CONTEXT = "# Context from my IDE setup:"
+ATTACHED_FILES = "# Files mentioned by the user:"
 IDE_REQUEST = "## My request for Codex:"
+#: An attached paste: `## <its first line>: <home>/attachments/<id>/pasted-text.txt`.
+_PASTED = re.compile(r"^## (.+): \S.*[\\/]attachments[\\/][^\\/]+[\\/]pasted-text\.txt$", re.M)
 _CWD = re.compile(r"<environment_context>.*?<cwd>([^<]+)</cwd>", re.DOTALL)
 _CALLS = ("function_call", "custom_tool_call", "local_shell_call", "web_search_call",
           "tool_search_call")  # fmt: skip
@@ -75,6 +79,10 @@ class ParseState:
 
     events: bool = False
     replaying: bool = False
+    #: A task is running (`task_started` read, its end not yet) and was already prompted:
+    #: a further `user_message` was typed into it.
+    running: bool = False
+    prompted: bool = False
 
 
 class RolloutParser:
@@ -85,6 +93,8 @@ class RolloutParser:
         #: True when this read goes on from a cursor: the file's own meta was read before.
         self.resumed = state is not None
         self.events = state.events if state else False
+        self.running = state.running if state else False
+        self.prompted = state.prompted if state else False
         #: A resumed read found events in a rollout first read as one without them.
         self.mode_changed = False
         self.own_meta_seen = self.resumed
@@ -99,7 +109,8 @@ class RolloutParser:
 
     @property
     def state(self) -> ParseState:
-        return ParseState(events=self.events, replaying=self.gated)
+        return ParseState(events=self.events, replaying=self.gated, running=self.running,
+                          prompted=self.prompted)  # fmt: skip
 
     def parse(self, line: int, obj: dict[str, Any]) -> list[Record]:
         """Records of one line; anything unknown gives none."""
@@ -201,6 +212,12 @@ class RolloutParser:
             self.mode_changed = self.resumed
         kind = payload.get("type")
         line = common["line"]
+        if kind in ("task_started", "turn_started"):
+            self.running, self.prompted = True, False
+            return []
+        if kind in ("task_complete", "turn_complete", "turn_aborted"):
+            self.running = self.prompted = False
+            return []
         if kind == "thread_name_updated":
             name = (str_or_none(payload.get("thread_name")) or "").strip()
             return [MetaEvent(MetaKind.AI_TITLE, name, line)] if name else []
@@ -212,7 +229,14 @@ class RolloutParser:
             if not images:
                 return []
             text = "[image]"
-        message = Message(MessageKind.PROMPT, cap(text, PROMPT_CAP), **common)
+        # Sent while the task runs, after the words that began it: Codex adds it to the
+        # running turn (it opens no task), so it steers that turn. The rollout's own
+        # `session_meta` written again ends no task: the VS Code extension (0.14x) writes
+        # it inside running tasks too.
+        steers = self.running and self.prompted
+        self.prompted = self.running
+        kind = MessageKind.STEER if steers else MessageKind.PROMPT
+        message = Message(kind, cap(text, PROMPT_CAP), **common)
         return [_with_uuid(message, f"codex:{self.session_id}:{line}:0")]
 
     # -- response items: the reply, reasoning, tool calls and outputs
@@ -271,10 +295,15 @@ class RolloutParser:
 
 
 def typed_text(text: str) -> str:
-    """What the person typed: the request, without the IDE context wrapped around it."""
+    """What the person typed: the request, without the IDE context wrapped around it, and
+    the start of each long paste Codex Desktop kept as an attached file (the rest of the
+    paste is in that file, not in the rollout)."""
     text = clean_text(text).strip()
-    if IDE_REQUEST in text and text.startswith((IDE_CONTEXT, "## ")):
-        text = text.rsplit(IDE_REQUEST, 1)[1].strip()
+    if IDE_REQUEST in text and text.startswith((IDE_CONTEXT, ATTACHED_FILES, "## ")):
+        context, text = (part.strip() for part in text.rsplit(IDE_REQUEST, 1))
+        if context.startswith(ATTACHED_FILES):
+            pasted = [m.group(1) for m in _PASTED.finditer(context)]
+            text = "\n\n".join([text, *pasted]).strip()
     return text
 
 
