@@ -340,3 +340,11 @@ def test_a_chat_kept_only_in_its_store_is_a_session(cli: CLI, cursor_home: Path)
     ], workspace="/srv/orchard")  # fmt: skip
     cli.run("index", "--no-embed")
     assert hits(cli, "drip emitters")[0]["session"]["cwd"] == "/srv/orchard"
+
+    # A later build writes the chat's transcript too: the chat is the transcript's now,
+    # one session under its id, not the store's and a second one beside it.
+    path = transcripts(cursor_home) / f"{chat}.jsonl"
+    path.write_text(line("user", "<user_query>why do the roof vents stick open</user_query>\n"))
+    cli.run("index", "--no-embed")
+    assert [h["session"]["id"] for h in hits(cli, "roof vents stick open")] == [chat]
+    assert cli.json("read", chat)["session"]["turns"] == 1

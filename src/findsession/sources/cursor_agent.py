@@ -24,19 +24,25 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import replace
 from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
 from typing import IO
 
-from findsession.domain import Message, MetaEvent, MetaKind, Problem, Resume, Session
+from findsession.domain import Message, MetaEvent, MetaKind, Resume, Session
 from findsession.sources import foreign_db
 from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import Cursor, Reading, Record, read_whole
-from findsession.sources.cursor_agent_meta import chat_meta, folder_meta
+from findsession.sources.cursor_agent_meta import chat_meta, started_at
 from findsession.sources.cursor_agent_records import TranscriptParser, workspace_in
-from findsession.sources.cursor_agent_store import STORE, chat_records, read_chat
+from findsession.sources.cursor_agent_store import (
+    CHATS,
+    STORE,
+    chat_records,
+    read_chat,
+    read_store,
+    stores_of,
+)
 from findsession.sources.jsonl import ReadStats, iter_objects, read_appended
 from findsession.sources.opening import open_regular
 from findsession.sources.registry import SourceKind
@@ -45,7 +51,6 @@ from findsession.sources.resuming import option, resume_in_cwd
 KIND = SourceKind.CURSOR_AGENT
 TRANSCRIPTS = "agent-transcripts"
 SUBAGENTS = "subagents"
-CHATS = "chats"
 #: Folders listed at most while decoding one project folder's name.
 _DECODE_LISTINGS = 200
 #: Bytes of a parent transcript read for the workspace path it names.
@@ -178,24 +183,6 @@ def transcript_ids(projects: Path) -> set[str]:
     return ids
 
 
-def read_store(sf: SourceFile, cursor: Cursor | None, mtime: str) -> Reading:
-    """A chat kept only in its store, whole, unless its root blob is the one read last;
-    its messages carry the store's time, the first one the chat's start."""
-    problems: list[Problem] = []
-    chat = read_chat(sf.path, problems)
-    now = Cursor(os.stat(sf.path).st_size, 0, None, {"root": chat.root or ""})
-    if chat.root and cursor is not None and (cursor.state or {}).get("root") == chat.root:
-        return Reading([], now, fresh=False, unchanged=True)
-    meta = folder_meta(sf.path.parent)
-    records = chat_records(chat, sf.session_id, mtime)
-    if meta.created:
-        records = started_at(records, meta.created)
-    if meta.title:
-        records.append(MetaEvent(MetaKind.CUSTOM_TITLE, meta.title, 0))
-    return Reading(records, now, fresh=True, bytes_read=chat.bytes_read,
-                   lines_read=len(chat.lines), problems=problems)  # fmt: skip
-
-
 def describe(path: Path) -> SourceFile:
     """A session by its file's name (a chat's store: its folder's); a subagent in
     `<parent id>/subagents/`."""
@@ -207,7 +194,7 @@ def describe(path: Path) -> SourceFile:
         return SourceFile(
             path=path, source=KIND, session_id=sid, is_subagent=True, parent_id=parent
         )
-    return SourceFile(path=path, source=KIND, session_id=sid)
+    return SourceFile(path=path, source=KIND, session_id=sid, supersedes=stores_of(path, sid))
 
 
 def project_dir(path: Path) -> str | None:
@@ -282,13 +269,3 @@ def _texts(records: list[Record], lines: set[int]) -> dict[tuple[int, int], str]
         if isinstance(rec, Message) and rec.line in lines and rec.uuid:
             texts[(rec.line, int(rec.uuid.rsplit(":", 1)[1]))] = rec.text
     return texts
-
-
-def started_at(records: list[Record], created: str) -> list[Record]:
-    """The records with the messages of the first line read stamped `created`: the
-    transcript records no time, its store records when the chat began."""
-    first = min((r.line for r in records if isinstance(r, Message)), default=None)
-    return [
-        replace(r, timestamp=created) if isinstance(r, Message) and r.line == first else r
-        for r in records
-    ]

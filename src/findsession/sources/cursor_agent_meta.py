@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from findsession.domain import Message
 from findsession.sources import foreign_db
+from findsession.sources.cursor import Record
 from findsession.sources.cursor_agent_db import meta_value
 from findsession.sources.jsonl import clean_text
 from findsession.sources.opening import open_regular
@@ -142,3 +144,13 @@ def _stamp(path: Path) -> tuple[int, ...] | None:
     # An empty log holds no commit (SQLite makes one for any reader, ours included).
     side: tuple[int, ...] = (wal.st_size, wal.st_mtime_ns) if wal and wal.st_size else ()
     return (st.st_size, st.st_mtime_ns, *side)
+
+
+def started_at(records: list[Record], created: str) -> list[Record]:
+    """The records with the messages of the first line read stamped `created`: the
+    transcript records no time, its store records when the chat began."""
+    first = min((r.line for r in records if isinstance(r, Message)), default=None)
+    return [
+        replace(r, timestamp=created) if isinstance(r, Message) and r.line == first else r
+        for r in records
+    ]

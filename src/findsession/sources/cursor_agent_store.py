@@ -21,20 +21,23 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from findsession.domain import Problem
+from findsession.domain import MetaEvent, MetaKind, Problem
 from findsession.sources import foreign_db
-from findsession.sources.cursor import Record
+from findsession.sources.base import SourceFile
+from findsession.sources.cursor import Cursor, Reading, Record
 from findsession.sources.cursor_agent_db import blob, has_blobs, meta_value
-from findsession.sources.cursor_agent_meta import decoded_json
+from findsession.sources.cursor_agent_meta import decoded_json, folder_meta, started_at
 from findsession.sources.cursor_agent_records import TranscriptParser, workspace_in
 from findsession.sources.protobuf_wire import Wire, WireError
 
 STORE = "store.db"
+CHATS = "chats"
 #: The root blob's field that lists the messages.
 _MESSAGES_FIELD = 1
 #: A message blob larger than this is not one the agent wrote as JSON.
@@ -162,3 +165,34 @@ def _json(raw: bytes | None) -> dict[str, Any] | None:
     except (ValueError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
+
+
+def read_store(sf: SourceFile, cursor: Cursor | None, mtime: str) -> Reading:
+    """A chat kept only in its store, whole, unless its root blob is the one read last;
+    its messages carry the store's time, the first one the chat's start."""
+    problems: list[Problem] = []
+    chat = read_chat(sf.path, problems)
+    now = Cursor(os.stat(sf.path).st_size, 0, None, {"root": chat.root or ""})
+    if chat.root and cursor is not None and (cursor.state or {}).get("root") == chat.root:
+        return Reading([], now, fresh=False, unchanged=True)
+    meta = folder_meta(sf.path.parent)
+    records = chat_records(chat, sf.session_id, mtime)
+    if meta.created:
+        records = started_at(records, meta.created)
+    if meta.title:
+        records.append(MetaEvent(MetaKind.CUSTOM_TITLE, meta.title, 0))
+    return Reading(records, now, fresh=True, bytes_read=chat.bytes_read,
+                   lines_read=len(chat.lines), problems=problems)  # fmt: skip
+
+
+def stores_of(transcript: Path, session_id: str) -> tuple[Path, ...]:
+    """The chat's `store.db`, read as the session while it had no transcript: the
+    transcript replaces it."""
+    home = next((p.parent for p in transcript.parents if p.name == "projects"), None)
+    if home is None:
+        return ()
+    try:
+        hashes = sorted(os.listdir(home / CHATS))
+    except OSError:
+        return ()
+    return tuple(s for h in hashes if (s := home / CHATS / h / session_id / STORE).is_file())
