@@ -205,3 +205,32 @@ def test_an_older_flat_log_drops_the_time_tag_and_keeps_its_folder_and_summary(
         ("compact_summary", "The fan relay browns out when the irrigation pump starts."),
         ("prompt", "continue"),
     ]
+
+
+@pytest.mark.parametrize(
+    "summary",
+    [
+        # 1.1 writes a long summary as a block scalar ...
+        "summary: |-\n  Tidy the irrigation schedule notes.\n\n"
+        "  - Check each valve timing first.\n",
+        # ... or as a double-quoted scalar running over several lines, with escapes.
+        'summary: "Tidy the irrigation schedule notes.\\r\n\n  \\r\n\n  - Check each \\"valve\\"'
+        ' timing first."\n',
+    ],
+    ids=["block", "quoted"],
+)
+def test_a_summary_over_several_lines_is_the_title(tmp_path: Path, summary: str) -> None:
+    """`workspace.yaml` is YAML: a summary the CLI wrote over several lines is the
+    session's title as a whole, not the block marker or its first line with the quote."""
+    home = tmp_path / "copilot"
+    shutil.copytree(FIXTURE, home)
+    workspace = home / "session-state" / SENSOR / "workspace.yaml"
+    workspace.write_text(
+        f"id: {SENSOR}\ncwd: c:\\Users\\dev\\greenhouse\n{summary}summary_count: 1\n"
+    )
+    with Store.open(tmp_path / "index.db") as store:
+        assert index_roots(store, [Root(home / "session-state", "copilot-cli")]).errors == []
+        [(title,)] = store.query("SELECT title FROM sessions WHERE id = ?", (SENSOR,))
+    assert title.startswith("Tidy the irrigation schedule notes.")
+    assert "Check each" in title and "valve" in title
+    assert "|" not in title and '"' not in title[:1] and "\\r" not in title

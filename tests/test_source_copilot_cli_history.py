@@ -124,3 +124,23 @@ def test_a_title_written_as_summary_names_the_session(cli: CLI, copilot: Path) -
         LOGGED,
         "Kiln humidity sensor at midnight",
     )
+
+
+def test_the_folder_a_document_says_was_trusted_is_its_project(cli: CLI, copilot: Path) -> None:
+    """A document names no folder but in what the CLI showed: the folder the person
+    trusted at its start (as the flat logs of the same CLI do), else the working
+    directory its system prompt gives."""
+    doc = document(FIRST)
+    trust = "Folder /home/dev/kiln has been added to trusted folders."
+    doc["timeline"].insert(0, {"id": "t0", "timestamp": "2025-10-08T21:10:16.399Z",
+                               "type": "info", "text": trust})  # fmt: skip
+    path = next((copilot / "history-session-state").glob(f"session_{FIRST}_*.json"))
+    path.write_text(json.dumps(doc))
+    cli.run("index", "--no-embed")
+    assert cli.json("read", FIRST)["session"]["cwd"] == "/home/dev/kiln"
+
+    doc = document(FIRST)
+    doc["chatMessages"][0]["content"] += "\n* Current working directory: /home/dev/kiln-two\n"
+    path.write_text(json.dumps(doc))
+    cli.run("index", "--no-embed")
+    assert cli.json("read", FIRST)["session"]["cwd"] == "/home/dev/kiln-two"

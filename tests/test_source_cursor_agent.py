@@ -189,14 +189,20 @@ def test_a_machine_without_cursor_agent_hears_nothing_of_it(cli: CLI) -> None:
     assert "cursor-agent" not in said and ".cursor" not in said
     listed = {s["kind"]: s for s in cli.json("sources")["sources"]}["cursor-agent"]
     assert listed["enabled"] and listed["sessions"] == 0
-    where = str(Path(cli.env["HOME"]) / ".cursor" / "projects")
-    assert listed["roots"] == [{"path": where, "exists": False}]
+    home = Path(cli.env["HOME"]) / ".cursor"
+    assert listed["roots"] == [
+        {"path": str(home / "projects"), "exists": False},
+        {"path": str(home / "chats"), "exists": False},  # chats kept only in their store
+    ]
 
 
-def chat_store(cursor_home: Path, session_id: str, **meta: Any) -> sqlite3.Connection:
+def chat_store(
+    cursor_home: Path, session_id: str, workspace: str = "/home/dev/trellis", **meta: Any
+) -> sqlite3.Connection:
     """cursor-agent's `chats/<md5 of the folder>/<id>/store.db`, held open in WAL mode as
     the running agent holds it; its `meta` row `'0'` is the chat's JSON in hex."""
-    folder = cursor_home / "chats" / hashlib.md5(b"/home/dev/trellis").hexdigest() / session_id
+    digest = hashlib.md5(workspace.encode()).hexdigest()
+    folder = cursor_home / "chats" / digest / session_id
     folder.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(folder / "store.db", isolation_level=None)
     conn.execute("PRAGMA journal_mode = wal")
@@ -256,3 +262,89 @@ def test_a_txt_result_line_names_its_tool_and_arguments_keep_their_equals(
         "command: GREENHOUSE_DEBUG=1 npm test\ndescription: Run tests",
     ) in shown
     assert not [m for m in messages if m["kind"] == "tool_output"]
+
+
+def blob_store(
+    cursor_home: Path, session_id: str, messages: list[dict[str, Any]], workspace: str = "/x"
+) -> None:
+    """A chat as cursor-agent builds of 2025 kept it, in its `store.db` alone (no
+    transcript): each message a JSON blob named by its SHA-256, and the chat's root blob,
+    which `latestRootBlobId` names, listing them in order (protocol buffers, field 1)."""
+    conn = chat_store(cursor_home, session_id, workspace, name="Greenhouse vents")
+    ids = []
+    for message in messages:
+        data = json.dumps(message).encode()
+        ids.append(hashlib.sha256(data).digest())
+        conn.execute("INSERT INTO blobs VALUES (?, ?)", (ids[-1].hex(), data))
+    root = b"".join(b"\x0a\x20" + i for i in ids) + b"\x12\x03abc"
+    root_id = hashlib.sha256(root).hexdigest()
+    conn.execute("INSERT INTO blobs VALUES (?, ?)", (root_id, root))
+    value = json.dumps({"agentId": session_id, "latestRootBlobId": root_id,
+                        "name": "Greenhouse vents", "createdAt": 1754610971756})  # fmt: skip
+    conn.execute("UPDATE meta SET value = ? WHERE key = '0'", (value.encode().hex(),))
+    conn.close()
+
+
+def test_a_chat_kept_only_in_its_store_is_a_session(cli: CLI, cursor_home: Path) -> None:
+    """Builds before transcripts kept a chat in its `store.db` only: it is read from
+    there, and a store whose chat has a transcript is left to the transcript."""
+    chat = "3d8e1f20-5a6b-4c7d-8e9f-0a1b2c3d4e5f"
+    blob_store(cursor_home, chat, [
+        {"role": "system", "content": "You are an AI coding assistant."},
+        {"role": "user", "content": [{"type": "text", "text":
+            "<user_info>\nWorkspace Path: /home/dev/greenhouse\n</user_info>\n"
+            "<user_query>why do the roof vents stick open at noon</user_query>"}]},
+        {"id": "a1", "role": "assistant", "content": [
+            {"type": "reasoning", "text": "The actuator may overheat.", "signature": "{}"},
+            {"type": "text", "text": "Let me read the vent controller."},
+            {"type": "tool-call", "toolCallId": "call_1", "toolName": "Read",
+             "args": {"target_file": "/home/dev/greenhouse/vents.py"}}]},
+        {"role": "tool", "id": "t1", "content": [
+            {"type": "tool-result", "toolCallId": "call_1", "toolName": "Read",
+             "result": "VENT_LIMIT_CELSIUS = 31  # thermal cutoff"}]},
+        {"id": "a2", "role": "assistant", "content": [
+            {"type": "reasoning", "text": ""},
+            {"type": "text", "text": "The thermal cutoff latches the vents open."}]},
+        {"role": "user", "content": [{"type": "text", "text": "raise the cutoff to forty"}]},
+        {"id": "a3", "role": "assistant", "content": "Raised the cutoff to forty."},
+    ])  # fmt: skip
+    blob_store(cursor_home, TENSION, [{"role": "user", "content": "a stale copy of the chat"}])
+    cli.run("index", "--no-embed")
+    listed = {s["kind"]: s for s in cli.json("sources")["sources"]}["cursor-agent"]
+    assert (listed["files"], listed["sessions"]) == (4, 3)
+    assert found(cli, "stale copy") == []
+
+    session = hits(cli, "roof vents stick open at noon")[0]["session"]
+    assert session["id"] == chat and session["title"] == "Greenhouse vents"
+    assert session["cwd"] == "/home/dev/greenhouse" and session["turns"] == 2
+    assert session["started"] == "2025-08-07T23:56:11.756Z"
+    turns = cli.json("read", chat, "--tools")["turns"]
+    assert [[(m["kind"], m["tool"]) for m in t["messages"]] for t in turns] == [
+        [("prompt", None), ("thinking", None), ("reply", None), ("tool_call", "Read"),
+         ("tool_output", None), ("reply", None)],
+        [("prompt", None), ("reply", None)],
+    ]  # fmt: skip
+    assert turns[0]["messages"][0]["text"] == "why do the roof vents stick open at noon"
+    assert "VENT_LIMIT_CELSIUS" in turns[0]["messages"][4]["text"]
+    assert cli.json("read", chat, "--raw")["turns"] == cli.json("read", chat)["turns"]
+    assert cli.json("index", "--no-embed")["files_read"] == 0
+
+    # No `Workspace Path:`: the folder whose MD5 names the chat's folder, among the paths
+    # its tool calls name and their parents.
+    other = "7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918"
+    blob_store(cursor_home, other, [
+        {"role": "user", "content": "list the drip emitters"},
+        {"id": "a1", "role": "assistant", "content": [
+            {"type": "tool-call", "toolCallId": "c1", "toolName": "LS",
+             "args": {"target_directory": "/srv/orchard/irrigation/emitters/"}}]},
+    ], workspace="/srv/orchard")  # fmt: skip
+    cli.run("index", "--no-embed")
+    assert hits(cli, "drip emitters")[0]["session"]["cwd"] == "/srv/orchard"
+
+    # A later build writes the chat's transcript too: the chat is the transcript's now,
+    # one session under its id, not the store's and a second one beside it.
+    path = transcripts(cursor_home) / f"{chat}.jsonl"
+    path.write_text(line("user", "<user_query>why do the roof vents stick open</user_query>\n"))
+    cli.run("index", "--no-embed")
+    assert [h["session"]["id"] for h in hits(cli, "roof vents stick open")] == [chat]
+    assert cli.json("read", chat)["session"]["turns"] == 1

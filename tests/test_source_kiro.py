@@ -276,3 +276,36 @@ def test_a_real_store_before_its_first_conversation(cli: CLI, tmp_path: Path) ->
     conn.close()
     assert {"migrations", "state"} <= tables and not any("conversation" in t for t in tables)
     _is_empty_kiro_store(cli, db)
+
+
+def test_a_session_of_lines_without_times_or_with_injected_context(
+    cli: CLI, home: Path, lines: Path
+) -> None:
+    """Kiro CLI of 2026 writes no time in a line: the session's times are its sidecar's
+    (`created_at` for the first line, `updated_at` for the lines after). And a prompt
+    whose context an agent's hook added as a text block of its own (one tagged block) is
+    the typed block, the context harness text, so the title is what was typed."""
+    sid = "5e1f2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b"
+    context = "<site-context>\n# Glasshouse rules\nShut louvres in sleet.\n</site-context>"
+    events = [
+        {"version": "v1", "kind": "Prompt", "data": {"message_id": "p1", "content": [
+            {"kind": "text", "data": context},
+            {"kind": "text", "data": "Draft the frost alarm runbook"}]}},
+        {"version": "v1", "kind": "AssistantMessage", "data": {"message_id": "a1", "content": [
+            {"kind": "text", "data": "Here is the frost alarm runbook outline."}]}},
+    ]  # fmt: skip
+    (lines / f"{sid}.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+    (lines / f"{sid}.json").write_text(json.dumps({
+        "session_id": sid, "cwd": "/home/dev/greenhouse",
+        "created_at": "2026-05-06T14:04:15.804165464Z",
+        "updated_at": "2026-05-06T14:04:32.026985339Z"}))  # fmt: skip
+    index(cli)
+    session = hits(cli, "frost alarm runbook")[0]["session"]
+    assert session["title"] == "Draft the frost alarm runbook"
+    assert session["started"].startswith("2026-05-06T14:04:15")
+    messages = cli.json("read", session["id"])["turns"][0]["messages"]
+    assert [(m["kind"], m["text"][:12]) for m in messages] == [
+        ("prompt", "Draft the fr"),
+        ("reply", "Here is the "),
+    ]
+    assert [m["timestamp"][:19] for m in messages] == ["2026-05-06T14:04:15", "2026-05-06T14:04:32"]

@@ -51,6 +51,10 @@ class CopilotCliSource(Source):
     """GitHub Copilot CLI's `~/.copilot/session-state/`."""
 
     kind = KIND
+    #: 2: `workspace.yaml` is read as YAML, so a summary over several lines (a block
+    #: scalar, a quoted one) is the title, not `|-` or its first line; a first-layout
+    #: document's folder is the one its timeline says was trusted.
+    reads = 2
 
     def default_roots(self) -> list[Path]:
         return [copilot_home() / STATE, copilot_home() / HISTORY]
@@ -167,8 +171,9 @@ def describe(path: Path) -> SourceFile:
 
 def read_workspace(log: Path) -> dict[str, str]:
     """The scalars of the `workspace.yaml` beside a log (`name`, `cwd`, …); empty when
-    there is none or it cannot be read. It is flat `key: value` lines, read without a
-    YAML parser: nothing nested in it is used."""
+    there is none or it cannot be read. It is YAML: the CLI writes a long `summary` as a
+    block scalar (`|-`) or a quoted one over several lines, so it is read as YAML, and as
+    flat `key: value` lines only where it is not (caught half written)."""
     if log.name != EVENTS:
         return {}
     try:
@@ -176,6 +181,31 @@ def read_workspace(log: Path) -> dict[str, str]:
             text = fh.read(_WORKSPACE_MAX).decode("utf-8", "replace")
     except OSError:
         return {}
+    return _yaml_scalars(text) or _flat_scalars(text)
+
+
+def _yaml_scalars(text: str) -> dict[str, str]:
+    """The top-level scalars of a YAML mapping, as text; empty when it is no mapping."""
+    import yaml  # on first use: most reads are of other sources
+
+    try:
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except (yaml.YAMLError, ValueError, RecursionError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    found: dict[str, str] = {}
+    for key, value in data.items():
+        if isinstance(value, bool) or not isinstance(value, str | int | float):
+            continue
+        text_value = clean_text(str(value)).strip()
+        if isinstance(key, str) and key and text_value:
+            found[key] = text_value
+    return found
+
+
+def _flat_scalars(text: str) -> dict[str, str]:
+    """`key: value` lines, for a file YAML cannot read: nothing nested in it is used."""
     found: dict[str, str] = {}
     for line in text.splitlines():
         if line[:1].isspace() or line.startswith("#") or ":" not in line:

@@ -14,7 +14,9 @@ prompt left out. The timeline's `user` items give what was typed and when: when 
 are as many as the conversation's user messages, the n-th is the n-th prompt's text and
 time (the user message may carry what the CLI added for the model); the first message
 has the session's `startTime`, each later one the time before it. A document with no
-`chatMessages` is read from its timeline alone.
+`chatMessages` is read from its timeline alone. The document names no folder: the
+session's is the `Current working directory` its system prompt gives, else the folder
+an `info` item says was trusted (as the flat logs of the same CLI have it).
 """
 
 from __future__ import annotations
@@ -28,7 +30,9 @@ from findsession.sources.copilot_cli_records import (
     arguments,
     files_of,
     input_text,
+    system_cwd,
     text_of,
+    trusted_folder,
     without_time,
 )
 from findsession.sources.cursor import Record
@@ -56,8 +60,33 @@ def history_records(doc: Any, problems: list[Problem]) -> list[Record]:
     started = _str(doc.get("startTime"))
     timeline = [t for t in _list(doc.get("timeline")) if isinstance(t, dict)]
     chat = _list(doc.get("chatMessages"))
-    if not chat:
-        return _from_timeline(timeline, started)
+    cwd = _folder(chat, timeline)
+    if chat:
+        records = _from_chat(chat, timeline, started, problems)
+    else:
+        records = _from_timeline(timeline, started)
+    return [_with(r, cwd=cwd) if cwd and isinstance(r, Message) else r for r in records]
+
+
+def _folder(chat: list[Any], timeline: list[dict[str, Any]]) -> str | None:
+    """The session's folder: the system prompt's working directory, else the trusted one."""
+    for msg in chat:
+        if isinstance(msg, dict) and msg.get("role") == "system":
+            found = system_cwd(text_of(msg.get("content")))
+            if found:
+                return found
+    for item in timeline:
+        if item.get("type") == "info":
+            found = trusted_folder(_str(item.get("text")) or "")
+            if found:
+                return found
+    return None
+
+
+def _from_chat(
+    chat: list[Any], timeline: list[dict[str, Any]], started: str | None, problems: list[Problem]
+) -> list[Record]:
+    """The session as its `chatMessages` hold it, prompts as typed from the timeline."""
     typed = [t for t in timeline if t.get("type") == "user"]
     users = sum(1 for m in chat if isinstance(m, dict) and m.get("role") == "user")
     aligned = typed if len(typed) == users else []

@@ -56,6 +56,18 @@ _TRUSTED = re.compile(
 )
 
 
+def system_cwd(content: str) -> str | None:
+    """The `Current working directory` a system prompt gives the model, if any."""
+    found = _SYSTEM_CWD.search(content)
+    return (found.group(1).strip() or None) if found else None
+
+
+def trusted_folder(message: str) -> str | None:
+    """The folder a folder-trust notice says was trusted, if it is one."""
+    trusted = _TRUSTED.match(message)
+    return (trusted.group(1).strip() or None) if trusted else None
+
+
 class EventParser:
     """Turns one file's events into records, in order; one parser per read.
 
@@ -79,12 +91,10 @@ class EventParser:
             self._context(data)
             return []
         if kind == "system.message" and self.cwd is None:
-            found = _SYSTEM_CWD.search(_str(data.get("content")) or "")
-            self.cwd = (found.group(1).strip() or None) if found else None
+            self.cwd = system_cwd(_str(data.get("content")) or "")
             return []
         if kind == "session.info" and data.get("infoType") == "folder_trust" and not self.cwd:
-            trusted = _TRUSTED.match(_str(data.get("message")) or "")
-            self.cwd = trusted.group(1).strip() if trusted else None
+            self.cwd = trusted_folder(_str(data.get("message")) or "")
             return []
         common: dict[str, Any] = {
             "line": line,

@@ -15,24 +15,34 @@ Path:` in the injected `<user_info>`), else the real folder on this machine whos
 encodes to `<project>` (the encoding loses which `-` was a `/`, a `.` or a `-`, so only
 a folder that exists can settle it). The title and the start time are kept beside, in
 `~/.cursor/chats/<hash>/<id>/` (`cursor_agent_meta`): the first message read from a
-transcript's start takes the chat's start time.
+transcript's start takes the chat's start time. A chat there with no transcript (builds
+of 2025 kept chats in their `store.db` alone) is read from its store
+(`cursor_agent_store`), whole again when its root blob changes.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import replace
 from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
 from typing import IO
 
 from findsession.domain import Message, MetaEvent, MetaKind, Resume, Session
+from findsession.sources import foreign_db
 from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import Cursor, Reading, Record, read_whole
-from findsession.sources.cursor_agent_meta import chat_meta
+from findsession.sources.cursor_agent_meta import chat_meta, started_at
 from findsession.sources.cursor_agent_records import TranscriptParser, workspace_in
+from findsession.sources.cursor_agent_store import (
+    CHATS,
+    STORE,
+    chat_records,
+    read_chat,
+    read_store,
+    stores_of,
+)
 from findsession.sources.jsonl import ReadStats, iter_objects, read_appended
 from findsession.sources.opening import open_regular
 from findsession.sources.registry import SourceKind
@@ -48,15 +58,18 @@ _HEAD = 64 * 1024
 
 
 class CursorAgentSource(Source):
-    """cursor-agent's `~/.cursor/projects/*/agent-transcripts/`."""
+    """cursor-agent's `~/.cursor/projects/*/agent-transcripts/`, and the chats of
+    `~/.cursor/chats/` that have no transcript."""
 
     kind = KIND
     #: 2: a `.txt` result line names its tool (no output), and an argument holding `=`
     #: keeps it.
     reads = 2
+    #: A commit waiting in a chat's `store.db-wal` is a change of the store.
+    companions = foreign_db.COMPANIONS
 
     def default_roots(self) -> list[Path]:
-        return [Path.home() / ".cursor" / "projects"]
+        return [Path.home() / ".cursor" / "projects", Path.home() / ".cursor" / CHATS]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         return discover(root, skip)
@@ -66,6 +79,8 @@ class CursorAgentSource(Source):
 
     def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
         when = datetime.fromtimestamp(os.fstat(fh.fileno()).st_mtime, UTC)
+        if sf.path.name == STORE:
+            return read_store(sf, cursor, when.isoformat())
         cwd = project_dir(sf.path) or (parent_workspace(sf.path) if sf.is_subagent else None)
         parser = TranscriptParser(sf.session_id, when.isoformat(), cwd)
         if sf.path.suffix == ".txt":
@@ -91,17 +106,16 @@ class CursorAgentSource(Source):
     def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
         """Each wanted message as the transcript holds it now, numbered as `read` did."""
         parser = TranscriptParser(describe(path).session_id, None, None)
+        if path.name == STORE:
+            records = chat_records(read_chat(path, []), describe(path).session_id, None)
+            return _texts(records, lines)
         with open_regular(str(path)) as fh:
             if path.suffix == ".txt":
                 records = parser.parse_text(fh.read().decode("utf-8", "replace"))
             else:
                 wanted = iter_objects(fh, 0, 0, ReadStats(0, 0))
                 records = [r for n, obj in wanted if n in lines for r in parser.parse_line(n, obj)]
-        texts: dict[tuple[int, int], str] = {}
-        for rec in records:
-            if isinstance(rec, Message) and rec.line in lines and rec.uuid:
-                texts[(rec.line, int(rec.uuid.rsplit(":", 1)[1]))] = rec.text
-        return texts
+        return _texts(records, lines)
 
     def resume(self, session: Session) -> Resume:
         """`cursor-agent --resume <id>`, in the session's directory, where the agent keeps
@@ -115,9 +129,14 @@ def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:
     project's other folders (terminals, tool output) are not walked; a Cursor home
     named as a root is read through its `projects`. Symlinked folders are not followed."""
     if root.is_file():
-        if root.suffix in (".jsonl", ".txt"):
+        if root.suffix in (".jsonl", ".txt") or root.name == STORE:
             yield root
         return
+    if root.name == CHATS:
+        yield from chat_stores(root)
+        return
+    if (root / CHATS).is_dir() and root.name != "projects":
+        yield from chat_stores(root / CHATS)
     if (root / "projects").is_dir() and root.name != "projects":
         root = root / "projects"
 
@@ -143,15 +162,39 @@ def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:
                 yield base / name
 
 
+def chat_stores(chats: Path) -> Iterator[Path]:
+    """`<hash>/<id>/store.db` under a chats folder, for each chat with no transcript in
+    the `projects` beside it: a chat that has one is read from it."""
+    transcribed = transcript_ids(chats.parent / "projects")
+    for store in sorted(chats.glob(f"*/*/{STORE}")):
+        if store.parent.name not in transcribed and store.is_file():
+            yield store
+
+
+def transcript_ids(projects: Path) -> set[str]:
+    """The chat ids the transcripts under `projects` hold (their files' and folders'
+    names in each `agent-transcripts`)."""
+    ids: set[str] = set()
+    for folder in projects.glob(f"*/{TRANSCRIPTS}"):
+        try:
+            ids.update(os.path.splitext(name)[0] for name in os.listdir(folder))
+        except OSError:
+            continue
+    return ids
+
+
 def describe(path: Path) -> SourceFile:
-    """A session by its file's name; a subagent in `<parent id>/subagents/`."""
+    """A session by its file's name (a chat's store: its folder's); a subagent in
+    `<parent id>/subagents/`."""
+    if path.name == STORE:
+        return SourceFile(path=path, source=KIND, session_id=path.parent.name)
     sid = path.stem
     if path.parent.name == SUBAGENTS:
         parent = path.parent.parent.name
         return SourceFile(
             path=path, source=KIND, session_id=sid, is_subagent=True, parent_id=parent
         )
-    return SourceFile(path=path, source=KIND, session_id=sid)
+    return SourceFile(path=path, source=KIND, session_id=sid, supersedes=stores_of(path, sid))
 
 
 def project_dir(path: Path) -> str | None:
@@ -220,11 +263,9 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def started_at(records: list[Record], created: str) -> list[Record]:
-    """The records with the messages of the first line read stamped `created`: the
-    transcript records no time, its store records when the chat began."""
-    first = min((r.line for r in records if isinstance(r, Message)), default=None)
-    return [
-        replace(r, timestamp=created) if isinstance(r, Message) and r.line == first else r
-        for r in records
-    ]
+def _texts(records: list[Record], lines: set[int]) -> dict[tuple[int, int], str]:
+    texts: dict[tuple[int, int], str] = {}
+    for rec in records:
+        if isinstance(rec, Message) and rec.line in lines and rec.uuid:
+            texts[(rec.line, int(rec.uuid.rsplit(":", 1)[1]))] = rec.text
+    return texts

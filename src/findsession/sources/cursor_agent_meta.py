@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from findsession.domain import Message
 from findsession.sources import foreign_db
+from findsession.sources.cursor import Record
 from findsession.sources.cursor_agent_db import meta_value
 from findsession.sources.jsonl import clean_text
 from findsession.sources.opening import open_regular
@@ -53,11 +55,15 @@ def chat_meta(transcript: Path, session_id: str) -> ChatMeta:
         return ChatMeta()
     for name in hashes:
         folder = home / "chats" / name / session_id
-        if not folder.is_dir():
-            continue
-        stored = store_meta(folder / STORE)
-        return ChatMeta(_meta_json_title(folder) or stored.title, stored.created)
+        if folder.is_dir():
+            return folder_meta(folder)
     return ChatMeta()
+
+
+def folder_meta(folder: Path) -> ChatMeta:
+    """A chat folder's title (`meta.json`'s, else its store's name) and start time."""
+    stored = store_meta(folder / STORE)
+    return ChatMeta(_meta_json_title(folder) or stored.title, stored.created)
 
 
 def store_meta(path: Path) -> ChatMeta:
@@ -79,18 +85,24 @@ def store_meta(path: Path) -> ChatMeta:
     return meta
 
 
-def _decoded(value: Any) -> ChatMeta:
-    """`{name, createdAt}` from the hex (or plain) JSON of the `meta` row."""
+def decoded_json(value: Any) -> dict[str, Any] | None:
+    """The `meta` row's value, hex (or plain) JSON, as an object; None when it is none."""
     if isinstance(value, bytes):
         value = value.decode("ascii", "replace")
     if not isinstance(value, str):
-        return ChatMeta()
+        return None
     text = value.strip()
     try:
         data = json.loads(text if text.startswith("{") else bytes.fromhex(text).decode("utf-8"))
     except (ValueError, UnicodeDecodeError, RecursionError):
-        return ChatMeta()
-    if not isinstance(data, dict):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _decoded(value: Any) -> ChatMeta:
+    """`{name, createdAt}` from the hex (or plain) JSON of the `meta` row."""
+    data = decoded_json(value)
+    if data is None:
         return ChatMeta()
     name = data.get("name")
     title = clean_text(name.strip()) if isinstance(name, str) else None
@@ -132,3 +144,13 @@ def _stamp(path: Path) -> tuple[int, ...] | None:
     # An empty log holds no commit (SQLite makes one for any reader, ours included).
     side: tuple[int, ...] = (wal.st_size, wal.st_mtime_ns) if wal and wal.st_size else ()
     return (st.st_size, st.st_mtime_ns, *side)
+
+
+def started_at(records: list[Record], created: str) -> list[Record]:
+    """The records with the messages of the first line read stamped `created`: the
+    transcript records no time, its store records when the chat began."""
+    first = min((r.line for r in records if isinstance(r, Message)), default=None)
+    return [
+        replace(r, timestamp=created) if isinstance(r, Message) and r.line == first else r
+        for r in records
+    ]

@@ -25,6 +25,7 @@ from findsession.domain import Message, MessageKind, MetaEvent, MetaKind, Proble
 from findsession.sources import foreign_db, kiro_db
 from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, Record, in_store
+from findsession.sources.epoch import iso_utc
 from findsession.sources.jsonl import ReadStats, clean_text, iter_objects, read_appended
 from findsession.sources.kiro_records import conversation_records, line_records
 from findsession.sources.opening import open_regular
@@ -62,6 +63,9 @@ class KiroSource(Source):
 
     kind = KIND
     companions = foreign_db.COMPANIONS
+    #: 2: a JSON-lines session's lines without a time take the sidecar's, and a
+    #: prompt's injected context block is harness text, not the prompt.
+    reads = 2
 
     def default_roots(self) -> list[Path]:
         return [data_folder(), sessions_folder()]
@@ -163,6 +167,7 @@ def _read_lines(sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading
     )
     if not reading.fresh:
         reading.records = _named_results(sf.path, reading.records)
+    reading.records = _sidecar_times(reading.records, meta)
     title = _str(meta.get("title")).strip()
     if title and not reading.binary:
         reading.records.append(MetaEvent(MetaKind.AI_TITLE, title, 0))
@@ -170,6 +175,18 @@ def _read_lines(sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading
         kinds = ", ".join(sorted(set(unknown)))
         reading.problems.append(Problem(0, "unknown line kind", f"{kinds} ({len(unknown)} lines)"))
     return reading
+
+
+def _sidecar_times(records: list[Record], meta: dict[str, Any]) -> list[Record]:
+    """Messages whose line has no time (Kiro CLI of 2026 writes none) take the
+    sidecar's: `created_at` for the first line, `updated_at` for the lines after it."""
+    created, updated = iso_utc(meta.get("created_at")), iso_utc(meta.get("updated_at"))
+    return [
+        replace(r, timestamp=created if r.line <= 1 else updated or created)
+        if isinstance(r, Message) and r.timestamp is None
+        else r
+        for r in records
+    ]
 
 
 def _named_results(path: Path, records: list[Record]) -> list[Record]:

@@ -11,12 +11,15 @@ own (`foreign_db.line_of(row rank, position)`).
 The JSON-lines layout (`<id>.jsonl`, beside `<id>.json {session_id, cwd, title}`) has one
 event a line, `{kind, data: {content: [{kind, data}], meta: {timestamp}}}`: `Prompt`
 (`text` blocks), `AssistantMessage` (`text`, `toolUse {toolUseId, name, input}`),
-`ToolResults` (`toolResult {toolUseId, content, status}`), `Clear`.
+`ToolResults` (`toolResult {toolUseId, content, status}`), `Clear`. A `Prompt` may
+hold, beside the typed block, blocks an agent's hook or resource added, each one tagged
+block whole: those are harness text, the rest the prompt.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -34,6 +37,9 @@ TOOL_OUTPUT_CAP = 4_000
 _QUIET_LINES = frozenset({"Clear"})
 #: Keys of a database tool result's content blocks.
 _RESULT_KEYS = ("Text", "Json", "text", "json")
+#: A prompt's text block that is one tagged block whole (`<context>…</context>`): what
+#: an agent's hook or resource added beside the typed block, not typed.
+_INJECTED = re.compile(r"<([A-Za-z][\w.:-]*)\b[^>]*>.*</\1>", re.S)
 
 
 def conversation_records(
@@ -124,9 +130,13 @@ def line_records(
     blocks = [b for b in _list(data.get("content")) if isinstance(b, dict)]
     out: list[Record] = []
     if kind == "Prompt":
-        text = "\n\n".join(t for b in blocks if b.get("kind") == "text" and (t := _block_text(b)))
-        if text:
-            out.append(Message(MessageKind.PROMPT, cap(text, PROMPT_CAP), **base))
+        texts = [t for b in blocks if b.get("kind") == "text" and (t := _block_text(b))]
+        typed = [t for t in texts if not _INJECTED.fullmatch(t)] or texts
+        if typed:
+            out.append(Message(MessageKind.PROMPT, cap("\n\n".join(typed), PROMPT_CAP), **base))
+        if injected := [t for t in texts if t not in typed]:
+            text = cap("\n\n".join(injected), TOOL_OUTPUT_CAP)
+            out.append(Message(MessageKind.HARNESS, text, **base))
     elif kind == "AssistantMessage":
         for block in blocks:
             if block.get("kind") == "text" and (text := _block_text(block)):
