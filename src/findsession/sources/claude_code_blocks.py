@@ -6,10 +6,10 @@ what any of them stores.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from findsession.sources.jsonl import cap, clean_text, cut_point
+from findsession.sources.jsonl import cap, clean_text
+from findsession.sources.tool_args import args_text, files
 
 # Stored text is capped at parse time: search needs the start of a huge output, not all
 # of it, and a 700 KB tool result must not cost 700 KB of index.
@@ -48,25 +48,10 @@ def result_text(content: Any) -> str:
 
 
 def input_text(tool_input: Any) -> str:
-    """Render a tool input for reading and keyword search: the values, not JSON noise."""
-    if not isinstance(tool_input, dict):
-        return str(tool_input) if tool_input is not None else ""
-    parts = []
-    for key, value in tool_input.items():
-        if isinstance(value, str | int | float | bool):
-            parts.append(f"{key}: {value}")
-        elif value is not None:
-            rendered = json.dumps(value, ensure_ascii=False)
-            parts.append(f"{key}: {rendered[: cut_point(rendered, TOOL_INPUT_CAP)]}")
-    return "\n".join(parts)
+    """A tool input for reading and keyword search: the values, not JSON noise."""
+    return args_text(tool_input, TOOL_INPUT_CAP)
 
 
 def input_files(tool_input: Any) -> tuple[str, ...]:
-    if not isinstance(tool_input, dict):
-        return ()
-    found = []
-    for key in _FILE_KEYS:
-        value = tool_input.get(key)
-        if isinstance(value, str) and value and len(value) < 1024:
-            found.append(clean_text(value))
-    return tuple(found)
+    """The files a Claude-shaped call names (its tools' own argument names)."""
+    return files(tool_input, _FILE_KEYS)
