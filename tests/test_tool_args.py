@@ -1,11 +1,13 @@
 """A tool call's arguments as text and files, written once (`tool_args`) and read the
-same way by every source: Codex's argv joined into a command line."""
+same way by every source: Codex's argv joined into a command line, Copilot CLI's calls
+with arguments that are not an object shown rather than dropped."""
 
 from __future__ import annotations
 
 import json
 
 from findsession.sources.codex_items import tool_call as codex_call
+from findsession.sources.copilot_cli_records import EventParser
 from findsession.sources.tool_args import args_text, files
 
 
@@ -33,3 +35,14 @@ def test_a_codex_local_shell_call_reads_as_the_command_that_ran() -> None:
     edit = {"name": "edit", "arguments": json.dumps({"path": "/w/a.rs", "line": 2})}
     assert codex_call("function_call", edit, {"line": 4}).files == ("/w/a.rs",)
 
+
+def test_a_copilot_call_whose_arguments_are_not_an_object_is_shown() -> None:
+    def call_text(arguments: object) -> tuple[str, tuple[str, ...]]:
+        request = {"toolCallId": "c1", "name": "tool", "arguments": arguments}
+        event = {"type": "assistant.message", "data": {"toolRequests": [request]}}
+        (message,) = EventParser().parse(1, event)
+        return message.text, message.files
+
+    assert call_text(["one", "two"]) == ('["one", "two"]', ())
+    assert call_text('{"path": "/p/x.md", "limit": 3}') == ("path: /p/x.md\nlimit: 3", ("/p/x.md",))
+    assert call_text("plain words") == ("plain words", ())
