@@ -1,12 +1,14 @@
 """Codex CLI rollouts: where they are, what a file is, and the `Source` that reads them.
 
-This module, `codex_records` (a line → records), `codex_zst` (compressed rollouts) and
-`codex_titles` (thread names kept beside the rollouts) are the only code that knows
-Codex's format. A rollout is `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl`
-or the same name under `archived_sessions/`; old ones may be compressed to `.jsonl.zst`,
-and where both exist the plain file is the live copy (the other is not read, it would
-only repeat it). A plain rollout is append-only and read on from the JSON-lines cursor; a
-compressed one is read whole when its bytes change.
+This module, `codex_records` (a line → records; `codex_items` its tool calls and outputs,
+`codex_prompts` what was typed, `codex_replay` a parent's history replayed), `codex_zst`
+(compressed rollouts) and `codex_titles` (thread names kept beside the rollouts) are the
+only code that knows Codex's format. A rollout is
+`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl` or the same name under
+`archived_sessions/`; old ones may be compressed to `.jsonl.zst`, and where both exist
+the plain file is the live copy (the other is not read, it would only repeat it). A
+plain rollout is append-only and read on from the JSON-lines cursor; a compressed one is
+read whole when its bytes change.
 
 The session id is the first `session_meta`'s; a spawned subagent names its parent there
 (`source.subagent.thread_spawn.parent_thread_id`), or, in a rollout that replays another

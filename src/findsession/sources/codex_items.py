@@ -11,7 +11,9 @@ from typing import Any
 
 from findsession.domain import Message, MessageKind
 from findsession.sources.claude_code_records import TOOL_INPUT_CAP, TOOL_OUTPUT_CAP
-from findsession.sources.jsonl import cap, clean_text, cut_point
+from findsession.sources.jsonl import cap, clean_text
+from findsession.sources.tool_args import args_text
+from findsession.sources.tool_args import files as arg_files
 
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.MULTILINE)
 _FILE_KEYS = ("path", "file_path", "filePath")
@@ -40,10 +42,9 @@ def tool_call(kind: str, payload: dict[str, Any], common: dict[str, Any]) -> Mes
         text = value
         files = tuple(dict.fromkeys(m.strip() for m in _PATCH_FILE.findall(value[:100_000])))
     else:
-        text = _input_text(value)
-        if isinstance(value, dict):
-            found = (value.get(k) for k in _FILE_KEYS)
-            files = tuple(clean_text(v) for v in found if isinstance(v, str) and v)
+        # A local shell's `command` is an argv: it reads as the line that ran.
+        text = args_text(value, TOOL_INPUT_CAP, join_lists=True)
+        files = arg_files(value, _FILE_KEYS)
     return Message(
         MessageKind.TOOL_CALL,
         cap(text, TOOL_INPUT_CAP),
@@ -52,22 +53,6 @@ def tool_call(kind: str, payload: dict[str, Any], common: dict[str, Any]) -> Mes
         files=tuple(f[:1024] for f in files[:50]),
         **common,
     )
-
-
-def _input_text(value: Any) -> str:
-    """A tool input for reading and keyword search: the values, not JSON noise."""
-    if not isinstance(value, dict):
-        return "" if value is None else json.dumps(value, ensure_ascii=False)
-    parts = []
-    for key, item in value.items():
-        if isinstance(item, list) and all(isinstance(x, str) for x in item):
-            parts.append(f"{key}: {' '.join(item)}")
-        elif isinstance(item, str | int | float | bool):
-            parts.append(f"{key}: {item}")
-        elif item is not None:
-            rendered = json.dumps(item, ensure_ascii=False)
-            parts.append(f"{key}: {rendered[: cut_point(rendered, TOOL_INPUT_CAP)]}")
-    return "\n".join(parts)
 
 
 def tool_output(payload: dict[str, Any], common: dict[str, Any]) -> Message:

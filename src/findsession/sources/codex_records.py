@@ -5,25 +5,21 @@ Visible text is written twice: as a `response_item` (what the model saw and said
 `event_msg` (what the app showed). One copy is kept of each:
 
 - what the person typed comes from `event_msg` `user_message`, the only record that holds
-  just that: the `response_item` user messages also carry what Codex injects (AGENTS.md,
-  the environment, shell commands the person ran, aborted-turn notes, skills, subagent
-  notifications), a list that grows with every release. A rollout written before Codex
-  recorded events has only `response_item`s: there a user message is the prompt, less the
-  injected kinds known here (the parser learns which case it is in from the first event);
+  just that (`codex_prompts`: what else a `response_item` user message carries). A rollout
+  written before Codex recorded events has only `response_item`s: there a user message is
+  the prompt, less what Codex injected (the parser learns which case it is in from the
+  first event);
 - the reply, reasoning and tool calls come from `response_item`s, which every generation
   writes; the `event_msg` copies (`agent_message`, `agent_reasoning`, `exec_command_end`)
   are passed over.
 
-A forked or spawned rollout may start with a replay of its parent's history (its
-`session_meta`, turns and events): every line from a replayed `session_meta` on is dropped
-until a turn begins whose UUIDv7 turn id was minted after the child was created.
+A forked or spawned rollout may start with a replay of its parent's history, which is
+dropped (`codex_replay`).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
-from datetime import datetime
 from typing import Any
 
 from findsession.domain import Message, MessageKind, MetaEvent, MetaKind
@@ -36,33 +32,11 @@ from findsession.sources.codex_items import (
     tool_output,
     tools_found,
 )
+from findsession.sources.codex_prompts import injected_cwd, typed_in, typed_text
+from findsession.sources.codex_replay import ReplayGate
 from findsession.sources.cursor import Record
-from findsession.sources.jsonl import cap, clean_text
+from findsession.sources.jsonl import cap
 
-#: Injected `response_item` user text; only consulted in rollouts without events.
-INJECTED_PREFIXES = (
-    "# AGENTS.md instructions",
-    "<INSTRUCTIONS>",
-    "<environment_context>",
-    "<user_instructions>",
-    "<permissions instructions>",
-    "<collaboration_mode>",
-    "<user_shell_command>",
-    "<turn_aborted>",
-    "<skill>",
-    "<subagent_notification>",
-    "<goal_context>",
-    "<codex_internal_context",
-    "<model_switch>",
-)
-#: The IDE extensions wrap what was typed in the open tabs, the selection and so on;
-#: Codex Desktop in the files attached to the message (a long paste is kept as one).
-IDE_CONTEXT = "# Context from my IDE setup:"
-ATTACHED_FILES = "# Files mentioned by the user:"
-IDE_REQUEST = "## My request for Codex:"
-#: An attached paste: `## <its first line>: <home>/attachments/<id>/pasted-text.txt`.
-_PASTED = re.compile(r"^## (.+): \S.*[\\/]attachments[\\/][^\\/]+[\\/]pasted-text\.txt$", re.M)
-_CWD = re.compile(r"<environment_context>.*?<cwd>([^<]+)</cwd>", re.DOTALL)
 _CALLS = ("function_call", "custom_tool_call", "local_shell_call", "web_search_call",
           "tool_search_call")  # fmt: skip
 _RESPONSE_TYPES = frozenset(
@@ -98,9 +72,7 @@ class RolloutParser:
         #: A resumed read found events in a rollout first read as one without them.
         self.mode_changed = False
         self.own_meta_seen = self.resumed
-        #: When the thread was created; a resumed read has only its id to tell.
-        self.created_ms: int | None = uuid7_ms(session_id)
-        self.gated = False
+        self.gate = ReplayGate(session_id)
         self.cwd: str | None = None
         self.branch: str | None = None
         self.version: str | None = None
@@ -109,7 +81,7 @@ class RolloutParser:
 
     @property
     def state(self) -> ParseState:
-        return ParseState(events=self.events, replaying=self.gated, running=self.running,
+        return ParseState(events=self.events, replaying=self.gate.shut, running=self.running,
                           prompted=self.prompted)  # fmt: skip
 
     def parse(self, line: int, obj: dict[str, Any]) -> list[Record]:
@@ -128,7 +100,7 @@ class RolloutParser:
         if kind == "session_meta":
             self._meta(payload, ts)
             return []
-        if self.gated and not self._opens_gate(kind, payload):
+        if self.gate.shut and not self.gate.opens(kind, payload):
             return []
         if kind == "turn_context":
             self.cwd = str_or_none(payload.get("cwd")) or self.cwd
@@ -167,7 +139,7 @@ class RolloutParser:
             and record.line in self.provisional
         )
 
-    # -- session meta and the replay gate
+    # -- session meta
 
     def _meta(self, payload: dict[str, Any], ts: str | None) -> None:
         meta_id = str_or_none(payload.get("id"))
@@ -177,32 +149,11 @@ class RolloutParser:
             git = payload.get("git")
             self.branch = str_or_none(git.get("branch")) if isinstance(git, dict) else None
             self.version = str_or_none(payload.get("cli_version"))
-            self.created_ms = (
-                uuid7_ms(meta_id) or _ms(str_or_none(payload.get("timestamp"))) or _ms(ts)
-            )
+            self.gate.created(meta_id, str_or_none(payload.get("timestamp")), ts)
             if payload.get("forked_from_id"):
-                self._arm()
+                self.gate.arm()
         elif meta_id and meta_id != self.session_id:
-            self._arm()  # another thread's meta: its history follows
-
-    def _arm(self) -> None:
-        # Without an instant to compare turn ids with, nothing is dropped.
-        self.gated = self.created_ms is not None
-
-    def _opens_gate(self, kind: Any, payload: dict[str, Any]) -> bool:
-        """A turn of the child's own: its UUIDv7 id is no older than the child. A turn id
-        that is not a UUIDv7 opens the gate too (dropping live data would be worse)."""
-        starts = kind == "turn_context" or (
-            kind == "event_msg" and payload.get("type") in ("task_started", "turn_started")
-        )
-        turn_id = str_or_none(payload.get("turn_id")) if starts else None
-        if turn_id is None:
-            return False
-        ms = uuid7_ms(turn_id)
-        if ms is not None and self.created_ms is not None and ms < self.created_ms:
-            return False
-        self.gated = False
-        return True
+            self.gate.arm()  # another thread's meta: its history follows
 
     # -- events: the typed prompt, and titles
 
@@ -278,53 +229,12 @@ class RolloutParser:
             return []
         if self.cwd is None:
             # The first rollouts name the project folder only in the injected environment.
-            found = _CWD.search(texts(content))
-            self.cwd = common["cwd"] = clean_text(found.group(1).strip()) if found else None
-        typed = [
-            t
-            for b in content
-            if block_type(b) in ("input_text", "text")
-            and isinstance(t := b.get("text"), str)
-            and not t.lstrip().startswith(INJECTED_PREFIXES)
-        ]
-        text = typed_text("\n".join(typed))
+            self.cwd = common["cwd"] = injected_cwd(content)
+        text = typed_in(content)
         if not text:
             return []
         self.provisional.add(common["line"])
         return [Message(MessageKind.PROMPT, cap(text, PROMPT_CAP), **common)]
-
-
-def typed_text(text: str) -> str:
-    """What the person typed: the request, without the IDE context wrapped around it, and
-    the start of each long paste Codex Desktop kept as an attached file (the rest of the
-    paste is in that file, not in the rollout)."""
-    text = clean_text(text).strip()
-    if IDE_REQUEST in text and text.startswith((IDE_CONTEXT, ATTACHED_FILES, "## ")):
-        context, text = (part.strip() for part in text.rsplit(IDE_REQUEST, 1))
-        if context.startswith(ATTACHED_FILES):
-            pasted = [m.group(1) for m in _PASTED.finditer(context)]
-            text = "\n\n".join([text, *pasted]).strip()
-    return text
-
-
-def uuid7_ms(value: str | None) -> int | None:
-    """The creation instant (ms) inside a UUIDv7; None for any other id."""
-    hexed = (value or "").replace("-", "")
-    if len(hexed) != 32 or hexed[12] != "7":
-        return None
-    try:
-        return int(hexed[:12], 16)
-    except ValueError:
-        return None
-
-
-def _ms(stamp: str | None) -> int | None:
-    if not stamp:
-        return None
-    try:
-        return int(datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() * 1000)
-    except ValueError:
-        return None
 
 
 def _with_uuid(record: Record, uuid: str) -> Record:

@@ -54,7 +54,10 @@ class CopilotCliSource(Source):
     #: 2: `workspace.yaml` is read as YAML, so a summary over several lines (a block
     #: scalar, a quoted one) is the title, not `|-` or its first line; a first-layout
     #: document's folder is the one its timeline says was trusted.
-    reads = 2
+    #: 3: a tool call's arguments are read as every source reads them (`tool_args`): ones
+    #: that are not an object (a list, a number) are shown as JSON, not dropped; a value
+    #: over several lines is not one of the call's files.
+    reads = 3
 
     def default_roots(self) -> list[Path]:
         return [copilot_home() / STATE, copilot_home() / HISTORY]

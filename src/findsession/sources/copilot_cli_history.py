@@ -27,9 +27,7 @@ from typing import Any
 from findsession.domain import Message, MessageKind, Problem
 from findsession.sources.claude_code_records import PROMPT_CAP, TOOL_INPUT_CAP, TOOL_OUTPUT_CAP
 from findsession.sources.copilot_cli_records import (
-    arguments,
-    files_of,
-    input_text,
+    FILE_KEYS,
     system_cwd,
     text_of,
     trusted_folder,
@@ -37,6 +35,8 @@ from findsession.sources.copilot_cli_records import (
 )
 from findsession.sources.cursor import Record
 from findsession.sources.jsonl import cap, clean_text
+from findsession.sources.tool_args import args_text, parsed
+from findsession.sources.tool_args import files as arg_files
 
 #: `session_<uuid>_<ms>.json`: the prefix and suffix around the session id and time.
 PREFIX, SUFFIX = "session_", ".json"
@@ -152,10 +152,11 @@ def _call(call: Any, number: int, when: str | None) -> list[Record]:
     if not isinstance(call, dict):
         return []
     function = call.get("function") if isinstance(call.get("function"), dict) else {}
-    args = arguments(function.get("arguments", call.get("arguments")))
+    args = parsed(function.get("arguments", call.get("arguments")))
     name = _str(function.get("name")) or _str(call.get("name")) or "tool"
-    message = _message(MessageKind.TOOL_CALL, input_text(args), number, when, TOOL_INPUT_CAP)
-    return [_with(message, tool_name=name, tool_id=_str(call.get("id")), files=files_of(args))]
+    text, found = args_text(args, TOOL_INPUT_CAP), arg_files(args, FILE_KEYS)
+    message = _message(MessageKind.TOOL_CALL, text, number, when, TOOL_INPUT_CAP)
+    return [_with(message, tool_name=name, tool_id=_str(call.get("id")), files=found)]
 
 
 def _message(kind: MessageKind, text: str, line: int, when: str | None, limit: int) -> Message:

@@ -24,9 +24,7 @@ nothing: it is bookkeeping, not conversation.
 
 from __future__ import annotations
 
-import json
 import re
-from contextlib import suppress
 from typing import Any
 
 from findsession.domain import Message, MessageKind
@@ -37,11 +35,14 @@ from findsession.sources.claude_code_records import (
     TOOL_OUTPUT_CAP,
 )
 from findsession.sources.cursor import Record
-from findsession.sources.jsonl import cap, clean_text, cut_point
+from findsession.sources.jsonl import cap, clean_text
+from findsession.sources.tool_args import args_text, parsed
+from findsession.sources.tool_args import files as arg_files
 
 #: Where a skill's injected message says it came from.
 _SKILL_SOURCE = "skill-"
-_FILE_KEYS = ("path", "file_path", "filePath")
+#: The argument names Copilot CLI's tools give a file under, in the order they are kept.
+FILE_KEYS = ("path", "file_path", "filePath")
 #: Arguments of the tool call that starts a subagent which hold the task it was given.
 _TASK_KEYS = ("prompt", "task", "description")
 #: The time the CLI appends to a prompt for the model (older flat logs).
@@ -139,7 +140,7 @@ class EventParser:
         for req in requests if isinstance(requests, list) else []:
             if not isinstance(req, dict):
                 continue
-            args = arguments(req.get("arguments"))
+            args = parsed(req.get("arguments"))
             call_id = _str(req.get("toolCallId"))
             task = _task(args)
             if call_id and task:
@@ -147,10 +148,10 @@ class EventParser:
             out.append(
                 Message(
                     MessageKind.TOOL_CALL,
-                    cap(input_text(args), TOOL_INPUT_CAP),
+                    cap(args_text(args, TOOL_INPUT_CAP), TOOL_INPUT_CAP),
                     tool_name=_str(req.get("name")) or "tool",
                     tool_id=call_id,
-                    files=files_of(args),
+                    files=arg_files(args, FILE_KEYS),
                     **common,
                 )
             )
@@ -223,35 +224,6 @@ def _task(args: Any) -> str | None:
     if not isinstance(args, dict):
         return None
     return next((t for k in _TASK_KEYS if (t := _str(args.get(k))) and t.strip()), None)
-
-
-def arguments(value: Any) -> Any:
-    """A tool call's arguments: an object, or a JSON string of one."""
-    if isinstance(value, str) and value.lstrip().startswith("{"):
-        with suppress(ValueError, RecursionError):
-            return json.loads(value)
-    return value
-
-
-def input_text(args: Any) -> str:
-    """A tool's arguments for reading and keyword search: the values, not JSON noise."""
-    if not isinstance(args, dict):
-        return clean_text(args) if isinstance(args, str) else ""
-    parts = []
-    for key, value in args.items():
-        if isinstance(value, str | int | float | bool):
-            parts.append(f"{key}: {value}")
-        elif value is not None:
-            rendered = json.dumps(value, ensure_ascii=False)
-            parts.append(f"{key}: {rendered[: cut_point(rendered, TOOL_INPUT_CAP)]}")
-    return clean_text("\n".join(parts))
-
-
-def files_of(args: Any) -> tuple[str, ...]:
-    if not isinstance(args, dict):
-        return ()
-    found = (args.get(k) for k in _FILE_KEYS)
-    return tuple(clean_text(v) for v in found if isinstance(v, str) and 0 < len(v) < 1024)
 
 
 def text_of(value: Any) -> str:

@@ -28,14 +28,18 @@ def parsed(args: Any) -> Any:
     return args
 
 
-def args_text(args: Any, limit: int) -> str:
-    """Each argument as `key: value`, a nested value as compact JSON cut to `limit`."""
+def args_text(args: Any, limit: int, *, join_lists: bool = False) -> str:
+    """Each argument as `key: value`, a nested value as compact JSON cut to `limit`; with
+    `join_lists`, a list of strings as its items joined by spaces (an argv reads as the
+    command line it is: `command: bash -lc ls`)."""
     args = parsed(args)
     if not isinstance(args, dict):
         return clean_text(args) if isinstance(args, str) else _json(args, limit)
     out = []
     for key, value in args.items():
-        if isinstance(value, str | int | float | bool):
+        if join_lists and isinstance(value, list) and all(isinstance(x, str) for x in value):
+            out.append(f"{key}: {' '.join(value)}")
+        elif isinstance(value, str | int | float | bool):
             out.append(f"{key}: {value}")
         elif value is not None:
             out.append(f"{key}: {_json(value, limit)}")
