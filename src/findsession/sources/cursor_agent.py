@@ -63,8 +63,9 @@ class CursorAgentSource(Source):
 
     kind = KIND
     #: 2: a `.txt` result line names its tool (no output), and an argument holding `=`
-    #: keeps it.
-    reads = 2
+    #: keeps it. 3: a `.txt` thinking's paragraphs at the left margin and `<think>` tags
+    #: are thinking, and an argument's further lines stay in its call.
+    reads = 3
     #: A commit waiting in a chat's `store.db-wal` is a change of the store.
     companions = foreign_db.COMPANIONS
 

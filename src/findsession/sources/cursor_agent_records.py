@@ -7,10 +7,8 @@ nothing else: no id, no time, no model. A user message wraps what the person typ
 attached files, rules, reminders) is injected by the agent and is harness text. An
 assistant message's blocks are read as Claude Code's are (text, thinking, tool use).
 
-The `.txt` form writes `user:` and `assistant:` on lines of their own; inside an
-assistant block, `[Thinking]`, `[Tool call] <name>` (then indented `key: value` lines,
-`key=value` in older ones) and `[Tool result] <name>` each open an indented body. A
-result's line names its tool; the body, when the agent kept one, is the output.
+The `.txt` form writes `user:` and `assistant:` on lines of their own; an assistant
+block's thinking, reply, tool calls and results are cut apart by `cursor_agent_text`.
 """
 
 from __future__ import annotations
@@ -28,15 +26,13 @@ from findsession.sources.claude_code_records import (
     parse_record,
 )
 from findsession.sources.cursor import Record
+from findsession.sources.cursor_agent_text import assistant_parts
 from findsession.sources.jsonl import cap, clean_text
 
 _QUERY = re.compile(r"<user_query>\s*(.*?)\s*(?:</user_query>|\Z)", re.S)
 _WORKSPACE = re.compile(r"^\s*Workspace Path:\s*(\S.*?)\s*$", re.M)
 #: What the agent redacts a block to; nothing to index.
 _REDACTED = "[REDACTED]"
-_MARKERS = ("[Thinking]", "[Tool call] ", "[Tool result]")
-#: An argument's name in an older transcript's `key=value` line.
-_KEY = re.compile(r"^[A-Za-z_][\w.-]*$")
 
 
 class TranscriptParser:
@@ -104,36 +100,18 @@ class TranscriptParser:
         return self._numbered([r for r in records if r.text])
 
     def _assistant_text(self, body: list[tuple[int, str]]) -> list[Message]:
-        out: list[Message] = []
-        said: list[tuple[int, str]] = []
-        i = 0
-        while i < len(body):
-            number, raw = body[i]
-            head = raw.strip()
-            if not head.startswith(_MARKERS):
-                said.append((number, raw))
-                i += 1
+        caps = {MessageKind.THINKING: THINKING_CAP, MessageKind.REPLY: PROMPT_CAP}
+        out = []
+        for part in assistant_parts(body):
+            if part.kind == MessageKind.TOOL_OUTPUT:
+                out.append(self._output(part.text, part.line))
                 continue
-            i += 1
-            start = i
-            while i < len(body) and not _ends_body(body[i][1]):
-                i += 1
-            inner = _dedent([t for _, t in body[start:i]])
-            if head.startswith("[Thinking]"):
-                text = "\n".join([head[len("[Thinking]") :], *inner]).strip()
-                out.append(self._message(MessageKind.THINKING, cap(text, THINKING_CAP), number))
-            elif head.startswith("[Tool call] "):
-                name = head[len("[Tool call] ") :].strip() or "tool"
-                args = "\n".join(_argument(t) for t in inner if t.strip())
-                call = self._message(MessageKind.TOOL_CALL, cap(args, TOOL_INPUT_CAP), number)
-                out.append(replace(call, tool_name=clean_text(name)))
-            else:
-                # `[Tool result] <name>`: the name is no output; an empty body is none.
-                out.append(self._output("\n".join(inner).strip(), number))
-        text = "\n".join(t for _, t in said).strip()
-        if text:
-            out.insert(0, self._message(MessageKind.REPLY, cap(text, PROMPT_CAP), said[0][0]))
-        return sorted(out, key=lambda m: m.line)
+            cap_at = caps.get(part.kind, TOOL_INPUT_CAP)
+            message = self._message(part.kind, cap(part.text, cap_at), part.line)
+            if part.tool is not None:
+                message = replace(message, tool_name=clean_text(part.tool))
+            out.append(message)
+        return out
 
     def _message(self, kind: MessageKind, text: str, line: int) -> Message:
         return Message(kind, text, line, timestamp=self.timestamp, cwd=self.cwd)
@@ -181,24 +159,3 @@ def _result_text(block: dict[str, Any]) -> str:
         parts = [b.get("text") for b in content if isinstance(b, dict)]
         return "\n".join(p for p in parts if isinstance(p, str))
     return ""
-
-
-def _ends_body(raw: str) -> bool:
-    """A marker, or a line at the left margin, ends an indented body."""
-    head = raw.strip()
-    return head.startswith(_MARKERS) or (bool(head) and not raw[:1].isspace())
-
-
-def _dedent(lines: list[str]) -> list[str]:
-    indents = [len(t) - len(t.lstrip()) for t in lines if t.strip()]
-    cut = min(indents, default=0)
-    return [t[cut:] for t in lines]
-
-
-def _argument(raw: str) -> str:
-    """`key=value` as `key: value`, the way other sources show a tool's arguments; a line
-    already `key: value` (or a value's own `=`, as in `command: A=1 make`) as it is."""
-    key, sep, value = raw.strip().partition("=")
-    if sep and _KEY.match(key.strip()):
-        return f"{key.strip()}: {value.strip()}"
-    return raw.strip()
