@@ -27,6 +27,7 @@ import statistics
 import subprocess
 import sys
 import uuid
+from collections.abc import Iterable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -80,6 +81,15 @@ def fork_corpus(corpus: Path, out: Path) -> int:
     return forked
 
 
+def _remove(paths: Iterable[Path]) -> None:
+    """An index's files: the database, its journals and its archive folder."""
+    for path in paths:
+        if path.is_dir():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+
+
 def bench(
     srcs: dict[str, Path], corpus: Path, work: Path, config: Path, rounds: int
 ) -> dict[str, list[dict]]:
@@ -87,16 +97,14 @@ def bench(
     templates = {}
     for name, src in srcs.items():
         templates[name] = work / f"{name}-{corpus.name}-template.db"
-        for old in work.glob(f"{templates[name].name}*"):
-            old.unlink()
+        _remove(work.glob(f"{templates[name].name}*"))
         _findsession(src, ["index", str(corpus), "--no-embed"], templates[name], config)
     reports: dict[str, list[dict]] = {name: [] for name in srcs}
     order = list(srcs)
     for n in range(rounds):
         for name in order if n % 2 == 0 else order[::-1]:
             db = work / f"{name}-run.db"
-            for old in work.glob(f"{db.name}*"):
-                old.unlink()
+            _remove(work.glob(f"{db.name}*"))
             shutil.copy(templates[name], db)
             run = _findsession(srcs[name], ["index", str(corpus)], db, config)
             reports[name].append(run["embedding"])
