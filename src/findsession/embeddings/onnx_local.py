@@ -24,11 +24,16 @@ from findsession.embeddings.onnx_cache import load_session
 from findsession.embeddings.tokenize import Tokenizer, load_tokenizer, tokenizer_path
 from findsession.writing_systems import cjk_fraction
 
-#: Tokens per run of the model at most (batch x length). Small runs keep each layer's
-#: activations in the core's cache: on one core 1,024 embeds 1.5-2x the texts/s of 8,192
-#: (bench/embed_runs.py), and onnxruntime's arena, which keeps the peak memory of the
-#: largest runs for the life of the process, stays small.
-TOKENS_PER_RUN = 1024
+#: Tokens per run of the model at most (batch x length); 1 runs every text alone. The
+#: bundled models quantize activations per run, so a text's vector moved with whatever
+#: texts shared its run: the same file embedded in two indexes (or on two machines
+#: pushing to one server) got other vectors, and never quite the vector of the same words
+#: asked as a query. Alone, a document is embedded exactly as a query is, and closer to
+#: the reference model (tools/export_e5.py). That noise alone moved known-item MRR by
+#: +-.01 and LoCoMo recall@10 by +-0.5 between builds of the same files (docs/benchmarks.md,
+#: "Every text embedded alone"); runs of one text are as fast as runs of 1,024 tokens
+#: (bench/embed_runs.py, bench/embed_speed.py) and keep onnxruntime's arena small.
+TOKENS_PER_RUN = 1
 #: Runs of the model at once at most, each on its own core (more cores: more threads each).
 MAX_PARALLEL_RUNS = 4
 #: Tokens two neighbouring chunks share, so a sentence cut in two is whole in one of them.
