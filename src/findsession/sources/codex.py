@@ -13,7 +13,8 @@ read whole when its bytes change.
 The session id is the first `session_meta`'s; a spawned subagent names its parent there
 (`source.subagent.thread_spawn.parent_thread_id`), or, in a rollout that replays another
 thread, the replayed `session_meta` names it; a guardian names the session it reviews in
-the transcript it is given.
+the transcript it is given; a `/review` subagent names none, and is linked by time to
+the session that entered review mode as it began (`codex_review`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import zstandard
 from findsession.domain import MetaEvent, MetaKind, Resume, Session
 from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.codex_records import ParseState, RolloutParser
+from findsession.sources.codex_review import review_parent
 from findsession.sources.codex_titles import title_of
 from findsession.sources.codex_zst import decompressed, is_compressed, read_compressed
 from findsession.sources.cursor import Cursor, Reading
@@ -172,6 +174,8 @@ def describe(path: Path) -> SourceFile:
             parent = _reviewed(path)
     elif isinstance(subagent, str) and subagent:
         spawned, agent_type = True, subagent
+        if subagent == "review":
+            parent = review_parent(path, own)
     replayed = next((m.get("id") for m in metas[1:] if m.get("id") not in (None, sid)), None)
     # A fork the person made is a session of its own; a replay in any other rollout is
     # its parent's history.
