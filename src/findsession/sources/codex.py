@@ -61,7 +61,9 @@ class CodexSource(Source):
     #: 2: a tool search (`tool_search_call`) and the tools it found are read.
     #: 3: Codex Desktop's attached files are cut from the prompt; words sent while a
     #: task runs steer it; a guardian is linked to the session it reviewed.
-    reads = 3
+    #: 4: a `/review` subagent is linked to the session that entered review mode as it
+    #: began (`codex_review`).
+    reads = 4
 
     def default_roots(self) -> list[Path]:
         return [default_root()]
