@@ -2,8 +2,9 @@
 
 This module, `codex_records` (a line → records; `codex_items` its tool calls and outputs,
 `codex_prompts` what was typed, `codex_replay` a parent's history replayed), `codex_zst`
-(compressed rollouts) and `codex_titles` (thread names kept beside the rollouts) are the
-only code that knows Codex's format. A rollout is
+(compressed rollouts), `codex_titles` (thread names kept beside the rollouts) and
+`codex_review` (a `/review` subagent's parent) are the only code that knows Codex's
+format. A rollout is
 `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl` or the same name under
 `archived_sessions/`; old ones may be compressed to `.jsonl.zst`, and where both exist
 the plain file is the live copy (the other is not read, it would only repeat it). A
