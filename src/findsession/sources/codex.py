@@ -2,8 +2,9 @@
 
 This module, `codex_records` (a line → records; `codex_items` its tool calls and outputs,
 `codex_prompts` what was typed, `codex_replay` a parent's history replayed), `codex_zst`
-(compressed rollouts) and `codex_titles` (thread names kept beside the rollouts) are the
-only code that knows Codex's format. A rollout is
+(compressed rollouts), `codex_titles` (thread names kept beside the rollouts) and
+`codex_review` (a `/review` subagent's parent) are the only code that knows Codex's
+format. A rollout is
 `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl` or the same name under
 `archived_sessions/`; old ones may be compressed to `.jsonl.zst`, and where both exist
 the plain file is the live copy (the other is not read, it would only repeat it). A
@@ -13,7 +14,8 @@ read whole when its bytes change.
 The session id is the first `session_meta`'s; a spawned subagent names its parent there
 (`source.subagent.thread_spawn.parent_thread_id`), or, in a rollout that replays another
 thread, the replayed `session_meta` names it; a guardian names the session it reviews in
-the transcript it is given.
+the transcript it is given; a `/review` subagent names none, and is linked by time to
+the session that entered review mode as it began (`codex_review`).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ import zstandard
 from findsession.domain import MetaEvent, MetaKind, Resume, Session
 from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.codex_records import ParseState, RolloutParser
+from findsession.sources.codex_review import review_parent
 from findsession.sources.codex_titles import title_of
 from findsession.sources.codex_zst import decompressed, is_compressed, read_compressed
 from findsession.sources.cursor import Cursor, Reading
@@ -59,7 +62,9 @@ class CodexSource(Source):
     #: 2: a tool search (`tool_search_call`) and the tools it found are read.
     #: 3: Codex Desktop's attached files are cut from the prompt; words sent while a
     #: task runs steer it; a guardian is linked to the session it reviewed.
-    reads = 3
+    #: 4: a `/review` subagent is linked to the session that entered review mode as it
+    #: began (`codex_review`).
+    reads = 4
 
     def default_roots(self) -> list[Path]:
         return [default_root()]
@@ -172,6 +177,8 @@ def describe(path: Path) -> SourceFile:
             parent = _reviewed(path)
     elif isinstance(subagent, str) and subagent:
         spawned, agent_type = True, subagent
+        if subagent == "review":
+            parent = review_parent(path, own)
     replayed = next((m.get("id") for m in metas[1:] if m.get("id") not in (None, sid)), None)
     # A fork the person made is a session of its own; a replay in any other rollout is
     # its parent's history.
