@@ -51,6 +51,11 @@ def turns(store: Store, sid: str) -> list[tuple[str, str, str, list[str]]]:
     return [(p, r, t, json.loads(f) if f else []) for p, r, t, f in rows]
 
 
+def texts(store: Store, kind: str) -> list[str]:
+    """Every message of one kind, in the order indexed."""
+    return [t for (t,) in store.query("SELECT text FROM messages WHERE kind = ?", (kind,))]
+
+
 def utc(local: str) -> str:
     """A header's local time as the index stores it."""
     moment = datetime.fromisoformat(local).astimezone(UTC).replace(tzinfo=None)
@@ -387,7 +392,7 @@ def test_what_aider_sends_again_for_the_person_is_not_a_prompt(
     project.mkdir()
     (project / FILE_NAME).write_bytes(ARCHITECT_RUN.replace("\n", newline).encode())
     index(store, project)
-    prompts = [t for (t,) in store.query("SELECT text FROM messages WHERE kind = 'prompt'")]
+    prompts = texts(store, "prompt")
     assert prompts == TYPED
     [(sid,)] = store.query("SELECT id FROM sessions")
     planned = turns(store, sid)[0]
@@ -430,7 +435,7 @@ def test_a_history_a_markdown_formatter_rewrote_keeps_its_prompts(
     )  # fmt: skip
     (project / FILE_NAME).write_text(run, encoding="utf-8")
     index(store, project)
-    prompts = [t for (t,) in store.query("SELECT text FROM messages WHERE kind = 'prompt'")]
+    prompts = texts(store, "prompt")
     assert prompts == [
         "/add steps.md",
         "follow steps.md one step at a time\nask me before each step",
@@ -471,13 +476,13 @@ def test_an_answer_aider_gives_for_a_group_of_questions_is_not_a_prompt(
     )  # fmt: skip
     (project / FILE_NAME).write_text(run, encoding="utf-8")
     index(store, project)
-    prompts = [t for (t,) in store.query("SELECT text FROM messages WHERE kind = 'prompt'")]
+    prompts = texts(store, "prompt")
     assert prompts == [
         "which files draw the axes?",
         "/add plot/axes.py",
         "/architect label both axes",
     ]
-    harness = [t for (t,) in store.query("SELECT text FROM messages WHERE kind = 'harness'")]
+    harness = texts(store, "harness")
     # Between the architect's reply and its copy for the editor, aider's own answer
     # leaves the copy still known as one.
     assert harness == [ask + "skip", ask + "skip", "label both axes", ask + "all",
@@ -505,7 +510,7 @@ def test_an_architect_reply_sent_again_without_its_thinking_is_not_a_prompt(
     )  # fmt: skip
     (project / FILE_NAME).write_text(run, encoding="utf-8")
     index(store, project)
-    prompts = [t for (t,) in store.query("SELECT text FROM messages WHERE kind = 'prompt'")]
+    prompts = texts(store, "prompt")
     assert prompts == ["/architect", "review the frame budget plan"]
     [(sid,)] = store.query("SELECT id FROM sessions")
     review = turns(store, sid)[-1]

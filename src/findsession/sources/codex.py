@@ -20,7 +20,6 @@ the session that entered review mode as it began (`codex_review`).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterator
@@ -29,10 +28,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
-import zstandard
-
 from findsession.domain import MetaEvent, MetaKind, Resume, Session
 from findsession.sources.base import Skip, Source, SourceFile
+from findsession.sources.codex_head import head, head_metas
 from findsession.sources.codex_records import ParseState, RolloutParser
 from findsession.sources.codex_review import review_parent
 from findsession.sources.codex_titles import title_of
@@ -45,10 +43,6 @@ from findsession.sources.resuming import positional, resume_in_cwd
 from findsession.sources.walking import walk
 
 KIND = SourceKind.CODEX
-#: Bytes of a rollout's start read to find its `session_meta` lines (the first holds the
-#: whole system prompt and tool list, tens of KB).
-_HEAD = 8 << 20
-_HEAD_LINES = 3
 #: Lines of a guardian's start searched for the session it reviews (its first prompt).
 _GUARDIAN_LINES = 12
 _REVIEWED = re.compile(rb"Reviewed Codex session id: ([0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})")
@@ -158,7 +152,7 @@ def describe(path: Path) -> SourceFile:
     A file that cannot be opened or decoded is described by its name; reading it will
     say what is wrong.
     """
-    metas = _head_metas(path)
+    metas = head_metas(path)
     own = metas[0] if metas else {}
     sid = own.get("id") if isinstance(own.get("id"), str) and own["id"] else _id_from_name(path)
     parent: str | None = None
@@ -205,52 +199,12 @@ def _id_from_name(path: Path) -> str:
     return match.group(1) if match else stem
 
 
-def _head(path: Path, lines: int) -> bytes:
-    """A rollout's first lines (at most `_HEAD` bytes), decompressed; empty if unreadable."""
-    try:
-        with open_regular(str(path)) as fh:
-            if is_compressed(path.name):
-                reader = zstandard.ZstdDecompressor().stream_reader(fh, read_across_frames=True)
-                return _read_head(reader, lines)
-            return _read_head(fh, lines)
-    except (OSError, zstandard.ZstdError):
-        return b""
-
-
 def _reviewed(path: Path) -> str | None:
     """The session a guardian assessed: Codex Desktop's guardian (an approval reviewer)
     names no parent in its `session_meta`, but the transcript it is handed ends with the
     reviewed session's id."""
-    found = _REVIEWED.search(_head(path, _GUARDIAN_LINES))
+    found = _REVIEWED.search(head(path, _GUARDIAN_LINES))
     return found.group(1).decode() if found else None
-
-
-def _head_metas(path: Path) -> list[dict[str, Any]]:
-    """The `session_meta` payloads among a rollout's first lines."""
-    head = _head(path, _HEAD_LINES)
-    metas = []
-    for number, raw in enumerate(head.split(b"\n")[:_HEAD_LINES], 1):
-        try:
-            obj = json.loads(raw.decode("utf-8", "replace"))
-        except (ValueError, RecursionError):
-            continue
-        if not isinstance(obj, dict):
-            continue
-        if obj.get("type") == "session_meta" and isinstance(obj.get("payload"), dict):
-            metas.append(obj["payload"])
-        elif number == 1 and "type" not in obj and isinstance(obj.get("id"), str):
-            metas.append(obj)  # the first rollouts wrote the meta bare
-    return metas
-
-
-def _read_head(fh: Any, lines: int) -> bytes:
-    head = b""
-    while len(head) < _HEAD and head.count(b"\n") < lines:
-        chunk = fh.read(min(1 << 20, _HEAD - len(head)))
-        if not chunk:
-            break
-        head += chunk
-    return head
 
 
 @contextmanager

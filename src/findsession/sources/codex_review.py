@@ -7,8 +7,8 @@ records the event and the review's rollout begins at once (in real rollouts 0.00
 folder whose `entered_review_mode` lies at most `WINDOW` before the review began, and
 only if no other review of that folder began near that event too. Anything that cannot
 be told within the bounds here (too many sibling rollouts, a line too long to find a
-time in, a rollout unreadable) leaves the review standing alone: a guessed parent is
-worse than none.
+time in) leaves the review standing alone: a guessed parent is worse than none. A
+sibling's own `session_meta` is read as `codex` reads it (`codex_head`).
 
 Only sibling rollouts are read, in the review's day folder and the day before (a
 session started yesterday may review today), and of each only its first line and the
@@ -26,6 +26,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import IO, Any
 
+from findsession.sources.codex_head import head_metas
 from findsession.sources.opening import open_regular
 
 #: How long before the review's start its parent's `entered_review_mode` may lie: seven
@@ -56,10 +57,7 @@ def review_parent(path: Path, meta: dict[str, Any]) -> str | None:
     older = [p for p in siblings if _before(p.name, named) and _mtime(p) >= since]
     if len({*near, *older}) > _SIBLINGS:
         return None
-    read = {p: _first_meta(p) for p in {*near, *older}}
-    heads = {p: head for p, head in read.items() if head is not None}
-    if len(heads) < len(read):  # one could not be read: it might be the parent
-        return None
+    heads = {p: _own_meta(p) for p in {*near, *older}}
     parents: list[tuple[str, datetime]] = []
     for p in older:
         head = heads[p]
@@ -145,22 +143,11 @@ def _is_review(meta: dict[str, Any]) -> bool:
     return isinstance(source, dict) and source.get("subagent") == "review"
 
 
-def _first_meta(path: Path) -> dict[str, Any] | None:
-    """The `session_meta` payload on a rollout's first line; {} for a rollout whose
-    first line is something else, None if it cannot be read."""
-    try:
-        with open_regular(str(path)) as fh:
-            line = fh.readline(_BUDGET)
-    except OSError:
-        return None
-    if not line.endswith(b"\n"):
-        return None  # still being written, or longer than a first line may be
-    try:
-        obj = json.loads(line)
-    except (ValueError, RecursionError):
-        return {}
-    payload = obj.get("payload") if isinstance(obj, dict) else None
-    return payload if obj.get("type") == "session_meta" and isinstance(payload, dict) else {}
+def _own_meta(path: Path) -> dict[str, Any]:
+    """A rollout's own `session_meta` payload; {} when it has none or cannot be read
+    (such a rollout tells no folder, so it is nobody's candidate parent)."""
+    metas = head_metas(path)
+    return metas[0] if metas else {}
 
 
 def _entered(path: Path, since: datetime, until: datetime) -> list[datetime] | None:
