@@ -352,6 +352,11 @@ _OPENHANDS = "8d2f6a1c4b3e4f5a9c0d1e2f3a4b5c6d"
 _OPENCODE_TREE = "storage/session/4b0ea68d7af9a6031a7ffda7ad66e0cb83315750"
 _ANTIGRAVITY = "antigravity/brain/3f0a9c1e-5b2d-4e7f-8a1b-2c3d4e5f6a01/.system_generated/logs"
 _IFLOW = "projects/-home-dev-orchard/session-3b1c0d9e-1111-4c2d-8e3f-0a1b2c3d4e01"
+_VIBE_DOC = "session_20260301_101500_0a1b2c3d.json"
+_VIBE_LOG = "session_20260402_091200_5e6f7a8b/messages.jsonl"
+_VIBE_STORE = "unified/f043197e-9a3d-a9d4-a2e0-584f9c61adcf"
+_VIBE_CHUNK = "chunks/183b95b26838e8d2f3449971d9e5a153c80baa275d2325a2c852a7611416eed7.json"
+_VIBE_LIVE = "unified/29dcdb92-04e2-a3e0-9fec-b3fd1efa81ac"
 _QODER = "projects/-home-dev-weather-buoy/5d1e2f3a-1111-4a2b-8c3d-000000000001"
 _AUGGIE = "sessions/8c4f2e1a-0b3d-4e5f-9a6b-1c2d3e4f5a01"
 _TRAE = "sessions/2026/06/04/rollout-2026-06-04T09-10-00-01a2b3c4-0d1e-7f20-8a31-000000000101.jsonl"
@@ -454,6 +459,17 @@ SEEDS = [
     Seed("auggie", "auggie", _copy("auggie/home/.augment"), f"{_AUGGIE}.json",
          [f"{_AUGGIE}.json"]),
     Seed("trae-cli", "trae-cli", _copy("trae-cli/home/.trae/cli"), _TRAE, [_TRAE]),
+    Seed("vibe-document", "vibe", _copy("vibe/home/.vibe/logs/session"), _VIBE_DOC, [_VIBE_DOC]),
+    Seed("vibe-folder", "vibe", _copy("vibe/home/.vibe/logs/session"), _VIBE_LOG,
+         [_VIBE_LOG, _VIBE_LOG.replace("messages.jsonl", "meta.json")]),
+    Seed("vibe-store", "vibe", _copy("vibe/home/.vibe/logs/session"), f"{_VIBE_STORE}/CURRENT",
+         [f"{_VIBE_STORE}/CURRENT", f"{_VIBE_STORE}/generations/0000000000000051/manifest.json",
+          f"{_VIBE_STORE}/{_VIBE_CHUNK}", f"{_VIBE_STORE}/meta.json"],
+         form={f"{_VIBE_STORE}/CURRENT": "json"}),
+    Seed("vibe-store-journal", "vibe", _copy("vibe/home/.vibe/logs/session"),
+         f"{_VIBE_LIVE}/CURRENT",
+         [f"{_VIBE_LIVE}/journal/0000000000000001.jsonl",
+          f"{_VIBE_LIVE}/generations/0000000000000001/runtime-state.json"]),
     Seed("continue", "continue", _copy("continue"),
          "sessions/7b1e4f20-1c2d-4e3f-8a9b-0c1d2e3f4a01.json",
          ["sessions/7b1e4f20-1c2d-4e3f-8a9b-0c1d2e3f4a01.json", "sessions/sessions.json"]),

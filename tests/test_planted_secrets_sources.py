@@ -45,6 +45,7 @@ FORMATS = {
     "qoder": "qoder/home/.qoder/projects",
     "auggie": "auggie/home/.augment/sessions",
     "trae-cli": "trae-cli/home/.trae/cli",
+    "vibe": "vibe/home/.vibe/logs/session",
     # The older layouts of agents that now keep a database (the stores have their own
     # planted-secret tests, with the database built by the test).
     "opencode": "opencode",

@@ -19,7 +19,9 @@ Antigravity's `write_to_file`, `replace_file_content` and `multi_replace_file_co
 (and a heredoc in its `run_command`); Warp's `apply_file_diffs` (and a heredoc in its
 `run_shell_command`); Auggie's `save-file`, `str-replace-editor` (its numbered
 `old_str_N`/`new_str_N` pairs, or `insert_line_N` with `new_str_N`), `remove-files` and
-`apply_patch` (and a heredoc in its `launch-process`).
+`apply_patch` (and a heredoc in its `launch-process`); Mistral Vibe's `write_file`,
+`edit`, and `search_replace` (SEARCH/REPLACE blocks, or a list of edits, in its
+`content`).
 A call of another name writes nothing here.
 """
 
@@ -80,6 +82,10 @@ _SIMPLE: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     "replace_file_content": ("edit", ("ReplacementContent",), ("TargetContent",)),
     "notebookedit": ("edit", ("new_source",), ()),
 }
+#: Mistral Vibe's `search_replace` (`file_path`, `content`) writes SEARCH/REPLACE blocks
+#: (1.x) or a list of `{old_str, new_str}` (3.x) where Cursor's of the same name has
+#: `old_string` and `new_string`.
+_BLOCKS_IN_CONTENT = re.compile(r"^content: ?<{5,7} ?SEARCH", re.MULTILINE)
 #: Tools whose text is SEARCH/REPLACE blocks, a diff, or (older builds) the new content.
 _BLOCKS = frozenset(("editedexistingfile", "replace_in_file", "apply_diff", "applieddiff"))
 _MULTI = frozenset(("multiedit", "multi_replace_string_in_file", "multi_edit",
@@ -135,6 +141,8 @@ def file_writes(message: Message, source: str) -> list[FileWrite]:
         return [FileWrite(p, "delete", "", tool=tool, truncated=truncated) for p in paths]
     if name == "str-replace-editor":
         return _auggie_edits(message, text, truncated)
+    if name == "search_replace" and _BLOCKS_IN_CONTENT.search(text):
+        name = "replace_in_file"  # Mistral Vibe's: its `content` is SEARCH/REPLACE blocks
     fields = _fields(text, name)
     path = _path(message, fields)
     if path is None:
@@ -148,9 +156,10 @@ def file_writes(message: Message, source: str) -> list[FileWrite]:
         new = "\n".join(_json_strings(_KIMI_NEW, edits))
         old = "\n".join(_json_strings(_KIMI_OLD, edits))
         return [FileWrite(path, "edit", new, old, truncated, tool)] if new or truncated else []
-    if name in _MULTI or (name in _EDITS and "edits" in fields):
+    listed = name == "search_replace" and fields.get("content", "").lstrip().startswith("[")
+    if name in _MULTI or (name in _EDITS and "edits" in fields) or listed:
         edits = fields.get("edits") or fields.get("replacements") or ""
-        edits = edits or fields.get("ReplacementChunks") or ""
+        edits = edits or fields.get("ReplacementChunks") or fields.get("content") or ""
         new = "\n".join(_json_strings(_MULTI_NEW, edits))
         old = "\n".join(_json_strings(_MULTI_OLD, edits))
         return [FileWrite(path, "edit", new, old, truncated, tool)]

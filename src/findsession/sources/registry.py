@@ -59,6 +59,7 @@ class SourceKind(StrEnum):
     QODER = "qoder"
     AUGGIE = "auggie"
     TRAE_CLI = "trae-cli"
+    VIBE = "vibe"
     SPECSTORY = "specstory"
     CHATGPT = "chatgpt"
     CLAUDE_AI = "claude-ai"
@@ -257,6 +258,16 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(SourceKind.AUGGIE, "auggie:AuggieSource", spoken=("auggie",), start=Start(("auggie",))),
     # No variable is known to move TRAE CLI's home.
     Entry(SourceKind.TRAE_CLI, "trae_cli:TraeCliSource", spoken=("trae", "traecli")),
+    # `vibe "prompt"` opens its interactive session with that first prompt (`-p` runs it
+    # and exits). "vibe" is also said of a way of coding ("vibe coding"): it nudges only
+    # a person who has Vibe sessions, who most likely means the agent.
+    Entry(
+        SourceKind.VIBE,
+        "vibe:VibeSource",
+        spoken=("vibe",),
+        env=("VIBE_HOME",),
+        start=Start(("vibe",)),
+    ),
     # "warp" alone is a word of code talk (Rust's web framework, a warp's threads).
     Entry(
         SourceKind.WARP,
@@ -345,6 +356,7 @@ NAMES: dict[str, str] = {
     SourceKind.QODER: "Qoder CLI",
     SourceKind.AUGGIE: "Augment's Auggie CLI",
     SourceKind.TRAE_CLI: "TRAE CLI",
+    SourceKind.VIBE: "Mistral Vibe",
     SourceKind.WARP: "Warp's agent conversations",
     SourceKind.SPECSTORY: "SpecStory's Markdown exports",
     SourceKind.CHATGPT: "ChatGPT",
