@@ -8,7 +8,7 @@ writes later (a title, a journal's new entry).
 The 1.x and 2.x fixtures are shaped as Vibe's own reader of its sessions reads them
 (`vibe/core/session/session_loader.py`, `vibe/core/types.py`), checked against seven
 real 1.x documents; their text is synthetic. The three stores under `unified/` were
-written by the real Vibe 3.0.3 (`vibe -p`, then `vibe --resume ID -p`) against a
+written by the real Vibe 3.0.2 (`vibe -p`, then `vibe --resume ID -p`) against a
 scripted model on localhost: a finished session of two turns, and one copied while its
 turn was still running (its entries only in the journal). Then the model's context was
 dropped (the checkpoint, Vibe's system prompt and tool catalogue), the journal kept to
@@ -184,3 +184,26 @@ def test_a_running_vibe_3_session_its_subagent_and_what_the_journal_adds(
     assert cli.json("index", "--no-embed")["files_read"] == 1
     said = [m["text"] for m in cli.json("read", LATHE)["turns"][0]["messages"]]
     assert said[-1] == "The spindle speed table is ready."
+
+
+def test_a_1x_document_vibe_2_migrated_into_a_folder_stays_one_session(
+    cli: CLI, home: Path
+) -> None:
+    cli.json("index", "--no-embed")
+    before = cli.json("read", KILN)
+    # What Vibe 2's `session_migration` does: the document's metadata and messages into
+    # a folder of the same name, and the document removed.
+    folder = home / "logs" / "session"
+    document = folder / "session_20260301_101500_0a1b2c3d.json"
+    doc = json.loads(document.read_text())
+    (folder / document.stem).mkdir()
+    (folder / document.stem / "meta.json").write_text(json.dumps(doc["metadata"]))
+    lines = "".join(json.dumps(m) + "\n" for m in doc["messages"])
+    (folder / document.stem / "messages.jsonl").write_text(lines)
+    document.unlink()
+    cli.json("index", "--no-embed")
+    after = cli.json("read", KILN)
+    assert after["turns"] == before["turns"]
+    assert [h["session"]["id"] for h in hits(cli, "kiln timer cooldown power cut")].count(KILN) == 1
+    listed = {s["kind"]: s for s in cli.json("sources")["sources"]}["vibe"]
+    assert (listed["sessions"], listed["gone"]) == (4, 0)

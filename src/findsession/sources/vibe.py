@@ -84,9 +84,14 @@ class VibeSource(Source):
             sub = kind == "subagent" and parent is not None
             return SourceFile(path=path, source=KIND, session_id=sid, is_subagent=sub,
                               parent_id=parent if sub else None)  # fmt: skip
-        meta = _meta(path) if path.name == MESSAGES else {}
-        sid = _str(meta.get("session_id")) or _document_id(path) or _session_name(path)
-        return SourceFile(path=path, source=KIND, session_id=sid)
+        if path.name != MESSAGES:
+            sid = _document_id(path) or _session_name(path)
+            return SourceFile(path=path, source=KIND, session_id=sid)
+        sid = _str(_meta(path).get("session_id")) or _session_name(path)
+        # Vibe 2 moves each 1.x document into a folder of the same name (its
+        # `session_migration`): the folder's session is the document's, read anew.
+        document = path.parent.parent / f"{path.parent.name}.json"
+        return SourceFile(path=path, source=KIND, session_id=sid, supersedes=(document,))
 
     def stamp_paths(self, path: Path) -> list[str]:
         """A 2.x folder's `meta.json` (the title Vibe writes there later changes nothing

@@ -20,7 +20,7 @@ Vibe 3 keeps each session (a root session, a fork, a subagent) as a folder of it
 A store is read whole, and again whenever its `CURRENT`, journal or `meta.json` changed.
 A generation caught half replaced (a file gone, a chunk missing) reads as a problem and
 nothing changes in the index until the next run. Checked against stores the real Vibe
-3.0.3 wrote.
+3.0.2 wrote.
 """
 
 from __future__ import annotations
