@@ -20,13 +20,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from findsession.domain import Resume, Session
 from findsession.sources.antigravity_records import PENDING_CAP, Steps, step_records
 from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, Record
-from findsession.sources.jsonl import ReadStats, iter_objects, read_appended
+from findsession.sources.jsonl import ReadStats, iter_objects, read_with_state
 from findsession.sources.opening import open_regular
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import no_resume, option, resume_in_cwd
@@ -85,23 +85,7 @@ class AntigravitySource(Source):
     def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
         """The steps added since `cursor`; the calls still waiting for their output
         carry over in the cursor's state."""
-        lines_before = cursor.lines if cursor is not None else 0
-        steps: Steps | None = None
-
-        def parse(line: int, obj: dict[str, Any]) -> list[Record]:
-            nonlocal steps
-            if steps is None:  # a read from the top starts afresh, one read on goes on
-                steps = _restored(cursor) if line > lines_before else Steps()
-            return step_records(line, obj, steps)
-
-        reading = read_appended(fh, cursor, parse)
-        if steps is None:
-            steps = Steps() if reading.fresh else _restored(cursor)
-        if reading.cursor.digest is not None:
-            reading.cursor = Cursor(
-                reading.cursor.offset, reading.cursor.lines, reading.cursor.digest, _state(steps)
-            )
-        return reading
+        return read_with_state(fh, cursor, step_records, Steps, _restored, _state)
 
     def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
         """Each wanted message as the transcript holds it now, numbered as `read` did."""

@@ -20,11 +20,11 @@ import re
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 from findsession.domain import Message, Problem
 from findsession.sources import budget
-from findsession.sources.cursor import HEAD, Cursor, Reading, Record, looks_binary
+from findsession.sources.cursor import HEAD, Cursor, Reading, Record, State, looks_binary
 
 #: Lines longer than this are skipped: nothing a person reads is that long, and holding
 #: it would cost memory for no search value.
@@ -225,6 +225,38 @@ def read_appended(
         problems=stats.problems,
         more=stats.more and not binary,
     )
+
+
+S = TypeVar("S")
+
+
+def read_with_state(
+    fh: IO[bytes],
+    cursor: Cursor | None,
+    parse: Callable[[int, dict[str, Any], S], Iterable[Record]],
+    start: Callable[[], S],
+    restore: Callable[[Cursor | None], S],
+    keep: Callable[[S], State | None],
+) -> Reading:
+    """`read_appended` for a parser that keeps something across lines (the calls still
+    waiting for their output): a read from the top starts it afresh (`start`), a read on
+    from the cursor goes on with what the cursor kept (`restore`), and the cursor
+    returned keeps what it is after the last line read (`keep`)."""
+    lines_before = cursor.lines if cursor is not None else 0
+    held: list[S] = []
+
+    def each(line: int, obj: dict[str, Any]) -> Iterable[Record]:
+        if not held:
+            held.append(restore(cursor) if line > lines_before else start())
+        return parse(line, obj, held[0])
+
+    reading = read_appended(fh, cursor, each)
+    if not held:
+        held.append(start() if reading.fresh else restore(cursor))
+    end = reading.cursor
+    if end.digest is not None:
+        reading.cursor = Cursor(end.offset, end.lines, end.digest, keep(held[0]))
+    return reading
 
 
 def _can_resume(fh: IO[bytes], cursor: Cursor, size: int) -> bool:

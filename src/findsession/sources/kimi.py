@@ -15,7 +15,6 @@ only when it holds nothing (on exit) or when the person deletes it.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 from collections.abc import Iterator
@@ -35,6 +34,7 @@ from findsession.domain import (
 )
 from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, Record
+from findsession.sources.json_doc import side_object
 from findsession.sources.jsonl import ReadStats, clean_text, iter_objects, read_appended
 from findsession.sources.kimi_records import Context, line_records
 from findsession.sources.opening import open_regular
@@ -47,7 +47,6 @@ WIRE = "wire.jsonl"
 #: What a subagent's id may be to be looked up as a folder (Kimi makes `a` and 8 hex
 #: digits): a record's value never becomes a path unchecked.
 _AGENT_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
-_SIDE_BYTES = 16 << 20
 
 
 def share_dir() -> Path:
@@ -78,7 +77,7 @@ class KimiSource(Source):
         folder = path.parent
         if folder.parent.name == "subagents":
             parent = folder.parent.parent.name
-            meta = _json(folder / "meta.json")
+            meta = side_object(folder / "meta.json")
             return SourceFile(
                 path=path,
                 source=KIND,
@@ -146,7 +145,7 @@ def work_dir(folder: Path) -> str | None:
 def _work_dirs(path: str, size: int, mtime_ns: int) -> dict[str, str]:
     """Each work-dir folder's name and its directory, read once per version of the file."""
     found: dict[str, str] = {}
-    entries = _json(Path(path)).get("work_dirs")
+    entries = side_object(Path(path)).get("work_dirs")
     for entry in entries if isinstance(entries, list) else []:
         if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
             continue
@@ -158,7 +157,7 @@ def _work_dirs(path: str, size: int, mtime_ns: int) -> dict[str, str]:
 
 
 def _title(path: Path) -> list[Record]:
-    state = _json(path.with_name("state.json"))
+    state = side_object(path.with_name("state.json"))
     title = _text(state.get("custom_title"))
     if not title:
         return []
@@ -195,15 +194,6 @@ def _all_lines(sf: SourceFile) -> list[Record]:
         for number, obj in iter_objects(fh, 0, 0, ReadStats(0, 0)):
             records += line_records(number, obj, ctx)
     return records
-
-
-def _json(path: Path) -> dict[str, Any]:
-    try:
-        with open_regular(str(path)) as fh:
-            doc = json.loads(fh.read(_SIDE_BYTES).decode("utf-8", "replace"))
-    except (OSError, ValueError, RecursionError):
-        return {}
-    return doc if isinstance(doc, dict) else {}
 
 
 def _text(value: Any) -> str | None:
