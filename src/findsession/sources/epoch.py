@@ -28,17 +28,18 @@ def epoch_iso(value: Any) -> str | None:
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def iso_utc(value: Any) -> str | None:
+def iso_utc(value: Any, *, naive_local: bool = False) -> str | None:
     """An ISO 8601 (RFC 3339) text with any offset, or an epoch number, as UTC
-    `...000Z`; None when it does not parse."""
+    `...000Z`; None when it does not parse. A text without an offset is UTC, or with
+    `naive_local` this machine's local time (gptme writes `datetime.now()`)."""
     if not isinstance(value, str) or not value:
         return epoch_iso(value)
     try:
         moment = datetime.fromisoformat(_NANOS.sub(r"\1", value.strip().replace("Z", "+00:00")))
-        if moment.tzinfo is None:
+        if moment.tzinfo is None and not naive_local:
             moment = moment.replace(tzinfo=UTC)
         # Year 1 an hour east of UTC is before the year 1 in UTC: no datetime holds it.
         moment = moment.astimezone(UTC)
-    except (ValueError, OverflowError):
+    except (ValueError, OverflowError, OSError):
         return None
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -16,10 +16,11 @@ _PATCH_HEAD = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+?)\s*$")
 _PATCH_MOVE = re.compile(r"^\*\*\* Move to: (.+?)\s*$")
 _DIFF_OLD = re.compile(r"^--- (?:a/)?(.+?)(?:\t.*)?\s*$")
 _DIFF_NEW = re.compile(r"^\+\+\+ (?:b/)?(.+?)(?:\t.*)?\s*$")
-#: Aider writes `<<<<<<< SEARCH`; Cline since 3.x `------- SEARCH` / `+++++++ REPLACE`.
-_SEARCH = re.compile(r"^\s*(?:<{5,9}|-{5,9}) SEARCH>?\s*$")
+#: Aider writes `<<<<<<< SEARCH`; Cline since 3.x `------- SEARCH` / `+++++++ REPLACE`;
+#: gptme's `patch` `<<<<<<< ORIGINAL` / `>>>>>>> UPDATED`.
+_SEARCH = re.compile(r"^\s*(?:<{5,9}|-{5,9}) (?:SEARCH>?|ORIGINAL)\s*$")
 _DIVIDER = re.compile(r"^\s*={5,9}\s*$")
-_REPLACE = re.compile(r"^\s*(?:>{5,9}|\+{5,9}) REPLACE\s*$")
+_REPLACE = re.compile(r"^\s*(?:>{5,9}|\+{5,9}) (?:REPLACE|UPDATED)\s*$")
 #: Roo Code's `apply_diff` notes where a block starts, before a `-------` line.
 _ROO_MARK = re.compile(r"^\s*:(start|end)_line:\s*\d+\s*$|^\s*-{5,9}\s*$")
 _HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
