@@ -357,6 +357,8 @@ _VIBE_LOG = "session_20260402_091200_5e6f7a8b/messages.jsonl"
 _VIBE_STORE = "unified/f043197e-9a3d-a9d4-a2e0-584f9c61adcf"
 _VIBE_CHUNK = "chunks/183b95b26838e8d2f3449971d9e5a153c80baa275d2325a2c852a7611416eed7.json"
 _VIBE_LIVE = "unified/29dcdb92-04e2-a3e0-9fec-b3fd1efa81ac"
+_GPTME = "2026-12-06-sneaking-green-penguin"
+_GPTME_NATIVE = "2026-12-06-singing-blue-shark"
 _QODER = "projects/-home-dev-weather-buoy/5d1e2f3a-1111-4a2b-8c3d-000000000001"
 _AUGGIE = "sessions/8c4f2e1a-0b3d-4e5f-9a6b-1c2d3e4f5a01"
 _TRAE = "sessions/2026/06/04/rollout-2026-06-04T09-10-00-01a2b3c4-0d1e-7f20-8a31-000000000101.jsonl"
@@ -470,6 +472,10 @@ SEEDS = [
          f"{_VIBE_LIVE}/CURRENT",
          [f"{_VIBE_LIVE}/journal/0000000000000001.jsonl",
           f"{_VIBE_LIVE}/generations/0000000000000001/runtime-state.json"]),
+    Seed("gptme", "gptme", _copy("gptme/home/.local/share/gptme/logs"),
+         f"{_GPTME}/conversation.jsonl", [f"{_GPTME}/conversation.jsonl"]),
+    Seed("gptme-native", "gptme", _copy("gptme/home/.local/share/gptme/logs"),
+         f"{_GPTME_NATIVE}/conversation.jsonl", [f"{_GPTME_NATIVE}/conversation.jsonl"]),
     Seed("continue", "continue", _copy("continue"),
          "sessions/7b1e4f20-1c2d-4e3f-8a9b-0c1d2e3f4a01.json",
          ["sessions/7b1e4f20-1c2d-4e3f-8a9b-0c1d2e3f4a01.json", "sessions/sessions.json"]),

@@ -46,6 +46,7 @@ FORMATS = {
     "auggie": "auggie/home/.augment/sessions",
     "trae-cli": "trae-cli/home/.trae/cli",
     "vibe": "vibe/home/.vibe/logs/session",
+    "gptme": "gptme/home/.local/share/gptme/logs",
     # The older layouts of agents that now keep a database (the stores have their own
     # planted-secret tests, with the database built by the test).
     "opencode": "opencode",

@@ -21,7 +21,7 @@ Antigravity's `write_to_file`, `replace_file_content` and `multi_replace_file_co
 `old_str_N`/`new_str_N` pairs, or `insert_line_N` with `new_str_N`), `remove-files` and
 `apply_patch` (and a heredoc in its `launch-process`); Mistral Vibe's `write_file`,
 `edit`, and `search_replace` (SEARCH/REPLACE blocks, or a list of edits, in its
-`content`).
+`content`); gptme's `save`, `append` and `patch` (its ORIGINAL/UPDATED blocks).
 A call of another name writes nothing here.
 """
 
@@ -90,6 +90,9 @@ _BLOCKS_IN_CONTENT = re.compile(r"^content: ?<{5,7} ?SEARCH", re.MULTILINE)
 _BLOCKS = frozenset(("editedexistingfile", "replace_in_file", "apply_diff", "applieddiff"))
 _MULTI = frozenset(("multiedit", "multi_replace_string_in_file", "multi_edit",
                     "multi_replace_file_content"))  # fmt: skip
+#: gptme's writing tools: `save` and `append` (`path`, `content`) and `patch` (`path`,
+#: and `patch`, its `<<<<<<< ORIGINAL` / `>>>>>>> UPDATED` blocks).
+_GPTME = frozenset(("save", "append", "patch"))
 #: Warp's `apply_file_diffs` reaches the index as an envelope (`warp_tools`).
 _PATCH = frozenset(("apply_patch", "patch", "applypatch", "apply_file_diffs"))
 _DELETE = frozenset(("delete_file", "deletefile", "filedeleted", "delete"))
@@ -127,6 +130,8 @@ def file_writes(message: Message, source: str) -> list[FileWrite]:
     name = _normal(tool)
     if source == "aider" and name == "edit":
         return _aider(message, text, truncated)
+    if source == "gptme" and name in _GPTME:
+        return _gptme(message, name, text, truncated)
     if name in SHELL_TOOLS:
         changes = heredoc_writes(text)
         if not changes and "*** Begin Patch" in text:  # `["apply_patch", "*** Begin…"]`
@@ -292,6 +297,23 @@ def _aider(message: Message, text: str, truncated: bool) -> list[FileWrite]:
     if is_patch(text):
         return _from_changes(patch_changes(text), "edit", truncated, None)
     return []
+
+
+def _gptme(message: Message, name: str, text: str, truncated: bool) -> list[FileWrite]:
+    fields = _fields(text, name)
+    path = _path(message, fields)
+    if path is None:
+        return []
+    if name == "patch":
+        blocks = search_replace(fields.get("patch") or "")
+        if blocks is None:
+            return [FileWrite(path, "edit", "", "", truncated, name)] if truncated else []
+        return [FileWrite(path, "edit", blocks[0], blocks[1], truncated, name)]
+    content = fields.get("content")
+    if content is None and not truncated:
+        return []
+    op = "create" if name == "save" else "edit"
+    return [FileWrite(path, op, content or "", "", truncated, name)]
 
 
 def _from_changes(

@@ -60,6 +60,7 @@ class SourceKind(StrEnum):
     AUGGIE = "auggie"
     TRAE_CLI = "trae-cli"
     VIBE = "vibe"
+    GPTME = "gptme"
     SPECSTORY = "specstory"
     CHATGPT = "chatgpt"
     CLAUDE_AI = "claude-ai"
@@ -268,6 +269,15 @@ ENTRIES: tuple[Entry, ...] = (
         env=("VIBE_HOME",),
         start=Start(("vibe",)),
     ),
+    # `gptme "prompt"` answers that first prompt and stays in its chat (`-n` runs it and
+    # exits).
+    Entry(
+        SourceKind.GPTME,
+        "gptme:GptmeSource",
+        spoken=("gptme",),
+        env=("GPTME_LOGS_HOME", *_DATA, "LOCALAPPDATA"),
+        start=Start(("gptme",)),
+    ),
     # "warp" alone is a word of code talk (Rust's web framework, a warp's threads).
     Entry(
         SourceKind.WARP,
@@ -357,6 +367,7 @@ NAMES: dict[str, str] = {
     SourceKind.AUGGIE: "Augment's Auggie CLI",
     SourceKind.TRAE_CLI: "TRAE CLI",
     SourceKind.VIBE: "Mistral Vibe",
+    SourceKind.GPTME: "gptme",
     SourceKind.WARP: "Warp's agent conversations",
     SourceKind.SPECSTORY: "SpecStory's Markdown exports",
     SourceKind.CHATGPT: "ChatGPT",
