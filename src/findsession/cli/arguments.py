@@ -7,15 +7,33 @@ Values are checked here, where argparse can name the option that was wrong, so a
 from __future__ import annotations
 
 import argparse
+import textwrap
 from collections.abc import Callable
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from findsession.render.text import printable
 
 
+class WholeNames(argparse.HelpFormatter):
+    """Help wrapped between words only: a name in a list (`gemini-apps`, `roo-code`) is
+    never cut at its hyphen, where it could not be read or searched for whole."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        text = " ".join(text.split())
+        return textwrap.wrap(text, width, break_on_hyphens=False)
+
+
+class RawDescription(WholeNames, argparse.RawDescriptionHelpFormatter):
+    """A description and epilog kept as written, the options' help as `WholeNames`."""
+
+
 class Parser(argparse.ArgumentParser):
     """argparse whose errors are one line, like findsession's own: what is wrong and
-    where the help is, without the usage block."""
+    where the help is, without the usage block; its help wrapped by `WholeNames`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", WholeNames)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         line = " ".join(printable(message).split())

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 
-from findsession.cli.arguments import Parser
+from findsession.cli.arguments import Parser, RawDescription
 from findsession.cli.table import BY_NAME, COMMANDS
 
 
@@ -25,7 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Find the AI coding-agent session you were working on X in.",
         epilog='Examples:\n  findsession index\n  findsession "the deploy that lied about '
         'being live"\n  findsession read 5ac30ab5 --turn 3 --context 1\n  findsession open 2',
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=RawDescription,
         parents=[common],
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
