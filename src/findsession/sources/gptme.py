@@ -49,8 +49,9 @@ _SIDE_BYTES = 1 << 20
 #: How far into a conversation its system information is looked for (the messages
 #: before the first prompt: gptme's own, the system prompt tens of KB among them).
 _HEAD_LINES, _HEAD_BYTES = 16, 1 << 20
-#: A name gptme gave: the day, then words (`2026-12-06-flying-sad-alien`).
-_GENERATED = re.compile(r"\A\d{4}-\d{2}-\d{2}-")
+#: A name gptme gave, not a person: the day, then words (`2026-12-06-flying-sad-alien`);
+#: its server's forks (`chat-<time>`), a UUID, a subagent's folder.
+_GENERATED = re.compile(r"\A(?:\d{4}-\d{2}-\d{2}-|chat-\d|subagent-|[0-9a-f]{8}-[0-9a-f]{4}-)")
 
 
 def logs_dir() -> Path:
@@ -214,7 +215,7 @@ def _titles(folder: Path, config: dict[str, Any]) -> list[Record]:
     name = chat.get("name")
     if isinstance(name, str) and name.strip():
         records.append(MetaEvent(MetaKind.AI_TITLE, clean_text(name.strip())[:200], 0))
-    if not _GENERATED.match(folder.name) and not folder.name.startswith("subagent-"):
+    if not _GENERATED.match(folder.name):
         records.append(MetaEvent(MetaKind.CUSTOM_TITLE, clean_text(folder.name)[:200], 0))
     return records
 
