@@ -174,7 +174,12 @@ def test_a_session_matching_every_part_of_the_course_outranks_one_matching_a_par
     store: Store, projects: Path, e5: Embedder
 ) -> None:
     """Each part of the query is in a different turn of `course`; `decoy` is all about the
-    first part. Ranked by its single best turn, `decoy` came first."""
+    first part, in its own words. Ranked by its single best turn, `decoy` came first.
+
+    A decoy that repeats the question's first clause word for word wins since a question
+    is half a passage (docs/benchmarks.md, "A question asked as a passage too"): a passage
+    view rewards the same words. A person's other session says the same thing in other
+    words, and on 44 real questions about a session's course that blend ranked better."""
     folder = project_dir(projects, "/home/dev/code/infra")
     course = Transcript(session_id="course")
     course.prompt("backups stopped arriving in the bucket overnight").reply("Checking the logs.")
@@ -184,10 +189,10 @@ def test_a_session_matching_every_part_of_the_course_outranks_one_matching_a_par
     )
     course.write(folder)
     decoy = Transcript(session_id="decoy")
-    decoy.prompt("the nightly backup job failed")
+    decoy.prompt("the overnight backup task crashed again")
     decoy.reply(
-        "The nightly backup job failed because the disk was full; freed space and the"
-        " nightly backup job ran."
+        "The backup task crashed because the disk was full; I freed space and the backup"
+        " ran through."
     )
     decoy.write(folder)
     for i, topic in enumerate(["rename the CLI flags", "bump the linter", "fix a typo in docs"]):

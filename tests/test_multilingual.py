@@ -138,6 +138,26 @@ def test_e5_matches_its_fp32_reference(e5: Embedder) -> None:
     assert cosines[words].min() >= 0.945 and cosines.min() >= 0.9, cosines.round(4)
 
 
+def test_a_question_outside_cjk_is_half_a_passage(e5: Embedder) -> None:
+    """e5's "query: " view keeps an offset from the passages a question should find; an
+    English question takes half of its "passage: " view (English and French questions
+    found their sessions higher on known-item-large), a Chinese one keeps its query view
+    alone (Chinese questions lost with it), and a question gets the same vector asked
+    alone or beside others, so a search never depends on what else was asked."""
+    english = "why did the rollout keep serving the old version to users"
+    asked = e5.embed([english, ZH_QUERY], "query")
+    alone = OnnxEmbedder(bundled_model_dir(E5), {"query_as_passage": 0.0})
+    query_view = alone.embed([english, ZH_QUERY], "query")
+    passage_view = e5.embed([english, ZH_QUERY], "document")
+    assert float(asked[1] @ query_view[1]) > 0.9999
+    assert float(asked[0] @ query_view[0]) < 0.99
+    assert float(asked[0] @ passage_view[0]) > float(query_view[0] @ passage_view[0])
+    midpoint = query_view[0] + passage_view[0]
+    assert float(asked[0] @ midpoint / np.linalg.norm(midpoint)) > 0.9999
+    assert np.allclose(e5.embed([english], "query")[0], asked[0], atol=1e-6)
+    assert np.allclose(np.linalg.norm(asked, axis=1), 1.0, atol=1e-5)
+
+
 def test_sentencepiece_spans_are_character_offsets(e5: Embedder) -> None:
     text = "部署失败了，健康检查一直超时。" * 80 + " then in English: the rollout failed. " * 40
     spans = e5.spans(text)

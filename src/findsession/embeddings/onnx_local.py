@@ -72,6 +72,10 @@ class OnnxEmbedder:
         self.document_prefix = str(spec.get("document_prefix", ""))
         self.min_cosine = float(spec.get("min_cosine", 0.0))
         self.cosine_margin = float(spec.get("cosine_margin", 0.35))
+        #: How much of a question's passage view its vector takes (0: the query view alone).
+        self.query_as_passage = float(spec.get("query_as_passage", 0.0))
+        if self.query_prefix == self.document_prefix:
+            self.query_as_passage = 0.0  # one view: nothing to blend
         self._centroids = _centroids(spec.get("centroids"))
         name = spec.get("name") or folder.name
         self.dims = int(spec.get("dims") or self._probe_dims())
@@ -154,8 +158,41 @@ class OnnxEmbedder:
         return spans
 
     def embed(self, texts: list[str], role: Role) -> np.ndarray:
+        if role == "query" and self.query_as_passage > 0:
+            return self._embed_queries(texts)
         prefix = self.query_prefix if role == "query" else self.document_prefix
-        encodings = self._tokenizer.ids([prefix + t for t in texts], self.max_tokens)
+        return self._embed([prefix + t for t in texts], texts)
+
+    def _embed_queries(self, texts: list[str]) -> np.ndarray:
+        """A question's vector: its query view, blended with its passage view outside CJK.
+
+        e5 learned "query: " against "passage: ", and the language centroids this model
+        subtracts are mean *passage* vectors, so a query keeps an offset of its own (0.20
+        from the Latin centroid, 0.15 from the CJK one). Half the passage view brings an
+        English or French question closer to the words its session used. On the four
+        histories of known-item-large, CJK questions lost with it while every other
+        language gained (docs/benchmarks.md, "A question asked as a passage too"), so its
+        weight falls with the question's share of CJK letters. Both views are runs of
+        their own, side by side on the cores: a search does not wait for the second.
+        """
+        weights = np.array(
+            [self.query_as_passage * (1.0 - cjk_fraction(t)) for t in texts], dtype=np.float32
+        )
+        blended = [i for i, w in enumerate(weights) if w > 0]
+        vectors = self._embed(
+            [self.query_prefix + t for t in texts]
+            + [self.document_prefix + texts[i] for i in blended],
+            texts + [texts[i] for i in blended],
+        )
+        asked = vectors[: len(texts)]
+        if blended:
+            w = weights[blended][:, None]
+            asked[blended] = (1 - w) * asked[blended] + w * vectors[len(texts) :]
+        return normalize(asked)
+
+    def _embed(self, prefixed: list[str], texts: list[str]) -> np.ndarray:
+        """Vectors of `prefixed` (each text with its role's prefix), centred by `texts`."""
+        encodings = self._tokenizer.ids(prefixed, self.max_tokens)
         out = np.zeros((len(texts), self.dims), dtype=np.float32)
         # Similar lengths share a run, so little of each run is padding.
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i]))

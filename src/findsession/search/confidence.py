@@ -25,8 +25,9 @@ They are combined by a logistic model of "the first session is the one meant", f
 with `bench/confidence_fit.py --split all` on four real people's histories (176 queries,
 each answerable one also asked of the three other people's indexes as work that index
 never saw). Fitted on three people and reported on the fourth, in turn (docs/benchmarks.md,
-"An honest confidence on real histories"), it tells an answerable query from another
-person's with ROC AUC .94 and a right first session from a wrong one with .91. "Nothing
+"An honest confidence on real histories", "A question asked as a passage too"), it tells
+an answerable query from another person's with ROC AUC .93 and a right first session from
+a wrong one with .93. "Nothing
 close" is below the score of the lowest 5% of the answerable queries it was fitted on;
 "strong" from where 98% of the firsts at or above it were right. A near miss (plausible
 for the person, never done) still mostly reads as weak: the standout tells it from a real
@@ -44,13 +45,13 @@ from findsession.sources import SPOKEN_NAMES
 from findsession.storage.base import KeywordIndex
 
 #: Logistic weights: coverage, lift, agreement (0, 0.5 or 1), margin, standout, intercept.
-WEIGHTS = (1.82, 0.15, 0.62, 1.14, 1.2, -3.23)
+WEIGHTS = (2.06, 0.12, 0.43, 1.11, 1.35, -3.37)
 #: Runners-up whose median score is the first's background (ranks 2 to 10).
 RUNNERS_UP = 9
 #: A margin above this is no surer: one outlier must not set the slope.
 MARGIN_CAP = 1.5
-NOTHING_BELOW = 0.13
-STRONG_FROM = 0.91
+NOTHING_BELOW = 0.11
+STRONG_FROM = 0.93
 #: Typical values of answerable queries, used for a signal a single-list search lacks.
 TYPICAL_LIFT = 0.17
 TYPICAL_AGREEMENT = 0.5
