@@ -120,19 +120,24 @@ def _load_db(path: Path) -> dict[str, Any]:
     a JSON object or list is kept parsed, as `{"json": value}`."""
     conn = sqlite3.connect(path)
     try:
+        shadows = full_text_shadows(conn)
         schema = [
             sql
-            for (sql,) in conn.execute(
-                "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%'"
-                " ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'view' THEN 1 WHEN 'index' THEN 2"
-                " ELSE 3 END, rowid"  # a trigger after its table (Warp's store has some)
+            for (name, sql) in conn.execute(
+                "SELECT name, sql FROM sqlite_master WHERE sql IS NOT NULL"
+                " AND name NOT LIKE 'sqlite_%' ORDER BY CASE type WHEN 'table' THEN 0"
+                " WHEN 'view' THEN 1 WHEN 'index' THEN 2 ELSE 3 END, rowid"  # a trigger
+                # after its table (Warp's store has some)
             )
+            if name not in shadows  # made again by their virtual table
         ]
+        virtual = full_text_tables(conn)
         tables = [
             name
             for (name,) in conn.execute(
                 "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
             )
+            if name not in shadows and name not in virtual  # filled by their triggers
         ]
         rows = {
             t: [[_cell(v) for v in row] for row in conn.execute(f'SELECT * FROM "{t}"')]
@@ -141,6 +146,27 @@ def _load_db(path: Path) -> dict[str, Any]:
     finally:
         conn.close()
     return {"schema": schema, "rows": rows}
+
+
+def full_text_tables(conn: sqlite3.Connection) -> set[str]:
+    """The store's full-text indexes (llm's `responses_fts`): virtual tables whose
+    triggers keep them in step with the rows they index."""
+    return {
+        name
+        for (name,) in conn.execute(
+            "SELECT name FROM sqlite_master WHERE sql LIKE 'CREATE VIRTUAL TABLE%'"
+        )
+    }
+
+
+def full_text_shadows(conn: sqlite3.Connection) -> set[str]:
+    """The tables a full-text index keeps itself in (`<index>_data`, `_idx`, ...)."""
+    virtual = full_text_tables(conn)
+    return {
+        name
+        for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        if any(name.startswith(f"{v}_") for v in virtual)
+    }
 
 
 def _cell(value: Any) -> Any:
@@ -454,6 +480,8 @@ SEEDS = [
     Seed("antigravity-cli", "antigravity", _copy("antigravity/home/.gemini"),
          f"{_AGY}/transcript_full.jsonl", [f"{_AGY}/transcript_full.jsonl"]),
     Seed("warp", "warp", _warp, "warp.sqlite", ["warp.sqlite"]),
+    Seed("llm", "llm", _copy("llm/home/.config/io.datasette.llm"), "logs.db", ["logs.db"]),
+    Seed("llm-0.13", "llm", _copy("llm/0.13"), "logs.db", ["logs.db"]),
     Seed("qoder", "qoder", _copy("qoder/home/.qoder"), f"{_QODER}.jsonl", [f"{_QODER}.jsonl"]),
     Seed("qoder-subagent", "qoder", _copy("qoder/home/.qoder"),
          f"{_QODER}/subagents/agent-a7c3e91.jsonl", [f"{_QODER}/subagents/agent-a7c3e91.jsonl"]),

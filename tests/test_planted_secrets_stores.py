@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 import zstandard
 from conftest import CLI
+from fuzz_seeds import full_text_shadows, full_text_tables
 from test_planted_secrets_sources import _plant, leaks
 
 Build = Callable[[CLI, Path], list[Path]]
@@ -138,6 +139,16 @@ def _warp(cli: CLI, home: Path) -> list[Path]:
     return [build(home)]
 
 
+def _llm(cli: CLI, home: Path) -> list[Path]:
+    from test_source_llm import FIXTURES
+
+    for name in ("LLM_USER_PATH", "XDG_CONFIG_HOME"):
+        cli.env.pop(name, None)
+    folder = home / ".config" / "io.datasette.llm"
+    shutil.copytree(FIXTURES / "home" / ".config" / "io.datasette.llm", folder)
+    return [folder / "logs.db"]
+
+
 STORES: dict[str, Build] = {
     "opencode": _opencode,
     "goose": _goose,
@@ -146,6 +157,7 @@ STORES: dict[str, Build] = {
     "cursor": _cursor,
     "zed": _zed,
     "warp": _warp,
+    "llm": _llm,
 }
 
 
@@ -155,6 +167,10 @@ def _plant_db(path: Path) -> int:
     conn = sqlite3.connect(path)
     try:
         tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        # A full-text index and its shadow tables (llm's `responses_fts`) hold no text
+        # of their own that a reader takes: their tables' triggers keep them in step.
+        left = full_text_tables(conn) | full_text_shadows(conn)
+        tables = [t for t in tables if t not in left]
         for table in tables:
             columns = [r[1] for r in conn.execute(f'PRAGMA table_info("{table}")')]
             for row in conn.execute(f'SELECT rowid, * FROM "{table}"').fetchall():

@@ -61,6 +61,7 @@ class SourceKind(StrEnum):
     TRAE_CLI = "trae-cli"
     VIBE = "vibe"
     GPTME = "gptme"
+    LLM = "llm"
     SPECSTORY = "specstory"
     CHATGPT = "chatgpt"
     CLAUDE_AI = "claude-ai"
@@ -278,6 +279,16 @@ ENTRIES: tuple[Entry, ...] = (
         env=("GPTME_LOGS_HOME", *_DATA, "LOCALAPPDATA"),
         start=Start(("gptme",)),
     ),
+    # "llm" alone is a word of every other query about models ("the llm answered..."):
+    # taken for the tool it would nudge its conversations up and drop the word from the
+    # query's coverage. People who mean the tool say its package's name with the CLI.
+    # `llm chat` takes no first prompt, so no handoff starts it.
+    Entry(
+        SourceKind.LLM,
+        "llm_logs:LlmSource",
+        spoken=("llm-cli",),
+        env=("LLM_USER_PATH", *_CONFIG),
+    ),
     # "warp" alone is a word of code talk (Rust's web framework, a warp's threads).
     Entry(
         SourceKind.WARP,
@@ -368,6 +379,7 @@ NAMES: dict[str, str] = {
     SourceKind.TRAE_CLI: "TRAE CLI",
     SourceKind.VIBE: "Mistral Vibe",
     SourceKind.GPTME: "gptme",
+    SourceKind.LLM: "Simon Willison's llm CLI",
     SourceKind.WARP: "Warp's agent conversations",
     SourceKind.SPECSTORY: "SpecStory's Markdown exports",
     SourceKind.CHATGPT: "ChatGPT",

@@ -1,0 +1,134 @@
+"""The `llm` CLI's log: where it is, and the `Source` that reads it.
+
+`llm` (Simon Willison's command-line tool, PyPI's `llm`) logs every prompt and response
+to `logs.db` in its user folder: `$LLM_USER_PATH` when set, else the folder Click gives
+the app `io.datasette.llm`, `$XDG_CONFIG_HOME/io.datasette.llm` (else
+`~/.config/io.datasette.llm`) on Linux, `~/Library/Application Support/io.datasette.llm`
+on macOS, `%APPDATA%\\io.datasette.llm` on Windows. `llm logs off` and `--no-log` keep a
+prompt out of it; nothing else goes anywhere else.
+
+A conversation (`llm chat`, `llm -c`, `llm --cid ID`; a lone prompt is a conversation of
+one) is a session, indexed as `<file id>:<conversation id>`, read again whole when its
+token moved (`llm_db` for the two shapes the file has had, `llm_records` for what is a
+prompt). `llm` records no working folder, so its sessions have no project.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+from findsession.domain import Problem, Resume, Session
+from findsession.sources import foreign_db, llm_db
+from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
+from findsession.sources.cursor import Cursor, Reading, Record
+from findsession.sources.llm_records import conversation_records
+from findsession.sources.registry import SourceKind
+from findsession.sources.resuming import option, resume_in_cwd
+
+KIND = SourceKind.LLM
+DB_NAME = "logs.db"
+APP = "io.datasette.llm"
+
+
+def user_dir() -> Path:
+    """`llm`'s user folder on this machine, as `llm` itself finds it (see the module's
+    docstring)."""
+    given = os.environ.get("LLM_USER_PATH")
+    if given:
+        return Path(given).expanduser()
+    home = Path.home()
+    if sys.platform == "darwin":
+        return home / "Library" / "Application Support" / APP
+    if sys.platform == "win32":
+        appdata = os.environ.get("APPDATA")
+        return (Path(appdata) if appdata else home / "AppData" / "Roaming") / APP
+    config = os.environ.get("XDG_CONFIG_HOME")
+    return (Path(config) if config else home / ".config") / APP
+
+
+def file_id(path: Path) -> str:
+    """`llm-` and a hash of the log's path: its conversations are `<file id>:<id>`."""
+    return "llm-" + hashlib.blake2b(str(path).encode(), digest_size=4).hexdigest()
+
+
+class LlmSource(Source):
+    """The `llm` CLI's `logs.db`."""
+
+    kind = KIND
+    companions = foreign_db.COMPANIONS
+
+    def default_roots(self) -> list[Path]:
+        return [user_dir()]
+
+    def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
+        """`logs.db` in `root` (`llm`'s user folder, or a copy of it), or `root` itself
+        when it names a file. Nothing deeper: the folder also holds `llm`'s keys,
+        templates and embeddings, none of them a log."""
+        if root.is_file():
+            yield root
+        elif (root / DB_NAME).is_file():
+            yield root / DB_NAME
+
+    def describe(self, path: Path) -> SourceFile:
+        return SourceFile(path=path, source=KIND, session_id=file_id(path), sibling_sessions=True)
+
+    def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
+        """The conversations whose token moved since `cursor`, each whole."""
+        size = os.fstat(fh.fileno()).st_size
+        with foreign_db.reading(sf.path) as conn:
+            store = llm_db.shape(conn)
+            if store is None:
+                why = "no responses table, nor turns and messages, of the shapes llm wrote"
+                return Reading(
+                    [], foreign_db.cursor(size, 0, {}), fresh=False,
+                    problems=[Problem(0, "not an llm log", why)],
+                )  # fmt: skip
+            found = llm_db.conversations(conn, store)
+            tokens = {c.key: c.token for c in found}
+            now = foreign_db.cursor(size, len(found), tokens)
+            todo = set(foreign_db.changed(foreign_db.tokens(cursor), tokens))
+            if not todo:
+                return Reading([], now, fresh=False, unchanged=True)
+            records: list[Record] = []
+            for conversation in found:
+                if conversation.key in todo:
+                    records += conversation_records(conn, store, conversation)
+        return Reading(
+            records,
+            now,
+            fresh=False,
+            replaced=frozenset(todo),
+            lines_read=len(todo),
+        )
+
+    def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
+        """Each wanted message as the log holds it now, numbered as `read` did."""
+        ranks = {foreign_db.position_of(line)[0] for line in lines}
+        with foreign_db.reading(path) as conn:
+            store = llm_db.shape(conn)
+            if store is None:
+                return {}
+            records: list[Record] = []
+            for conversation in llm_db.conversations(conn, store):
+                if conversation.rank in ranks:
+                    records += conversation_records(conn, store, conversation)
+        return texts_by_line(records, lines)
+
+    def resume(self, session: Session) -> Resume:
+        """`llm chat --cid <id>`, which carries the conversation on in `llm`'s chat; with
+        `--database` when the log read is not the one `llm` uses by default."""
+        command = ["llm", "chat", *option("--cid", foreign_db.agent_id(session.id))]
+        path = session.file_path
+        if path and os.path.abspath(path) != os.path.abspath(user_dir() / DB_NAME):
+            command += option("--database", path)
+        return resume_in_cwd(session, *command)
+
+    def title_line(self, sf: SourceFile, title: str) -> bytes | None:
+        """None: a name lives in the log's `conversations` (or `threads`) row, and
+        findsession never writes `llm`'s database."""
+        return None
