@@ -121,7 +121,7 @@ class LlmSource(Source):
 
     def resume(self, session: Session) -> Resume:
         """`llm chat --cid <id>`, which carries the conversation on in `llm`'s chat; with
-        `--database` when the log read is not the one `llm` uses by default."""
+        `--database` (llm 0.25 on) when the log read is not the one `llm` uses by default."""
         command = ["llm", "chat", *option("--cid", foreign_db.agent_id(session.id))]
         path = session.file_path
         if path and os.path.abspath(path) != os.path.abspath(user_dir() / DB_NAME):
