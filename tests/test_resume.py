@@ -86,6 +86,7 @@ def test_claude_code_resumes_with_claude_resume_in_its_directory(cli: CLI, app: 
         "command": ["claude", "--resume", DECK],
         "cwd": str(app),
         "cwd_exists": True,
+        "anywhere": False,
         "session_id": DECK,
         "note": None,
         "reason": None,

@@ -20,6 +20,7 @@ each fragment's source path renamed to `/home/dev/harbour/…`):
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import sqlite3
 from pathlib import Path
@@ -27,6 +28,7 @@ from typing import Any
 
 import pytest
 from conftest import CLI
+from test_resume import stand_in
 
 from findsession.sources.llm_logs import file_id
 
@@ -171,6 +173,21 @@ def test_resume_is_llm_chat_with_the_conversation_id(cli: CLI, place: Path, tmp_
         file_id(elsewhere))]  # fmt: skip
     assert found[0]["resume"]["command"][:3] == ["llm", "chat", "--cid"]
     assert found[0]["resume"]["command"][4:] == ["--database", str(elsewhere)]
+
+
+def test_open_runs_llm_from_any_folder(cli: CLI, place: Path, tmp_path: Path) -> None:
+    """llm finds a conversation by its id wherever it runs, and records no folder: `open`
+    runs it where the person is, and neither it nor `--print` warns of a missing folder."""
+    index(cli)
+    found = hits(cli, "sourdough starter")[0]["session"]["id"]
+    assert cli.json("open", found)["resume"]["anywhere"] is True
+    printed = cli.run("open", found, "--print")
+    assert printed.stdout.split() == ["llm", "chat", "--cid", BAKER]
+    assert "warning" not in printed.stderr
+    record = stand_in(cli, tmp_path, "llm")
+    ran = cli.run("open", found, check=False)
+    assert ran.returncode == 7, ran.stderr  # llm took the process over
+    assert json.loads(record.read_text())["argv"] == ["chat", "--cid", BAKER]
 
 
 def test_only_the_conversation_llm_changed_is_read_again(cli: CLI, place: Path) -> None:

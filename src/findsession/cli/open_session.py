@@ -142,6 +142,8 @@ def resume_of(plan: dict[str, Any]) -> Resume:
 def directory_problem(plan: dict[str, Any]) -> str | None:
     """Why the command (a resume or start object) cannot run where it must, or None."""
     if plan["cwd"] is None:
+        if plan.get("anywhere"):
+            return None  # the agent finds it by its id: where it runs does not matter
         return (
             "the index has no working directory for this session, and the agent finds it"
             " only from there: run the command in the session's project folder"

@@ -212,6 +212,9 @@ class Resume:
     #: The machine the command must run on, when it is not this one (a session pushed
     #: to a shared server from another of the person's machines): its transcript is there.
     machine: str | None = None
+    #: The agent finds the session by its id from any folder (`llm chat --cid`): a
+    #: missing working directory stands in nobody's way.
+    anywhere: bool = False
     #: Set when the session's transcript is gone: `open` writes it back from the archive
     #: first (`Findsession.restore`), or says why it cannot.
     restore: Restore | None = None

@@ -26,6 +26,7 @@ def resume_json(r: Resume | None) -> dict[str, Any] | None:
         "command": list(r.command) if r.available else None,
         "cwd": r.cwd,
         "cwd_exists": r.cwd_exists,
+        "anywhere": r.anywhere,
         "session_id": r.session_id,
         "note": r.note,
         "reason": r.reason,

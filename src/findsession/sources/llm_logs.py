@@ -28,7 +28,7 @@ from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, Record
 from findsession.sources.llm_records import conversation_records
 from findsession.sources.registry import SourceKind
-from findsession.sources.resuming import option, resume_in_cwd
+from findsession.sources.resuming import option, resume_anywhere
 
 KIND = SourceKind.LLM
 DB_NAME = "logs.db"
@@ -126,7 +126,7 @@ class LlmSource(Source):
         path = session.file_path
         if path and os.path.abspath(path) != os.path.abspath(user_dir() / DB_NAME):
             command += option("--database", path)
-        return resume_in_cwd(session, *command)
+        return resume_anywhere(session, *command)
 
     def title_line(self, sf: SourceFile, title: str) -> bytes | None:
         """None: a name lives in the log's `conversations` (or `threads`) row, and

@@ -27,6 +27,14 @@ def resume_in_cwd(session: Session, *command: str, note: str | None = None) -> R
     return Resume(command=tuple(command), cwd=session.cwd, session_id=session.id, note=note)
 
 
+def resume_anywhere(session: Session, *command: str, note: str | None = None) -> Resume:
+    """The command, for an agent that finds the session by its id from any folder: run in
+    the session's working directory when it has one, else wherever the person is."""
+    return Resume(
+        command=tuple(command), cwd=session.cwd, session_id=session.id, note=note, anywhere=True
+    )
+
+
 def no_resume(reason: str) -> Resume:
     """No command: `reason` says why, in words an agent can pass on."""
     return Resume(reason=reason)
