@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -10,8 +11,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import apsw
+import pytest
 from conftest import CLI
 from transcripts import Transcript, project_dir
+
+from findsession.interrupts import Held
 
 N_FILES = 240
 
@@ -208,3 +212,19 @@ def test_two_index_runs_at_once_both_finish(tmp_path: Path) -> None:
         _, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err
     assert CLI(tmp_path, db).json("status")["sessions"] == 120
+
+
+def test_ctrl_c_inside_a_files_writes_waits_for_them_to_end() -> None:
+    """Ctrl-C landing inside a file's savepoint once left its transaction half closed: a
+    traceback at exit, and the run's last COMMIT could keep part of a file without its
+    cursor. Inside `Held` the block runs to its end, then the interrupt is raised."""
+    finished = []
+    with pytest.raises(KeyboardInterrupt), Held():
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)  # the signal is handled here, at the next bytecode
+        finished.append("the file's writes")
+    assert finished == ["the file's writes"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    with Held():  # without Ctrl-C nothing is raised
+        finished.append("another file")
+    assert finished[-1] == "another file"

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from findsession.embeddings.base import Embedder
+from findsession.interrupts import Held
 from findsession.quantize import quantize
 from findsession.storage.views import IndexStore
 
@@ -124,7 +125,7 @@ def _embed_batch(
     }
     for (unit_id, field, start, end), digest in zip(pieces, digests, strict=True):
         by_unit[unit_id].append((field, start, end, *vectors[digest], digest))
-    with store.transaction():
+    with Held(), store.transaction():  # Ctrl-C waits for the batch's vectors to land
         store.save_vectors_many([(u, hashes[u], chunks) for u, chunks in by_unit.items()])
         store.bump_vector_generation()
     report.units += len(rows)

@@ -29,6 +29,7 @@ from findsession.indexing.scan import (
     os_error,
     scan,
 )
+from findsession.interrupts import Held
 from findsession.redact import redact
 from findsession.sources import SOURCES, SourceFile, file_stamp
 from findsession.sources.git_index import tracked
@@ -116,10 +117,12 @@ def index_roots(
                 if progress:
                     progress(done - 1, len(work), str(sf.path))
                 # On Abort the error is reported and the file's savepoint rolled back.
-                with suppress(Abort):
-                    state = known.get(str(sf.path))
-                    index_file(store, sf, root_key, state, report, excluded, copier)
-                group.file_done(report.bytes_read)
+                # Ctrl-C stops the run after this file, never inside its writes.
+                with Held():
+                    with suppress(Abort):
+                        state = known.get(str(sf.path))
+                        index_file(store, sf, root_key, state, report, excluded, copier)
+                    group.file_done(report.bytes_read)
         if progress and work:
             progress(len(work), len(work), "")
         archive_unchanged(copier, unchanged, report)
