@@ -10,7 +10,9 @@ Beside it Roo Code writes `history_item.json` (the folder it worked in, its pare
 and Cline keeps `state/taskHistory.json` beside `tasks/` (the folder each task started in).
 
 Neither extension has a command that opens a task from outside the editor, so neither
-resumes: the reason says where to find the task instead.
+resumes: the reason says where to find the task instead. Cline's CLI keeps its sessions
+apart, in a layout of its own (`cline_cli`); `ClineSource` reads them too, as Cline's,
+and resumes them with the CLI's `cline --id <id>`.
 """
 
 from __future__ import annotations
@@ -25,13 +27,14 @@ from pathlib import Path
 from typing import IO, Any
 
 from findsession.domain import Message, Problem, Resume, Session
+from findsession.sources import cline_cli
 from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.json_doc import load_or_none, read_document
 from findsession.sources.jsonl import clean_text
 from findsession.sources.opening import open_regular
 from findsession.sources.registry import SourceKind
-from findsession.sources.resuming import no_resume
+from findsession.sources.resuming import no_resume, option, resume_in_cwd
 from findsession.sources.ui_messages import cwd_from_requests, ui_records
 from findsession.sources.walking import walk
 
@@ -133,11 +136,82 @@ class _TaskSource(Source):
 
 
 class ClineSource(_TaskSource):
-    """Cline's tasks (`saoudrizwan.claude-dev`), in every editor that hosts it."""
+    """Cline's tasks (`saoudrizwan.claude-dev`), in every editor that hosts it, and the
+    sessions of its CLI (`cline_cli`)."""
 
     kind = SourceKind.CLINE
     extensions = ("saoudrizwan.claude-dev",)
     agent = "Cline"
+
+    def default_roots(self) -> list[Path]:
+        """The extension's task folders (as `_TaskSource`) and the CLI's sessions folder
+        when it exists."""
+        cli = cline_cli.sessions_folder()
+        return [*super().default_roots(), *([cli] if cli.is_dir() else [])]
+
+    def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
+        """The extension's tasks under `root` and the CLI's sessions: each session
+        folder's `<stem>.messages.json` (the lead's and any teammate's)."""
+        if root.is_file():
+            if cline_cli.is_messages(root):
+                yield root
+            else:
+                yield from super().discover(root, skip)
+            return
+        for folder, dirs, files in walk(root, skip):
+            if UI_FILE in files:
+                dirs[:] = []
+                yield folder / UI_FILE
+                continue
+            found = sorted(f for f in files if cline_cli.is_messages(Path(f)))
+            if found:
+                dirs[:] = []
+                yield from (folder / f for f in found)
+
+    def describe(self, path: Path) -> SourceFile:
+        if not cline_cli.is_messages(path):
+            return super().describe(path)
+        lead = path.parent.name
+        own = cline_cli.stem(path)
+        teammate = own != lead
+        return SourceFile(
+            path=path,
+            source=self.kind,
+            session_id=f"{lead}:{own}" if teammate else own,
+            is_subagent=teammate,
+            parent_id=lead if teammate else None,
+        )
+
+    def records(self, sf: SourceFile, doc: Any, problems: list[Problem]) -> list[Message]:
+        if not cline_cli.is_messages(sf.path):
+            return super().records(sf, doc, problems)
+        manifest = _small_json(sf.path.parent / f"{sf.path.parent.name}.json")
+        manifest = manifest if isinstance(manifest, dict) else {}
+        return cline_cli.session_records(doc, manifest, problems)  # type: ignore[return-value]
+
+    def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
+        if not cline_cli.is_messages(path):
+            return super().read_back(path, lines)
+        with open_regular(str(path)) as fh:
+            doc = load_or_none(fh.read())
+        texts: dict[tuple[int, int], str] = {}
+        parts: dict[int, int] = {}
+        for rec in cline_cli.session_records(doc, {}, []) if doc is not None else []:
+            if isinstance(rec, Message):
+                part = parts.get(rec.line, 0)
+                parts[rec.line] = part + 1
+                if rec.line in lines:
+                    texts[(rec.line, part)] = rec.text
+        return texts
+
+    def resume(self, session: Session) -> Resume:
+        """The CLI's own sessions resume in the CLI (`cline --id`, which opens its
+        terminal UI and runs its tools in the folder it starts in); the extension's
+        tasks only in the editor."""
+        if session.file_path and cline_cli.is_messages(Path(session.file_path)):
+            lead = session.id.split(":", 1)[0]
+            return resume_in_cwd(session, "cline", *option("--id", lead))
+        return super().resume(session)
 
 
 class RooCodeSource(_TaskSource):

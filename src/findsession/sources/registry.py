@@ -182,7 +182,14 @@ ENTRIES: tuple[Entry, ...] = (
         spoken=("vscode", "copilot"),
         env=_CONFIG,
     ),
-    Entry(SourceKind.CLINE, "extension_tasks:ClineSource", spoken=("cline",), env=_CONFIG),
+    Entry(
+        SourceKind.CLINE,
+        "extension_tasks:ClineSource",
+        spoken=("cline",),
+        # The extension's tasks under the editor's config folder; the CLI's data under
+        # `~/.cline/data`, which these move (its own order: sessions, data, home).
+        env=(*_CONFIG, "CLINE_SESSION_DATA_DIR", "CLINE_DATA_DIR", "CLINE_DIR"),
+    ),
     Entry(SourceKind.ROO_CODE, "extension_tasks:RooCodeSource", spoken=("roo",), env=_CONFIG),
     Entry(SourceKind.AMP, "amp:AmpSource", spoken=("amp",)),
     Entry(
@@ -357,7 +364,7 @@ NAMES: dict[str, str] = {
     SourceKind.COPILOT_CLI: "GitHub Copilot CLI",
     SourceKind.CURSOR_AGENT: "cursor-agent",
     SourceKind.VSCODE_COPILOT: "VS Code Copilot Chat",
-    SourceKind.CLINE: "Cline",
+    SourceKind.CLINE: "Cline (the editor extension and its CLI)",
     SourceKind.ROO_CODE: "Roo Code",
     SourceKind.AMP: "Amp",
     SourceKind.OPENCODE: "OpenCode",
