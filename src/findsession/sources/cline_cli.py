@@ -19,16 +19,12 @@ import re
 from pathlib import Path
 from typing import Any
 
-from findsession.domain import Message, MessageKind, MetaEvent, MetaKind, Problem
-from findsession.sources.claude_code_blocks import input_files, input_text, result_text
+from findsession.domain import Message, MetaEvent, MetaKind, Problem
+from findsession.sources.claude_code_records import parse_record
 from findsession.sources.epoch import epoch_iso
-from findsession.sources.jsonl import cap, clean_text
+from findsession.sources.jsonl import clean_text
 
 MESSAGES = ".messages.json"
-PROMPT_CAP = 100_000
-THINKING_CAP = 8_000
-TOOL_INPUT_CAP = 2_000
-TOOL_OUTPUT_CAP = 4_000
 _WRAPPED = re.compile(r"^\s*<user_input\b[^>]*>(.*)</user_input>\s*$", re.S)
 
 Record = Message | MetaEvent
@@ -55,23 +51,27 @@ def stem(path: Path) -> str:
 
 def session_records(doc: Any, manifest: dict[str, Any], problems: list[Problem]) -> list[Record]:
     """Every message of a session, numbered by its place (from 1), each with the folder
-    the session worked in; the title last."""
+    the session worked in; the title last. The messages are Claude's API blocks, read by
+    Claude Code's mapping (`claude_code_records.parse_record`) once the CLI's wrapper is
+    taken off what the person typed and its own nudges are left out."""
     if not isinstance(doc, dict):
         problems.append(Problem(1, "not a JSON object", type(doc).__name__))
         return []
     messages = doc.get("messages") if isinstance(doc.get("messages"), list) else []
     cwd = _str(manifest.get("cwd")) or _str(manifest.get("workspace_root"))
-    results = _results(messages)
     records: list[Record] = []
-    unknown: dict[str, list[int]] = {}
     for number, msg in enumerate(messages, 1):
-        if not isinstance(msg, dict):
+        role = msg.get("role") if isinstance(msg, dict) else None
+        if role not in ("user", "assistant"):
             continue
-        base = {"line": number, "timestamp": epoch_iso(msg.get("ts")), "cwd": cwd}
-        records.extend(_message(msg, base, results, unknown))
-    for kind, numbers in unknown.items():
-        count = f"{len(numbers)} block" + ("" if len(numbers) == 1 else "s")
-        problems.append(Problem(numbers[0], "unknown block kind", f"{kind} ({count})"))
+        content = msg.get("content")
+        shaped = {
+            "type": role,
+            "timestamp": epoch_iso(msg.get("ts")),
+            "cwd": cwd,
+            "message": {"role": role, "content": _typed(content) if role == "user" else content},
+        }
+        records.extend(parse_record(shaped, number, in_subagent_file=False))
     metadata = manifest.get("metadata") if isinstance(manifest.get("metadata"), dict) else {}
     title = _str(metadata.get("title"))
     if title and title.strip():
@@ -79,83 +79,24 @@ def session_records(doc: Any, manifest: dict[str, Any], problems: list[Problem])
     return records
 
 
-def _message(
-    msg: dict[str, Any],
-    base: dict[str, Any],
-    results: dict[str, dict[str, Any]],
-    unknown: dict[str, list[int]],
-) -> list[Message]:
-    role = msg.get("role")
-    content = msg.get("content")
-    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-    out: list[Message] = []
-    for block in blocks if isinstance(blocks, list) else []:
-        if not isinstance(block, dict):
-            continue
-        kind = block.get("type")
-        if kind == "text":
-            text = (_str(block.get("text")) or "").strip()
-            if role == "user":
-                if text.startswith("[SYSTEM] "):
-                    continue  # the CLI's nudge, not the person's words
+def _typed(content: Any) -> Any:
+    """A user message's content with what the person typed out of its `<user_input>`
+    wrapper, and without the CLI's `[SYSTEM] ` nudges to the model."""
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    if not isinstance(content, list):
+        return content
+    kept: list[Any] = []
+    for block in content:
+        if isinstance(block, dict) and block.get("type") == "text":
+            text = block.get("text")
+            if isinstance(text, str):
+                if text.lstrip().startswith("[SYSTEM] "):
+                    continue
                 wrapped = _WRAPPED.match(text)
-                text = wrapped.group(1).strip() if wrapped else text
-            if text:
-                speaker = MessageKind.PROMPT if role == "user" else MessageKind.REPLY
-                out.append(Message(speaker, cap(text, PROMPT_CAP), **base))
-        elif kind == "thinking":
-            thought = (_str(block.get("thinking")) or "").strip()
-            if thought:
-                out.append(Message(MessageKind.THINKING, cap(thought, THINKING_CAP), **base))
-        elif kind == "tool_use":
-            out.extend(_tool_use(block, base, results))
-        elif kind not in ("tool_result", "redacted_thinking", "image", "file"):
-            unknown.setdefault(str(kind), []).append(base["line"])
-    return out
-
-
-def _tool_use(
-    block: dict[str, Any], base: dict[str, Any], results: dict[str, dict[str, Any]]
-) -> list[Message]:
-    call_id, name = _str(block.get("id")), _str(block.get("name")) or "tool"
-    args = block.get("input")
-    out = [
-        Message(
-            MessageKind.TOOL_CALL,
-            cap(clean_text(input_text(args)), TOOL_INPUT_CAP),
-            tool_name=name,
-            tool_id=call_id,
-            files=input_files(args),
-            **base,
-        )
-    ]
-    result = results.get(call_id or "")
-    output = clean_text(result_text(result.get("content"))) if result else ""
-    if result and output.strip():
-        out.append(
-            Message(
-                MessageKind.TOOL_OUTPUT,
-                cap(output, TOOL_OUTPUT_CAP),
-                tool_name=name,
-                tool_id=call_id,
-                is_error=result.get("is_error") is True,
-                **base,
-            )
-        )
-    return out
-
-
-def _results(messages: list[Any]) -> dict[str, dict[str, Any]]:
-    """Each tool result by the id of the call it answers."""
-    found: dict[str, dict[str, Any]] = {}
-    for msg in messages:
-        content = msg.get("content") if isinstance(msg, dict) else None
-        for block in content if isinstance(content, list) else []:
-            if isinstance(block, dict) and block.get("type") == "tool_result":
-                use = block.get("tool_use_id")
-                if isinstance(use, str):
-                    found[use] = block
-    return found
+                block = {**block, "text": wrapped.group(1).strip() if wrapped else text}
+        kept.append(block)
+    return kept
 
 
 def _str(value: Any) -> str | None:

@@ -28,9 +28,9 @@ from typing import IO, Any
 
 from findsession.domain import Message, Problem, Resume, Session
 from findsession.sources import cline_cli
-from findsession.sources.base import Skip, Source, SourceFile
-from findsession.sources.cursor import Cursor, Reading
-from findsession.sources.json_doc import load_or_none, read_document
+from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
+from findsession.sources.cursor import Cursor, Reading, Record
+from findsession.sources.json_doc import load_or_none, read_document, side_object
 from findsession.sources.jsonl import clean_text
 from findsession.sources.opening import open_regular
 from findsession.sources.registry import SourceKind
@@ -114,14 +114,11 @@ class _TaskSource(Source):
         """Each wanted message as the file holds it now, numbered as `read` numbered it."""
         with open_regular(str(path)) as fh:
             doc = load_or_none(fh.read())
-        texts: dict[tuple[int, int], str] = {}
-        parts: dict[int, int] = {}
-        for rec in ui_records(doc, []) if doc is not None else []:
-            part = parts.get(rec.line, 0)
-            parts[rec.line] = part + 1
-            if rec.line in lines:
-                texts[(rec.line, part)] = rec.text
-        return texts
+        return texts_by_line(self.recorded(path, doc) if doc is not None else [], lines)
+
+    def recorded(self, path: Path, doc: Any) -> list[Record]:
+        """The records of a file read again for `read_back` (its text, not its folder)."""
+        return ui_records(doc, [])
 
     def resume(self, session: Session) -> Resume:
         return no_resume(
@@ -185,24 +182,13 @@ class ClineSource(_TaskSource):
     def records(self, sf: SourceFile, doc: Any, problems: list[Problem]) -> list[Message]:
         if not cline_cli.is_messages(sf.path):
             return super().records(sf, doc, problems)
-        manifest = _small_json(sf.path.parent / f"{sf.path.parent.name}.json")
-        manifest = manifest if isinstance(manifest, dict) else {}
+        manifest = side_object(sf.path.parent / f"{sf.path.parent.name}.json")
         return cline_cli.session_records(doc, manifest, problems)  # type: ignore[return-value]
 
-    def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
+    def recorded(self, path: Path, doc: Any) -> list[Record]:
         if not cline_cli.is_messages(path):
-            return super().read_back(path, lines)
-        with open_regular(str(path)) as fh:
-            doc = load_or_none(fh.read())
-        texts: dict[tuple[int, int], str] = {}
-        parts: dict[int, int] = {}
-        for rec in cline_cli.session_records(doc, {}, []) if doc is not None else []:
-            if isinstance(rec, Message):
-                part = parts.get(rec.line, 0)
-                parts[rec.line] = part + 1
-                if rec.line in lines:
-                    texts[(rec.line, part)] = rec.text
-        return texts
+            return super().recorded(path, doc)
+        return cline_cli.session_records(doc, {}, [])
 
     def resume(self, session: Session) -> Resume:
         """The CLI's own sessions resume in the CLI (`cline --id`, which opens its
