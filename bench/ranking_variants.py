@@ -1,7 +1,7 @@
 """Each ranking rule on or off, side by side on the three query sets, in one run.
 
     python bench/ranking_variants.py --large-corpus OUT_DIR --large-work DIR \\
-        --visible-db DIR/index.db --locomo-db locomo.db [--group earlier|length]
+        --visible-db DIR/index.db --locomo-db locomo.db [--group earlier|length|weights]
 
 Every rule that pins, nudges or boosts has to earn its place on the large set without
 costing the others. The indexes are the ones `bench/known_item.py` (both sets) and
@@ -90,7 +90,72 @@ LENGTH: dict[str, list[tuple[object, str, object]]] = {
     "discount 0.25": [(sessions, "LENGTH_DISCOUNT", 0.25)],
     "discount 1.0": [(sessions, "LENGTH_DISCOUNT", 1.0)],
 }
-GROUPS = {"earlier": EARLIER, "length": LENGTH}
+
+
+_fuse = engine.fuse
+
+
+def fused_at(weight: float):  # noqa: ANN201
+    """Rank fusion with the vector list at `weight` (the config's `[search] hybrid_weight`)."""
+
+    def fuse(keyword, vector, hybrid_weight, pins, floor):  # noqa: ANN001, ANN202
+        return _fuse(keyword, vector, weight, pins, floor)
+
+    return fuse
+
+
+def weighted(ranks: float = 1, keyword: float = 1, meaning: float = 1, further: float = 1):  # noqa: ANN201
+    """A session's four parts, each times its weight (the shipped sum weighs each 1)."""
+
+    def parts(found, evidence, scale, turns=1):  # noqa: ANN001, ANN202
+        p = _parts(found, evidence, scale, turns)
+        return ScoreParts(
+            p.ranks * ranks, p.keyword * keyword, p.meaning * meaning, p.further * further
+        )
+
+    return parts
+
+
+_held_share = [1.0]
+_words_held = engine._words_held
+
+
+def holding(store, query, unit_id):  # noqa: ANN001, ANN201
+    """`_words_held`, the share kept for `keyword_by_strength`."""
+    held, words = _words_held(store, query, unit_id)
+    _held_share[0] = held / words if words else 1.0
+    return held, words
+
+
+def keyword_by_strength(full: float):  # noqa: ANN201
+    """The keyword part times how much of the query the keyword list's best unit holds
+    (all of it from `full` up): a list whose best holds few of the words counts less."""
+
+    def parts(found, evidence, scale, turns=1):  # noqa: ANN001, ANN202
+        p = _parts(found, evidence, scale, turns)
+        share = min(1.0, _held_share[0] / full)
+        return ScoreParts(p.ranks, p.keyword * share, p.meaning, p.further)
+
+    return parts
+
+
+#: The lists' weight in fusion and each part's weight in a session's score.
+WEIGHTS: dict[str, list[tuple[object, str, object]]] = {
+    "shipped": [],
+    "vector list 0.3 in fusion": [(engine, "fuse", fused_at(0.3))],
+    "vector list 0.4 in fusion": [(engine, "fuse", fused_at(0.4))],
+    "vector list 0.6 in fusion": [(engine, "fuse", fused_at(0.6))],
+    "ranks x0.5": [(sessions, "_parts", weighted(ranks=0.5))],
+    "ranks x2": [(sessions, "_parts", weighted(ranks=2))],
+    "keyword x0.5": [(sessions, "_parts", weighted(keyword=0.5))],
+    "keyword x1.5": [(sessions, "_parts", weighted(keyword=1.5))],
+    "meaning x0.5": [(sessions, "_parts", weighted(meaning=0.5))],
+    "further x0": [(sessions, "_parts", weighted(further=0))],
+    "keyword x its best unit's share of the words / 0.7": [
+        (engine, "_words_held", holding), (sessions, "_parts", keyword_by_strength(0.7))
+    ],
+}
+GROUPS = {"earlier": EARLIER, "length": LENGTH, "weights": WEIGHTS}
 
 
 def large(args: argparse.Namespace) -> list:
