@@ -212,7 +212,7 @@ def test_read_back_turns_with_context_and_tools(store: Store, projects: Path) ->
     assert all("3 failed" not in m.text for m in plain.messages)
 
 
-def test_compaction_agent_replaying_its_parent_adds_only_its_own_turn(
+def test_compaction_agent_replaying_its_parent_adds_only_its_summary_found_as_the_parent(
     store: Store, projects: Path
 ) -> None:
     folder = project_dir(projects, "/home/dev/code/app")
@@ -224,15 +224,23 @@ def test_compaction_agent_replaying_its_parent_adds_only_its_own_turn(
     compact = Transcript(session_id="long-one", sidechain=True, agent_id="acompact-1f2e3d")
     compact.lines = [dict(line, isSidechain=True) for line in replayed]
     compact.prompt("Your task is to create a detailed summary of the conversation so far.")
-    compact.reply("Summary: billing tables migrated, invoices backfilled.")
+    compact.reply("Summary: the ledger's billing tables migrated, invoices backfilled.")
     compact.write(folder / "long-one" / "subagents", "agent-acompact-1f2e3d.jsonl")
 
     index(store, projects)
 
     assert len(turns_of(store, "long-one")) == 2
-    assert [p for p, _ in turns_of(store, "agent-acompact-1f2e3d")] == [
-        "Your task is to create a detailed summary of the conversation so far."
+    # Claude Code's instructions to the agent are nobody's prompt; its summary is its turn.
+    assert turns_of(store, "agent-acompact-1f2e3d") == [
+        ("", "Summary: the ledger's billing tables migrated, invoices backfilled.")
     ]
+    agent = store.get_session("agent-acompact-1f2e3d")
+    assert agent is not None and agent.agent_type == "compaction"
+    # The summary counts for the session it summarises: one result, never the agent beside it.
     hits = search(store, "backfill invoices", SearchOptions(mode="keyword", kind="turn")).hits
-    assert [h.session.id for h in hits] == ["long-one", "agent-acompact-1f2e3d"]
-    assert hits[1].snippet.startswith("Summary")
+    assert [h.session.id for h in hits] == ["long-one"]
+    assert hits[0].turn == 2
+    # Words only the summary holds find the session, shown whole with the summary's words.
+    (hit,) = search(store, "ledger", SearchOptions(mode="keyword")).hits
+    assert (hit.session.id, hit.turn, hit.unit_kind) == ("long-one", None, "session")
+    assert "ledger" in hit.snippet

@@ -23,6 +23,7 @@ from findsession.domain.answers import (
 from findsession.domain.blame import Blame, BlameLine, Writer
 from findsession.domain.handoff import Brief, CommandRun, FileChange
 from findsession.domain.records import (
+    COMPACTION_AGENT,
     Message,
     MessageKind,
     MetaEvent,
@@ -38,6 +39,7 @@ from findsession.domain.records import (
 from findsession.domain.writes import FileWrite
 
 __all__ = [
+    "COMPACTION_AGENT",
     "ArchiveStatus",
     "AuditRecord",
     "Blame",

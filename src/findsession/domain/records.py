@@ -28,6 +28,13 @@ class MessageKind(StrEnum):
     SECTION = "section"  # one section of a note (a doc, a journal entry, a memory file)
 
 
+#: A subagent's `agent_type` when all it did was restate its parent: a compaction agent,
+#: which read the conversation so far and wrote its summary. Its words are its parent's
+#: work said again, so a search counts them for the parent: the session found is the one
+#: the person worked in, never the harness's summary of it beside it.
+COMPACTION_AGENT = "compaction"
+
+
 class MetaKind(StrEnum):
     """Session-level facts that are not part of the conversation."""
 

@@ -198,7 +198,7 @@ def retrieve(
         found.evidence = sessions.Evidence(bm25=best * sessions.EVIDENCE_BM25_SHARE)
     background = found.signals.background
     found.scale = sessions.Scale.of(keyword, vector, floor if background is None else background)
-    found.units = fuse(keyword, vector, opts.hybrid_weight, pins, floor)
+    found.units = for_parents(store, fuse(keyword, vector, opts.hybrid_weight, pins, floor))
     lengths = store.turn_counts(sessions.with_further(found.units))
     found.evidence = replace(found.evidence, turns=lengths)
     if named:
@@ -209,6 +209,23 @@ def retrieve(
             f"read {window.words!r} as {window.describe()}: sessions active then rank higher"
         )
     return found
+
+
+def for_parents(store: SearchStore, units: list[FusedUnit]) -> list[FusedUnit]:
+    """The units of a session that only restates its parent (a compaction agent's
+    summary) counted for the parent: they are evidence for the session the person
+    worked in, and shown apart they took a place in the list for a summary of it.
+
+    Measured on four real histories (525 of 1,824 subagent files are compaction
+    agents): MRR .816 -> .821 with no person, language or kind lower
+    (docs/benchmarks.md, "A compaction's summary counts for its session").
+    """
+    parents = store.restating(list(dict.fromkeys(u.session_id for u in units)))
+    for unit in units:
+        parent = parents.get(unit.session_id)
+        if parent is not None:
+            unit.found_in, unit.session_id = unit.session_id, parent
+    return units
 
 
 #: Whether a search inside one session pins for a sentence too (see `retrieve`).

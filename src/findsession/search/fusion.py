@@ -23,6 +23,9 @@ class FusedUnit:
     vector_rank: int | None = None
     #: Why the unit was ranked ahead of fusion order: "identifier" or "keyword-winner".
     pinned: str | None = None
+    #: The session the unit is in when it counts for another (`session_id`): a
+    #: compaction agent's summary, counted for the session it summarised.
+    found_in: str | None = None
 
 
 def fuse(

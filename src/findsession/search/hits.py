@@ -30,8 +30,9 @@ def hits_of(
     its best turn. On a team's server, a transcript pushed from several of its owner's
     machines (a synced folder) is one hit: its best-ranked copy.
 
-    A session found through its fingerprint is still shown at a turn when one of its
-    turns matched too, because "where in the session" is the next question.
+    A session found through its fingerprint, or through a compaction's summary of it,
+    is still shown at a turn when one of its own turns matched too, because "where in
+    the session" is the next question.
     """
     hits: list[Hit] = []
     copies: set[tuple[str, str]] = set()
@@ -39,8 +40,9 @@ def hits_of(
         if len(hits) >= opts.top:
             break
         best = ranked.best
-        turns = [u for u in ranked.units if u.kind in PLACES]
-        shown = turns[0] if best.kind == "session" and turns else best
+        turns = [u for u in ranked.units if u.kind in PLACES and u.found_in is None]
+        whole = best.kind == "session" or best.found_in is not None
+        shown = turns[0] if whole and turns else best
         hit = hit_of(store, best, shown, len(hits) + 1, query, opts, ranked.score)
         if hit is None:
             continue
@@ -65,6 +67,9 @@ def hit_of(
 ) -> Hit | None:
     session = store.get_session(shown.session_id)
     row = store.unit_fields(shown.unit_id)
+    # A compaction's summary is no place in the session it counts for: the session is
+    # shown whole, with the summary's words.
+    place = shown.kind in PLACES and shown.found_in is None
     if session is None or row is None:  # deleted between the queries by a concurrent run
         return None
     ts, title, prompt, reply, tools, tool_names, files = row
@@ -86,8 +91,8 @@ def hit_of(
         rank=position,
         score=score,
         session=session,
-        unit_kind=shown.kind,
-        turn=shown.ordinal if shown.kind in PLACES else None,
+        unit_kind=shown.kind if place else "session",
+        turn=shown.ordinal if place else None,
         timestamp=ts,
         snippet=snippet,
         highlights=spans,

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from findsession.domain import Message, Resume, Session
+from findsession.domain import COMPACTION_AGENT, Message, Resume, Session
 from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.claude_code_records import parse_record
 from findsession.sources.cursor import Cursor, Reading
@@ -26,6 +26,8 @@ from findsession.sources.resuming import option, resume_in_cwd
 from findsession.sources.walking import walk
 
 KIND = SourceKind.CLAUDE_CODE
+#: The file name's start of the agent that compacts a session (`agent-acompact-<id>`).
+_COMPACTION_STEM = "agent-acompact-"
 
 
 class ClaudeCodeSource(Source):
@@ -36,7 +38,9 @@ class ClaudeCodeSource(Source):
     #: a teammate's message to the lead of an agent team is no prompt. 3: in the transcript
     #: of a teammate in a pane of its own (a main transcript) the lead's message is its prompt;
     #: what the harness wrote (`promptSource: "system"`, an auto-continuation) is no prompt.
-    reads = 3
+    #: 4: a compaction agent (`agent-acompact-*`) says so (`agent_type`), and the
+    #: instructions Claude Code gives it are no prompt.
+    reads = 4
 
     def default_roots(self) -> list[Path]:
         return [default_root()]
@@ -111,14 +115,27 @@ def describe(path: Path) -> SourceFile:
             session_id=stem,
             is_subagent=True,
             parent_id=path.parent.parent.name,
-            agent_type=meta.get("agentType"),
+            agent_type=meta.get("agentType") or _internal_agent(stem),
             agent_description=meta.get("description"),
         )
     if stem.startswith("agent-"):
         # 2.0.x wrote subagents flat beside the sessions; the parent is named by the
         # records' sessionId, which the indexer reads.
-        return SourceFile(path=path, source=KIND, session_id=stem, is_subagent=True)
+        return SourceFile(
+            path=path,
+            source=KIND,
+            session_id=stem,
+            is_subagent=True,
+            agent_type=_internal_agent(stem),
+        )
     return SourceFile(path=path, source=KIND, session_id=stem)
+
+
+def _internal_agent(stem: str) -> str | None:
+    """The kind of an agent Claude Code runs for itself, read from its file's name (no
+    `.meta.json` is written for one): `agent-acompact-*` is the compaction agent, which
+    restates its parent."""
+    return COMPACTION_AGENT if stem.startswith(_COMPACTION_STEM) else None
 
 
 def _read_agent_meta(path: Path) -> dict[str, str]:

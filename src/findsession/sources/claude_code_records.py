@@ -54,6 +54,9 @@ HARNESS_PREFIXES = (
     "[Request interrupted by user",
     "<task-notification>",
     "<bash-notification>",
+    # What Claude Code asks its compaction agent (`agent-acompact-*`): its instructions,
+    # not anyone's request; the summary it answers with is the agent's turn.
+    "Your task is to create a detailed summary of the conversation so far",
 )
 #: Another agent's message to this session: a teammate's in an agent team (relayed from
 #: another session with a line before it). In the lead's transcript it is what came back

@@ -209,6 +209,11 @@ class SearchReader(Protocol):
         picked from."""
         ...
 
+    def restating(self, session_ids: list[str]) -> dict[str, str]:
+        """Those of `session_ids` that only restate their parent (a compaction agent),
+        each with its parent's id: search counts what they match for the parent."""
+        ...
+
 
 class KeywordIndex(Protocol):
     """BM25 over the units' text, with the filters inside each query (search reads)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from findsession.domain import COMPACTION_AGENT
 from findsession.storage.sql.connection import SqlConnection
 from findsession.storage.sql.filters import session_filter_sql, unit_filter_sql
 from findsession.storage.sql.tables import UNITS
@@ -184,6 +185,20 @@ class UnitsMixin(SqlConnection):
             ids, values = self.among("id", batch)
             counts.update(self.query(f"SELECT id, n_turns FROM sessions WHERE {ids}", values))
         return counts
+
+    def restating(self, session_ids: list[str]) -> dict[str, str]:
+        """Those of these sessions that restate their parent, each with the parent's id."""
+        parents: dict[str, str] = {}
+        for batch in self.batches(session_ids):
+            ids, values = self.among("id", batch)
+            parents.update(
+                self.query(
+                    f"SELECT id, parent_id FROM sessions WHERE {ids} AND agent_type = ?"
+                    " AND parent_id IS NOT NULL",
+                    (*values, COMPACTION_AGENT),
+                )
+            )
+        return parents
 
     def recent_turn_texts(self, turns: int, chars: int) -> list[tuple[str, str]]:
         """The first `chars` of prompt and reply of the most recent `turns` turns."""
