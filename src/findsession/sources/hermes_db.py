@@ -139,7 +139,7 @@ def conversations(conn: Conn, store: Store) -> list[Conversation]:
         kind = kinds.get(key, "main")
         parent = head.parent if head else None
         if head and kind == "subagent":
-            parent = _head(head.config.get("_delegate_from") or parent, rows, kinds)
+            parent = _head(_str(head.config.get("_delegate_from")) or parent, rows, kinds)
         own = (
             "|".join(f"{s}:{counts.get(s)}:{_fact(rows.get(s))}" for s in segments)
             + f"|{kind}:{parent}:{first}"
