@@ -482,6 +482,8 @@ SEEDS = [
     Seed("warp", "warp", _warp, "warp.sqlite", ["warp.sqlite"]),
     Seed("llm", "llm", _copy("llm/home/.config/io.datasette.llm"), "logs.db", ["logs.db"]),
     Seed("llm-0.13", "llm", _copy("llm/0.13"), "logs.db", ["logs.db"]),
+    Seed("hermes", "hermes", _copy("hermes/home/.hermes"), "state.db", ["state.db"]),
+    Seed("hermes-0.13", "hermes", _copy("hermes/0.13"), "state.db", ["state.db"]),
     Seed("qoder", "qoder", _copy("qoder/home/.qoder"), f"{_QODER}.jsonl", [f"{_QODER}.jsonl"]),
     Seed("qoder-subagent", "qoder", _copy("qoder/home/.qoder"),
          f"{_QODER}/subagents/agent-a7c3e91.jsonl", [f"{_QODER}/subagents/agent-a7c3e91.jsonl"]),

@@ -149,6 +149,14 @@ def _llm(cli: CLI, home: Path) -> list[Path]:
     return [folder / "logs.db"]
 
 
+def _hermes(cli: CLI, home: Path) -> list[Path]:
+    from test_source_hermes import FIXTURES
+
+    cli.env.pop("HERMES_HOME", None)
+    shutil.copytree(FIXTURES / "home" / ".hermes", home / ".hermes")
+    return [home / ".hermes" / "state.db", home / ".hermes" / "profiles" / "work" / "state.db"]
+
+
 STORES: dict[str, Build] = {
     "opencode": _opencode,
     "goose": _goose,
@@ -158,6 +166,7 @@ STORES: dict[str, Build] = {
     "zed": _zed,
     "warp": _warp,
     "llm": _llm,
+    "hermes": _hermes,
 }
 
 

@@ -27,7 +27,7 @@ from findsession.sources.claude_code_records import (
 )
 from findsession.sources.cursor import Record
 from findsession.sources.cursor_agent_text import assistant_parts
-from findsession.sources.jsonl import cap, clean_text
+from findsession.sources.jsonl import cap, clean_text, text_of
 
 _QUERY = re.compile(r"<user_query>\s*(.*?)\s*(?:</user_query>|\Z)", re.S)
 _WORKSPACE = re.compile(r"^\s*Workspace Path:\s*(\S.*?)\s*$", re.M)
@@ -152,10 +152,4 @@ def _is_result(block: dict[str, Any]) -> bool:
 
 def _result_text(block: dict[str, Any]) -> str:
     """A tool result's text: its content (a string or text blocks), or a shell output."""
-    content = block.get("content", block.get("output"))
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = [b.get("text") for b in content if isinstance(b, dict)]
-        return "\n".join(p for p in parts if isinstance(p, str))
-    return ""
+    return text_of(block.get("content", block.get("output")))

@@ -21,8 +21,9 @@ Antigravity's `write_to_file`, `replace_file_content` and `multi_replace_file_co
 `old_str_N`/`new_str_N` pairs, or `insert_line_N` with `new_str_N`), `remove-files` and
 `apply_patch` (and a heredoc in its `launch-process`); Mistral Vibe's `write_file`,
 `edit`, and `search_replace` (SEARCH/REPLACE blocks, or a list of edits, in its
-`content`); gptme's `save`, `append` and `patch` (its ORIGINAL/UPDATED blocks).
-A call of another name writes nothing here.
+`content`); gptme's `save`, `append` and `patch` (its ORIGINAL/UPDATED blocks); Hermes
+Agent's `write_file` and `patch` (a find-and-replace, or a V4A patch as Codex writes it)
+and a heredoc in its `terminal`. A call of another name writes nothing here.
 """
 
 from __future__ import annotations
@@ -132,6 +133,8 @@ def file_writes(message: Message, source: str) -> list[FileWrite]:
         return _aider(message, text, truncated)
     if source == "gptme" and name in _GPTME:
         return _gptme(message, name, text, truncated)
+    if source == "hermes" and name == "patch" and not is_patch(text):
+        name = "edit"  # its `mode: replace`: `path`, `old_string`, `new_string`
     if name in SHELL_TOOLS:
         changes = heredoc_writes(text)
         if not changes and "*** Begin Patch" in text:  # `["apply_patch", "*** Begin…"]`

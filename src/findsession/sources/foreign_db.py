@@ -21,7 +21,8 @@ source opens one:
   per session with one aggregate query (`tokens`), and only the sessions whose token
   moved are read again, each as a whole (`Reading.replaced`). The tokens are the
   state of the file's cursor (`cursor`, `tokens`), so the indexer keeps them without
-  knowing them.
+  knowing them. A source that says what its store holds as a `Survey` reads it with
+  `read_changed` and `read_back`.
 - in WAL mode the agent's commits land in `<db>-wal` until a checkpoint, leaving the
   database file's size and time unchanged; a source that reads a store sets
   `companions = COMPANIONS`, so a change there counts as the database's
@@ -36,12 +37,17 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from findsession.sources.cursor import Cursor
+from findsession.domain import Message, MessageKind, Problem
+from findsession.sources.base import texts_by_line
+from findsession.sources.cursor import Cursor, Reading, Record
 from findsession.sources.foreign_quiet import Quiet, quiet
+from findsession.sources.jsonl import cap, clean_text
 
 #: Files beside a database whose changes are the database's (WAL mode).
 COMPANIONS = ("-wal",)
@@ -158,6 +164,55 @@ def changed(old: dict[str, str], new: dict[str, str]) -> list[str]:
     return [key for key, token in new.items() if old.get(key) != token]
 
 
+@dataclass
+class Survey:
+    """What a store holds, as its source found it on an open connection: each session's
+    change token and rank, by session key, and how to read the records of some of them
+    (on that connection), problems found on the way going to `problems`."""
+
+    tokens: dict[str, str]
+    ranks: dict[str, int]
+    records: Callable[[set[str]], list[Record]]
+    problems: list[Problem] = field(default_factory=list)
+
+
+#: A source's look at its store: a `Survey`, or the problem that makes it no store of its.
+Surveyor = Callable[[sqlite3.Connection], "Survey | Problem"]
+
+
+def read_changed(path: Path, size: int, old: Cursor | None, survey: Surveyor) -> Reading:
+    """The sessions whose token moved since the cursor `old`, each whole (`size` is the
+    file's, for the new cursor)."""
+    with reading(path) as conn:
+        found = survey(conn)
+        if isinstance(found, Problem):
+            return Reading([], cursor(size, 0, {}), fresh=False, problems=[found])
+        now = cursor(size, len(found.tokens), found.tokens)
+        todo = set(changed(tokens(old), found.tokens))
+        if not todo:
+            return Reading([], now, fresh=False, unchanged=True)
+        records = found.records(todo)
+    return Reading(
+        records,
+        now,
+        fresh=False,
+        replaced=frozenset(todo),
+        lines_read=len(todo),
+        problems=found.problems,
+    )
+
+
+def read_back(path: Path, lines: set[int], survey: Surveyor) -> dict[tuple[int, int], str]:
+    """`Source.read_back` for a store: the sessions holding the wanted lines read again."""
+    ranks = {position_of(line)[0] for line in lines}
+    with reading(path) as conn:
+        found = survey(conn)
+        if isinstance(found, Problem):
+            return {}
+        records = found.records({key for key, rank in found.ranks.items() if rank in ranks})
+    return texts_by_line(records, lines)
+
+
 def line_of(rank: int, position: int) -> int:
     """A message's line number: its session's rank, then its position in the session."""
     return rank * _POSITIONS + min(position, _POSITIONS - 1)
@@ -166,6 +221,25 @@ def line_of(rank: int, position: int) -> int:
 def position_of(line: int) -> tuple[int, int]:
     """The session rank and position `line_of` packed into `line`."""
     return divmod(line, _POSITIONS)
+
+
+class Lines:
+    """Numbers each message of one session of a store in turn (`line_of`), under its
+    `session_key`; a message with no text is none (a tool call without arguments is
+    one)."""
+
+    def __init__(self, rank: int, key: str) -> None:
+        self.rank = rank
+        self.key = key
+        self.position = 0
+
+    def message(self, kind: MessageKind, text: str, limit: int, **fields: Any) -> Message | None:
+        text = clean_text(text).strip()
+        if not text and kind is not MessageKind.TOOL_CALL:
+            return None
+        self.position += 1
+        line = line_of(self.rank, self.position)
+        return Message(kind, cap(text, limit), line, session_key=self.key, **fields)
 
 
 def agent_id(session_id: str) -> str:

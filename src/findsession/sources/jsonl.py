@@ -90,6 +90,17 @@ def cut_point(text: str, limit: int) -> int:
     return last.end() if last else 0
 
 
+def text_of(content: Any) -> str:
+    """A message's text: a string, or the text of its parts joined by newlines (a part
+    without text, an image, gives none), as OpenAI-shaped messages hold it."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [p.get("text") for p in content if isinstance(p, dict)]
+        return "\n".join(p for p in parts if isinstance(p, str))
+    return ""
+
+
 def cap(text: str, limit: int) -> str:
     """`text` cut near `limit` (see `cut_point`), saying how much was left out."""
     text = clean_text(text)

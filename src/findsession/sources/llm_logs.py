@@ -24,7 +24,7 @@ from typing import IO
 
 from findsession.domain import Problem, Resume, Session
 from findsession.sources import foreign_db, llm_db
-from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
+from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import Cursor, Reading, Record
 from findsession.sources.llm_records import conversation_records
 from findsession.sources.registry import SourceKind
@@ -80,44 +80,11 @@ class LlmSource(Source):
     def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
         """The conversations whose token moved since `cursor`, each whole."""
         size = os.fstat(fh.fileno()).st_size
-        with foreign_db.reading(sf.path) as conn:
-            store = llm_db.shape(conn)
-            if store is None:
-                why = "no responses table, nor turns and messages, of the shapes llm wrote"
-                return Reading(
-                    [], foreign_db.cursor(size, 0, {}), fresh=False,
-                    problems=[Problem(0, "not an llm log", why)],
-                )  # fmt: skip
-            found = llm_db.conversations(conn, store)
-            tokens = {c.key: c.token for c in found}
-            now = foreign_db.cursor(size, len(found), tokens)
-            todo = set(foreign_db.changed(foreign_db.tokens(cursor), tokens))
-            if not todo:
-                return Reading([], now, fresh=False, unchanged=True)
-            records: list[Record] = []
-            for conversation in found:
-                if conversation.key in todo:
-                    records += conversation_records(conn, store, conversation)
-        return Reading(
-            records,
-            now,
-            fresh=False,
-            replaced=frozenset(todo),
-            lines_read=len(todo),
-        )
+        return foreign_db.read_changed(sf.path, size, cursor, _survey)
 
     def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
         """Each wanted message as the log holds it now, numbered as `read` did."""
-        ranks = {foreign_db.position_of(line)[0] for line in lines}
-        with foreign_db.reading(path) as conn:
-            store = llm_db.shape(conn)
-            if store is None:
-                return {}
-            records: list[Record] = []
-            for conversation in llm_db.conversations(conn, store):
-                if conversation.rank in ranks:
-                    records += conversation_records(conn, store, conversation)
-        return texts_by_line(records, lines)
+        return foreign_db.read_back(path, lines, _survey)
 
     def resume(self, session: Session) -> Resume:
         """`llm chat --cid <id>`, which carries the conversation on in `llm`'s chat; with
@@ -132,3 +99,18 @@ class LlmSource(Source):
         """None: a name lives in the log's `conversations` (or `threads`) row, and
         findsession never writes `llm`'s database."""
         return None
+
+
+def _survey(conn: llm_db.Conn) -> foreign_db.Survey | Problem:
+    store = llm_db.shape(conn)
+    if store is None:
+        why = "no responses table, nor turns and messages, of the shapes llm wrote"
+        return Problem(0, "not an llm log", why)
+    found = llm_db.conversations(conn, store)
+
+    def records(keys: set[str]) -> list[Record]:
+        return [r for c in found if c.key in keys for r in conversation_records(conn, store, c)]
+
+    return foreign_db.Survey(
+        {c.key: c.token for c in found}, {c.key: c.rank for c in found}, records
+    )

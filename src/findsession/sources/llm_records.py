@@ -21,7 +21,8 @@ from findsession.domain import Message, MessageKind, MetaEvent, MetaKind
 from findsession.sources import foreign_db, llm_db
 from findsession.sources.cursor import Record
 from findsession.sources.epoch import iso_utc
-from findsession.sources.jsonl import cap, clean_text
+from findsession.sources.foreign_db import Lines
+from findsession.sources.jsonl import clean_text
 from findsession.sources.tool_args import args_text, files, parsed
 
 PROMPT_CAP = 100_000
@@ -32,29 +33,12 @@ TOOL_OUTPUT_CAP = 4_000
 _ELLIPSIS = "…"
 
 
-class _Lines:
-    """Numbers each record of one conversation in turn."""
-
-    def __init__(self, conversation: llm_db.Conversation) -> None:
-        self.rank = conversation.rank
-        self.key = conversation.key
-        self.position = 0
-
-    def message(self, kind: MessageKind, text: str, limit: int, **fields: Any) -> Message | None:
-        text = clean_text(text).strip()
-        if not text and kind is not MessageKind.TOOL_CALL:
-            return None
-        self.position += 1
-        line = foreign_db.line_of(self.rank, self.position)
-        return Message(kind, cap(text, limit), line, session_key=self.key, **fields)
-
-
 def conversation_records(
     conn: llm_db.Conn, store: llm_db.Store, conversation: llm_db.Conversation
 ) -> list[Record]:
     """Every record of one conversation: the older rows, then the newer turns, then its
     name on line 0."""
-    lines = _Lines(conversation)
+    lines = Lines(conversation.rank, conversation.key)
     records: list[Record] = []
     first: list[str] = []  # the first prompt's text as `llm` named the conversation by it
     if conversation.legacy:
@@ -71,7 +55,7 @@ def conversation_records(
     return [r for r in records if r is not None]
 
 
-def _response(row: llm_db.Response, lines: _Lines, system: str | None) -> Iterator[Any]:
+def _response(row: llm_db.Response, lines: Lines, system: str | None) -> Iterator[Any]:
     base = {"timestamp": iso_utc(row.when), "message_id": row.id}
     if row.system and row.system != system:
         yield lines.message(MessageKind.HARNESS, row.system, PROMPT_CAP, **base)
@@ -96,7 +80,7 @@ def _turn(
     conn: llm_db.Conn,
     store: llm_db.Store,
     turn: llm_db.Turn,
-    lines: _Lines,
+    lines: Lines,
     first: list[str],
 ) -> Iterator[Any]:
     base = {"timestamp": iso_utc(turn.when), "message_id": turn.id}
@@ -154,14 +138,14 @@ def _text(conn: llm_db.Conn, store: llm_db.Store, part: llm_db.Part) -> tuple[st
     return "".join(own), borrowed
 
 
-def _call(lines: _Lines, name: str | None, args: Any, call_id: str | None, base: dict) -> Any:
+def _call(lines: Lines, name: str | None, args: Any, call_id: str | None, base: dict) -> Any:
     return lines.message(
         MessageKind.TOOL_CALL, args_text(args, TOOL_INPUT_CAP), TOOL_INPUT_CAP,
         tool_name=name or "tool", tool_id=call_id, files=files(args), **base,
     )  # fmt: skip
 
 
-def _result(lines: _Lines, payload: dict[str, Any], base: dict) -> Any:
+def _result(lines: Lines, payload: dict[str, Any], base: dict) -> Any:
     exception = _s(payload.get("exception"))
     return lines.message(
         MessageKind.TOOL_OUTPUT, _s(payload.get("output")) or exception or "",

@@ -62,6 +62,7 @@ class SourceKind(StrEnum):
     VIBE = "vibe"
     GPTME = "gptme"
     LLM = "llm"
+    HERMES = "hermes"
     SPECSTORY = "specstory"
     CHATGPT = "chatgpt"
     CLAUDE_AI = "claude-ai"
@@ -296,6 +297,15 @@ ENTRIES: tuple[Entry, ...] = (
         spoken=("llm-cli",),
         env=("LLM_USER_PATH", *_CONFIG),
     ),
+    # "hermes" is also React Native's JavaScript engine: it nudges only a person who has
+    # Hermes Agent sessions, who most likely means the agent. `hermes chat -q` answers a
+    # first prompt and exits, so no handoff starts it.
+    Entry(
+        SourceKind.HERMES,
+        "hermes:HermesSource",
+        spoken=("hermes",),
+        env=("HERMES_HOME", "LOCALAPPDATA"),
+    ),
     # "warp" alone is a word of code talk (Rust's web framework, a warp's threads).
     Entry(
         SourceKind.WARP,
@@ -387,6 +397,7 @@ NAMES: dict[str, str] = {
     SourceKind.VIBE: "Mistral Vibe",
     SourceKind.GPTME: "gptme",
     SourceKind.LLM: "Simon Willison's llm CLI",
+    SourceKind.HERMES: "Hermes Agent (the terminal and its messaging gateway)",
     SourceKind.WARP: "Warp's agent conversations",
     SourceKind.SPECSTORY: "SpecStory's Markdown exports",
     SourceKind.CHATGPT: "ChatGPT",

@@ -22,7 +22,7 @@ from typing import Any
 from findsession.domain import Message, MessageKind, Problem
 from findsession.sources.cursor import Record
 from findsession.sources.epoch import epoch_iso
-from findsession.sources.jsonl import cap, clean_text
+from findsession.sources.jsonl import cap, clean_text, text_of
 from findsession.sources.tool_args import args_text, parsed
 from findsession.sources.tool_args import files as arg_files
 
@@ -100,16 +100,6 @@ def _assistant(msg: dict[str, Any], number: int, base: dict[str, Any]) -> list[R
         found = arg_files(args, FILE_KEYS)
         records.append(replace(message, tool_name=name, tool_id=_str(call.get("id")), files=found))
     return records
-
-
-def text_of(content: Any) -> str:
-    """A message's text: a string, or its text parts joined (an image part has none)."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = [p.get("text") for p in content if isinstance(p, dict)]
-        return "\n".join(p for p in parts if isinstance(p, str))
-    return ""
 
 
 def _message(kind: MessageKind, text: str, line: int, limit: int, base: dict[str, Any]) -> Message:
