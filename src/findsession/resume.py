@@ -77,8 +77,14 @@ def resume_of(store: SessionReader, session: Session, here: str | None = None) -
     plan = source.resume(target)
     if not plan.available:
         return plan
+    exists = bool(plan.cwd and os.path.isdir(plan.cwd))
+    if plan.anywhere and plan.cwd and not exists:
+        # The agent finds the session by its id from any folder: a folder since moved or
+        # deleted does not stop it, so it runs wherever the person is, and says so.
+        note = "; ".join(n for n in (note, f"its folder {plan.cwd} is gone: it resumes here") if n)
+        plan = replace(plan, cwd=None)
     notes = "; ".join(n for n in (note, plan.note) if n)
-    return replace(plan, cwd_exists=bool(plan.cwd and os.path.isdir(plan.cwd)), note=notes or None)
+    return replace(plan, cwd_exists=exists, note=notes or None)
 
 
 def with_resume(store: SessionReader, hits: Iterable[Hit], here: str | None = None) -> None:
