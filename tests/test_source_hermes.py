@@ -233,7 +233,11 @@ def test_resume_is_hermes_resume_with_the_profile_that_holds_it(
     db = home / "state.db"
     greeter = cli.json("open", sid(db, GREETER))["resume"]
     assert greeter["command"] == ["hermes", "--resume", GREETER]
-    assert (greeter["cwd"], greeter["anywhere"]) == ("/home/dev/projects/greeter", True)
+    # Run in the folder it was recorded in; where that is gone (on most machines), where
+    # the person is: Hermes finds it by its id from anywhere.
+    recorded = "/home/dev/projects/greeter"
+    there = recorded if Path(recorded).is_dir() else None
+    assert (greeter["cwd"], greeter["anywhere"]) == (there, True)
     work = hits(cli, "unpaid invoice")[0]
     assert work["resume"]["command"] == ["hermes", "-p", "work", "--resume", WORK]
     (home / "active_profile").write_text("work\n")  # `hermes profile use work`
