@@ -27,6 +27,7 @@ from typing import Any
 
 import pytest
 from conftest import CLI
+from test_resume import stand_in
 
 FIXTURE = Path(__file__).parent / "fixtures" / "nanocoder"
 SESSIONS = Path(".local") / "share" / "nanocoder" / "sessions"
@@ -171,6 +172,32 @@ def test_titles_folder_and_resume(cli: CLI, sessions: Path) -> None:
     assert resume["command"] == ["nanocoder", "--resume", TIDES]
     assert (resume["cwd"], resume["anywhere"]) == ("/home/dev/tides", True)
     assert "/resume" in resume["note"]
+
+
+def test_open_runs_nanocoder_in_the_session_folder_or_where_one_is_once_it_is_gone(
+    cli: CLI, sessions: Path, tmp_path: Path
+) -> None:
+    """Nanocoder loads a session by its id from any folder: `open` runs it in the
+    session's folder while that exists, and where the person is once it is gone."""
+    project = tmp_path / "tides"
+    project.mkdir()
+    path = sessions / f"{TIDES}.json"
+    path.write_text(path.read_text().replace('"/home/dev/tides"', json.dumps(str(project))))
+    cli.json("index", "--no-embed")
+    record = stand_in(cli, tmp_path, "nanocoder")
+    ran = cli.run("open", TIDES, check=False)
+    assert ran.returncode == 7, ran.stderr  # the stand-in took the process over
+    assert json.loads(record.read_text()) == {
+        "argv": ["--resume", TIDES],
+        "cwd": str(project),
+    }
+    project.rmdir()
+    printed = cli.run("open", TIDES, "--print")
+    assert printed.stdout.split() == ["nanocoder", "--resume", TIDES]  # no `cd` to it
+    assert "warning" not in printed.stderr and "is gone: it resumes here" in printed.stderr
+    ran = cli.run("open", TIDES, check=False, cwd=tmp_path)
+    assert ran.returncode == 7, ran.stderr
+    assert json.loads(record.read_text())["cwd"] == str(tmp_path)
 
 
 def test_blame_through_its_writing_tools(cli: CLI, sessions: Path) -> None:
