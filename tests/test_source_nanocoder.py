@@ -12,7 +12,9 @@ over ACP (1.30.0): tides (write_file, a command that failed, string_replace, `!l
 file was read, read_file, diff_edit and a command); lighthouse (two prompts, `/compact`,
 a third prompt); lantern (ACP, renamed over ACP's `renameSession`); harbour (1.28.1);
 foghorn (a custom command, then a reply left empty after a command, which Nanocoder
-answered with its nudge, the message its own title was then cut from).
+answered with its nudge, the message its own title was then cut from); table (two
+`@file` mentions with words typed after them: a 321-line CSV, inlined as its head, and a
+short note).
 `before-resume/` holds the tides session as it was before the resume. Only the home
 folder was renamed to `/home/dev`.
 """
@@ -36,7 +38,15 @@ LIGHTHOUSE = "6d0cecaa-8113-47c7-887d-94225df91439"  # compacted
 LANTERN = "738eb4cc-b3be-4777-9ff8-b05d412e72f2"  # ACP, renamed
 HARBOUR = "abd6db8e-7200-40eb-af05-58bf60ddb50c"  # Nanocoder 1.28.1
 FOGHORN = "ef99115d-b021-49ca-a6fb-e7f7c052314e"  # a custom command, a nudge
-ALL = (TIDES, LIGHTHOUSE, LANTERN, HARBOUR, FOGHORN)
+TABLE = "fc502436-e9ac-438e-9de0-37b58b5bf749"  # a long and a short file mentioned
+ALL = (TIDES, LIGHTHOUSE, LANTERN, HARBOUR, FOGHORN, TABLE)
+#: How Nanocoder inlines a mentioned file: whole with a rule of `=` under it, or (over 250
+#: lines) its head and a line naming the rest.
+_INLINED = re.compile(
+    r"=== File: \S+ (?:\(\d+ lines, showing first \d+\) )?===\nPath: (\S+)\n.*?\n"
+    r"(?:=== \d+ more lines, use read_file\('[^']*'\) for the full file ===|=+)",
+    re.DOTALL,
+)
 #: What Nanocoder writes as a user message itself (its nudges, a `!` command's output).
 _NANOCODER_OWN = ("Bash command output:", "Please continue", "Please provide a summary",
                   "You produced reasoning", "Context has been compacted",
@@ -59,8 +69,7 @@ def counted(path: Path) -> dict[str, Any]:
         body = msg.get("content") or ""
         if msg["role"] == "user" and not body.startswith(("<conversation-summary>",
                                                           *_NANOCODER_OWN)):  # fmt: skip
-            inlined = r"=== File: \S+ ===\nPath: (\S+)\n.*?\n=+(?=\n|$)"
-            prompts.append(re.sub(inlined, r"@\1", body, flags=re.DOTALL).strip())
+            prompts.append(_INLINED.sub(r"@\1", body).strip())
         calls += len(msg.get("tool_calls") or [])
         if msg["role"] == "tool":
             results += 1
@@ -92,31 +101,33 @@ def test_each_session_file_is_one_session_as_an_independent_count_reads_it(
 ) -> None:
     report = cli.json("index", "--no-embed")
     assert str(sessions) in report["roots"] and report["errors"] == []
-    assert (report["files_read"], report["problems"]) == (5, [])  # sessions.json is none
+    assert (report["files_read"], report["problems"]) == (6, [])  # sessions.json is none
     listed = {s["kind"]: s for s in cli.json("sources")["sources"]}["nanocoder"]
-    assert (listed["sessions"], listed["subagents"]) == (5, 0)
+    assert (listed["sessions"], listed["subagents"]) == (6, 0)
     totals = {"calls": 0, "results": 0, "failed": 0, "prompts": 0}
     for sid in ALL:
         mine = counted(sessions / f"{sid}.json")
         assert indexed(cli, sid) == mine, sid
         totals = {k: totals[k] + (len(v) if k == "prompts" else v) for k, v in mine.items()}
-    assert totals == {"prompts": 9, "calls": 11, "results": 11, "failed": 4}
+    assert totals == {"prompts": 11, "calls": 11, "results": 11, "failed": 4}
     assert indexed(cli, TIDES)["prompts"] == [
         "Write a Python script tides.py that parses the harbour tide table CSV",
         "Now skip the header row please",
         "What does the readme say? @README.md",
         "Add a changelog entry for the tide parser",
     ]
+    assert indexed(cli, TABLE)["prompts"] == [
+        "Which day has the highest tide in @tides.csv and when?",
+        "Do my @NOTES.md say the same?",
+    ]
     assert cli.json("index", "--no-embed")["files_read"] == 0
 
 
-def test_what_nanocoder_wrote_into_user_messages_is_not_a_prompt(
-    cli: CLI, sessions: Path
-) -> None:
+def test_what_nanocoder_wrote_into_user_messages_is_not_a_prompt(cli: CLI, sessions: Path) -> None:
     cli.json("index", "--no-embed")
     assert hits(cli, "readme say")[0]["session"]["id"] == TIDES
-    # The README's text the mention inlined, the `!ls` output, /compact's summary.
-    for words in ("master export", "Bash output", "failed on purpose"):
+    # The files mentions inlined, the `!ls` output, /compact's summary.
+    for words in ("master export", "Bash output", "failed on purpose", "Tue", "Thursday"):
         assert hits(cli, words, "--speaker", "user") == [], words
     turns = cli.json("read", LIGHTHOUSE)["turns"]
     assert [m["kind"] for m in turns[0]["messages"]][0] == "reply"  # the summary opens none
@@ -130,6 +141,8 @@ def test_what_nanocoder_wrote_into_user_messages_is_not_a_prompt(
     assert turns[0]["messages"][0]["text"].startswith("[Executing custom command: /tide-report]")
     assert [m["kind"] for m in turns[1]["messages"]] == ["prompt", "reply", "reply"]
     assert hits(cli, "summary or response based on the tool results", "--speaker", "user") == []
+    # Nanocoder's own title for it was cut from a message holding an inlined file.
+    assert cli.json("read", TABLE)["session"]["title"] == "Do my @NOTES.md say the same?"
 
 
 def test_calls_results_and_the_failed_ones(cli: CLI, sessions: Path) -> None:
@@ -214,9 +227,7 @@ def test_blame_through_its_writing_tools(cli: CLI, sessions: Path) -> None:
     assert "- Tide parser: skip the CSV header row" in changelog[0]["added"]
 
 
-def test_a_session_saved_again_after_a_resume_is_read_again_whole(
-    cli: CLI, sessions: Path
-) -> None:
+def test_a_session_saved_again_after_a_resume_is_read_again_whole(cli: CLI, sessions: Path) -> None:
     final = (sessions / f"{TIDES}.json").read_bytes()
     shutil.copy(FIXTURE / "before-resume" / f"{TIDES}.json", sessions / f"{TIDES}.json")
     cli.json("index", "--no-embed")
@@ -228,7 +239,7 @@ def test_a_session_saved_again_after_a_resume_is_read_again_whole(
     assert cli.json("index", "--no-embed")["files_read"] == 1
     assert len(indexed(cli, TIDES)["prompts"]) == 4
     listed = {s["kind"]: s for s in cli.json("sources")["sources"]}["nanocoder"]
-    assert listed["sessions"] == 5
+    assert listed["sessions"] == 6
 
 
 def test_a_document_caught_half_written_keeps_what_was_read(cli: CLI, sessions: Path) -> None:
@@ -258,5 +269,5 @@ def test_the_data_folder_and_a_configured_sessions_folder_are_read(
     (config / "nanocoder-preferences.json").write_text(json.dumps(preferences))
     report = cli.json("index", "--no-embed")
     assert str(moved / "sessions") in report["roots"] and str(kept) in report["roots"]
-    assert report["files_read"] == 5
+    assert report["files_read"] == 6
     assert cli.json("read", LANTERN)["session"]["path"] == str(kept / f"{LANTERN}.json")

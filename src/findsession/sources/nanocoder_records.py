@@ -63,7 +63,8 @@ _SUMMARY = re.compile(r"\A<conversation-summary>\n?(.*?)\n?</conversation-summar
 #: An `@file` mention's inlined block: its header, then (small file) `Path: …`, the text
 #: and a rule of `=` as long as the header, or (large) a head and a line naming the rest.
 _FILE_HEAD = re.compile(r"=== File: ([^\n]+?)(?: \(\d+ lines, showing first \d+\))? ===\n")
-_MORE = re.compile(r"^=== \d+ more lines, use read_file\('([^'\n]*)'\) for the full file ===$",
+#: (What was typed after a mention follows its block's last line on the same line.)
+_MORE = re.compile(r"^=== \d+ more lines, use read_file\('[^'\n]*'\) for the full file ===",
                    re.MULTILINE)  # fmt: skip
 _PATH_LINE = re.compile(r"\APath: ([^\n]+)\n")
 _FAILED_HEADS = (
@@ -180,7 +181,7 @@ def _block_end(content: str, head: re.Match[str]) -> int | None:
     at = content.find(rule, head.end() - 1)
     while at >= 0:
         end = at + len(rule)
-        if end == len(content) or content[end] == "\n":
+        if end == len(content) or content[end] != "=":
             return end
         at = content.find(rule, end)
     return None
