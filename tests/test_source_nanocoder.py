@@ -62,22 +62,30 @@ def sessions(cli: CLI, tmp_path: Path) -> Path:
 
 def counted(path: Path) -> dict[str, Any]:
     """A session read without findsession: its typed prompts (each inlined file put back
-    as the `@path` it was typed as), its calls, its results and the failed ones."""
+    as the `@path` it was typed as), its replies, its calls, its results and the failed
+    ones."""
     doc = json.loads(path.read_text())
-    prompts, calls, results, failed = [], 0, 0, 0
+    prompts, replies, calls, results, failed = [], 0, 0, 0, 0
     for msg in doc["messages"]:
         body = msg.get("content") or ""
         if msg["role"] == "user" and not body.startswith(("<conversation-summary>",
                                                           *_NANOCODER_OWN)):  # fmt: skip
             prompts.append(_INLINED.sub(r"@\1", body).strip())
         calls += len(msg.get("tool_calls") or [])
+        replies += msg["role"] == "assistant" and bool(body.strip())
         if msg["role"] == "tool":
             results += 1
             code = re.match(r"EXIT_CODE: (\d+)", body)
             failed += body.startswith(("Error: ", "⚒ Validation failed")) or bool(
                 code and code.group(1) != "0"
             )
-    return {"prompts": prompts, "calls": calls, "results": results, "failed": failed}
+    return {
+        "prompts": prompts,
+        "replies": replies,
+        "calls": calls,
+        "results": results,
+        "failed": failed,
+    }
 
 
 def indexed(cli: CLI, sid: str) -> dict[str, Any]:
@@ -85,6 +93,7 @@ def indexed(cli: CLI, sid: str) -> dict[str, Any]:
     outputs = [m for m in messages if m["kind"] == "tool_output"]
     return {
         "prompts": [m["text"] for m in messages if m["kind"] == "prompt"],
+        "replies": sum(m["kind"] == "reply" for m in messages),
         "calls": sum(m["kind"] == "tool_call" for m in messages),
         "results": len(outputs),
         "failed": sum(m["is_error"] for m in outputs),
@@ -104,12 +113,12 @@ def test_each_session_file_is_one_session_as_an_independent_count_reads_it(
     assert (report["files_read"], report["problems"]) == (6, [])  # sessions.json is none
     listed = {s["kind"]: s for s in cli.json("sources")["sources"]}["nanocoder"]
     assert (listed["sessions"], listed["subagents"]) == (6, 0)
-    totals = {"calls": 0, "results": 0, "failed": 0, "prompts": 0}
+    totals = dict.fromkeys(("prompts", "replies", "calls", "results", "failed"), 0)
     for sid in ALL:
         mine = counted(sessions / f"{sid}.json")
         assert indexed(cli, sid) == mine, sid
         totals = {k: totals[k] + (len(v) if k == "prompts" else v) for k, v in mine.items()}
-    assert totals == {"prompts": 11, "calls": 11, "results": 11, "failed": 4}
+    assert totals == {"prompts": 11, "replies": 21, "calls": 11, "results": 11, "failed": 4}
     assert indexed(cli, TIDES)["prompts"] == [
         "Write a Python script tides.py that parses the harbour tide table CSV",
         "Now skip the header row please",
