@@ -47,6 +47,7 @@ FORMATS = {
     "trae-cli": "trae-cli/home/.trae/cli",
     "vibe": "vibe/home/.vibe/logs/session",
     "gptme": "gptme/home/.local/share/gptme/logs",
+    "nanocoder": "nanocoder/home/.local/share/nanocoder/sessions",
     # The older layouts of agents that now keep a database (the stores have their own
     # planted-secret tests, with the database built by the test).
     "opencode": "opencode",

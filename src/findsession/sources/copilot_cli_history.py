@@ -35,8 +35,7 @@ from findsession.sources.copilot_cli_records import (
 )
 from findsession.sources.cursor import Record
 from findsession.sources.jsonl import cap, clean_text
-from findsession.sources.tool_args import args_text, parsed
-from findsession.sources.tool_args import files as arg_files
+from findsession.sources.openai_chat import call_records
 
 #: `session_<uuid>_<ms>.json`: the prefix and suffix around the session id and time.
 PREFIX, SUFFIX = "session_", ".json"
@@ -149,14 +148,7 @@ def _from_timeline(timeline: list[dict[str, Any]], started: str | None) -> list[
 
 
 def _call(call: Any, number: int, when: str | None) -> list[Record]:
-    if not isinstance(call, dict):
-        return []
-    function = call.get("function") if isinstance(call.get("function"), dict) else {}
-    args = parsed(function.get("arguments", call.get("arguments")))
-    name = _str(function.get("name")) or _str(call.get("name")) or "tool"
-    text, found = args_text(args, TOOL_INPUT_CAP), arg_files(args, FILE_KEYS)
-    message = _message(MessageKind.TOOL_CALL, text, number, when, TOOL_INPUT_CAP)
-    return [_with(message, tool_name=name, tool_id=_str(call.get("id")), files=found)]
+    return list(call_records([call], number, {"timestamp": when}, FILE_KEYS, TOOL_INPUT_CAP))
 
 
 def _message(kind: MessageKind, text: str, line: int, when: str | None, limit: int) -> Message:

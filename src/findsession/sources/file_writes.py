@@ -23,7 +23,9 @@ Antigravity's `write_to_file`, `replace_file_content` and `multi_replace_file_co
 `edit`, and `search_replace` (SEARCH/REPLACE blocks, or a list of edits, in its
 `content`); gptme's `save`, `append` and `patch` (its ORIGINAL/UPDATED blocks); Hermes
 Agent's `write_file` and `patch` (a find-and-replace, or a V4A patch as Codex writes it)
-and a heredoc in its `terminal`. A call of another name writes nothing here.
+and a heredoc in its `terminal`; Nanocoder's `write_file`, `string_replace`, `diff_edit`
+(SEARCH/REPLACE blocks) and `file_op`'s `delete` (and a heredoc in its `execute_bash`).
+A call of another name writes nothing here.
 """
 
 from __future__ import annotations
@@ -60,7 +62,8 @@ _TRAILING = frozenset(("replace_all", "replaceAll", "expected_replacements", "in
 SHELL_TOOLS = frozenset(("bash", "shell", "local_shell", "exec_command", "run_shell_command",
                          "execute_command", "shell_command", "run_in_terminal",
                          "run_terminal_cmd", "run_terminal_command", "terminal", "powershell",
-                         "container.exec", "run_command", "launch-process"))  # fmt: skip
+                         "container.exec", "run_command", "launch-process",
+                         "execute_bash"))  # fmt: skip
 
 #: Tool (lower case) -> (op, keys holding the new text, keys holding the old text).
 _SIMPLE: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
@@ -71,7 +74,7 @@ _SIMPLE: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     ),
     **dict.fromkeys(
         ("edit", "replace", "str_replace", "search_replace", "replace_string_in_file",
-         "edit_file", "single_find_and_replace"),  # fmt: skip
+         "edit_file", "single_find_and_replace", "string_replace"),  # fmt: skip
         ("edit", (*_NEW, "code_edit"), _OLD),
     ),
     **dict.fromkeys(
@@ -88,7 +91,8 @@ _SIMPLE: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
 #: `old_string` and `new_string`.
 _BLOCKS_IN_CONTENT = re.compile(r"^content: ?<{5,7} ?SEARCH", re.MULTILINE)
 #: Tools whose text is SEARCH/REPLACE blocks, a diff, or (older builds) the new content.
-_BLOCKS = frozenset(("editedexistingfile", "replace_in_file", "apply_diff", "applieddiff"))
+_BLOCKS = frozenset(("editedexistingfile", "replace_in_file", "apply_diff", "applieddiff",
+                     "diff_edit"))  # fmt: skip
 _MULTI = frozenset(("multiedit", "multi_replace_string_in_file", "multi_edit",
                     "multi_replace_file_content"))  # fmt: skip
 #: gptme's writing tools: `save` and `append` (`path`, `content`) and `patch` (`path`,
@@ -156,6 +160,10 @@ def file_writes(message: Message, source: str) -> list[FileWrite]:
     if path is None:
         return []
     if name in _DELETE:
+        return [FileWrite(path, "delete", "", tool=tool, truncated=truncated)]
+    if name == "file_op":  # Nanocoder's: its `operation` is delete, move, copy or mkdir
+        if (fields.get("operation") or "").strip() != "delete":
+            return []
         return [FileWrite(path, "delete", "", tool=tool, truncated=truncated)]
     if name in _COMMANDED:
         return _commanded(path, fields, tool, truncated)

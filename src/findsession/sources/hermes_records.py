@@ -39,6 +39,7 @@ from findsession.sources.epoch import epoch_iso
 from findsession.sources.foreign_db import Lines
 from findsession.sources.hermes_db import Conversation, MessageRow
 from findsession.sources.jsonl import clean_text, text_of
+from findsession.sources.openai_chat import calls_of
 from findsession.sources.tool_args import args_text, files, parsed
 
 PROMPT_CAP = 100_000
@@ -153,7 +154,7 @@ def _print(row: MessageRow) -> tuple[Any, ...]:
 
 
 def _call_ids(calls: str | None) -> list[str]:
-    return [c[2] or "" for c in _calls(calls)]
+    return [c.id or "" for c in calls_of(calls)]
 
 
 def _user(row: MessageRow, lines: Lines, base: dict[str, Any]) -> Iterator[Message | None]:
@@ -217,36 +218,16 @@ def _assistant(
         yield lines.message(MessageKind.COMPACT_SUMMARY, _summary(text), PROMPT_CAP, **base)
     else:
         yield lines.message(MessageKind.REPLY, text, PROMPT_CAP, **base)
-    if row.calls and not _calls(row.calls):
+    if row.calls and not calls_of(row.calls):
         line = foreign_db.line_of(lines.rank, lines.position)
         problems.append(Problem(line, "malformed JSON", f"tool_calls of message {row.id}"))
-    for name, args, call_id in _calls(row.calls):
+    for name, args, call_id in calls_of(row.calls):
         if call_id:
             calls[call_id] = name
         yield lines.message(
             MessageKind.TOOL_CALL, args_text(args, TOOL_INPUT_CAP), TOOL_INPUT_CAP,
             tool_name=name, tool_id=call_id, files=files(args), **base,
         )  # fmt: skip
-
-
-def _calls(value: str | None) -> list[tuple[str, Any, str | None]]:
-    """`(name, arguments, id)` of each call in an assistant row's `tool_calls`."""
-    loaded = parsed(value) if isinstance(value, str) else None
-    found = []
-    for call in loaded if isinstance(loaded, list) else []:
-        if not isinstance(call, dict):
-            continue
-        function = call.get("function") if isinstance(call.get("function"), dict) else {}
-        name = function.get("name") or call.get("name")
-        call_id = call.get("id") or call.get("call_id")
-        found.append(
-            (
-                name if isinstance(name, str) and name else "tool",
-                parsed(function.get("arguments", call.get("arguments"))),
-                call_id if isinstance(call_id, str) and call_id else None,
-            )
-        )
-    return found
 
 
 def _tool(

@@ -63,6 +63,7 @@ class SourceKind(StrEnum):
     GPTME = "gptme"
     LLM = "llm"
     HERMES = "hermes"
+    NANOCODER = "nanocoder"
     SPECSTORY = "specstory"
     CHATGPT = "chatgpt"
     CLAUDE_AI = "claude-ai"
@@ -306,6 +307,18 @@ ENTRIES: tuple[Entry, ...] = (
         spoken=("hermes",),
         env=("HERMES_HOME", "LOCALAPPDATA"),
     ),
+    # Its interactive app takes no first prompt (`nanocoder run "..."` answers and exits),
+    # so no handoff starts it.
+    Entry(
+        SourceKind.NANOCODER,
+        "nanocoder:NanocoderSource",
+        spoken=("nanocoder",),
+        # The data folder, and the config folder whose preferences may name another.
+        env=("NANOCODER_DATA_DIR", "NANOCODER_CONFIG_DIR", *_DATA, *_CONFIG),
+        # Sessions not used for `retentionDays` (30) and the oldest beyond `maxSessions`
+        # (100), when it starts and when it saves a new session.
+        deletes_own_files=True,
+    ),
     # "warp" alone is a word of code talk (Rust's web framework, a warp's threads).
     Entry(
         SourceKind.WARP,
@@ -398,6 +411,7 @@ NAMES: dict[str, str] = {
     SourceKind.GPTME: "gptme",
     SourceKind.LLM: "Simon Willison's llm CLI",
     SourceKind.HERMES: "Hermes Agent (the terminal and its messaging gateway)",
+    SourceKind.NANOCODER: "Nanocoder",
     SourceKind.WARP: "Warp's agent conversations",
     SourceKind.SPECSTORY: "SpecStory's Markdown exports",
     SourceKind.CHATGPT: "ChatGPT",

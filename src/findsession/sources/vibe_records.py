@@ -23,7 +23,8 @@ from findsession.domain import Message, MessageKind, Problem
 from findsession.sources.cursor import Record
 from findsession.sources.epoch import epoch_iso
 from findsession.sources.jsonl import cap, clean_text, text_of
-from findsession.sources.tool_args import args_text, parsed
+from findsession.sources.openai_chat import call_records
+from findsession.sources.tool_args import args_text
 from findsession.sources.tool_args import files as arg_files
 
 PROMPT_CAP = 100_000
@@ -87,18 +88,7 @@ def _assistant(msg: dict[str, Any], number: int, base: dict[str, Any]) -> list[R
     kind = MessageKind.COMPACT_SUMMARY if msg.get("context_boundary") else MessageKind.REPLY
     if said.strip():
         records.append(_message(kind, said, number, PROMPT_CAP, base))
-    calls = msg.get("tool_calls")
-    for call in calls if isinstance(calls, list) else []:
-        if not isinstance(call, dict):
-            continue
-        function = call.get("function") if isinstance(call.get("function"), dict) else {}
-        args = parsed(function.get("arguments"))
-        name = _str(function.get("name")) or "tool"
-        message = _message(
-            MessageKind.TOOL_CALL, args_text(args, TOOL_INPUT_CAP), number, TOOL_INPUT_CAP, base
-        )
-        found = arg_files(args, FILE_KEYS)
-        records.append(replace(message, tool_name=name, tool_id=_str(call.get("id")), files=found))
+    records += call_records(msg.get("tool_calls"), number, base, FILE_KEYS, TOOL_INPUT_CAP)
     return records
 
 

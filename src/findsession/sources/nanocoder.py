@@ -1,0 +1,138 @@
+"""Nanocoder's sessions: where they are, and the `Source` that reads them.
+
+Nanocoder (from 1.24) saves each conversation of its terminal app, and each ACP session
+an editor runs through it, as one JSON document, `<session id>.json` (a UUID), in its
+sessions folder: `sessions/` of its data folder (`$NANOCODER_DATA_DIR`, else
+`$XDG_DATA_HOME/nanocoder` on any system, else `~/.local/share/nanocoder`,
+`~/Library/Application Support/nanocoder` on macOS, `%APPDATA%\\nanocoder` on Windows),
+or the folder `nanocoder.sessions.directory` names in its config folder's
+`nanocoder-preferences.json` (`agents.config.json` before 1.26). The document is
+`{id, title, titleManuallySet?, createdAt, lastAccessedAt, messageCount, provider,
+model, workingDirectory, messages}`; `sessions.json` beside it lists them without their
+messages and is not read. Nanocoder writes a session again whole (to a temporary file
+renamed into place) at every save, so it is read whole when its content changed
+(`json_doc`). It deletes a session not used for 30 days, and the oldest beyond 100, by
+default; `/compact` replaces the messages it summarises, in the file too.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from findsession.domain import Resume, Session
+from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
+from findsession.sources.cursor import Cursor, Reading
+from findsession.sources.json_doc import load_or_none, read_document, side_object
+from findsession.sources.nanocoder_records import document_records
+from findsession.sources.opening import open_regular
+from findsession.sources.registry import SourceKind
+from findsession.sources.resuming import option, resume_anywhere
+from findsession.sources.walking import walk
+
+KIND = SourceKind.NANOCODER
+#: The names Nanocoder gives its session files (`isValidSessionId`); nothing else in a
+#: sessions folder (its list, a save's `.tmp` file) is a session.
+_SESSION = re.compile(r"\A[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.json\Z")
+#: Where a sessions folder may be named, newest first.
+_CONFIGS = ("nanocoder-preferences.json", "agents.config.json")
+_NOTE = "Nanocoder 1.24 to 1.28 have no --resume: type /resume and the id in Nanocoder instead."
+
+
+def data_dir() -> Path:
+    """Nanocoder's data folder, as its `getAppDataPath` finds it."""
+    named = os.environ.get("NANOCODER_DATA_DIR")
+    if named:
+        return Path(named).expanduser()
+    data = os.environ.get("XDG_DATA_HOME")
+    if data:
+        return Path(data) / "nanocoder"
+    home = Path.home()
+    if sys.platform == "win32":
+        return Path(os.environ.get("APPDATA") or home / "AppData" / "Roaming") / "nanocoder"
+    if sys.platform == "darwin":
+        return home / "Library" / "Application Support" / "nanocoder"
+    return home / ".local" / "share" / "nanocoder"
+
+
+def config_dir() -> Path:
+    """Nanocoder's config folder, as its `getConfigPath` finds it."""
+    named = os.environ.get("NANOCODER_CONFIG_DIR")
+    if named:
+        return Path(named).expanduser()
+    home = Path.home()
+    if sys.platform == "win32":
+        return Path(os.environ.get("APPDATA") or home / "AppData" / "Roaming") / "nanocoder"
+    if sys.platform == "darwin":
+        return home / "Library" / "Preferences" / "nanocoder"
+    return Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config") / "nanocoder"
+
+
+def sessions_dirs() -> list[Path]:
+    """The sessions folder of the data folder, and any the config names instead (the
+    default one may still hold the sessions from before)."""
+    found = [data_dir() / "sessions"]
+    for name in _CONFIGS:
+        named = _configured(side_object(config_dir() / name))
+        if named is not None and named not in found:
+            found.append(named)
+    return found
+
+
+class NanocoderSource(Source):
+    """Nanocoder's `sessions/<id>.json`."""
+
+    kind = KIND
+
+    def default_roots(self) -> list[Path]:
+        return sessions_dirs()
+
+    def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
+        """Every session file under `root` (a sessions folder, a copy of the data folder,
+        or one file)."""
+        if root.is_file():
+            if _SESSION.match(root.name):
+                yield root
+            return
+        for folder, _dirs, names in walk(root, skip):
+            yield from (folder / name for name in names if _SESSION.match(name))
+
+    def describe(self, path: Path) -> SourceFile:
+        return SourceFile(path=path, source=KIND, session_id=path.name[: -len(".json")])
+
+    def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
+        return read_document(fh, cursor, document_records)
+
+    def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
+        """Each wanted message as the file holds it now, numbered as `read` did."""
+        with open_regular(str(path)) as fh:
+            doc = load_or_none(fh.read())
+        return texts_by_line(document_records(doc, []) if doc is not None else [], lines)
+
+    def resume(self, session: Session) -> Resume:
+        """`nanocoder --resume <id>` (1.29 and later): Nanocoder loads a session by its id
+        whatever folder it starts in, and its tools work in that folder: it is run in the
+        session's own folder when that still exists."""
+        return resume_anywhere(session, "nanocoder", *option("--resume", session.id), note=_NOTE)
+
+    def title_line(self, sf: SourceFile, title: str) -> bytes | None:
+        """None: Nanocoder keeps a title inside the session's document, which it writes
+        again whole; a line appended would break the document."""
+        return None
+
+
+def _configured(config: dict[str, Any]) -> Path | None:
+    """The absolute folder `nanocoder.sessions.directory` names (`~` as Nanocoder expands
+    it), or None."""
+    nanocoder = config.get("nanocoder")
+    sessions = nanocoder.get("sessions") if isinstance(nanocoder, dict) else None
+    named = sessions.get("directory") if isinstance(sessions, dict) else None
+    if not isinstance(named, str) or not named.strip():
+        return None
+    if named == "~" or named.startswith("~/"):
+        named = str(Path.home()) + named[1:]
+    return Path(named) if os.path.isabs(named) else None
