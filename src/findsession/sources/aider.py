@@ -11,7 +11,6 @@ blocks may have grown), and nothing before it is read twice.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from collections.abc import Iterator
@@ -20,7 +19,7 @@ from typing import IO
 
 from findsession.domain import Problem, Resume, Session
 from findsession.sources.aider_records import HistoryParser, is_header, session_key
-from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
+from findsession.sources.base import Skip, Source, SourceFile, store_id, texts_by_line
 from findsession.sources.cursor import HEAD, Cursor, Reading, Record, looks_binary
 from findsession.sources.jsonl import prefix_hash
 from findsession.sources.opening import open_regular
@@ -144,7 +143,7 @@ def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:
 def file_id(path: Path) -> str:
     """The id of a history file: `aider-` and a hash of its path. Its sessions are
     `<file id>:<session key>`, short enough to type and never a path."""
-    return "aider-" + hashlib.blake2b(str(path).encode(), digest_size=4).hexdigest()
+    return store_id("aider", path)
 
 
 def session_id(path: Path, header: str) -> str:

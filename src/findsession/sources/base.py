@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from abc import abstractmethod
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -137,6 +138,13 @@ class Source(Protocol):
         """Lines `findsession sources` shows under this source: what it cannot read on
         this machine (an encrypted history). None by default."""
         return []
+
+
+def store_id(name: str, path: Path) -> str:
+    """The id of a file that holds many sessions (a database, a chat history): `name-`
+    and a short hash of its path, its sessions `<store id>:<key>`. The path, not the
+    content: the id must hold while the store grows, and two copies are two stores."""
+    return f"{name}-" + hashlib.blake2b(str(path).encode(), digest_size=4).hexdigest()
 
 
 def texts_by_line(records: Iterable[Record], lines: set[int]) -> dict[tuple[int, int], str]:

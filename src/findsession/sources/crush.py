@@ -17,7 +17,6 @@ started it.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
@@ -27,7 +26,7 @@ from typing import IO
 
 from findsession.domain import Resume, Session
 from findsession.sources import foreign_db, project_db
-from findsession.sources.base import Skip, Source, SourceFile
+from findsession.sources.base import Skip, Source, SourceFile, store_id
 from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.opening import open_regular
 from findsession.sources.registry import SourceKind
@@ -77,7 +76,7 @@ def listed_projects(home: Path | None = None) -> list[tuple[str, Path]]:
 
 def file_id(path: Path) -> str:
     """`crush-` and a hash of the database's path: its sessions are `<file id>:<id>`."""
-    return "crush-" + hashlib.blake2b(str(path).encode(), digest_size=4).hexdigest()
+    return store_id("crush", path)
 
 
 class CrushSource(Source):

@@ -19,7 +19,6 @@ is indexed as `<file id>:<its id>` and read again only when its change token mov
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
@@ -30,7 +29,7 @@ from typing import IO, Any
 
 from findsession.domain import Resume, Session
 from findsession.sources import foreign_db
-from findsession.sources.base import Skip, Source, SourceFile
+from findsession.sources.base import Skip, Source, SourceFile, store_id
 from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.cursor_ide_records import workspace_dir, workspace_id
 from findsession.sources.cursor_ide_store import Folder, read_back, read_store
@@ -124,7 +123,7 @@ def user_folder(app: str) -> Path:
 def file_id(kind: str, path: Path) -> str:
     """The id of a database: its kind and a hash of its path. Its chats are
     `<file id>:<chat id>`, short enough to type and never a path."""
-    return f"{kind}-" + hashlib.blake2b(str(path).encode(), digest_size=4).hexdigest()
+    return store_id(kind, path)
 
 
 def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:

@@ -16,7 +16,6 @@ sessions.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,7 +23,7 @@ from typing import IO
 
 from findsession.domain import Resume, Session
 from findsession.sources import foreign_db
-from findsession.sources.base import Skip, Source, SourceFile
+from findsession.sources.base import Skip, Source, SourceFile, store_id
 from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.goose_legacy import STORE_NAME, read_back_legacy, read_legacy
 from findsession.sources.goose_store import read_back_store, read_store
@@ -110,7 +109,7 @@ def sessions_dir() -> Path:
 def file_id(path: Path) -> str:
     """The id of a session database: `goose-` and a hash of its path. Its sessions are
     `<file id>:<Goose's session id>`, short enough to type and never a path."""
-    return "goose-" + hashlib.blake2b(str(path).encode(), digest_size=4).hexdigest()
+    return store_id("goose", path)
 
 
 def legacy_session_id(path: Path) -> str:

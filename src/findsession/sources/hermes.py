@@ -21,7 +21,6 @@ prompt).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import sys
@@ -31,7 +30,7 @@ from typing import IO
 
 from findsession.domain import Problem, Resume, Session
 from findsession.sources import foreign_db, hermes_db
-from findsession.sources.base import Skip, Source, SourceFile
+from findsession.sources.base import Skip, Source, SourceFile, store_id
 from findsession.sources.cursor import Cursor, Reading, Record
 from findsession.sources.hermes_records import conversation_records
 from findsession.sources.registry import SourceKind
@@ -75,7 +74,7 @@ def _within(path: Path, folder: Path) -> bool:
 
 def file_id(path: Path) -> str:
     """`hermes-` and a hash of the store's path: its sessions are `<file id>:<id>`."""
-    return "hermes-" + hashlib.blake2b(str(path).encode(), digest_size=4).hexdigest()
+    return store_id("hermes", path)
 
 
 class HermesSource(Source):

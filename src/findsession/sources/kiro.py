@@ -12,7 +12,6 @@ The Kiro IDE's own store (`kiro.kiroagent`) is not read.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
@@ -23,7 +22,7 @@ from typing import IO, Any
 
 from findsession.domain import Message, MessageKind, MetaEvent, MetaKind, Problem, Resume, Session
 from findsession.sources import foreign_db, kiro_db
-from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
+from findsession.sources.base import Skip, Source, SourceFile, store_id, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, Record, in_store
 from findsession.sources.epoch import iso_utc
 from findsession.sources.jsonl import ReadStats, clean_text, iter_objects, read_appended
@@ -55,7 +54,7 @@ def sessions_folder() -> Path:
 
 def file_id(path: Path) -> str:
     """`kiro-` and a hash of the database's path: its sessions are `<file id>:<id>`."""
-    return "kiro-" + hashlib.blake2b(str(path).encode(), digest_size=4).hexdigest()
+    return store_id("kiro", path)
 
 
 class KiroSource(Source):

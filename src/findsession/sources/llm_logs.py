@@ -15,7 +15,6 @@ prompt). `llm` records no working folder, so its sessions have no project.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 from collections.abc import Iterator
@@ -24,7 +23,7 @@ from typing import IO
 
 from findsession.domain import Problem, Resume, Session
 from findsession.sources import foreign_db, llm_db
-from findsession.sources.base import Skip, Source, SourceFile
+from findsession.sources.base import Skip, Source, SourceFile, store_id
 from findsession.sources.cursor import Cursor, Reading, Record
 from findsession.sources.llm_records import conversation_records
 from findsession.sources.registry import SourceKind
@@ -53,7 +52,7 @@ def user_dir() -> Path:
 
 def file_id(path: Path) -> str:
     """`llm-` and a hash of the log's path: its conversations are `<file id>:<id>`."""
-    return "llm-" + hashlib.blake2b(str(path).encode(), digest_size=4).hexdigest()
+    return store_id("llm", path)
 
 
 class LlmSource(Source):

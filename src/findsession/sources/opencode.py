@@ -22,7 +22,6 @@ source, and indexed as OpenCode's, the agent people ran.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,7 +29,7 @@ from typing import IO, Any
 
 from findsession.domain import Problem, Resume, Session
 from findsession.sources import foreign_db, opencode_db, opencode_tree, project_db
-from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
+from findsession.sources.base import Skip, Source, SourceFile, store_id, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, Record
 from findsession.sources.opencode_records import SessionInfo, session_records
 from findsession.sources.registry import SourceKind
@@ -176,7 +175,7 @@ class KiloCodeSource(OpenCodeSource):
 
 def file_id(kind: str, path: Path) -> str:
     """The store's id: its sessions are `<file id>:<session id>`."""
-    return f"{kind}-" + hashlib.blake2b(str(path).encode(), digest_size=4).hexdigest()
+    return store_id(kind, path)
 
 
 def read_store(path: Path, cursor: Cursor | None, kind: str) -> Reading:

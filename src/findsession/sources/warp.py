@@ -15,7 +15,6 @@ most 200 conversations, deleting the oldest (with their child agents) as new one
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 from collections.abc import Iterator
@@ -24,7 +23,7 @@ from typing import IO, Any
 
 from findsession.domain import Problem, Resume, Session
 from findsession.sources import foreign_db, warp_db, warp_queries
-from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
+from findsession.sources.base import Skip, Source, SourceFile, store_id, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, Record
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import no_resume
@@ -62,7 +61,7 @@ def state_folders() -> list[Path]:
 
 def file_id(path: Path) -> str:
     """`warp-` and a hash of the store's path: its conversations are `<file id>:<id>`."""
-    return "warp-" + hashlib.blake2b(str(path).encode(), digest_size=4).hexdigest()
+    return store_id("warp", path)
 
 
 class WarpSource(Source):

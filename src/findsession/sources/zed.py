@@ -12,7 +12,6 @@ deletes it in Zed; Zed deletes nothing on its own. A thread is indexed as
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 from collections.abc import Iterator
@@ -21,7 +20,7 @@ from typing import IO
 
 from findsession.domain import Problem, Resume, Session
 from findsession.sources import foreign_db, zed_db
-from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
+from findsession.sources.base import Skip, Source, SourceFile, store_id, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, Record
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import no_resume
@@ -51,7 +50,7 @@ def data_folder() -> Path:
 
 def file_id(path: Path) -> str:
     """`zed-` and a hash of the database's path: its threads are `<file id>:<id>`."""
-    return "zed-" + hashlib.blake2b(str(path).encode(), digest_size=4).hexdigest()
+    return store_id("zed", path)
 
 
 class ZedSource(Source):
