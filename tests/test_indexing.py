@@ -194,6 +194,24 @@ def test_fingerprint_needs_two_prompts(store: Store, projects: Path) -> None:
     assert len(fp[0][1]) + len(fp[0][2]) <= 3500
 
 
+def test_a_prompt_suggestion_agent_holds_no_session(store: Store, projects: Path) -> None:
+    folder = project_dir(projects, "/home/dev/code/app")
+    parent = Transcript(session_id="tests-run")
+    parent.prompt("fix the flaky checkout test").reply("Fixed: the clock is frozen now.")
+    parent.write(folder)
+    guess = Transcript(session_id="tests-run", sidechain=True, agent_id="aprompt_suggestion-9b1c")
+    guess.prompt("[SUGGESTION MODE: Suggest what the user might naturally type next.]")
+    guess.reply("run the whole suite again")
+    guess.write(folder / "tests-run" / "subagents", "agent-aprompt_suggestion-9b1c.jsonl")
+
+    report = index(store, projects)
+
+    assert report.problems == []
+    assert store.get_session("agent-aprompt_suggestion-9b1c") is None
+    assert search(store, "run the whole suite again", SearchOptions(mode="keyword")).hits == []
+    assert [h.session.id for h in search(store, "flaky checkout test").hits] == ["tests-run"]
+
+
 def test_read_back_turns_with_context_and_tools(store: Store, projects: Path) -> None:
     t = Transcript(session_id="readme")
     for i in range(1, 6):

@@ -28,6 +28,13 @@ from findsession.sources.walking import walk
 KIND = SourceKind.CLAUDE_CODE
 #: The file name's start of the agent that compacts a session (`agent-acompact-<id>`).
 _COMPACTION_STEM = "agent-acompact-"
+#: The agent that guesses what the person will type next, shown greyed in the input box
+#: (`agent-aprompt_suggestion-<id>`, 2.1.x): Claude Code's "[SUGGESTION MODE: …]"
+#: instructions and a guess such as "run the tests", neither typed nor a reply. Its files
+#: are read past and hold no session, as an `away_summary` is left out: 187 of one
+#: person's 1,101 subagent files, found first for any question about a conversation.
+_SUGGESTION_STEM = "agent-aprompt_suggestion-"
+_SUGGESTION = "prompt_suggestion"
 
 
 class ClaudeCodeSource(Source):
@@ -39,7 +46,8 @@ class ClaudeCodeSource(Source):
     #: of a teammate in a pane of its own (a main transcript) the lead's message is its prompt;
     #: what the harness wrote (`promptSource: "system"`, an auto-continuation) is no prompt.
     #: 4: a compaction agent (`agent-acompact-*`) says so (`agent_type`), and the
-    #: instructions Claude Code gives it are no prompt.
+    #: instructions Claude Code gives it are no prompt; a prompt-suggestion agent's file
+    #: holds no session.
     reads = 4
 
     def default_roots(self) -> list[Path]:
@@ -52,6 +60,8 @@ class ClaudeCodeSource(Source):
         return describe(path)
 
     def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
+        if sf.agent_type == _SUGGESTION:
+            return read_appended(fh, cursor, lambda line, obj: ())
         return read_appended(fh, cursor, lambda line, obj: parse_record(obj, line, sf.is_subagent))
 
     def title_line(self, sf: SourceFile, title: str) -> bytes | None:
@@ -134,8 +144,10 @@ def describe(path: Path) -> SourceFile:
 def _internal_agent(stem: str) -> str | None:
     """The kind of an agent Claude Code runs for itself, read from its file's name (no
     `.meta.json` is written for one): `agent-acompact-*` is the compaction agent, which
-    restates its parent."""
-    return COMPACTION_AGENT if stem.startswith(_COMPACTION_STEM) else None
+    restates its parent; `agent-aprompt_suggestion-*` guesses the person's next prompt."""
+    if stem.startswith(_COMPACTION_STEM):
+        return COMPACTION_AGENT
+    return _SUGGESTION if stem.startswith(_SUGGESTION_STEM) else None
 
 
 def _read_agent_meta(path: Path) -> dict[str, str]:
