@@ -386,6 +386,7 @@ _VIBE_LIVE = "unified/29dcdb92-04e2-a3e0-9fec-b3fd1efa81ac"
 _GPTME = "2026-12-06-sneaking-green-penguin"
 _GPTME_NATIVE = "2026-12-06-singing-blue-shark"
 _NANOCODER = "0ab7146e-2723-4071-9898-466731f5eead.json"
+_OPEN_INTERPRETER = "write_my_todo_notes_into__December_06_2026_23-41-09.json"
 _QODER = "projects/-home-dev-weather-buoy/5d1e2f3a-1111-4a2b-8c3d-000000000001"
 _AUGGIE = "sessions/8c4f2e1a-0b3d-4e5f-9a6b-1c2d3e4f5a01"
 _TRAE = "sessions/2026/06/04/rollout-2026-06-04T09-10-00-01a2b3c4-0d1e-7f20-8a31-000000000101.jsonl"
@@ -509,6 +510,9 @@ SEEDS = [
          f"{_GPTME_NATIVE}/conversation.jsonl", [f"{_GPTME_NATIVE}/conversation.jsonl"]),
     Seed("nanocoder", "nanocoder", _copy("nanocoder/home/.local/share/nanocoder/sessions"),
          _NANOCODER, [_NANOCODER]),
+    Seed("open-interpreter", "open-interpreter",
+         _copy("open_interpreter/home/.config/open-interpreter/conversations"),
+         _OPEN_INTERPRETER, [_OPEN_INTERPRETER]),
     Seed("continue", "continue", _copy("continue"),
          "sessions/7b1e4f20-1c2d-4e3f-8a9b-0c1d2e3f4a01.json",
          ["sessions/7b1e4f20-1c2d-4e3f-8a9b-0c1d2e3f4a01.json", "sessions/sessions.json"]),

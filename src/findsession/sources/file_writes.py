@@ -24,7 +24,8 @@ Antigravity's `write_to_file`, `replace_file_content` and `multi_replace_file_co
 `content`); gptme's `save`, `append` and `patch` (its ORIGINAL/UPDATED blocks); Hermes
 Agent's `write_file` and `patch` (a find-and-replace, or a V4A patch as Codex writes it)
 and a heredoc in its `terminal`; Nanocoder's `write_file`, `string_replace`, `diff_edit`
-(SEARCH/REPLACE blocks) and `file_op`'s `delete` (and a heredoc in its `execute_bash`).
+(SEARCH/REPLACE blocks) and `file_op`'s `delete` (and a heredoc in its `execute_bash`);
+Open Interpreter's heredocs in its `shell` blocks (`bash`, `sh`, `zsh`...).
 A call of another name writes nothing here.
 """
 
@@ -98,6 +99,9 @@ _MULTI = frozenset(("multiedit", "multi_replace_string_in_file", "multi_edit",
 #: gptme's writing tools: `save` and `append` (`path`, `content`) and `patch` (`path`,
 #: and `patch`, its `<<<<<<< ORIGINAL` / `>>>>>>> UPDATED` blocks).
 _GPTME = frozenset(("save", "append", "patch"))
+#: The languages of Open Interpreter's code blocks that it runs in its shell (`Shell`'s
+#: aliases; `bash`, `shell` and `powershell` are shell tools already).
+_OPEN_INTERPRETER_SHELLS = frozenset(("sh", "zsh"))
 #: Warp's `apply_file_diffs` reaches the index as an envelope (`warp_tools`).
 _PATCH = frozenset(("apply_patch", "patch", "applypatch", "apply_file_diffs"))
 _DELETE = frozenset(("delete_file", "deletefile", "filedeleted", "delete"))
@@ -137,6 +141,8 @@ def file_writes(message: Message, source: str) -> list[FileWrite]:
         return _aider(message, text, truncated)
     if source == "gptme" and name in _GPTME:
         return _gptme(message, name, text, truncated)
+    if source == "open-interpreter" and name in _OPEN_INTERPRETER_SHELLS:
+        name = "shell"  # a code block's language, each run by its shell
     if source == "hermes" and name == "patch" and not is_patch(text):
         name = "edit"  # its `mode: replace`: `path`, `old_string`, `new_string`
     if name in SHELL_TOOLS:

@@ -64,6 +64,7 @@ class SourceKind(StrEnum):
     LLM = "llm"
     HERMES = "hermes"
     NANOCODER = "nanocoder"
+    OPEN_INTERPRETER = "open-interpreter"
     SPECSTORY = "specstory"
     CHATGPT = "chatgpt"
     CLAUDE_AI = "claude-ai"
@@ -319,6 +320,15 @@ ENTRIES: tuple[Entry, ...] = (
         # (100), when it starts and when it saves a new session.
         deletes_own_files=True,
     ),
+    # "interpreter" alone is a word of every talk about Python; people say the package's
+    # name. Its `interpreter WORDS` shortcut sends "I WORDS" with instructions of its own
+    # to hurry, so no handoff starts it.
+    Entry(
+        SourceKind.OPEN_INTERPRETER,
+        "open_interpreter:OpenInterpreterSource",
+        spoken=("open-interpreter",),
+        env=(*_CONFIG, "LOCALAPPDATA"),
+    ),
     # "warp" alone is a word of code talk (Rust's web framework, a warp's threads).
     Entry(
         SourceKind.WARP,
@@ -412,6 +422,7 @@ NAMES: dict[str, str] = {
     SourceKind.LLM: "Simon Willison's llm CLI",
     SourceKind.HERMES: "Hermes Agent (the terminal and its messaging gateway)",
     SourceKind.NANOCODER: "Nanocoder",
+    SourceKind.OPEN_INTERPRETER: "Open Interpreter",
     SourceKind.WARP: "Warp's agent conversations",
     SourceKind.SPECSTORY: "SpecStory's Markdown exports",
     SourceKind.CHATGPT: "ChatGPT",
