@@ -29,6 +29,7 @@ from typing import Any
 
 import pytest
 from conftest import CLI
+from read_counts import indexed
 from test_resume import stand_in
 
 FIXTURE = Path(__file__).parent / "fixtures" / "nanocoder"
@@ -85,18 +86,6 @@ def counted(path: Path) -> dict[str, Any]:
         "calls": calls,
         "results": results,
         "failed": failed,
-    }
-
-
-def indexed(cli: CLI, sid: str) -> dict[str, Any]:
-    messages = [m for t in cli.json("read", sid, "--tools")["turns"] for m in t["messages"]]
-    outputs = [m for m in messages if m["kind"] == "tool_output"]
-    return {
-        "prompts": [m["text"] for m in messages if m["kind"] == "prompt"],
-        "replies": sum(m["kind"] == "reply" for m in messages),
-        "calls": sum(m["kind"] == "tool_call" for m in messages),
-        "results": len(outputs),
-        "failed": sum(m["is_error"] for m in outputs),
     }
 
 
