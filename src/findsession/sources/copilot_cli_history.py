@@ -35,7 +35,7 @@ from findsession.sources.copilot_cli_records import (
 )
 from findsession.sources.cursor import Record
 from findsession.sources.jsonl import cap, clean_text
-from findsession.sources.openai_chat import call_records
+from findsession.sources.openai_chat import call_records, result_record
 
 #: `session_<uuid>_<ms>.json`: the prefix and suffix around the session id and time.
 PREFIX, SUFFIX = "session_", ".json"
@@ -106,14 +106,13 @@ def _from_chat(
             said = text_of(msg.get("content"))
             if said.strip():
                 records.append(_message(MessageKind.REPLY, said, number, when, PROMPT_CAP))
-            for call in _list(msg.get("tool_calls")):
-                records.extend(_call(call, number, when))
+            calls = msg.get("tool_calls")
+            records += call_records(calls, number, {"timestamp": when}, FILE_KEYS, TOOL_INPUT_CAP)
         elif role == "tool":
             output = text_of(msg.get("content"))
             if output.strip():
-                done = _message(MessageKind.TOOL_OUTPUT, output, number, when, TOOL_OUTPUT_CAP)
-                records.append(_with(done, tool_id=_str(msg.get("tool_call_id")),
-                                     tool_name=_str(msg.get("name"))))  # fmt: skip
+                records.append(result_record(msg, output, number, {"timestamp": when},
+                                             TOOL_OUTPUT_CAP))  # fmt: skip
         elif role not in ("system", None):
             problems.append(Problem(number, "unknown message role", clean_text(str(role))[:40]))
     return records
@@ -147,8 +146,8 @@ def _from_timeline(timeline: list[dict[str, Any]], started: str | None) -> list[
     return records
 
 
-def _call(call: Any, number: int, when: str | None) -> list[Record]:
-    return list(call_records([call], number, {"timestamp": when}, FILE_KEYS, TOOL_INPUT_CAP))
+def _call(call: Any, number: int, when: str | None) -> list[Message]:
+    return call_records([call], number, {"timestamp": when}, FILE_KEYS, TOOL_INPUT_CAP)
 
 
 def _message(kind: MessageKind, text: str, line: int, when: str | None, limit: int) -> Message:

@@ -29,14 +29,14 @@ and the text): the prompt it was sent as. A call failed when its result starts w
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from findsession.domain import Message, MessageKind, MetaEvent, MetaKind, Problem
 from findsession.sources.cursor import Record
 from findsession.sources.epoch import iso_utc
 from findsession.sources.jsonl import cap, clean_text, text_of
-from findsession.sources.openai_chat import call_records
+from findsession.sources.openai_chat import call_records, result_record
 
 PROMPT_CAP = 100_000
 THINKING_CAP = 8_000
@@ -135,9 +135,7 @@ def message_records(
         output = text_of(msg.get("content"))
         if not output.strip():
             return []
-        done = _message(MessageKind.TOOL_OUTPUT, output, number, TOOL_OUTPUT_CAP, base)
-        return [replace(done, tool_id=_str(msg.get("tool_call_id")),
-                        tool_name=_str(msg.get("name")), is_error=failed(output))]  # fmt: skip
+        return [result_record(msg, output, number, base, TOOL_OUTPUT_CAP, failed(output))]
     if role != "system" and problems is not None:
         problems.append(Problem(number, "unknown message role", clean_text(str(role))[:40]))
     return []
@@ -224,7 +222,3 @@ def _title(doc: dict[str, Any], records: list[Record]) -> list[Record]:
 
 def _message(kind: MessageKind, text: str, line: int, limit: int, base: dict[str, Any]) -> Message:
     return Message(kind, cap(clean_text(text).strip(), limit), line, **base)
-
-
-def _str(value: Any) -> str | None:
-    return clean_text(value) if isinstance(value, str) and value else None

@@ -1,10 +1,11 @@
 """An assistant's tool calls in OpenAI's chat form, read alike for every agent that keeps
-its conversation that way.
+its conversation that way, and the `tool` messages that answer them.
 
 Mistral Vibe, GitHub Copilot CLI's first layout, Hermes Agent and Nanocoder keep a
 conversation as they sent it to the model: an assistant message's `tool_calls`,
 `[{id, function: {name, arguments}}]`, the arguments JSON text (or, in Nanocoder, the
-object itself), each answered by a `tool` message naming its id. A message's text is
+object itself), each answered by a `tool` message naming its id (`tool_call_id`) and its
+tool (`name`). A message's text is
 `jsonl.text_of`; what differs (which text the agent added to a prompt, how a failed call
 shows, where thinking is kept) stays with each agent's reader.
 """
@@ -64,3 +65,24 @@ def call_records(
         found = arg_files(call.args, file_keys)
         records.append(replace(message, tool_name=call.name, tool_id=call.id, files=found))
     return records
+
+
+def result_record(
+    msg: Mapping[str, Any],
+    output: str,
+    line: int,
+    base: Mapping[str, Any],
+    limit: int,
+    is_error: bool = False,
+) -> Message:
+    """The result a `tool` message holds: `output` (its text, as the agent's reader took
+    it) cut to `limit`, answering the call its `tool_call_id` names."""
+    message = Message(MessageKind.TOOL_OUTPUT, cap(clean_text(output).strip(), limit), line, **base)
+    return replace(
+        message, tool_id=_text(msg.get("tool_call_id")), tool_name=_text(msg.get("name")),
+        is_error=is_error,
+    )  # fmt: skip
+
+
+def _text(value: Any) -> str | None:
+    return clean_text(value) if isinstance(value, str) and value else None

@@ -23,7 +23,7 @@ from findsession.domain import Message, MessageKind, Problem
 from findsession.sources.cursor import Record
 from findsession.sources.epoch import epoch_iso
 from findsession.sources.jsonl import cap, clean_text, text_of
-from findsession.sources.openai_chat import call_records
+from findsession.sources.openai_chat import call_records, result_record
 from findsession.sources.tool_args import args_text
 from findsession.sources.tool_args import files as arg_files
 
@@ -70,10 +70,8 @@ def message_records(
         output = _WARNING.sub("\n", text_of(msg.get("content"))).strip()
         if not output:
             return []
-        done = _message(MessageKind.TOOL_OUTPUT, output, number, TOOL_OUTPUT_CAP, base)
         failed = output.lstrip().startswith(_FAILED)
-        return [replace(done, tool_id=_str(msg.get("tool_call_id")),
-                        tool_name=_str(msg.get("name")), is_error=failed)]  # fmt: skip
+        return [result_record(msg, output, number, base, TOOL_OUTPUT_CAP, failed)]
     if role != "system" and problems is not None:
         problems.append(Problem(number, "unknown message role", clean_text(str(role))[:40]))
     return []
