@@ -262,3 +262,6 @@ def test_compaction_agent_replaying_its_parent_adds_only_its_summary_found_as_th
     (hit,) = search(store, "ledger", SearchOptions(mode="keyword")).hits
     assert (hit.session.id, hit.turn, hit.unit_kind) == ("long-one", None, "session")
     assert "ledger" in hit.snippet
+    # Searched inside the agent's own session, the summary is its turn, where it is.
+    (inside,) = search(store, "ledger", SearchOptions(mode="keyword", session=agent.id)).hits
+    assert (inside.session.id, inside.turn) == ("agent-acompact-1f2e3d", 1)

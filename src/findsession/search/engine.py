@@ -198,7 +198,9 @@ def retrieve(
         found.evidence = sessions.Evidence(bm25=best * sessions.EVIDENCE_BM25_SHARE)
     background = found.signals.background
     found.scale = sessions.Scale.of(keyword, vector, floor if background is None else background)
-    found.units = for_parents(store, fuse(keyword, vector, opts.hybrid_weight, pins, floor))
+    found.units = fuse(keyword, vector, opts.hybrid_weight, pins, floor)
+    if not opts.session:  # inside one session, the places are that session's own
+        found.units = for_parents(store, found.units)
     lengths = store.turn_counts(sessions.with_further(found.units))
     found.evidence = replace(found.evidence, turns=lengths)
     if named:
