@@ -292,6 +292,9 @@ def test_the_timeline_pages_back_through_every_session(browser: Any, crowded: Pa
         t.goto(crowded.url)
         t.wait_for_url(f"http://127.0.0.1:{crowded.port}{crowded.base}")
         t.goto(f"http://127.0.0.1:{crowded.port}{crowded.base}#/timeline")
+        # The first address drew a timeline too: wait for the one #/timeline asked for, or
+        # the click lands on a button that the second drawing throws away.
+        until(t, "document.body.dataset.view === 'timeline' && !document.getElementById('main').hasAttribute('aria-busy')")
         t.wait_for_selector(".timeline .day")
         rows = t.locator(".timeline li[data-session]")
         assert rows.count() == 500

@@ -40,6 +40,9 @@ async function render() {
   const isCurrent = () => mine === generation;
   const { path, params } = route();
   reader = null;
+  // Busy until this view is drawn: a reader of the page (or a test) knows the list shown
+  // is the one the address asks for, not the one it replaces.
+  main.setAttribute("aria-busy", "true");
   document.body.dataset.view = path.startsWith("/session/") ? "reader" : path.slice(1) || "search";
   for (const link of document.querySelectorAll("nav.views a")) {
     link.classList.toggle("active", link.id === `nav-${document.body.dataset.view}`);
@@ -67,6 +70,8 @@ async function render() {
     else await timelineView(main, filters(), isCurrent);
   } catch (error) {
     if (isCurrent()) main.replaceChildren(el("p", { class: "error", role: "alert", text: error.message }));
+  } finally {
+    if (isCurrent()) main.removeAttribute("aria-busy");
   }
 }
 

@@ -49,8 +49,13 @@ export async function timelineView(main, filters, isCurrent) {
       older.addEventListener("click", async () => {
         older.disabled = true;
         older.textContent = "Loading…";
-        await load();
-        if (isCurrent()) render();
+        main.setAttribute("aria-busy", "true");
+        try {
+          await load();
+          if (isCurrent()) render();
+        } finally {
+          if (isCurrent()) main.removeAttribute("aria-busy");
+        }
       });
     }
     const heading = el("p", {
