@@ -39,8 +39,9 @@ from findsession.sources.base import Skip, Source, SourceFile, store_id
 from findsession.sources.cursor import Cursor, Reading, Record
 from findsession.sources.json_doc import side_object
 from findsession.sources.jsonl import clean_text, read_appended, texts_at
-from findsession.sources.letta_records import LettaParser, header_cwd
+from findsession.sources.letta_records import LettaParser
 from findsession.sources.opening import open_regular
+from findsession.sources.pi import header_cwd
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_in_cwd
 from findsession.sources.walking import walk

@@ -21,18 +21,15 @@ left out of the prompt as Claude Code's are (`claude_code_records`).
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import replace
-from typing import IO, Any
+from typing import Any
 
 from findsession.domain import Message, MessageKind
 from findsession.sources.cursor import Record
 from findsession.sources.jsonl import clean_text
 from findsession.sources.pi_records import PiParser
 
-#: Bytes of line 1 read for the header (a few ids and a path).
-_HEADER_BYTES = 64 * 1024
 _ROLES = frozenset(("user", "assistant", "toolResult"))
 #: How Letta Code's Bash tool starts the result of a command that failed.
 _FAILED = re.compile(
@@ -68,19 +65,6 @@ def _named(rec: Record, tool: str) -> Record:
     if isinstance(rec, Message) and rec.kind is MessageKind.TOOL_OUTPUT and not rec.tool_name:
         return replace(rec, tool_name=tool)
     return rec
-
-
-def header_cwd(fh: IO[bytes]) -> str | None:
-    """The `cwd` of line 1 when it is the `session` header."""
-    fh.seek(0)
-    try:
-        obj = json.loads(fh.readline(_HEADER_BYTES).decode("utf-8", "replace"))
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(obj, dict) or obj.get("type") != "session":
-        return None
-    cwd = obj.get("cwd")
-    return clean_text(cwd) if isinstance(cwd, str) and cwd else None
 
 
 def _marked(message: dict[str, Any]) -> dict[str, Any]:
