@@ -10,8 +10,10 @@ The storage folder was written by the real Letta Code 0.32.18 (`letta --backend 
 conversation (`local-conv-1`) of four prompts given one run each with `--conv`: a
 `Write`, a `Read` and an `Edit`, two `Bash` commands that failed, then, resumed without
 the experimental variable, a reply with reasoning; and a second conversation
-(`letta --new`, `local-conv-2`). The agent's default conversation, never spoken in, has
-no transcript. Only the conversations' `messages.jsonl`, `conversation.json` and
+(`letta --new`, `local-conv-2`), carried on in Letta Code's terminal app (`letta
+--backend local`, typed through a pseudo-terminal: it resumes the folder's last
+conversation) with a `Read` of a missing file. The agent's default conversation, never
+spoken in, has no transcript. Only the conversations' `messages.jsonl`, `conversation.json` and
 `manifest.json` are kept (not the compiled system prompt, the agent, its memory or the
 provider's key), and the folders were renamed to `/home/dev/...`.
 """
@@ -106,6 +108,10 @@ def test_each_conversation_is_one_session_counted_as_letta_wrote_it(
         "Rename add_note to append_note",
         "Run the tests",
         "What did we change so far?",
+    ]
+    assert counted(transcript(storage, TODO))["prompts"] == [
+        "Summarise the syncthing conflict in todo.txt",
+        "Show me missing.txt please",  # typed in the terminal app
     ]
     assert cli.json("index", "--no-embed")["files_read"] == 0
 
