@@ -386,6 +386,7 @@ _VIBE_LIVE = "unified/29dcdb92-04e2-a3e0-9fec-b3fd1efa81ac"
 _GPTME = "2026-12-06-sneaking-green-penguin"
 _GPTME_NATIVE = "2026-12-06-singing-blue-shark"
 _NANOCODER = "0ab7146e-2723-4071-9898-466731f5eead.json"
+_LETTA = "conversations/Y29udmVyc2F0aW9uOmxvY2FsLWNvbnYtMQ"
 _OPEN_INTERPRETER = "write_my_todo_notes_into__December_06_2026_23-41-09.json"
 _QODER = "projects/-home-dev-weather-buoy/5d1e2f3a-1111-4a2b-8c3d-000000000001"
 _AUGGIE = "sessions/8c4f2e1a-0b3d-4e5f-9a6b-1c2d3e4f5a01"
@@ -510,6 +511,8 @@ SEEDS = [
          f"{_GPTME_NATIVE}/conversation.jsonl", [f"{_GPTME_NATIVE}/conversation.jsonl"]),
     Seed("nanocoder", "nanocoder", _copy("nanocoder/home/.local/share/nanocoder/sessions"),
          _NANOCODER, [_NANOCODER]),
+    Seed("letta", "letta", _copy("letta/home/.letta/lc-local-backend"),
+         f"{_LETTA}/messages.jsonl", [f"{_LETTA}/messages.jsonl", f"{_LETTA}/conversation.json"]),
     Seed("open-interpreter", "open-interpreter",
          _copy("open_interpreter/home/.config/open-interpreter/conversations"),
          _OPEN_INTERPRETER, [_OPEN_INTERPRETER]),

@@ -48,6 +48,7 @@ FORMATS = {
     "vibe": "vibe/home/.vibe/logs/session",
     "gptme": "gptme/home/.local/share/gptme/logs",
     "nanocoder": "nanocoder/home/.local/share/nanocoder/sessions",
+    "letta": "letta/home/.letta/lc-local-backend",
     "open-interpreter": "open_interpreter/home/.config/open-interpreter/conversations",
     # The older layouts of agents that now keep a database (the stores have their own
     # planted-secret tests, with the database built by the test).

@@ -25,7 +25,9 @@ Antigravity's `write_to_file`, `replace_file_content` and `multi_replace_file_co
 Agent's `write_file` and `patch` (a find-and-replace, or a V4A patch as Codex writes it)
 and a heredoc in its `terminal`; Nanocoder's `write_file`, `string_replace`, `diff_edit`
 (SEARCH/REPLACE blocks) and `file_op`'s `delete` (and a heredoc in its `execute_bash`);
-Open Interpreter's heredocs in its `shell` blocks (`bash`, `sh`, `zsh`...).
+Open Interpreter's heredocs in its `shell` blocks (`bash`, `sh`, `zsh`...); Letta Code's
+`Write`, `Edit` and `MultiEdit` (Claude Code's names and arguments) and a heredoc in its
+`Bash`.
 A call of another name writes nothing here.
 """
 

@@ -56,7 +56,7 @@ class PiSource(Source):
 
     def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
         # A read from the cursor starts after the header: its `cwd` is read again.
-        cwd = _header_cwd(fh) if cursor is not None else None
+        cwd = header_cwd(fh) if cursor is not None else None
         return read_appended(fh, cursor, PiParser(cwd).parse)
 
     def title_line(self, sf: SourceFile, title: str) -> bytes | None:
@@ -95,7 +95,9 @@ def _header(path: Path) -> dict[str, object]:
         return {}
 
 
-def _header_cwd(fh: IO[bytes]) -> str | None:
+def header_cwd(fh: IO[bytes]) -> str | None:
+    """The `cwd` of line 1 when it is a `session` header (Letta Code's local transcripts
+    begin with the same one)."""
     cwd = _first_object(fh).get("cwd")
     return clean_text(cwd) if isinstance(cwd, str) and cwd else None
 

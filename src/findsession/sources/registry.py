@@ -64,6 +64,7 @@ class SourceKind(StrEnum):
     LLM = "llm"
     HERMES = "hermes"
     NANOCODER = "nanocoder"
+    LETTA = "letta"
     OPEN_INTERPRETER = "open-interpreter"
     SPECSTORY = "specstory"
     CHATGPT = "chatgpt"
@@ -320,6 +321,15 @@ ENTRIES: tuple[Entry, ...] = (
         # (100), when it starts and when it saves a new session.
         deletes_own_files=True,
     ),
+    # Only its local backend's conversations are on this machine (a Letta server keeps
+    # the others). Whether `letta` takes a first prompt and stays in its app is not
+    # checked, so no handoff starts it.
+    Entry(
+        SourceKind.LETTA,
+        "letta:LettaSource",
+        spoken=("letta",),
+        env=("LETTA_LOCAL_BACKEND_DIR",),
+    ),
     # "interpreter" alone is a word of every talk about Python; people say the package's
     # name. Its `interpreter WORDS` shortcut sends "I WORDS" with instructions of its own
     # to hurry, so no handoff starts it.
@@ -422,6 +432,7 @@ NAMES: dict[str, str] = {
     SourceKind.LLM: "Simon Willison's llm CLI",
     SourceKind.HERMES: "Hermes Agent (the terminal and its messaging gateway)",
     SourceKind.NANOCODER: "Nanocoder",
+    SourceKind.LETTA: "Letta Code (its local backend)",
     SourceKind.OPEN_INTERPRETER: "Open Interpreter",
     SourceKind.WARP: "Warp's agent conversations",
     SourceKind.SPECSTORY: "SpecStory's Markdown exports",
