@@ -388,6 +388,7 @@ _GPTME_NATIVE = "2026-12-06-singing-blue-shark"
 _NANOCODER = "0ab7146e-2723-4071-9898-466731f5eead.json"
 _LETTA = "conversations/Y29udmVyc2F0aW9uOmxvY2FsLWNvbnYtMQ"
 _OPEN_INTERPRETER = "write_my_todo_notes_into__December_06_2026_23-41-09.json"
+_CODEBUDDY = "projects/home-dev-greeter/69c487d2-f5c8-49bc-b814-87663ad1f12d"
 _QODER = "projects/-home-dev-weather-buoy/5d1e2f3a-1111-4a2b-8c3d-000000000001"
 _AUGGIE = "sessions/8c4f2e1a-0b3d-4e5f-9a6b-1c2d3e4f5a01"
 _TRAE = "sessions/2026/06/04/rollout-2026-06-04T09-10-00-01a2b3c4-0d1e-7f20-8a31-000000000101.jsonl"
@@ -487,6 +488,11 @@ SEEDS = [
     Seed("llm-0.13", "llm", _copy("llm/0.13"), "logs.db", ["logs.db"]),
     Seed("hermes", "hermes", _copy("hermes/home/.hermes"), "state.db", ["state.db"]),
     Seed("hermes-0.13", "hermes", _copy("hermes/0.13"), "state.db", ["state.db"]),
+    Seed("codebuddy", "codebuddy", _copy("codebuddy/home/.codebuddy"),
+         f"{_CODEBUDDY}.jsonl", [f"{_CODEBUDDY}.jsonl"]),
+    Seed("codebuddy-subagent", "codebuddy", _copy("codebuddy/home/.codebuddy"),
+         f"{_CODEBUDDY}/subagents/agent-4e3a1a38.jsonl",
+         [f"{_CODEBUDDY}/subagents/agent-4e3a1a38.jsonl"]),
     Seed("qoder", "qoder", _copy("qoder/home/.qoder"), f"{_QODER}.jsonl", [f"{_QODER}.jsonl"]),
     Seed("qoder-subagent", "qoder", _copy("qoder/home/.qoder"),
          f"{_QODER}/subagents/agent-a7c3e91.jsonl", [f"{_QODER}/subagents/agent-a7c3e91.jsonl"]),

@@ -47,6 +47,7 @@ FORMATS = {
     "trae-cli": "trae-cli/home/.trae/cli",
     "vibe": "vibe/home/.vibe/logs/session",
     "gptme": "gptme/home/.local/share/gptme/logs",
+    "codebuddy": "codebuddy/home/.codebuddy/projects",
     "nanocoder": "nanocoder/home/.local/share/nanocoder/sessions",
     "letta": "letta/home/.letta/lc-local-backend",
     "open-interpreter": "open_interpreter/home/.config/open-interpreter/conversations",

@@ -61,6 +61,7 @@ class SourceKind(StrEnum):
     TRAE_CLI = "trae-cli"
     VIBE = "vibe"
     GPTME = "gptme"
+    CODEBUDDY = "codebuddy"
     LLM = "llm"
     HERMES = "hermes"
     NANOCODER = "nanocoder"
@@ -290,6 +291,16 @@ ENTRIES: tuple[Entry, ...] = (
         env=("GPTME_LOGS_HOME", *_DATA, "LOCALAPPDATA"),
         start=Start(("gptme",)),
     ),
+    # `codebuddy "prompt"` opens its interactive session with that first prompt (`-p`
+    # runs it and exits); it deletes sessions untouched for `cleanupPeriodDays`.
+    Entry(
+        SourceKind.CODEBUDDY,
+        "codebuddy:CodeBuddySource",
+        spoken=("codebuddy",),
+        env=("CODEBUDDY_CONFIG_DIR",),
+        start=Start(("codebuddy",)),
+        deletes_own_files=True,
+    ),
     # "llm" alone is a word of every other query about models ("the llm answered..."):
     # taken for the tool it would nudge its conversations up and drop the word from the
     # query's coverage. People who mean the tool say its package's name with the CLI.
@@ -429,6 +440,7 @@ NAMES: dict[str, str] = {
     SourceKind.TRAE_CLI: "TRAE CLI",
     SourceKind.VIBE: "Mistral Vibe",
     SourceKind.GPTME: "gptme",
+    SourceKind.CODEBUDDY: "CodeBuddy Code",
     SourceKind.LLM: "Simon Willison's llm CLI",
     SourceKind.HERMES: "Hermes Agent (the terminal and its messaging gateway)",
     SourceKind.NANOCODER: "Nanocoder",
