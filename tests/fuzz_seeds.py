@@ -375,6 +375,7 @@ _CLINE = "User/globalStorage/saoudrizwan.claude-dev/tasks/1733000000000"
 _ROO = "User/globalStorage/rooveterinaryinc.roo-cline/tasks/aaaa0001-0000-4000-8000-00000000000a"
 _KIMI = "sessions/9aa9f887151e3c91e1263f701092d3f0/4c2e8a10-0001-4b5d-9e6f-7a8b9c0d1e2f"
 _OPENHANDS = "8d2f6a1c4b3e4f5a9c0d1e2f3a4b5c6d"
+_OPENHANDS_APP = "b7e2c41d9a0f4e3c8d1a2b3c4d5e6f70"
 _OPENCODE_TREE = "storage/session/4b0ea68d7af9a6031a7ffda7ad66e0cb83315750"
 _ANTIGRAVITY = "antigravity/brain/3f0a9c1e-5b2d-4e7f-8a1b-2c3d4e5f6a01/.system_generated/logs"
 _IFLOW = "projects/-home-dev-orchard/session-3b1c0d9e-1111-4c2d-8e3f-0a1b2c3d4e01"
@@ -477,6 +478,11 @@ SEEDS = [
           f"{_OPENHANDS}/events/event-00015-00000000-0000-0000-0000-00000000100f.json",
           f"{_OPENHANDS}/events/event-00016-00000000-0000-0000-0000-000000001010.json",
           ]),
+    Seed("openhands-app", "openhands", _copy("openhands/app/sessions"),
+         f"{_OPENHANDS_APP}/metadata.json",
+         [f"{_OPENHANDS_APP}/metadata.json", f"{_OPENHANDS_APP}/events/2.json",
+          f"{_OPENHANDS_APP}/events/7.json", f"{_OPENHANDS_APP}/events/8.json",
+          f"{_OPENHANDS_APP}/events/13.json"]),
     Seed("junie", "junie", _copy("junie"), "sessions/session-260601-093000-ab12/events.jsonl",
          ["sessions/session-260601-093000-ab12/events.jsonl", "sessions/index.jsonl"]),
     Seed("antigravity", "antigravity", _copy("antigravity/home/.gemini"),

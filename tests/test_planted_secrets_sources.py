@@ -38,7 +38,7 @@ FORMATS = {
     "amp": "amp/threads",
     "continue": "continue/sessions",
     "kimi": "kimi/home/.kimi",
-    "openhands": "openhands/conversations",
+    "openhands": "openhands",  # the CLI's conversations and the app's sessions
     "junie": "junie/sessions",
     "antigravity": "antigravity/home/.gemini",
     "iflow": "iflow/home/.iflow/projects",
@@ -71,7 +71,7 @@ FOLDER = "token-" + "-".join(IN_NAMES)
 #: A branch named after one.
 BRANCH = f"fix/{_GITHUB_FG}"
 #: The names agents give a session's git branch.
-BRANCH_KEYS = ("branch", "gitBranch", "git_branch")
+BRANCH_KEYS = ("branch", "gitBranch", "git_branch", "selected_branch")
 #: Lists of file names, where no argv is planted.
 NAME_LISTS = ("attachedFiles",)
 #: A password on a command written as an argv list, added to every list of strings.

@@ -232,3 +232,26 @@ def test_an_exported_chat_named_as_a_root_takes_its_folder_from_the_reply(
     cli.run("index", "--no-embed", "--source", "vscode-copilot", str(path))
     [hit] = hits(cli, "hive scale drift")
     assert hit["session"]["cwd"] == "c:/Users/dev/beehive"
+
+
+def test_two_edits_of_one_file_in_one_request_are_two(cli: CLI, user: Path) -> None:
+    """Agent mode edits a file twice in one answer: each replace call is followed by its
+    own `textEditGroup` of the same file, as real logs have them; neither is a repeat."""
+    cli.run("index", "--no-embed")
+    uri = {"$mid": 1, "scheme": "file", "path": "/home/dev/hive/sensors.py"}
+    response: list[dict[str, Any]] = [{"value": "Two changes to the sensor file."}]
+    for n in (1, 2):
+        response += [
+            {"kind": "toolInvocationSerialized", "toolId": "copilot_replaceString",
+             "toolCallId": f"call_swap{n}", "isComplete": True,
+             "invocationMessage": {"value": f"Replacing line {n} in sensors.py"}},
+            {"kind": "textEditGroup", "uri": uri, "edits": [[]], "done": True},
+        ]  # fmt: skip
+    request = {"requestId": "request_b5", "timestamp": 1772900300000,
+               "message": {"text": "Swap both sensor pins"}, "response": response}  # fmt: skip
+    with log(user).open("a") as fh:
+        fh.write(json.dumps({"kind": 2, "k": ["requests"], "v": [request]}) + "\n")
+    cli.run("index", "--no-embed")
+    turn = cli.json("read", HIVE, "--tools")["turns"][-1]
+    calls = [m["tool"] for m in turn["messages"] if m["kind"] == "tool_call"]
+    assert calls == ["copilot_replaceString", "edit", "copilot_replaceString", "edit"]

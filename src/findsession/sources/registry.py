@@ -431,7 +431,7 @@ NAMES: dict[str, str] = {
     SourceKind.ZED: "Zed's agent threads",
     SourceKind.CONTINUE: "Continue",
     SourceKind.KIMI: "Kimi CLI",
-    SourceKind.OPENHANDS: "the OpenHands CLI",
+    SourceKind.OPENHANDS: "OpenHands (the CLI and the app)",
     SourceKind.JUNIE: "JetBrains Junie",
     SourceKind.ANTIGRAVITY: "Google Antigravity (the editor and its CLI)",
     SourceKind.IFLOW: "iFlow CLI",

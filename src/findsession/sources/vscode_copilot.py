@@ -45,7 +45,8 @@ class VSCodeCopilotSource(Source):
 
     kind = KIND
     #: 2: an exported chat takes its folder from its replies' `baseUri`.
-    reads = 2
+    #: 3: a second edit of one file in one request is kept (it was taken for a repeat).
+    reads = 3
 
     def default_roots(self) -> list[Path]:
         return [

@@ -70,7 +70,7 @@ def request_records(
         out.append(Message(MessageKind.PROMPT, cap(typed.strip(), PROMPT_CAP), **common))
     said: list[str] = []
     response = request.get("response")
-    for item in response if isinstance(response, list) else []:
+    for position, item in enumerate(response if isinstance(response, list) else []):
         if not isinstance(item, dict):
             continue
         kind = item.get("kind")
@@ -83,7 +83,7 @@ def request_records(
             if text:
                 said.append(text)
             continue
-        message_out = _item(kind, item, common)
+        message_out = _item(kind, item, position, common)
         if message_out is not None:
             out.extend(_reply(said, common))
             said = []
@@ -92,7 +92,7 @@ def request_records(
     return [_numbered(m, sid, rid, n) for n, m in enumerate(out)]
 
 
-def _item(kind: Any, item: dict[str, Any], common: dict[str, Any]) -> Message | None:
+def _item(kind: Any, item: dict[str, Any], position: int, common: dict[str, Any]) -> Message | None:
     if kind == "thinking":
         text = _value(item.get("value"))
         return Message(MessageKind.THINKING, cap(text, THINKING_CAP), **common) if text else None
@@ -113,7 +113,16 @@ def _item(kind: Any, item: dict[str, Any], common: dict[str, Any]) -> Message | 
         path = uri_path(item.get("uri"))
         if path is None:
             return None
-        return Message(MessageKind.TOOL_CALL, path, tool_name="edit", files=(path,), **common)
+        # An edit has no call id; its place in the response tells two edits of one file
+        # in one request apart (the second is no repeat of the first).
+        return Message(
+            MessageKind.TOOL_CALL,
+            path,
+            tool_name="edit",
+            tool_id=f"edit-{position}",
+            files=(path,),
+            **common,
+        )
     return None
 
 
