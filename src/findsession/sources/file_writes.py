@@ -27,7 +27,9 @@ and a heredoc in its `terminal`; Nanocoder's `write_file`, `string_replace`, `di
 (SEARCH/REPLACE blocks) and `file_op`'s `delete` (and a heredoc in its `execute_bash`);
 Open Interpreter's heredocs in its `shell` blocks (`bash`, `sh`, `zsh`...); Letta Code's
 `Write`, `Edit` and `MultiEdit` (Claude Code's names and arguments) and a heredoc in its
-`Bash`.
+`Bash`;
+RA.Aid's `put_complete_file_contents` (its store keeps the path, not the text) and
+`file_str_replace`.
 A call of another name writes nothing here.
 """
 
@@ -51,7 +53,8 @@ _KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*): ?(.*)$")
 PATH_KEYS = ("file_path", "filePath", "filepath", "path", "target_file", "targetFile",
              "notebook_path", "absolute_path", "file", "filename",
              "relative_workspace_path")  # fmt: skip
-_CONTENT = ("content", "contents", "file_text", "fileText", "CodeContent", "file_content")
+_CONTENT = ("content", "contents", "file_text", "fileText", "CodeContent", "file_content",
+            "complete_file_contents")  # fmt: skip
 _NEW = ("new_string", "new_str", "newString", "newText", "new_text")
 _OLD = ("old_string", "old_str", "oldString", "oldText", "old_text")
 _PATCH_KEYS = ("input", "patch", "patchText", "patch_text", "diff")
@@ -72,12 +75,12 @@ SHELL_TOOLS = frozenset(("bash", "shell", "local_shell", "exec_command", "run_sh
 _SIMPLE: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     **dict.fromkeys(
         ("write", "write_file", "create", "create_file", "write_to_file", "newfilecreated",
-         "create_new_file", "writefile", "save-file"),
+         "create_new_file", "writefile", "save-file", "put_complete_file_contents"),  # fmt: skip
         ("create", _CONTENT, ()),
     ),
     **dict.fromkeys(
         ("edit", "replace", "str_replace", "search_replace", "replace_string_in_file",
-         "edit_file", "single_find_and_replace", "string_replace"),  # fmt: skip
+         "edit_file", "single_find_and_replace", "string_replace", "file_str_replace"),  # fmt: skip
         ("edit", (*_NEW, "code_edit"), _OLD),
     ),
     **dict.fromkeys(

@@ -66,6 +66,7 @@ class SourceKind(StrEnum):
     HERMES = "hermes"
     NANOCODER = "nanocoder"
     LETTA = "letta"
+    RA_AID = "ra-aid"
     OPEN_INTERPRETER = "open-interpreter"
     SPECSTORY = "specstory"
     CHATGPT = "chatgpt"
@@ -341,6 +342,9 @@ ENTRIES: tuple[Entry, ...] = (
         spoken=("letta",),
         env=("LETTA_LOCAL_BACKEND_DIR",),
     ),
+    # `ra-aid -m "..."` runs its task to the end and exits, and `--chat` takes no first
+    # prompt, so no handoff starts it. Its stores sit in each project: no variable moves them.
+    Entry(SourceKind.RA_AID, "ra_aid:RaAidSource", spoken=("ra-aid",)),
     # "interpreter" alone is a word of every talk about Python; people say the package's
     # name. Its `interpreter WORDS` shortcut sends "I WORDS" with instructions of its own
     # to hurry, so no handoff starts it.
@@ -445,6 +449,7 @@ NAMES: dict[str, str] = {
     SourceKind.HERMES: "Hermes Agent (the terminal and its messaging gateway)",
     SourceKind.NANOCODER: "Nanocoder",
     SourceKind.LETTA: "Letta Code (its local backend)",
+    SourceKind.RA_AID: "RA.Aid",
     SourceKind.OPEN_INTERPRETER: "Open Interpreter",
     SourceKind.WARP: "Warp's agent conversations",
     SourceKind.SPECSTORY: "SpecStory's Markdown exports",
