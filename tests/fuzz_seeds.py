@@ -499,6 +499,7 @@ SEEDS = [
     Seed("codebuddy-subagent", "codebuddy", _copy("codebuddy/home/.codebuddy"),
          f"{_CODEBUDDY}/subagents/agent-4e3a1a38.jsonl",
          [f"{_CODEBUDDY}/subagents/agent-4e3a1a38.jsonl"]),
+    Seed("ra-aid", "ra-aid", _copy("ra_aid/lighthouse"), ".ra-aid/pk.db", [".ra-aid/pk.db"]),
     Seed("qoder", "qoder", _copy("qoder/home/.qoder"), f"{_QODER}.jsonl", [f"{_QODER}.jsonl"]),
     Seed("qoder-subagent", "qoder", _copy("qoder/home/.qoder"),
          f"{_QODER}/subagents/agent-a7c3e91.jsonl", [f"{_QODER}/subagents/agent-a7c3e91.jsonl"]),

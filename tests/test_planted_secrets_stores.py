@@ -157,6 +157,13 @@ def _hermes(cli: CLI, home: Path) -> list[Path]:
     return [home / ".hermes" / "state.db", home / ".hermes" / "profiles" / "work" / "state.db"]
 
 
+def _ra_aid(cli: CLI, home: Path) -> list[Path]:
+    from test_source_ra_aid import FIXTURE
+
+    shutil.copytree(FIXTURE / ".ra-aid", home / ".ra-aid")  # run in the home folder
+    return [home / ".ra-aid" / "pk.db"]
+
+
 STORES: dict[str, Build] = {
     "opencode": _opencode,
     "goose": _goose,
@@ -167,6 +174,7 @@ STORES: dict[str, Build] = {
     "warp": _warp,
     "llm": _llm,
     "hermes": _hermes,
+    "ra-aid": _ra_aid,
 }
 
 

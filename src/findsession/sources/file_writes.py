@@ -203,6 +203,8 @@ def file_writes(message: Message, source: str) -> list[FileWrite]:
     if name in _SIMPLE:
         op, new_keys, old_keys = _SIMPLE[name]
         new = _first(fields, new_keys)
+        if new is None and source == "ra-aid" and op == "create":
+            truncated = True  # RA.Aid's store keeps the path it wrote, never the text
         if new is None and not truncated:
             return []
         # A call cut before its new text still wrote the file: kept, its text unknown.

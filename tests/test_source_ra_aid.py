@@ -1,0 +1,185 @@
+"""RA.Aid's per-project store (`<project>/.ra-aid/pk.db`), through the real CLI: each run
+one session with exactly the person's inputs as prompts and the trajectory's tool calls
+and failures (counted below by rules of this test's own, reading the rows with sqlite3),
+`--chat`'s doubled first request read once, the CIAYN agent's restated failure not a
+second call, blame, no resume, only the run that changed read again, the store never
+written, and a folder's walk.
+
+The store was written by the real RA.Aid 0.30.2 against a scripted model on localhost,
+in `/home/dev/lighthouse` (the `command_line` of each run cut to `ra-aid ...`, its
+journal mode set to `delete` so the fixture is one file):
+
+1. `ra-aid --provider openai -m "Write down the lamp rotation schedule..."` (the ReAct
+   agent): research notes, `cat README.md`, `ls lamp-schedules` (which failed: RA.Aid
+   keeps no command's output or exit code), then planning and implementation:
+   `put_complete_file_contents` rotation.py, a `file_str_replace` (RA.Aid 0.30.2 fails
+   to record a replace that worked), a command, `task_completed`.
+2. `-m "Make the seconds per turn a command line argument..."`: `read_file_tool`, a
+   `file_str_replace` whose old string was not there (recorded as an error), a command.
+3. `--provider openai-compatible --research-only` (the CIAYN agent): notes, a command,
+   `read_file_tool` of a missing file (the tool's own error row, then CIAYN's
+   `{code}` row for the same failure), `mark_research_complete_no_implementation_required`.
+4. `--chat`, whose agent called a tool it did not have and RA.Aid stopped.
+5. `--chat`: the request, an `ask_human` answer, `request_research_and_implementation`
+   (a command, a plan, foghorn.md written), a last `ask_human` answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import CLI
+from read_counts import indexed
+
+from findsession.sources.ra_aid import file_id
+
+FIXTURE = Path(__file__).parent / "fixtures" / "ra_aid" / "lighthouse"
+RUNS = (1, 2, 3, 4, 5)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    folder = tmp_path / "lighthouse"
+    shutil.copytree(FIXTURE, folder)
+    return folder
+
+
+def sid(project: Path, run: int) -> str:
+    return f"{file_id(project / '.ra-aid' / 'pk.db')}:{run}"
+
+
+def index(cli: CLI, project: Path) -> dict[str, Any]:
+    return cli.json("index", "--no-embed", "--source", "ra-aid", str(project))
+
+
+def counted(db: Path, run: int) -> dict[str, Any]:
+    """One run read without findsession: the inputs written in it (with its id, or with
+    none between its start and the next run's), less an unowned copy of one it owns; each
+    trajectory row naming a tool is a call but CIAYN's `{code}` restatement, a
+    `task_display` is the planner's call, and a call with `is_error` has failed."""
+    conn = sqlite3.connect(db)
+    starts = [row[0] for row in conn.execute("SELECT start_time FROM session ORDER BY id")]
+    begin = starts[run - 1]
+    end = starts[run] if run < len(starts) else "9999-12-31"
+    owned = [c for (c,) in conn.execute("SELECT content FROM human_input WHERE session_id = ?",
+                                        (run,))]  # fmt: skip
+    loose = conn.execute(
+        "SELECT content FROM human_input WHERE session_id IS NULL"
+        " AND created_at >= ? AND created_at < ? ORDER BY id",
+        (begin, end),
+    ).fetchall()
+    prompts = owned + [c for (c,) in loose if c not in owned]
+    calls = failed = 0
+    for kind, tool, params, error, error_type in conn.execute(
+        "SELECT record_type, tool_name, tool_parameters, is_error, error_type FROM trajectory"
+        " WHERE session_id = ?",
+        (run,),
+    ):
+        restated = error_type == "ToolExecutionError" and list(json.loads(params)) == ["code"]
+        if kind == "task_display" or (tool and kind != "gc_operation" and not restated):
+            calls += 1
+            failed += bool(error)
+    conn.close()
+    return {"prompts": sorted(prompts), "replies": 0, "calls": calls, "results": failed,
+            "failed": failed}  # fmt: skip
+
+
+def test_each_run_is_one_session_as_an_independent_count_reads_it(
+    cli: CLI, project: Path
+) -> None:
+    report = index(cli, project)
+    assert (report["files_read"], report["problems"], report["errors"]) == (1, [], [])
+    listed = {s["kind"]: s for s in cli.json("sources")["sources"]}["ra-aid"]
+    assert listed["sessions"] == 5
+    db = project / ".ra-aid" / "pk.db"
+    totals = {"prompts": 0, "calls": 0, "failed": 0}
+    for run in RUNS:
+        mine = counted(db, run)
+        got = indexed(cli, sid(project, run))
+        assert {**got, "prompts": sorted(got["prompts"])} == mine, run
+        totals = {k: totals[k] + (len(mine[k]) if k == "prompts" else mine[k]) for k in totals}
+    assert totals == {"prompts": 7, "calls": 26, "failed": 2}
+    assert indexed(cli, sid(project, 5))["prompts"] == [
+        "Write a note on the fog signal schedule",
+        "The north tower, two blasts every thirty seconds",
+        "No, that is all",
+    ]
+    assert index(cli, project)["files_read"] == 0
+
+
+def test_a_run_reads_in_order_its_failures_answer_their_calls(cli: CLI, project: Path) -> None:
+    index(cli, project)
+    turns = cli.json("read", sid(project, 1), "--tools")["turns"]
+    assert [m["tool"] or m["kind"] for m in turns[0]["messages"]] == [
+        "prompt", "emit_research_notes", "run_shell_command", "run_shell_command",
+        "request_task_implementation", "put_complete_file_contents", "emit_related_files",
+        "run_shell_command", "task_completed", "plan_implementation_completed",
+    ]  # fmt: skip
+    assert turns[0]["messages"][2]["text"] == "command: cat README.md\ntimeout: 10"
+    research = cli.json("read", sid(project, 3), "--tools")["turns"][0]["messages"]
+    failed = [(m["kind"], m["tool"], m["is_error"]) for m in research if m["is_error"]]
+    assert failed == [("tool_output", "read_file_tool", True)]
+    assert research[-1]["tool"] == "mark_research_complete_no_implementation_required"
+    session = cli.json("read", sid(project, 1))["session"]
+    assert session["cwd"] == str(project)
+    assert session["title"] == "Write down the lamp rotation schedule for the night shift"
+
+
+def test_blame_no_resume_and_the_speaker(cli: CLI, project: Path) -> None:
+    index(cli, project)
+    writers = cli.json("blame", str(project / "rotation.py"))["writers"]
+    # The replace that failed in run 2 wrote nothing.
+    assert [(w["tool"], w["op"], w["session"]["id"]) for w in writers] == [
+        ("put_complete_file_contents", "create", sid(project, 1))
+    ]
+    found = cli.json("search", "--mode", "keyword", "--source", "ra-aid", "north tower blasts")
+    hit = found["results"][0]
+    assert hit["session"]["id"] == sid(project, 5)
+    assert hit["resume"]["command"] is None and "no way back" in hit["resume"]["reason"]
+    user = cli.json("search", "--mode", "keyword", "--speaker", "user", "keeper-log-2024")
+    assert user["results"] == []  # a tool's argument, not the person's
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_only_the_run_that_changed_is_read_again_and_the_store_is_never_written(
+    cli: CLI, project: Path
+) -> None:
+    db = project / ".ra-aid" / "pk.db"
+    index(cli, project)
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA journal_mode=wal")
+    # An `ask_human` answer, recorded as RA.Aid records one: with no run.
+    conn.execute(
+        "INSERT INTO human_input (created_at, updated_at, content, source, session_id)"
+        " VALUES ('2026-12-07 00:55:29.0', '2026-12-07 00:55:29.0',"
+        " 'Also note the foghorn test on Sundays', 'chat', NULL)"
+    )
+    conn.commit()
+    before = digest(db)
+    report = index(cli, project)
+    assert (report["files_read"], report["sessions_changed"]) == (1, 1)
+    assert indexed(cli, sid(project, 5))["prompts"][-1] == "Also note the foghorn test on Sundays"
+    assert digest(db) == before
+    conn.close()
+
+
+def test_a_walked_folder_finds_stores_and_another_apps_db_is_one_problem(
+    cli: CLI, project: Path, tmp_path: Path
+) -> None:
+    stray = tmp_path / "work" / "app" / ".ra-aid" / "pk.db"
+    stray.parent.mkdir(parents=True)
+    sqlite3.connect(stray).executescript("CREATE TABLE notes (body TEXT);").close()
+    shutil.move(project, tmp_path / "work" / "lighthouse")
+    report = index(cli, tmp_path / "work")
+    assert (report["files_read"], report["errors"]) == (2, [])
+    [problem] = report["problems"]
+    assert problem["reason"] == "not an RA.Aid store"
