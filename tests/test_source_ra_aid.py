@@ -6,8 +6,8 @@ second call, blame, no resume, only the run that changed read again, the store n
 written, and a folder's walk.
 
 The store was written by the real RA.Aid 0.30.2 against a scripted model on localhost,
-in `/home/dev/lighthouse` (the `command_line` of each run cut to `ra-aid ...`, its
-journal mode set to `delete` so the fixture is one file):
+in one project (the `command_line` of each run cut to `ra-aid ...`, its journal mode set
+to `delete` so the fixture is one file):
 
 1. `ra-aid --provider openai -m "Write down the lamp rotation schedule..."` (the ReAct
    agent): research notes, `cat README.md`, `ls lamp-schedules` (which failed: RA.Aid
@@ -22,12 +22,17 @@ journal mode set to `delete` so the fixture is one file):
 4. `--chat`, whose agent called a tool it did not have and RA.Aid stopped.
 5. `--chat`: the request, an `ask_human` answer, `request_research_and_implementation`
    (a command, a plan, foghorn.md written), a last `ask_human` answer.
+6. `--hil -m "Survey the beacon flash patterns"`: an `ask_human` answer, the expert
+   asked (`emit_expert_context`, `ask_expert`: the question's row, then its answer's),
+   a command, notes, `mark_research_complete_no_implementation_required`.
+
+The project's files are not kept: the store names them relative to the project, whose
+path it does not record.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import shutil
 import sqlite3
 from pathlib import Path
@@ -35,12 +40,13 @@ from typing import Any
 
 import pytest
 from conftest import CLI
+from ra_aid_counts import counted
 from read_counts import indexed
 
 from findsession.sources.ra_aid import file_id
 
 FIXTURE = Path(__file__).parent / "fixtures" / "ra_aid" / "lighthouse"
-RUNS = (1, 2, 3, 4, 5)
+RUNS = (1, 2, 3, 4, 5, 6)
 
 
 @pytest.fixture
@@ -58,53 +64,22 @@ def index(cli: CLI, project: Path) -> dict[str, Any]:
     return cli.json("index", "--no-embed", "--source", "ra-aid", str(project))
 
 
-def counted(db: Path, run: int) -> dict[str, Any]:
-    """One run read without findsession: the inputs written in it (with its id, or with
-    none between its start and the next run's), less an unowned copy of one it owns; each
-    trajectory row naming a tool is a call but CIAYN's `{code}` restatement, a
-    `task_display` is the planner's call, and a call with `is_error` has failed."""
-    conn = sqlite3.connect(db)
-    starts = [row[0] for row in conn.execute("SELECT start_time FROM session ORDER BY id")]
-    begin = starts[run - 1]
-    end = starts[run] if run < len(starts) else "9999-12-31"
-    owned = [c for (c,) in conn.execute("SELECT content FROM human_input WHERE session_id = ?",
-                                        (run,))]  # fmt: skip
-    loose = conn.execute(
-        "SELECT content FROM human_input WHERE session_id IS NULL"
-        " AND created_at >= ? AND created_at < ? ORDER BY id",
-        (begin, end),
-    ).fetchall()
-    prompts = owned + [c for (c,) in loose if c not in owned]
-    calls = failed = 0
-    for kind, tool, params, error, error_type in conn.execute(
-        "SELECT record_type, tool_name, tool_parameters, is_error, error_type FROM trajectory"
-        " WHERE session_id = ?",
-        (run,),
-    ):
-        restated = error_type == "ToolExecutionError" and list(json.loads(params)) == ["code"]
-        if kind == "task_display" or (tool and kind != "gc_operation" and not restated):
-            calls += 1
-            failed += bool(error)
-    conn.close()
-    return {"prompts": sorted(prompts), "replies": 0, "calls": calls, "results": failed,
-            "failed": failed}  # fmt: skip
-
-
-def test_each_run_is_one_session_as_an_independent_count_reads_it(
-    cli: CLI, project: Path
-) -> None:
+def test_each_run_is_one_session_as_an_independent_count_reads_it(cli: CLI, project: Path) -> None:
     report = index(cli, project)
     assert (report["files_read"], report["problems"], report["errors"]) == (1, [], [])
     listed = {s["kind"]: s for s in cli.json("sources")["sources"]}["ra-aid"]
-    assert listed["sessions"] == 5
-    db = project / ".ra-aid" / "pk.db"
-    totals = {"prompts": 0, "calls": 0, "failed": 0}
-    for run in RUNS:
-        mine = counted(db, run)
-        got = indexed(cli, sid(project, run))
-        assert {**got, "prompts": sorted(got["prompts"])} == mine, run
-        totals = {k: totals[k] + (len(mine[k]) if k == "prompts" else mine[k]) for k in totals}
-    assert totals == {"prompts": 7, "calls": 26, "failed": 2}
+    assert listed["sessions"] == 6
+    expected = counted(project / ".ra-aid" / "pk.db")
+    assert sorted(expected) == list(RUNS)
+    totals = {"prompts": 0, "calls": 0, "results": 0, "failed": 0}
+    for run, mine in expected.items():
+        assert indexed(cli, sid(project, run)) == mine.shape(), run
+        totals = {
+            k: totals[k] + (len(v) if k == "prompts" else v)
+            for k, v in mine.shape().items()
+            if k in totals
+        }
+    assert totals == {"prompts": 9, "calls": 31, "results": 3, "failed": 2}
     assert indexed(cli, sid(project, 5))["prompts"] == [
         "Write a note on the fog signal schedule",
         "The north tower, two blasts every thirty seconds",
@@ -126,6 +101,17 @@ def test_a_run_reads_in_order_its_failures_answer_their_calls(cli: CLI, project:
     failed = [(m["kind"], m["tool"], m["is_error"]) for m in research if m["is_error"]]
     assert failed == [("tool_output", "read_file_tool", True)]
     assert research[-1]["tool"] == "mark_research_complete_no_implementation_required"
+    survey = [
+        m for t in cli.json("read", sid(project, 6), "--tools")["turns"] for m in t["messages"]
+    ]
+    assert [m["tool"] or m["kind"] for m in survey] == [
+        "prompt", "prompt", "emit_expert_context", "ask_expert", "ask_expert",
+        "run_shell_command", "emit_research_notes",
+        "mark_research_complete_no_implementation_required",
+    ]  # fmt: skip
+    answer = survey[4]  # the expert's answer, the result of the question before it
+    assert (answer["kind"], answer["is_error"]) == ("tool_output", False)
+    assert answer["text"].startswith("The beacon at the north tower should use a white flash")
     session = cli.json("read", sid(project, 1))["session"]
     assert session["cwd"] == str(project)
     assert session["title"] == "Write down the lamp rotation schedule for the night shift"
@@ -160,8 +146,8 @@ def test_only_the_run_that_changed_is_read_again_and_the_store_is_never_written(
     # An `ask_human` answer, recorded as RA.Aid records one: with no run.
     conn.execute(
         "INSERT INTO human_input (created_at, updated_at, content, source, session_id)"
-        " VALUES ('2026-12-07 00:55:29.0', '2026-12-07 00:55:29.0',"
-        " 'Also note the foghorn test on Sundays', 'chat', NULL)"
+        " SELECT created_at, created_at, 'Also note the foghorn test on Sundays', 'chat', NULL"
+        " FROM human_input WHERE content = 'No, that is all'"
     )
     conn.commit()
     before = digest(db)

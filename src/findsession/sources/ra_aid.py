@@ -101,6 +101,8 @@ def project_of(db: Path) -> str | None:
 
 def _survey(conn: ra_aid_db.Conn, path: Path) -> foreign_db.Survey | Problem:
     store = ra_aid_db.shape(conn)
+    if store is None and ra_aid_db.unborn(conn):
+        return foreign_db.Survey({}, {}, lambda keys: [])
     if store is None:
         return Problem(0, "not an RA.Aid store", "no session, human_input and trajectory tables")
     runs = ra_aid_db.runs(conn, store)

@@ -31,8 +31,8 @@ from findsession.sources import foreign_db
 Conn = sqlite3.Connection
 _TRAJECTORY_NEEDS = {"id", "record_type", "created_at"}
 _INPUT_NEEDS = {"id", "content", "created_at"}
-_STEP_COLUMNS = ("human_input_id", "tool_name", "tool_parameters", "step_data", "is_error",
-                 "error_message", "error_type", "session_id")  # fmt: skip
+_STEP_COLUMNS = ("human_input_id", "tool_name", "tool_parameters", "tool_result", "step_data",
+                 "is_error", "error_message", "error_type", "session_id")  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +69,7 @@ class Step:
     record_type: str | None
     tool: str | None
     params: str | None
+    result: str | None
     data: str | None
     is_error: bool
     error: str | None
@@ -85,6 +86,14 @@ def shape(conn: Conn) -> Store | None:
     if "id" not in session or not (trajectory >= _TRAJECTORY_NEEDS and human >= _INPUT_NEEDS):
         return None
     return Store(frozenset(session), frozenset(human), frozenset(trajectory))
+
+
+def unborn(conn: Conn) -> bool:
+    """True for a store RA.Aid made and stopped before its tables: its migrations' own
+    table alone (RA.Aid stopped before the first run, a dependency missing)."""
+    return bool(foreign_db.columns(conn, "migrationshistory")) and not foreign_db.columns(
+        conn, "session"
+    )
 
 
 def runs(conn: Conn, store: Store) -> list[Run]:
@@ -149,12 +158,12 @@ def steps(conn: Conn, store: Store) -> list[Step]:
     for row in conn.execute(
         f"SELECT id, created_at, record_type, {cols} FROM trajectory ORDER BY id"
     ):
-        sid, when, kind, input_id, tool, params, data, failed, error, error_type, session = row
+        sid, when, kind, input_id, tool, params, result, data, failed, error, kind_of, session = row
         found.append(
             Step(
                 int(sid), _str(when) or "", _str(kind), _str(tool) or None, _str(params),
-                _str(data), bool(failed), _str(error), _str(error_type), _int(input_id),
-                _int(session),
+                _str(result), _str(data), bool(failed), _str(error), _str(kind_of),
+                _int(input_id), _int(session),
             )
         )  # fmt: skip
     return found

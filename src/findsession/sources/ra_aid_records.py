@@ -12,12 +12,16 @@ written down. What a run leaves is what the person typed and the steps the agent
   row has gone (RA.Aid keeps the last hundred inputs).
 - a step with a `tool_name` is a tool call, its `tool_parameters` the arguments, each
   with its own id (`trajectory-<row id>`). A failed one (`is_error`) is answered by its
-  error; RA.Aid keeps no other result (a command's output, a file's text), nor the
-  content `put_complete_file_contents` wrote. When the CIAYN agent (for models without
-  native tool calls) catches a tool's failure it records the call again as `{code}`:
-  when the tool recorded its own failure just before, that row is not read; else (a
-  call the agent could not parse) it is the call, and its failure. A `task_display` step is
-  the planner's `request_task_implementation` (its `task_spec`).
+  error; a recorded `tool_result` (`ripgrep_search`'s `{output, return_code, success}`)
+  is its result; `ask_expert`'s second row, the expert's answer (`response_content`),
+  answers the question its first row asked. RA.Aid keeps no other result: not a
+  command's output or exit code, nor the text `put_complete_file_contents` wrote. When
+  the CIAYN agent (for models without native tool calls) catches a tool's failure it
+  records the call again as `{code}`: when the tool recorded the same failure itself
+  just before, that row is not read; else (a call the agent could not parse or run) it
+  is the call, and its failure. An `error` step naming a tool without arguments is the
+  fallback handler's report of a failure just read (or, alone, harness text). A
+  `task_display` step is the planner's `request_task_implementation` (its spec).
 - RA.Aid's own bookkeeping (`stage_transition`, `project_status`, `model_usage`, the
   garbage-collecting agents' `gc_operation`) is not read; an error it reports with no
   tool (the agent stopped, a limit reached) is harness.
@@ -110,26 +114,67 @@ def _step(
         return [
             lines.message(MessageKind.HARNESS, text, PROMPT_CAP, is_error=step.is_error, **base)
         ]
+    if _expert_answer(step, data, last):
+        assert last is not None
+        answer = _text(data.get("response_content"))
+        return [_output(lines, last, answer, False, base)] if answer.strip() else []
     args = parsed(step.params) if step.params else {}
     if _restated(step, args, last):
         return []  # the call and its failure are read from the tool's own row
+    if kind == "error" and step.params is None:
+        if last is not None and last.tool == step.tool and last.is_error:
+            return []  # the fallback's report of the failure just read
+        text = step.error or _text(data.get("error_message"))
+        return [lines.message(MessageKind.HARNESS, text, PROMPT_CAP, is_error=True, **base)]
     found = [_call(lines, step.tool, args, step, base)]
+    result = parsed(step.result) if step.result else None
     if step.is_error:
-        found.append(_failure(lines, step, step, data, base))
+        text = step.error or _text(data.get("error_message")) or "failed"
+        found.append(_output(lines, step, text, True, base))
+    elif result is not None:
+        output, failed = _result(result)
+        found.append(_output(lines, step, output, failed, base))
     return found
 
 
+def _expert_answer(step: Step, data: dict[str, Any], last: Step | None) -> bool:
+    """True for `ask_expert`'s second row, the expert's answer to the question before."""
+    return (
+        step.tool == "ask_expert"
+        and data.get("display_title") == "Expert Response"
+        and last is not None
+        and last.tool == "ask_expert"
+    )
+
+
+def _result(result: Any) -> tuple[str, bool]:
+    """A recorded result (`ripgrep_search`'s `{output, return_code, success}`) as text,
+    and whether it failed."""
+    if not isinstance(result, dict):
+        return (result if isinstance(result, str) else args_text(result, TOOL_OUTPUT_CAP)), False
+    output = result.get("output")
+    text = output if isinstance(output, str) else args_text(result, TOOL_OUTPUT_CAP)
+    return text, result.get("success") is False
+
+
 def _restated(step: Step, args: Any, last: Step | None) -> bool:
-    """True for the CIAYN agent's record of a tool's failure the tool recorded itself."""
+    """True for the CIAYN agent's record of a failure the tool recorded itself just
+    before (the same tool, the same error); not for a call CIAYN could not run, which
+    is recorded only so, however many times in a row."""
     return (
         step.is_error
         and step.error_type == "ToolExecutionError"
-        and isinstance(args, dict)
-        and set(args) == {"code"}
+        and _code_only(args)
         and last is not None
         and last.tool == step.tool
         and last.is_error
+        and last.error == step.error
+        and not _code_only(parsed(last.params) if last.params else None)
     )
+
+
+def _code_only(args: Any) -> bool:
+    return isinstance(args, dict) and set(args) == {"code"}
 
 
 def _call(lines: Lines, name: str, args: Any, step: Step, base: dict[str, Any]) -> Message | None:
@@ -139,13 +184,12 @@ def _call(lines: Lines, name: str, args: Any, step: Step, base: dict[str, Any]) 
     )  # fmt: skip
 
 
-def _failure(
-    lines: Lines, step: Step, call: Step, data: dict[str, Any], base: dict[str, Any]
+def _output(
+    lines: Lines, call: Step, text: str, failed: bool, base: dict[str, Any]
 ) -> Message | None:
-    text = step.error or _text(data.get("error_message")) or "failed"
     return lines.message(
-        MessageKind.TOOL_OUTPUT, text, TOOL_OUTPUT_CAP,
-        tool_name=call.tool, tool_id=f"trajectory-{call.id}", is_error=True, **base,
+        MessageKind.TOOL_OUTPUT, text if text.strip() or not failed else "failed", TOOL_OUTPUT_CAP,
+        tool_name=call.tool, tool_id=f"trajectory-{call.id}", is_error=failed, **base,
     )  # fmt: skip
 
 
