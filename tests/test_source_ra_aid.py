@@ -2,8 +2,10 @@
 one session with exactly the person's inputs as prompts and the trajectory's tool calls
 and failures (counted below by rules of this test's own, reading the rows with sqlite3),
 `--chat`'s doubled first request read once, the CIAYN agent's restated failure not a
-second call, blame, no resume, only the run that changed read again, the store never
-written, and a folder's walk.
+second call, an expert's answer as its question's result, blame, no resume, `read
+--raw`, only the run that changed read again, the store never written, a run read while
+RA.Aid writes it, a task whose input RA.Aid pruned, a `--project-state-dir` folder, a
+project the index knows, and a folder's walk.
 
 The store was written by the real RA.Aid 0.30.2 against a scripted model on localhost,
 in one project (the `command_line` of each run cut to `ra-aid ...`, its journal mode set
@@ -33,6 +35,7 @@ path it does not record.
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import sqlite3
 from pathlib import Path
@@ -42,6 +45,7 @@ import pytest
 from conftest import CLI
 from ra_aid_counts import counted
 from read_counts import indexed
+from transcripts import Transcript, project_dir
 
 from findsession.sources.ra_aid import file_id
 
@@ -169,3 +173,69 @@ def test_a_walked_folder_finds_stores_and_another_apps_db_is_one_problem(
     assert (report["files_read"], report["errors"]) == (2, [])
     [problem] = report["problems"]
     assert problem["reason"] == "not an RA.Aid store"
+
+
+def test_read_raw_gives_the_same_turns(cli: CLI, project: Path) -> None:
+    index(cli, project)
+    for run in (1, 5, 6):
+        raw = cli.json("read", sid(project, run), "--raw", "--tools")["turns"]
+        assert raw == cli.json("read", sid(project, run), "--tools")["turns"], run
+
+
+def test_a_run_is_read_while_ra_aid_writes_it(cli: CLI, project: Path) -> None:
+    """RA.Aid holds its store in WAL mode: a write it has not committed is not read, and
+    does not stop the read; once committed, it is."""
+    db = project / ".ra-aid" / "pk.db"
+    agent = sqlite3.connect(db, isolation_level=None)
+    agent.execute("PRAGMA journal_mode=wal")
+    agent.execute("BEGIN IMMEDIATE")
+    agent.execute(
+        "INSERT INTO trajectory (created_at, updated_at, tool_name, tool_parameters,"
+        " record_type, is_error, session_id) SELECT created_at, created_at,"
+        " 'run_shell_command', '{\"command\": \"ls lantern-spares\"}', 'tool_execution', 0, 6"
+        " FROM trajectory WHERE session_id = 6 ORDER BY id DESC LIMIT 1"
+    )
+    report = index(cli, project)
+    assert (report["errors"], report["sessions_total"]) == ([], 6)
+    assert "ls lantern-spares" not in json.dumps(cli.json("read", sid(project, 6), "--tools"))
+    agent.execute("COMMIT")
+    assert index(cli, project)["sessions_changed"] == 1
+    assert "ls lantern-spares" in json.dumps(cli.json("read", sid(project, 6), "--tools"))
+    agent.close()
+
+
+def test_a_task_whose_input_ra_aid_pruned_is_read_from_its_trajectory(
+    cli: CLI, project: Path
+) -> None:
+    """RA.Aid keeps the last hundred inputs; a run's task stays in its `user_query`."""
+    db = project / ".ra-aid" / "pk.db"
+    conn = sqlite3.connect(db)  # foreign keys off, as a pruned store is
+    conn.execute("DELETE FROM human_input WHERE session_id = 1")
+    conn.commit()
+    conn.close()
+    index(cli, project)
+    assert indexed(cli, sid(project, 1))["prompts"] == [
+        "Write down the lamp rotation schedule for the night shift"
+    ]
+    assert indexed(cli, sid(project, 1)) == counted(db)[1].shape()
+
+
+def test_a_state_folder_and_a_known_project_are_read(
+    cli: CLI, project: Path, tmp_path: Path
+) -> None:
+    """`--project-state-dir` puts the store anywhere (its folder named as a root says
+    nothing of the project); a project the index knows from another agent is looked in."""
+    state = tmp_path / "state"
+    shutil.copytree(project / ".ra-aid", state)
+    report = cli.json("index", "--no-embed", "--source", "ra-aid", str(state))
+    assert (report["files_read"], report["errors"]) == (1, [])
+    assert cli.json("read", f"{file_id(state / 'pk.db')}:1")["session"]["cwd"] is None
+
+    t = Transcript(session_id="lighthouse-1", cwd=str(project))
+    t.prompt("tidy the lighthouse notes").reply("Tidied.")
+    t.write(project_dir(Path(cli.env["CLAUDE_CONFIG_DIR"]) / "projects", str(project)))
+    cli.json("index", "--no-embed")  # the Claude Code session names the project
+    report = cli.json("index", "--no-embed")
+    assert str(project / ".ra-aid") in report["roots"]
+    found = cli.json("search", "--mode", "keyword", "--source", "ra-aid", "beacon flash")
+    assert {h["session"]["id"] for h in found["results"]} >= {sid(project, 6)}

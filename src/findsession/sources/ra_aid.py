@@ -107,10 +107,11 @@ def _survey(conn: ra_aid_db.Conn, path: Path) -> foreign_db.Survey | Problem:
         return Problem(0, "not an RA.Aid store", "no session, human_input and trajectory tables")
     runs = ra_aid_db.runs(conn, store)
     inputs = ra_aid_db.inputs(conn, store)
+    owners = ra_aid_db.Owners(runs)
     held: dict[int, list[str]] = {}
     marks = [(row.session, row.when, f"i{row.id}") for row in inputs]
     for session, when, mark in marks + ra_aid_db.step_marks(conn, store):
-        run = ra_aid_db.owner(runs, when, session)
+        run = owners.of(when, session)
         if run is not None:
             held.setdefault(run, []).append(mark)
     # A run with nothing in it but its row (RA.Aid stopped before the task) is none.
@@ -121,13 +122,16 @@ def _survey(conn: ra_aid_db.Conn, path: Path) -> foreign_db.Survey | Problem:
 
     def records(keys: set[str]) -> list[Record]:
         wanted = {int(k) for k in keys}
-        steps = ra_aid_db.steps(conn, store)
+        said: dict[int | None, list[ra_aid_db.Input]] = {}
+        for row in inputs:
+            said.setdefault(owners.of(row.when, row.session), []).append(row)
+        done: dict[int | None, list[ra_aid_db.Step]] = {}
+        for step in ra_aid_db.steps(conn, store, wanted):
+            done.setdefault(owners.of(step.when, step.session), []).append(step)
         out: list[Record] = []
         for run in sorted(wanted):
-            mine = [i for i in inputs if ra_aid_db.owner(runs, i.when, i.session) == run]
-            done = [s for s in steps if ra_aid_db.owner(runs, s.when, s.session) == run]
             version = known[run].version if run in known else None
-            out += run_records(run, str(run), version, mine, done, cwd)
+            out += run_records(run, str(run), version, said.get(run, []), done.get(run, []), cwd)
         return out
 
     return foreign_db.Survey(tokens, {key: int(key) for key in tokens}, records)

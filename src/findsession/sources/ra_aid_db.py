@@ -15,7 +15,7 @@ the file has.
 
 `ask_human` records an answer with no session (`session_id` NULL); such a row, and any
 trajectory row without one, belongs to the run that had started when it was written
-(`owner`). The connection is the one `foreign_db.reading` opens.
+(`Owners`). The connection is the one `foreign_db.reading` opens.
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ from typing import Any
 from findsession.sources import foreign_db
 
 Conn = sqlite3.Connection
+#: Runs named in one query at most (older SQLite takes 999 values); past it, all rows.
+_MARKS = 500
 _TRAJECTORY_NEEDS = {"id", "record_type", "created_at"}
 _INPUT_NEEDS = {"id", "content", "created_at"}
 _STEP_COLUMNS = ("human_input_id", "tool_name", "tool_parameters", "tool_result", "step_data",
@@ -107,13 +109,18 @@ def runs(conn: Conn, store: Store) -> list[Run]:
     return sorted(found, key=lambda r: (r.start, r.id))
 
 
-def owner(runs_by_start: list[Run], when: str, session: int | None) -> int | None:
-    """The run a row belongs to: its own `session_id`, else the last run started by the
-    time it was written (the first, for a row older than every run)."""
-    if session is not None or not runs_by_start:
-        return session
-    at = bisect_right([r.start for r in runs_by_start], when)
-    return runs_by_start[max(at - 1, 0)].id
+class Owners:
+    """Which run a row belongs to: its own `session_id`, else the last run started by
+    the time it was written (the first, for a row older than every run)."""
+
+    def __init__(self, runs_by_start: list[Run]) -> None:
+        self.starts = [r.start for r in runs_by_start]
+        self.ids = [r.id for r in runs_by_start]
+
+    def of(self, when: str, session: int | None) -> int | None:
+        if session is not None or not self.ids:
+            return session
+        return self.ids[max(bisect_right(self.starts, when) - 1, 0)]
 
 
 def inputs(conn: Conn, store: Store) -> list[Input]:
@@ -131,7 +138,7 @@ def inputs(conn: Conn, store: Store) -> list[Input]:
 
 def step_marks(conn: Conn, store: Store) -> list[tuple[int | None, str, str]]:
     """Per run, its steps' count, last id and last change (`session_id`, `''`, facts); a
-    step without a run by itself (its time, its facts), for `owner` to place."""
+    step without a run by itself (its time, its facts), for `Owners` to place."""
     session = "session_id" if "session_id" in store.trajectory else "NULL"
     changed = "updated_at" if "updated_at" in store.trajectory else "created_at"
     marks: list[tuple[int | None, str, str]] = [
@@ -150,13 +157,17 @@ def step_marks(conn: Conn, store: Store) -> list[tuple[int | None, str, str]]:
     return marks
 
 
-def steps(conn: Conn, store: Store) -> list[Step]:
-    """Every trajectory row, oldest first."""
+def steps(conn: Conn, store: Store, runs: set[int]) -> list[Step]:
+    """The trajectory rows of `runs`, and every row linked to no run, oldest first."""
     have = store.trajectory
     cols = ", ".join(c if c in have else "NULL" for c in _STEP_COLUMNS)
+    where, marks = "", tuple(sorted(runs))
+    if "session_id" in have and len(marks) <= _MARKS:
+        where = f" WHERE session_id IS NULL OR session_id IN ({','.join('?' * len(marks))})"
     found = []
     for row in conn.execute(
-        f"SELECT id, created_at, record_type, {cols} FROM trajectory ORDER BY id"
+        f"SELECT id, created_at, record_type, {cols} FROM trajectory{where} ORDER BY id",
+        marks if where else (),
     ):
         sid, when, kind, input_id, tool, params, result, data, failed, error, kind_of, session = row
         found.append(
