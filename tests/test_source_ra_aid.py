@@ -1,6 +1,6 @@
 """RA.Aid's per-project store (`<project>/.ra-aid/pk.db`), through the real CLI: each run
 one session with exactly the person's inputs as prompts and the trajectory's tool calls
-and failures (counted below by rules of this test's own, reading the rows with sqlite3),
+and failures (counted by `ra_aid_counts`, which reads the rows by rules of its own),
 `--chat`'s doubled first request read once, the CIAYN agent's restated failure not a
 second call, an expert's answer as its question's result, blame, no resume, `read
 --raw`, only the run that changed read again, the store never written, a run read while
