@@ -5,16 +5,19 @@ one step of the conversation: `{step_index, source, type, status, created_at, co
 thinking?, tool_calls?}`. `source` is `USER_EXPLICIT` (the person), `MODEL` or `SYSTEM`.
 Read here:
 
-- `USER_INPUT`: a prompt. What was typed is inside `<USER_REQUEST>…</USER_REQUEST>`; the
-  rest (`<ADDITIONAL_METADATA>`, `<USER_SETTINGS_CHANGE>`, …) is what Antigravity added,
-  kept apart as harness text.
+- `USER_INPUT`: a prompt. What was typed is inside `<USER_REQUEST>…</USER_REQUEST>` (or
+  after `<USER_REQUEST>` to the end, where a long one was cut short); the rest
+  (`<ADDITIONAL_METADATA>`, `<USER_SETTINGS_CHANGE>`, …) is what Antigravity added, kept
+  apart as harness text.
 - `PLANNER_RESPONSE`: `content` a reply, `thinking` thinking, `tool_calls: [{name,
   args}]` tool calls. Each argument's value is itself JSON text (`"\\"/repo/a.py\\""`,
   `"true"`), decoded here.
 - Any other step of the model's or the system's with `content` (`RUN_COMMAND`,
   `VIEW_FILE`, `LIST_DIRECTORY`, `CODE_ACTION`, `TOOL_RESPONSE`, `ERROR_MESSAGE`, …): the
   output of the oldest call not yet answered (the steps carry no call id: each call's
-  result follows it in order). `ERROR_MESSAGE` is a failed call's.
+  result follows it in order). `ERROR_MESSAGE` is a failed call's; one that answers no
+  call (the model unreachable, its text in `error` alone) is harness text, as is a step
+  the person's own action made (`USER_EXPLICIT`: a file they opened in the editor).
 - `CHECKPOINT`: the summary a compaction left; `SYSTEM_MESSAGE`: a message the system
   injected (a background task that ended, a message sent to the conversation from
   outside): harness text.
@@ -46,7 +49,8 @@ TOOL_OUTPUT_CAP = 4_000
 PENDING_CAP = 64
 #: Steps that tell the model about other conversations, or nothing lasting.
 SKIPPED = frozenset({"CONVERSATION_HISTORY", "KNOWLEDGE_ARTIFACTS", "EPHEMERAL_MESSAGE"})
-_REQUEST = re.compile(r"<USER_REQUEST>\s*(.*?)\s*</USER_REQUEST>", re.DOTALL)
+#: What was typed; a long one cut short (`<truncated N bytes>`) lost its closing tag.
+_REQUEST = re.compile(r"<USER_REQUEST>\s*(.*?)\s*(?:</USER_REQUEST>|\Z)", re.DOTALL)
 #: The arguments that name the file a call reads or writes, and the folder it runs in.
 PATH_ARGS = ("TargetFile", "AbsolutePath", "DirectoryPath", "SearchPath", "File", "Path")
 #: Arguments holding the text a call writes: rendered last, the new text before the old.
@@ -70,7 +74,8 @@ def step_records(line: int, obj: dict[str, Any], steps: Steps) -> list[Record]:
     if not isinstance(kind, str) or kind in SKIPPED:
         return []
     base = {"line": line, "timestamp": iso_utc(obj.get("created_at"))}
-    content = _text(obj.get("content"))
+    # an error the system met outside any call (the model unreachable) has only `error`
+    content = _text(obj.get("content")) or _text(obj.get("error"))
     if kind == "USER_INPUT":
         return _prompt(content, {**base, "cwd": steps.cwd})
     if kind == "PLANNER_RESPONSE":
