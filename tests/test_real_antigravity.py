@@ -10,8 +10,11 @@ prompts (one holding a Google API key), replies, thinking, calls and their outpu
 background commands, a person's own file view, and an error step with no `content`.
 raaamooo/amber @fa30a83 holds 4 conversations of a Linux home of April 2026, a build
 that wrote `overview.txt` instead of a transcript (prompts and replies, no outputs;
-long prompts cut short with their closing tag). These tests skip, saying so, where the
-shared folder is absent.
+long prompts cut short with their closing tag). sai7teja/Health-connect @269b29a (June
+2026) holds one conversation of the CLI with both transcripts; hoafd/pdfeditfd @183150e
+(June 2026) one of the editor, one of `antigravity-ide` and one `overview.txt` of
+`antigravity-ide` (its copy in the person's own `antigravity-backup` folder is not
+laid out here). These tests skip, saying so, where the shared folder is absent.
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ pytestmark = pytest.mark.skipif(
 KNOWN = {
     "shibinsp45+Vibe-Coding": (14, 80, 330, 98, 552, 552),
     "raaamooo+amber": (4, 55, 88, 0, 255, 0),
+    "sai7teja+Health-connect": (1, 8, 9, 24, 69, 69),
+    "hoafd+pdfeditfd": (3, 12, 101, 16, 165, 154),
 }
 #: The steps that tell the model about other conversations or the system: no output.
 _CONTEXT = {"CONVERSATION_HISTORY", "KNOWLEDGE_ARTIFACTS", "SYSTEM_MESSAGE", "CHECKPOINT",
