@@ -29,7 +29,7 @@ pytestmark = pytest.mark.skipif(
 )
 #: Per session counted by hand before this test: prompts, replies, thinking, calls, results.
 KNOWN = {
-    "session-0170b773-6d91-4d64-a3de-1c7a9e7d800b": (1, 1, 0, 0, 0),
+    "session-0170b773-6d91-4d64-a3de-1c7a9e7d800b": (1, 0, 0, 0, 0),
     "session-1b91c27c-9ffa-4e63-a1e1-b5dd31c90914": (1, 1, 4, 3, 1),
     "session-422d2516-ec77-4614-81c8-e5b2eb0ae361": (2, 0, 0, 0, 0),
     "session-4de63dc8-9028-4325-897c-b77ec55661e9": (1, 0, 0, 0, 0),
@@ -40,8 +40,9 @@ _THINK = re.compile(r"^\s*<think>(.*?)</think>", re.DOTALL)
 
 def counted(path: Path) -> dict[str, Any]:
     """One session: the text a user line holds (not a tool's result, not the CLI's own),
-    each text block of the assistant's lines split at a leading `<think>` block into
-    thinking and reply, each call id once, each result block."""
+    each text block of the assistant's lines (not the CLI's own answer to a slash
+    command) split at a leading `<think>` block into thinking and reply, each call id
+    once, each result block."""
     prompts: list[str] = []
     replies = thinking = results = 0
     calls: set[str] = set()
@@ -54,7 +55,7 @@ def counted(path: Path) -> dict[str, Any]:
             results += sum(b.get("type") == "tool_result" for b in blocks)
             typed = "\n".join(texts).strip()
             prompts += [typed] if typed else []
-        elif obj.get("type") == "assistant":
+        elif obj.get("type") == "assistant" and obj["message"].get("model") != "slash-command":
             calls |= {b["id"] for b in blocks if b.get("type") == "tool_use"}
             for text in texts:
                 think = _THINK.match(text)

@@ -158,3 +158,23 @@ def test_a_reply_that_thinks_in_the_open_keeps_its_thinking_apart(cli: CLI, home
         ("thinking", "A drift of 40 g a night is the cluster eating."),
         ("reply", "The drift is honey."),
     ]
+
+
+def test_the_clis_own_answer_to_a_slash_command_is_no_reply(cli: CLI, home: Path) -> None:
+    """`/docs` typed, and the CLI (not the model) answering it with an assistant line of
+    model `slash-command`: the command is a prompt, the answer harness text."""
+    path = next(home.glob(f"projects/*/{HIVE}.jsonl"))
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    typed = {**lines[0], "uuid": "7e0a1b2c-0000-4000-8000-0000000000d1",
+             "message": {"role": "user", "content": "/docs"}}  # fmt: skip
+    shown = json.dumps({"slashCommandOutput": {"type": "info", "text": "Opening hivewiki"}})
+    answer = {**lines[1], "uuid": "7e0a1b2c-0000-4000-8000-0000000000d2",
+              "message": {"id": "slash-response-1", "type": "message", "role": "assistant",
+                          "model": "slash-command",
+                          "content": [{"type": "text", "text": shown}]}}  # fmt: skip
+    with path.open("a") as fh:
+        fh.write(json.dumps(typed) + "\n" + json.dumps(answer) + "\n")
+    index(cli)
+    last = cli.json("read", HIVE, "--tools")["turns"][-1]["messages"]
+    assert [(m["kind"], m["text"]) for m in last] == [("prompt", "/docs")]
+    assert found(cli, "hivewiki") == []

@@ -13,6 +13,8 @@ differ. A tool's result holds Gemini CLI's object, `{callId, responseParts:
 text. And while a reply streams, iFlow writes the assistant line again with the calls
 still running, so a call comes in several lines: each is read once, at its first. The
 models iFlow served think in the open: a reply's leading `<think>…</think>` is thinking.
+What the CLI answers a slash command itself (an assistant line of model `slash-command`,
+`{"slashCommandOutput": …}`) is harness text, not a reply.
 (`SessionStorage` and `MessageManager` in iFlow CLI's published bundle.)
 
 iFlow's service closed on 17 April 2026; the sessions stay on disk, and are read.
@@ -46,6 +48,8 @@ from findsession.sources.resuming import option, resume_in_cwd
 from findsession.sources.walking import walk
 
 KIND = SourceKind.IFLOW
+#: The "model" of an assistant line the CLI wrote itself, answering a slash command.
+SLASH_COMMAND = "slash-command"
 #: Calls remembered across reads to know one sent again: a call is re-sent in the lines
 #: right after its first.
 RECENT_CALLS = 64
@@ -65,7 +69,8 @@ class IflowSource(Source):
     """iFlow CLI's `projects/<project>/session-<id>.jsonl`."""
 
     kind = KIND
-    #: 2: a reply's leading `<think>` block is thinking, not the reply.
+    #: 2: a reply's leading `<think>` block is thinking, not the reply; the CLI's own
+    #: answer to a slash command is harness text.
     reads = 2
 
     def default_roots(self) -> list[Path]:
@@ -132,9 +137,11 @@ def line_records(line: int, obj: dict[str, Any], seen: list[str]) -> list[Record
     records: list[Record] = []
     used = obj.get("toolUseResult")
     tool = used.get("toolName") if isinstance(used, dict) else None
+    message = obj.get("message")
+    own = isinstance(message, dict) and message.get("model") == SLASH_COMMAND
     for rec in parse_record(_readable(obj), line, False):
         if isinstance(rec, Message) and rec.kind is MessageKind.REPLY:
-            records += _thought_apart(rec)
+            records += [replace(rec, kind=MessageKind.HARNESS)] if own else _thought_apart(rec)
             continue
         if isinstance(rec, Message) and rec.kind is MessageKind.TOOL_OUTPUT and tool:
             rec = replace(rec, tool_name=clean_text(tool)) if isinstance(tool, str) else rec
