@@ -35,10 +35,10 @@ pytestmark = pytest.mark.skipif(
 )
 #: Conversations, typed prompts, replies, thinking, calls and their outputs.
 KNOWN = {
-    "shibinsp45+Vibe-Coding": (14, 80, 330, 98, 552, 552),
+    "shibinsp45+Vibe-Coding": (14, 80, 330, 98, 552, 613),
     "raaamooo+amber": (4, 55, 88, 0, 255, 0),
-    "sai7teja+Health-connect": (1, 8, 9, 24, 69, 69),
-    "hoafd+pdfeditfd": (3, 12, 101, 16, 165, 154),
+    "sai7teja+Health-connect": (1, 8, 9, 24, 69, 70),
+    "hoafd+pdfeditfd": (3, 12, 101, 16, 165, 164),
 }
 #: The steps that tell the model about other conversations or the system: no output.
 _CONTEXT = {"CONVERSATION_HISTORY", "KNOWLEDGE_ARTIFACTS", "SYSTEM_MESSAGE", "CHECKPOINT",
@@ -50,12 +50,20 @@ def counted(path: Path) -> dict[str, Any]:
     """One conversation's log: what was typed (inside `<USER_REQUEST>`, or after it to the
     end where a long prompt was cut short), the model's replies, thinking and calls, and
     each step after a call that answers one still waiting (the person's own acts and
-    steps with no call waiting answer none)."""
+    steps with no call waiting answer none), and each result of a command that had gone
+    on in the background, which the system reports later."""
     prompts: list[str] = []
     replies = thinking = calls = outputs = waiting = 0
+    running: set[str] = set()  # commands that went on in the background, by task id
     for line in path.read_text(encoding="utf-8").splitlines():
         step = json.loads(line)
         kind = step.get("type")
+        text = step.get("content") or ""
+        running |= set(re.findall(r"background task with task id: (\S+)", text))
+        if kind == "SYSTEM_MESSAGE":  # a background command's result answers its call
+            done = re.findall(r'Task id "([^"]+)" finished with result:', text)
+            outputs += sum(task in running for task in done)
+            running -= set(done)
         if kind == "USER_INPUT":
             text = step.get("content", "")
             if "<USER_REQUEST>" in text:

@@ -279,3 +279,34 @@ def kept_texts(path: Path) -> dict[MessageKind, list[str]]:
         if isinstance(record, Message):
             out.setdefault(record.kind, []).append(record.text)
     return out
+
+
+def test_a_background_commands_result_is_its_calls_output(cli: CLI, gemini: Path) -> None:
+    """A command Antigravity runs in the background answers its call at once ("running
+    as a background task"); its result comes later, in a system message, even in a
+    later read: it is that call's output, failed when the command failed, and found."""
+    index(cli)
+    path = logs(gemini, STARTER) / "transcript_full.jsonl"
+    task = f"{STARTER}/task-21"
+    call = {"name": "run_command", "args": {"CommandLine": json.dumps("make proofcheck")}}
+    with path.open("a") as fh:
+        fh.write(_step(20, "PLANNER_RESPONSE", "MODEL", content="Running it.", tool_calls=[call]))
+        running = f"Tool is running as a background task with task id: {task}"
+        fh.write(_step(21, "RUN_COMMAND", "MODEL", status="RUNNING", content=running))
+    index(cli)
+    result = (
+        "The following is a <SYSTEM_MESSAGE> not actually sent by the user.\n\n"
+        f"<SYSTEM_MESSAGE>\n[Message] timestamp=2026-09-01T07:20:00Z sender={task} "
+        f'content=Task id "{task}" finished with result:\n\n\tThe command failed with exit '
+        "code: 2\n\tOutput:\n\tproofcheck: starter culture too young\n</SYSTEM_MESSAGE>"
+    )
+    with path.open("a") as fh:
+        fh.write(_step(22, "SYSTEM_MESSAGE", "SYSTEM", content=result))
+    index(cli)
+    assert found(cli, "culture too young") == [STARTER]
+    said = cli.json("read", STARTER, "--tools")["turns"][-1]["messages"][-3:]
+    assert [(m["kind"], m["tool"], m["is_error"]) for m in said] == [
+        ("tool_call", "run_command", False),
+        ("tool_output", "run_command", False),  # "running in the background"
+        ("tool_output", "run_command", True),
+    ]

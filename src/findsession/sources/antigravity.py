@@ -55,7 +55,8 @@ class AntigravitySource(Source):
     """Antigravity's `brain/<conversation>/.system_generated/logs/transcript*.jsonl`."""
 
     kind = KIND
-    #: 2: an error step that answers no call keeps its `error` text (it gave nothing).
+    #: 2: an error step that answers no call keeps its `error` text (it gave nothing); a
+    #: background command's result, in a system message, is its call's output.
     reads = 2
 
     def default_roots(self) -> list[Path]:
@@ -121,20 +122,39 @@ class AntigravitySource(Source):
 
 
 def _state(steps: Steps) -> dict[str, str | int] | None:
-    """The calls waiting for their output (their ids and tool names: nothing of what was
-    said, as the index keeps a cursor unredacted; the folder is in the messages)."""
-    return {"pending": json.dumps(steps.pending[-PENDING_CAP:])} if steps.pending else None
+    """The calls waiting for their output, and the commands running in the background
+    (their ids and tool names, a task's id: nothing of what was said, as the index keeps
+    a cursor unredacted; the folder is in the messages)."""
+    state: dict[str, str | int] = {}
+    if steps.pending:
+        state["pending"] = json.dumps(steps.pending[-PENDING_CAP:])
+    if steps.tasks:
+        kept = list(steps.tasks.items())[-PENDING_CAP:]
+        state["tasks"] = json.dumps([[task, *call] for task, call in kept])
+    return state or None
 
 
 def _restored(cursor: Cursor | None) -> Steps:
-    """The calls the last read left waiting for their output."""
+    """The calls the last read left waiting for their output, and its background
+    commands not yet finished."""
     state = cursor.state if cursor is not None and cursor.state else {}
-    pending: list[tuple[str, str]] = []
+    steps = Steps()
+    for item in _kept(state, "pending", 2):
+        steps.pending.append((item[0], item[1]))
+    for item in _kept(state, "tasks", 3):
+        steps.tasks[item[0]] = (item[1], item[2])
+    return steps
+
+
+def _kept(state: dict[str, str | int], key: str, width: int) -> list[list[str]]:
+    """A list of lists of `width` strings the cursor keeps under `key`; anything else in
+    it is left out."""
     try:
-        kept = json.loads(str(state.get("pending", "[]")))
+        kept = json.loads(str(state.get(key, "[]")))
     except (ValueError, RecursionError):
-        kept = []
-    for item in kept if isinstance(kept, list) else []:
-        if isinstance(item, list) and len(item) == 2 and all(isinstance(v, str) for v in item):
-            pending.append((item[0], item[1]))
-    return Steps(pending=pending)
+        return []
+    return [
+        item
+        for item in (kept if isinstance(kept, list) else [])
+        if isinstance(item, list) and len(item) == width and all(isinstance(v, str) for v in item)
+    ]
