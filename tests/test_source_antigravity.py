@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from conftest import CLI
 
+from findsession.domain import Message, MessageKind
 from findsession.sources import SOURCES
 
 FIXTURE = Path(__file__).parent / "fixtures" / "antigravity" / "home" / ".gemini"
@@ -204,3 +205,108 @@ def test_a_full_transcript_that_appears_later_replaces_the_compact_one(
     assert cli.json("read", TIDE)["total_turns"] == 2  # one session, not two copies
     listed = {s["kind"]: s for s in cli.json("sources")["sources"]}["antigravity"]
     assert (listed["files"], listed["sessions"]) == (3, 3)
+
+
+def _step(index: int, kind: str, source: str, **fields: Any) -> str:
+    return json.dumps({"step_index": index, "source": source, "type": kind, "status": "DONE",
+                       "created_at": f"2026-04-29T18:0{index}:00Z", **fields}) + "\n"  # fmt: skip
+
+
+def test_a_conversation_of_a_build_that_kept_only_its_overview(cli: CLI, gemini: Path) -> None:
+    """Builds of spring 2026 wrote the steps to `overview.txt`, not to a transcript: it is
+    read, a long prompt cut short (its closing tag gone) is what was typed, and a
+    transcript that appears later in the same folder replaces it."""
+    index(cli)
+    cid = "3f0a9c1e-5b2d-4e7f-8a1b-2c3d4e5f6a04"
+    folder = gemini / "antigravity" / "brain" / cid / ".system_generated" / "logs"
+    folder.mkdir(parents=True)
+    call = {"name": "view_file", "args": {"AbsolutePath": json.dumps("/home/dev/kiln/fire.py")}}
+    steps = [
+        _step(0, "USER_INPUT", "USER_EXPLICIT",
+              content="<USER_REQUEST>\nBuild the kiln schedule page with ramp and soak rows\n"
+                      "<truncated 812 bytes>"),
+        _step(1, "PLANNER_RESPONSE", "MODEL", content="Looking at the firing code.",
+              tool_calls=[call]),
+        _step(2, "VIEW_FILE", "USER_EXPLICIT",
+              content="The USER performed the following action:\nShow the contents of file "
+                      "/home/dev/kiln/cone.py"),
+        _step(3, "USER_INPUT", "USER_EXPLICIT",
+              content="<USER_REQUEST>\nContinue\n</USER_REQUEST>\n<ADDITIONAL_METADATA>\n"
+                      "The current local time is: 2026-04-29T21:00:00+03:00.\n"
+                      "</ADDITIONAL_METADATA>"),
+    ]  # fmt: skip
+    (folder / "overview.txt").write_text("".join(steps))
+    assert index(cli)["files_read"] == 1
+    read = cli.json("read", cid, "--tools")
+    said = [(m["kind"], m["text"]) for t in read["turns"] for m in t["messages"]]
+    assert said[0] == (
+        "prompt",
+        "Build the kiln schedule page with ramp and soak rows\n<truncated 812 bytes>",
+    )
+    assert ("prompt", "Continue") in said and read["session"]["title"].startswith("Build the kiln")
+    assert [k for k, _ in said] == ["prompt", "reply", "tool_call", "prompt"]
+    acts = kept_texts(folder / "overview.txt")[MessageKind.HARNESS]
+    assert any(t.endswith("file /home/dev/kiln/cone.py") for t in acts)  # what they opened
+    later = _step(4, "PLANNER_RESPONSE", "MODEL", content="Ramp rows hold kilnwarden timings.")
+    (folder / "transcript.jsonl").write_text("".join(steps) + later)
+    index(cli)
+    assert found(cli, "kilnwarden") == [cid]
+    again = cli.json("read", cid)
+    assert again["session"]["path"].endswith("transcript.jsonl") and again["total_turns"] == 2
+    listed = {s["kind"]: s for s in cli.json("sources")["sources"]}["antigravity"]
+    assert (listed["files"], listed["sessions"]) == (4, 4)
+
+
+def test_an_error_that_answers_no_call_keeps_its_text(gemini: Path) -> None:
+    """The model unreachable: an `ERROR_MESSAGE` with its text in `error` alone, between
+    a reply and the next prompt, is kept (as harness text), not dropped for want of
+    `content`."""
+    path = logs(gemini, STARTER) / "transcript_full.jsonl"
+    with path.open("a") as fh:
+        error = "agent executor error: model unreachable: lookup quokkahost"
+        fh.write(_step(9, "ERROR_MESSAGE", "SYSTEM", error=error))
+    harness = kept_texts(path)[MessageKind.HARNESS]
+    assert harness[-1] == error
+
+
+def kept_texts(path: Path) -> dict[MessageKind, list[str]]:
+    """What the source keeps of a transcript, by kind, read in-process."""
+    source = SOURCES["antigravity"]
+    with path.open("rb") as fh:
+        reading = source.read(source.describe(path), fh, None)
+    out: dict[MessageKind, list[str]] = {}
+    for record in reading.records:
+        if isinstance(record, Message):
+            out.setdefault(record.kind, []).append(record.text)
+    return out
+
+
+def test_a_background_commands_result_is_its_calls_output(cli: CLI, gemini: Path) -> None:
+    """A command Antigravity runs in the background answers its call at once ("running
+    as a background task"); its result comes later, in a system message, even in a
+    later read: it is that call's output, failed when the command failed, and found."""
+    index(cli)
+    path = logs(gemini, STARTER) / "transcript_full.jsonl"
+    task = f"{STARTER}/task-21"
+    call = {"name": "run_command", "args": {"CommandLine": json.dumps("make proofcheck")}}
+    with path.open("a") as fh:
+        fh.write(_step(20, "PLANNER_RESPONSE", "MODEL", content="Running it.", tool_calls=[call]))
+        running = f"Tool is running as a background task with task id: {task}"
+        fh.write(_step(21, "RUN_COMMAND", "MODEL", status="RUNNING", content=running))
+    index(cli)
+    result = (
+        "The following is a <SYSTEM_MESSAGE> not actually sent by the user.\n\n"
+        f"<SYSTEM_MESSAGE>\n[Message] timestamp=2026-09-01T07:20:00Z sender={task} "
+        f'content=Task id "{task}" finished with result:\n\n\tThe command failed with exit '
+        "code: 2\n\tOutput:\n\tproofcheck: starter culture too young\n</SYSTEM_MESSAGE>"
+    )
+    with path.open("a") as fh:
+        fh.write(_step(22, "SYSTEM_MESSAGE", "SYSTEM", content=result))
+    index(cli)
+    assert found(cli, "culture too young") == [STARTER]
+    said = cli.json("read", STARTER, "--tools")["turns"][-1]["messages"][-3:]
+    assert [(m["kind"], m["tool"], m["is_error"]) for m in said] == [
+        ("tool_call", "run_command", False),
+        ("tool_output", "run_command", False),  # "running in the background"
+        ("tool_output", "run_command", True),
+    ]

@@ -128,3 +128,53 @@ def test_a_session_read_on_keeps_a_re_sent_call_once(cli: CLI, home: Path) -> No
     assert report["files_read"] == 1 and report["lines_read"] == 1
     messages = cli.json("read", HIVE, "--tools")["turns"][0]["messages"]
     assert [m["tool"] for m in messages if m["kind"] == "tool_call"] == ["read_file"]
+
+
+def test_a_reply_that_thinks_in_the_open_keeps_its_thinking_apart(cli: CLI, home: Path) -> None:
+    """The models iFlow served write their thinking into the reply, `<think>…</think>`
+    first: that is thinking, and what follows it the reply (a line of thinking alone, with
+    its call, gives no reply)."""
+    path = next(home.glob(f"projects/*/{HIVE}.jsonl"))
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    think = "<think>\nThe frames weigh less in the cold; check the scale log first.\n</think>\n\n"
+    call = {"type": "tool_use", "id": "call_t1", "name": "read_file",
+            "input": {"absolute_path": "/home/dev/bee hive/scale.log"}}  # fmt: skip
+    alone = {**lines[1], "uuid": "7e0a1b2c-0000-4000-8000-0000000000e1",
+             "message": {**lines[1]["message"], "id": "response-t1",
+                         "content": [{"type": "text", "text": think + "\n"}, call]}}  # fmt: skip
+    answer = (
+        "<think>\nA drift of 40 g a night is the cluster eating.\n</think>\n\nThe drift is honey."
+    )
+    said = {**lines[1], "uuid": "7e0a1b2c-0000-4000-8000-0000000000e2",
+            "message": {**lines[1]["message"], "id": "response-t2",
+                        "content": [{"type": "text", "text": answer}]}}  # fmt: skip
+    with path.open("a") as fh:
+        fh.write(json.dumps(alone) + "\n" + json.dumps(said) + "\n")
+    index(cli)
+    messages = cli.json("read", HIVE, "--tools")["turns"][0]["messages"][-4:]
+    assert [(m["kind"], m["text"]) for m in messages] == [
+        ("thinking", "The frames weigh less in the cold; check the scale log first."),
+        ("tool_call", "absolute_path: /home/dev/bee hive/scale.log"),
+        ("thinking", "A drift of 40 g a night is the cluster eating."),
+        ("reply", "The drift is honey."),
+    ]
+
+
+def test_the_clis_own_answer_to_a_slash_command_is_no_reply(cli: CLI, home: Path) -> None:
+    """`/docs` typed, and the CLI (not the model) answering it with an assistant line of
+    model `slash-command`: the command is a prompt, the answer harness text."""
+    path = next(home.glob(f"projects/*/{HIVE}.jsonl"))
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    typed = {**lines[0], "uuid": "7e0a1b2c-0000-4000-8000-0000000000d1",
+             "message": {"role": "user", "content": "/docs"}}  # fmt: skip
+    shown = json.dumps({"slashCommandOutput": {"type": "info", "text": "Opening hivewiki"}})
+    answer = {**lines[1], "uuid": "7e0a1b2c-0000-4000-8000-0000000000d2",
+              "message": {"id": "slash-response-1", "type": "message", "role": "assistant",
+                          "model": "slash-command",
+                          "content": [{"type": "text", "text": shown}]}}  # fmt: skip
+    with path.open("a") as fh:
+        fh.write(json.dumps(typed) + "\n" + json.dumps(answer) + "\n")
+    index(cli)
+    last = cli.json("read", HIVE, "--tools")["turns"][-1]["messages"]
+    assert [(m["kind"], m["text"]) for m in last] == [("prompt", "/docs")]
+    assert found(cli, "hivewiki") == []

@@ -9,9 +9,11 @@ with no published schema; but each brain folder also holds
 `.system_generated/logs/transcript.jsonl`, every step as JSON text, appended as the
 conversation goes on (`antigravity_records`), and in later builds
 `transcript_full.jsonl` beside it, the same steps with nothing cut short. The full one is
-read where it exists, else the other. The Markdown artifacts beside them (`task.md`,
-`implementation_plan.md`, `walkthrough.md`) are written by the agent's `write_to_file`
-calls, which the transcript holds, so they are not read again. Antigravity is closed
+read where it exists, else the other; builds of spring 2026 wrote the same steps (cut
+short like `transcript.jsonl`) to `overview.txt` instead, read where neither is. The
+Markdown artifacts beside them (`task.md`, `implementation_plan.md`, `walkthrough.md`)
+are written by the agent's `write_to_file` calls, which the transcript holds, so they are
+not read again. Antigravity is closed
 source: this layout is what people found on their machines and published.
 """
 
@@ -35,6 +37,10 @@ from findsession.sources.walking import walk
 KIND = SourceKind.ANTIGRAVITY
 FULL = "transcript_full.jsonl"
 COMPACT = "transcript.jsonl"
+#: What builds of spring 2026 wrote instead of a transcript: the same steps, cut short.
+OVERVIEW = "overview.txt"
+#: A conversation's logs, the one read first where several are.
+LOGS = (FULL, COMPACT, OVERVIEW)
 SYSTEM = ".system_generated"
 #: The data folders under `~/.gemini`, the editor's first.
 APPS = ("antigravity", "antigravity-ide", "antigravity-cli")
@@ -49,6 +55,9 @@ class AntigravitySource(Source):
     """Antigravity's `brain/<conversation>/.system_generated/logs/transcript*.jsonl`."""
 
     kind = KIND
+    #: 2: an error step that answers no call keeps its `error` text (it gave nothing); a
+    #: background command's result, in a system message, is its call's output.
+    reads = 2
 
     def default_roots(self) -> list[Path]:
         return [Path.home() / ".gemini" / app / "brain" for app in APPS]
@@ -58,12 +67,12 @@ class AntigravitySource(Source):
         folder, or a transcript): the full one where it exists. Only the way to the
         transcripts is walked, not the artifacts and task logs beside them."""
         if root.is_file():
-            if root.name in (FULL, COMPACT):
+            if root.name in LOGS:
                 yield root
             return
         for folder, dirs, names in walk(root, skip):
             if folder.name == "logs" and folder.parent.name == SYSTEM:
-                chosen = FULL if FULL in names else COMPACT if COMPACT in names else None
+                chosen = next((name for name in LOGS if name in names), None)
                 if chosen:
                     yield folder / chosen
                 dirs[:] = []
@@ -74,12 +83,12 @@ class AntigravitySource(Source):
 
     def describe(self, path: Path) -> SourceFile:
         conversation = path.parent.parent.parent
-        compact = path.with_name(COMPACT)
+        lesser = LOGS[LOGS.index(path.name) + 1 :] if path.name in LOGS else ()
         return SourceFile(
             path=path,
             source=KIND,
             session_id=conversation.name,
-            supersedes=(compact,) if path.name == FULL and compact.exists() else (),
+            supersedes=tuple(p for name in lesser if (p := path.with_name(name)).exists()),
         )
 
     def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
@@ -113,20 +122,39 @@ class AntigravitySource(Source):
 
 
 def _state(steps: Steps) -> dict[str, str | int] | None:
-    """The calls waiting for their output (their ids and tool names: nothing of what was
-    said, as the index keeps a cursor unredacted; the folder is in the messages)."""
-    return {"pending": json.dumps(steps.pending[-PENDING_CAP:])} if steps.pending else None
+    """The calls waiting for their output, and the commands running in the background
+    (their ids and tool names, a task's id: nothing of what was said, as the index keeps
+    a cursor unredacted; the folder is in the messages)."""
+    state: dict[str, str | int] = {}
+    if steps.pending:
+        state["pending"] = json.dumps(steps.pending[-PENDING_CAP:])
+    if steps.tasks:
+        kept = list(steps.tasks.items())[-PENDING_CAP:]
+        state["tasks"] = json.dumps([[task, *call] for task, call in kept])
+    return state or None
 
 
 def _restored(cursor: Cursor | None) -> Steps:
-    """The calls the last read left waiting for their output."""
+    """The calls the last read left waiting for their output, and its background
+    commands not yet finished."""
     state = cursor.state if cursor is not None and cursor.state else {}
-    pending: list[tuple[str, str]] = []
+    steps = Steps()
+    for item in _kept(state, "pending", 2):
+        steps.pending.append((item[0], item[1]))
+    for item in _kept(state, "tasks", 3):
+        steps.tasks[item[0]] = (item[1], item[2])
+    return steps
+
+
+def _kept(state: dict[str, str | int], key: str, width: int) -> list[list[str]]:
+    """A list of lists of `width` strings the cursor keeps under `key`; anything else in
+    it is left out."""
     try:
-        kept = json.loads(str(state.get("pending", "[]")))
+        kept = json.loads(str(state.get(key, "[]")))
     except (ValueError, RecursionError):
-        kept = []
-    for item in kept if isinstance(kept, list) else []:
-        if isinstance(item, list) and len(item) == 2 and all(isinstance(v, str) for v in item):
-            pending.append((item[0], item[1]))
-    return Steps(pending=pending)
+        return []
+    return [
+        item
+        for item in (kept if isinstance(kept, list) else [])
+        if isinstance(item, list) and len(item) == width and all(isinstance(v, str) for v in item)
+    ]

@@ -5,19 +5,26 @@ one step of the conversation: `{step_index, source, type, status, created_at, co
 thinking?, tool_calls?}`. `source` is `USER_EXPLICIT` (the person), `MODEL` or `SYSTEM`.
 Read here:
 
-- `USER_INPUT`: a prompt. What was typed is inside `<USER_REQUEST>…</USER_REQUEST>`; the
-  rest (`<ADDITIONAL_METADATA>`, `<USER_SETTINGS_CHANGE>`, …) is what Antigravity added,
-  kept apart as harness text.
+- `USER_INPUT`: a prompt. What was typed is inside `<USER_REQUEST>…</USER_REQUEST>` (or
+  after `<USER_REQUEST>` to the end, where a long one was cut short); the rest
+  (`<ADDITIONAL_METADATA>`, `<USER_SETTINGS_CHANGE>`, …) is what Antigravity added, kept
+  apart as harness text.
 - `PLANNER_RESPONSE`: `content` a reply, `thinking` thinking, `tool_calls: [{name,
   args}]` tool calls. Each argument's value is itself JSON text (`"\\"/repo/a.py\\""`,
   `"true"`), decoded here.
 - Any other step of the model's or the system's with `content` (`RUN_COMMAND`,
   `VIEW_FILE`, `LIST_DIRECTORY`, `CODE_ACTION`, `TOOL_RESPONSE`, `ERROR_MESSAGE`, …): the
   output of the oldest call not yet answered (the steps carry no call id: each call's
-  result follows it in order). `ERROR_MESSAGE` is a failed call's.
+  result follows it in order). `ERROR_MESSAGE` is a failed call's; one that answers no
+  call (the model unreachable, its text in `error` alone) is harness text, as is a step
+  the person's own action made (`USER_EXPLICIT`: a file they opened in the editor).
 - `CHECKPOINT`: the summary a compaction left; `SYSTEM_MESSAGE`: a message the system
-  injected (a background task that ended, a message sent to the conversation from
-  outside): harness text.
+  injected (a message sent to the conversation from outside): harness text. But a
+  command run in the background answers its call at once with "Tool is running as a
+  background task with task id: <conversation>/task-<n>", and its result comes later
+  in a `SYSTEM_MESSAGE` (`Task id "<…>/task-<n>" finished with result: …`): that
+  result is the call's output too (failed when the command failed), so a command's
+  output is found like any other's.
 
 `CONVERSATION_HISTORY` and `KNOWLEDGE_ARTIFACTS` hold summaries of the person's *other*
 conversations, given to the model as context: nothing of them is this session's, so
@@ -46,7 +53,11 @@ TOOL_OUTPUT_CAP = 4_000
 PENDING_CAP = 64
 #: Steps that tell the model about other conversations, or nothing lasting.
 SKIPPED = frozenset({"CONVERSATION_HISTORY", "KNOWLEDGE_ARTIFACTS", "EPHEMERAL_MESSAGE"})
-_REQUEST = re.compile(r"<USER_REQUEST>\s*(.*?)\s*</USER_REQUEST>", re.DOTALL)
+#: A command that goes on in the background, and the message its result comes in.
+_RUNNING = re.compile(r"running as a background task with task id: (\S+)")
+_FINISHED = re.compile(r'Task id "([^"]+)" finished with result:')
+#: What was typed; a long one cut short (`<truncated N bytes>`) lost its closing tag.
+_REQUEST = re.compile(r"<USER_REQUEST>\s*(.*?)\s*(?:</USER_REQUEST>|\Z)", re.DOTALL)
 #: The arguments that name the file a call reads or writes, and the folder it runs in.
 PATH_ARGS = ("TargetFile", "AbsolutePath", "DirectoryPath", "SearchPath", "File", "Path")
 #: Arguments holding the text a call writes: rendered last, the new text before the old.
@@ -62,6 +73,8 @@ class Steps:
 
     cwd: str | None = None
     pending: list[tuple[str, str]] = field(default_factory=list)
+    #: Commands running in the background: task id -> the call's id and tool name.
+    tasks: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 def step_records(line: int, obj: dict[str, Any], steps: Steps) -> list[Record]:
@@ -70,14 +83,17 @@ def step_records(line: int, obj: dict[str, Any], steps: Steps) -> list[Record]:
     if not isinstance(kind, str) or kind in SKIPPED:
         return []
     base = {"line": line, "timestamp": iso_utc(obj.get("created_at"))}
-    content = _text(obj.get("content"))
+    # an error the system met outside any call (the model unreachable) has only `error`
+    content = _text(obj.get("content")) or _text(obj.get("error"))
     if kind == "USER_INPUT":
         return _prompt(content, {**base, "cwd": steps.cwd})
     if kind == "PLANNER_RESPONSE":
         return _planner(obj, content, base, steps)
     if kind == "CHECKPOINT":
         return _said(MessageKind.COMPACT_SUMMARY, content, {**base, "cwd": steps.cwd})
-    if kind == "SYSTEM_MESSAGE" or obj.get("source") == "USER_EXPLICIT" or not steps.pending:
+    if kind == "SYSTEM_MESSAGE":
+        return _system_message(content, {**base, "cwd": steps.cwd}, steps)
+    if obj.get("source") == "USER_EXPLICIT" or not steps.pending:
         return _said(MessageKind.HARNESS, content, {**base, "cwd": steps.cwd}, TOOL_OUTPUT_CAP)
     return _output(kind, obj, content, {**base, "cwd": steps.cwd}, steps)
 
@@ -124,6 +140,11 @@ def _output(
     kind: str, obj: dict[str, Any], content: str, base: dict[str, Any], steps: Steps
 ) -> list[Record]:
     call_id, name = steps.pending.pop(0) if steps.pending else (None, None)
+    running = _RUNNING.search(content)
+    if running and call_id is not None and name is not None:
+        steps.tasks[running.group(1)] = (call_id, name)
+        for old in list(steps.tasks)[:-PENDING_CAP]:
+            del steps.tasks[old]
     status = obj.get("status")
     failed = kind == "ERROR_MESSAGE" or (isinstance(status, str) and "ERROR" in status.upper())
     text = content.strip() or (f"{kind.lower()} failed" if failed else "")
@@ -139,6 +160,35 @@ def _output(
             **base,
         )
     ]
+
+
+def _system_message(content: str, base: dict[str, Any], steps: Steps) -> list[Record]:
+    """What the system told the conversation: each background command's result is its
+    call's output; anything else in it (or a result whose call is not known) stays
+    harness text."""
+    out: list[Record] = []
+    told = False
+    for message in content.split("[Message]")[1:]:
+        done = _FINISHED.search(message)
+        task = steps.tasks.pop(done.group(1), None) if done else None
+        if done is None or task is None:
+            told = True
+            continue
+        text = message[done.end() :].replace("</SYSTEM_MESSAGE>", "").strip()
+        failed = "failed with exit code" in text[:300]
+        out.append(
+            Message(
+                MessageKind.TOOL_OUTPUT,
+                cap(text, TOOL_OUTPUT_CAP),
+                tool_name=task[1],
+                tool_id=task[0],
+                is_error=failed,
+                **base,
+            )
+        )
+    if told or not out:
+        out = _said(MessageKind.HARNESS, content, base, TOOL_OUTPUT_CAP) + out
+    return out
 
 
 def decoded(args: Any) -> dict[str, Any]:

@@ -11,7 +11,10 @@ Code's lines, read by the same mapping (`claude_code_records.parse_record`). Two
 differ. A tool's result holds Gemini CLI's object, `{callId, responseParts:
 {functionResponse: {response: {output | error}}}, resultDisplay}`, taken here for its
 text. And while a reply streams, iFlow writes the assistant line again with the calls
-still running, so a call comes in several lines: each is read once, at its first.
+still running, so a call comes in several lines: each is read once, at its first. The
+models iFlow served think in the open: a reply's leading `<think>…</think>` is thinking.
+What the CLI answers a slash command itself (an assistant line of model `slash-command`,
+`{"slashCommandOutput": …}`) is harness text, not a reply.
 (`SessionStorage` and `MessageManager` in iFlow CLI's published bundle.)
 
 iFlow's service closed on 17 April 2026; the sessions stay on disk, and are read.
@@ -29,15 +32,24 @@ from typing import IO, Any
 
 from findsession.domain import Message, MessageKind, Resume, Session
 from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
-from findsession.sources.claude_code_records import parse_record
+from findsession.sources.claude_code_records import THINKING_CAP, parse_record
 from findsession.sources.cursor import Cursor, Reading, Record
-from findsession.sources.jsonl import ReadStats, clean_text, iter_objects, read_appended
+from findsession.sources.jsonl import (
+    ReadStats,
+    cap,
+    clean_text,
+    iter_objects,
+    leading_thinking,
+    read_appended,
+)
 from findsession.sources.opening import open_regular
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_in_cwd
 from findsession.sources.walking import walk
 
 KIND = SourceKind.IFLOW
+#: The "model" of an assistant line the CLI wrote itself, answering a slash command.
+SLASH_COMMAND = "slash-command"
 #: Calls remembered across reads to know one sent again: a call is re-sent in the lines
 #: right after its first.
 RECENT_CALLS = 64
@@ -57,6 +69,9 @@ class IflowSource(Source):
     """iFlow CLI's `projects/<project>/session-<id>.jsonl`."""
 
     kind = KIND
+    #: 2: a reply's leading `<think>` block is thinking, not the reply; the CLI's own
+    #: answer to a slash command is harness text.
+    reads = 2
 
     def default_roots(self) -> list[Path]:
         return [iflow_home() / "projects"]
@@ -117,12 +132,17 @@ class IflowSource(Source):
 
 
 def line_records(line: int, obj: dict[str, Any], seen: list[str]) -> list[Record]:
-    """One line's records, a tool's result as its text (named after its tool) and each
-    call once."""
-    records = []
+    """One line's records, a tool's result as its text (named after its tool), each
+    call once, and a reply's leading `<think>` block as thinking."""
+    records: list[Record] = []
     used = obj.get("toolUseResult")
     tool = used.get("toolName") if isinstance(used, dict) else None
+    message = obj.get("message")
+    own = isinstance(message, dict) and message.get("model") == SLASH_COMMAND
     for rec in parse_record(_readable(obj), line, False):
+        if isinstance(rec, Message) and rec.kind is MessageKind.REPLY:
+            records += [replace(rec, kind=MessageKind.HARNESS)] if own else _thought_apart(rec)
+            continue
         if isinstance(rec, Message) and rec.kind is MessageKind.TOOL_OUTPUT and tool:
             rec = replace(rec, tool_name=clean_text(tool)) if isinstance(tool, str) else rec
         if isinstance(rec, Message) and rec.kind is MessageKind.TOOL_CALL and rec.tool_id:
@@ -134,6 +154,16 @@ def line_records(line: int, obj: dict[str, Any], seen: list[str]) -> list[Record
             del seen[:-RECENT_CALLS]
         records.append(rec)
     return records
+
+
+def _thought_apart(reply: Message) -> list[Record]:
+    """A reply that opens with `<think>…</think>` (the models iFlow served, MiniMax's and
+    others, think in the open): the thinking, then what follows it, if anything."""
+    thought, said = leading_thinking(reply.text)
+    if not thought:
+        return [reply]
+    out: list[Record] = [replace(reply, kind=MessageKind.THINKING, text=cap(thought, THINKING_CAP))]
+    return out + ([replace(reply, text=said.strip())] if said.strip() else [])
 
 
 def _readable(obj: dict[str, Any]) -> dict[str, Any]:

@@ -101,6 +101,16 @@ def text_of(content: Any) -> str:
     return ""
 
 
+_THINK = re.compile(r"\A\s*<think>(.*?)</think>\s*", re.DOTALL)
+
+
+def leading_thinking(text: str) -> tuple[str, str]:
+    """A reply that opens with its model's `<think>…</think>` (models that think in the
+    open write their thinking into the text): the thinking, and the reply after it."""
+    inline = _THINK.match(text)
+    return (inline.group(1).strip(), text[inline.end() :]) if inline else ("", text)
+
+
 def cap(text: str, limit: int) -> str:
     """`text` cut near `limit` (see `cut_point`), saying how much was left out."""
     text = clean_text(text)

@@ -24,13 +24,12 @@ search.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from findsession.domain import Message, MessageKind
 from findsession.sources.cursor import Record
 from findsession.sources.epoch import iso_utc
-from findsession.sources.jsonl import cap, clean_text
+from findsession.sources.jsonl import cap, clean_text, leading_thinking
 from findsession.sources.tool_args import args_text, files
 
 PROMPT_CAP = 100_000
@@ -45,7 +44,6 @@ QUIET = frozenset({
     "Condensation", "CondensationRequest", "ConversationErrorEvent", "ACPToolCallEvent",
 })  # fmt: skip
 _FILE_KEYS = ("path", "file_path")
-_THINK = re.compile(r"\A\s*<think>(.*?)</think>\s*", re.DOTALL)
 
 
 def event_records(
@@ -94,13 +92,10 @@ def _message(event: dict[str, Any], base: dict[str, Any]) -> list[Record]:
 
 
 def _action(event: dict[str, Any], base: dict[str, Any]) -> list[Record]:
-    thought = _contents(event.get("thought"))
-    inline = _THINK.match(thought)
-    if inline:
-        thought = thought[inline.end() :]
+    inline, thought = leading_thinking(_contents(event.get("thought")))
     out = _thinking(event, base)
     if not out and inline:
-        out = _said(MessageKind.THINKING, inline.group(1), base, THINKING_CAP)
+        out = _said(MessageKind.THINKING, inline, base, THINKING_CAP)
     out += _said(MessageKind.REPLY, thought, base)
     call = event.get("tool_call") if isinstance(event.get("tool_call"), dict) else {}
     name = _str(event.get("tool_name")) or _str(call.get("name")) or "tool"
