@@ -6,7 +6,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import apsw
@@ -213,15 +213,25 @@ def test_two_index_runs_at_once_both_finish(tmp_path: Path) -> None:
     assert CLI(tmp_path, db).json("status")["sessions"] == 120
 
 
-def test_ctrl_c_inside_a_files_writes_waits_for_them_to_end() -> None:
+@pytest.fixture
+def python_handles_ctrl_c() -> Iterator[None]:
+    """Python's own SIGINT handler, as in a CLI started at a terminal. A test worker may
+    have inherited SIGINT ignored (a run started in the background by a shell without job
+    control), and `Held` rightly leaves an ignored or custom handler alone."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_inside_a_files_writes_waits_for_them_to_end(python_handles_ctrl_c: None) -> None:
     """Ctrl-C landing inside a file's savepoint once left its transaction half closed: a
     traceback at exit, and the run's last COMMIT could keep part of a file without its
     cursor. Inside `Held` the block runs to its end, then the interrupt is raised."""
     finished = []
     with pytest.raises(KeyboardInterrupt), Held():
-        # To this thread: one sent to the process may be taken by another thread, which a
-        # loaded machine can leave unscheduled until after the block has ended.
-        signal.raise_signal(signal.SIGINT)
+        signal.raise_signal(signal.SIGINT)  # to this thread, as a terminal's Ctrl-C is
         time.sleep(0.05)  # the signal is handled here, at the next bytecode
         finished.append("the file's writes")
     assert finished == ["the file's writes"]
@@ -229,3 +239,16 @@ def test_ctrl_c_inside_a_files_writes_waits_for_them_to_end() -> None:
     with Held():  # without Ctrl-C nothing is raised
         finished.append("another file")
     assert finished[-1] == "another file"
+
+
+def test_a_process_that_ignores_ctrl_c_keeps_ignoring_it() -> None:
+    """`Held` takes over only Python's own handler: where SIGINT is ignored (a background
+    job) it stays ignored, and nothing is raised."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with Held():
+            signal.raise_signal(signal.SIGINT)
+            time.sleep(0.05)
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, previous)
