@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 from conftest import CLI
+from read_counts import read_in_two_parts
 
 FIXTURE = Path(__file__).parent / "fixtures" / "codebuddy" / "home" / ".codebuddy"
 GREETER = "69c487d2-f5c8-49bc-b814-87663ad1f12d"
@@ -147,17 +148,9 @@ def test_a_malformed_line_is_reported_and_the_rest_read(cli: CLI, home: Path) ->
 
 
 def test_read_on_from_where_it_stopped(cli: CLI, home: Path) -> None:
-    path = home / NOTES_FILE
-    lines = path.read_text().splitlines(keepends=True)
-    call = next(
-        i for i, x in enumerate(lines) if '"callId":"call_w2"' in x and 'function_call"' in x
+    read_in_two_parts(
+        cli, home / NOTES_FILE, lambda x: '"callId":"call_w2"' in x and 'function_call"' in x
     )
-    path.write_text("".join(lines[: call + 1]))
-    cli.json("index", "--no-embed")
-    with path.open("a") as fh:
-        fh.writelines(lines[call + 1 :])
-    report = cli.json("index", "--no-embed")
-    assert report["files_read"] == 1 and report["read_anew"] == []
     got = messages(cli, NOTES)
     assert [m["tool"] for m in got if m["kind"] == "tool_output"] == ["Bash", "Write"]
     assert sum(m["kind"] == "prompt" for m in got) == 3

@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 from conftest import CLI
+from read_counts import read_in_two_parts
 
 FIXTURE = Path(__file__).parent / "fixtures" / "gptme" / "home" / ".local" / "share" / "gptme"
 GREETER = "2026-12-06-sneaking-green-penguin"  # markdown blocks, resumed, undone once
@@ -150,15 +151,7 @@ def test_a_malformed_line_is_reported_and_the_rest_read(cli: CLI, logs: Path) ->
 def test_read_on_from_where_it_stopped_pairs_a_result_with_its_call(
     cli: CLI, logs: Path
 ) -> None:
-    path = logs / TIDES / "conversation.jsonl"
-    lines = path.read_text().splitlines(keepends=True)
-    call = next(i for i, x in enumerate(lines) if "@append(" in x)
-    path.write_text("".join(lines[: call + 1]))
-    cli.json("index", "--no-embed")
-    with path.open("a") as fh:
-        fh.writelines(lines[call + 1 :])
-    report = cli.json("index", "--no-embed")
-    assert report["files_read"] == 1 and report["read_anew"] == []
+    read_in_two_parts(cli, logs / TIDES / "conversation.jsonl", lambda x: "@append(" in x)
     messages = cli.json("read", TIDES, "--tools")["turns"][0]["messages"]
     result = next(m for m in messages if m["kind"] == "tool_output")
     assert (result["tool"], result["text"]) == ("append", "Appended to CHANGELOG.md")

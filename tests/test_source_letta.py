@@ -28,6 +28,7 @@ from typing import Any
 
 import pytest
 from conftest import CLI
+from read_counts import read_in_two_parts
 
 FIXTURE = Path(__file__).parent / "fixtures" / "letta" / "home" / ".letta" / "lc-local-backend"
 NOTES = "Y29udmVyc2F0aW9uOmxvY2FsLWNvbnYtMQ"  # conversation:local-conv-1
@@ -193,15 +194,7 @@ def test_a_malformed_line_is_reported_and_the_rest_read(cli: CLI, storage: Path)
 
 
 def test_read_on_from_where_it_stopped(cli: CLI, storage: Path) -> None:
-    path = transcript(storage, NOTES)
-    lines = path.read_text().splitlines(keepends=True)
-    call = next(i for i, x in enumerate(lines) if '"name":"Edit"' in x)
-    path.write_text("".join(lines[: call + 1]))
-    cli.json("index", "--no-embed")
-    with path.open("a") as fh:
-        fh.writelines(lines[call + 1 :])
-    report = cli.json("index", "--no-embed")
-    assert report["files_read"] == 1 and report["read_anew"] == []
+    read_in_two_parts(cli, transcript(storage, NOTES), lambda x: '"name":"Edit"' in x)
     found = messages(cli, sid_of(cli, "rename add_note"))
     assert [m["tool"] for m in found if m["kind"] == "tool_output"][2:4] == ["Edit", "Bash"]
     assert hits(cli, "rename add_note")[0]["session"]["cwd"] == "/home/dev/notes-app"
