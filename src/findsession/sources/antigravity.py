@@ -94,7 +94,7 @@ class AntigravitySource(Source):
     def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
         """The steps added since `cursor`; the calls still waiting for their output
         carry over in the cursor's state."""
-        return read_with_state(fh, cursor, step_records, Steps, _restored, _state)
+        return read_with_state(fh, cursor, step_records, Steps, _restored, _state)[0]
 
     def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
         """Each wanted message as the transcript holds it now, numbered as `read` did."""

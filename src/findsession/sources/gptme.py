@@ -122,7 +122,7 @@ class GptmeSource(Source):
         carry over in the cursor's state."""
         config = _config(sf.path.parent)
         cwd = workspace(sf.path.parent, config) or _head_workdir(fh) or _home_path(config)
-        reading = read_with_state(
+        reading, _ = read_with_state(
             fh, cursor, lambda line, obj, calls: line_records(line, obj, calls, cwd),
             Calls, _restored, _state,
         )  # fmt: skip

@@ -258,11 +258,14 @@ def read_with_state(
     start: Callable[[], S],
     restore: Callable[[Cursor | None], S],
     keep: Callable[[S], State | None],
-) -> Reading:
+    sliced: bool = True,
+) -> tuple[Reading, S]:
     """`read_appended` for a parser that keeps something across lines (the calls still
     waiting for their output): a read from the top starts it afresh (`start`), a read on
     from the cursor goes on with what the cursor kept (`restore`), and the cursor
-    returned keeps what it is after the last line read (`keep`)."""
+    returned keeps what it is after the last line read (`keep`). What it is then comes
+    back with the reading, for a source that decides on it (which records go, whether
+    to read again from the top); `sliced` as `read_appended`'s."""
     lines_before = cursor.lines if cursor is not None else 0
     held: list[S] = []
 
@@ -271,13 +274,13 @@ def read_with_state(
             held.append(restore(cursor) if line > lines_before else start())
         return parse(line, obj, held[0])
 
-    reading = read_appended(fh, cursor, each)
+    reading = read_appended(fh, cursor, each, sliced=sliced)
     if not held:
         held.append(start() if reading.fresh else restore(cursor))
     end = reading.cursor
     if end.digest is not None:
         reading.cursor = Cursor(end.offset, end.lines, end.digest, keep(held[0]))
-    return reading
+    return reading, held[0]
 
 
 def _can_resume(fh: IO[bytes], cursor: Cursor, size: int) -> bool:

@@ -16,7 +16,10 @@ agents' memory, a git repository each): none is a conversation, none is read.
 `messages.jsonl` is Pi's session file (`letta_records`): a `session` header (`id`,
 `cwd`), then `message` and `compaction` entries, appended as the conversation goes on and
 written again whole when Letta repairs or upgrades it (read on from the JSON-lines
-cursor, from the start when the bytes before it changed). The pi-ai messages of the
+cursor, from the start when the bytes before it changed). A message Letta changes after
+storing it is appended again under its id, and only its last copy counts; the cursor
+keeps the ids of the last messages read, and an entry read on from it that holds one of
+them again has the file read from the top (`LettaSource.read`). The pi-ai messages of the
 format before it (`pi-ai-message-jsonl`, one message a line, no header) are read too;
 the oldest rows (`parts`, which Letta itself reads only after `letta local-backend
 migrate-transcripts`) are not.
@@ -29,16 +32,17 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from findsession.domain import MetaEvent, MetaKind, Resume, Session
 from findsession.sources.base import Skip, Source, SourceFile, store_id
-from findsession.sources.cursor import Cursor, Reading, Record
+from findsession.sources.cursor import Cursor, Reading, Record, State
 from findsession.sources.json_doc import side_object
-from findsession.sources.jsonl import clean_text, read_appended, texts_at
+from findsession.sources.jsonl import clean_text, read_with_state, texts_at
 from findsession.sources.letta_records import LettaParser
 from findsession.sources.opening import open_regular
 from findsession.sources.pi import header_cwd
@@ -64,6 +68,8 @@ class LettaSource(Source):
     """Letta Code's `lc-local-backend/conversations/<key>/messages.jsonl`."""
 
     kind = KIND
+    #: 2: a message appended again under its id replaces its earlier copy.
+    reads = 2
 
     def default_roots(self) -> list[Path]:
         return [storage_dir()]
@@ -91,9 +97,17 @@ class LettaSource(Source):
         return [str(path.with_name(CONVERSATION))]
 
     def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
+        """The entries added since `cursor`, each message's last copy only; when one of
+        them is a message read before it again, the whole file from the top."""
         # A read from the cursor starts after the header: its `cwd` is read again.
         cwd = header_cwd(fh) if cursor is not None else None
-        reading = read_appended(fh, cursor, LettaParser(cwd).parse)
+        reading, parser = _read(fh, cursor, lambda kept: LettaParser(cwd, _recent(kept)))
+        if parser.copies.again:
+            # The index holds its earlier copy: read from the top again, as a Codex
+            # rollout is when what it appends changes what was read, and whole, since
+            # a slice read on would find the copy of the slice before it again.
+            reading, parser = _read(fh, None, lambda _: LettaParser(), sliced=False)
+        reading.records = parser.copies.kept(reading.records)
         if not reading.binary:
             reading.records += _title(sf.path.parent)
         return reading
@@ -122,6 +136,36 @@ class LettaSource(Source):
         """None: Letta Code keeps a title in `conversation.json`, which it writes again
         whole; a line appended to the transcript would be read as an entry."""
         return None
+
+
+def _read(
+    fh: IO[bytes],
+    cursor: Cursor | None,
+    restore: Callable[[Cursor | None], LettaParser],
+    sliced: bool = True,
+) -> tuple[Reading, LettaParser]:
+    """The entries after `cursor` (from the top when the file changed before it), with
+    the parser that read them; the cursor keeps the ids of the last messages read."""
+
+    def parse(line: int, obj: dict[str, Any], parser: LettaParser) -> list[Record]:
+        return parser.parse(line, obj)
+
+    return read_with_state(fh, cursor, parse, LettaParser, restore, _ids, sliced=sliced)
+
+
+def _recent(cursor: Cursor | None) -> list[str]:
+    """The ids of the last messages read before `cursor` (none from an older cursor)."""
+    kept = (cursor.state or {}).get("ids") if cursor is not None else None
+    try:
+        ids = json.loads(kept) if isinstance(kept, str) else []
+    except (ValueError, RecursionError):
+        return []
+    return [i for i in ids if isinstance(i, str)] if isinstance(ids, list) else []
+
+
+def _ids(parser: LettaParser) -> State | None:
+    recent = parser.copies.recent
+    return {"ids": json.dumps(recent, separators=(",", ":"))} if recent else None
 
 
 def session_id(path: Path) -> str:

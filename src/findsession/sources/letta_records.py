@@ -12,7 +12,8 @@ Pi's is, after three changes:
   after a line noting the working folder it fell back to, if any;
 - a result is given the name of its tool (`toolName`, which Pi's results do not have);
 - a summary Letta wrote for a compaction in the older format (a `user` message whose
-  `metadata.compaction` is set) is a summary, not a prompt.
+  `metadata.compaction` is set) is a summary, not a prompt;
+- a message appended again under its id replaces its earlier copy (`Copies`).
 
 What Letta Code puts in front of what the person typed (its `<system-reminder>` blocks:
 the device, the agent, the permission mode) are text blocks of the same user message,
@@ -22,6 +23,7 @@ left out of the prompt as Claude Code's are (`claude_code_records`).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -31,6 +33,11 @@ from findsession.sources.jsonl import clean_text
 from findsession.sources.pi_records import PiParser
 
 _ROLES = frozenset(("user", "assistant", "toolResult"))
+#: The entries Letta Code appends, each holding a message (`isLocalTranscriptAppendEntry`).
+_ENTRIES = frozenset(("message", "compaction"))
+#: Message ids remembered across reads to know one appended again: Letta Code appends
+#: again only the message it holds last, so the id is among the last few of the file.
+RECENT_IDS = 64
 #: How Letta Code's Bash tool starts the result of a command that failed.
 _FAILED = re.compile(
     r"\A(?:Note: working directory .* no longer exists; running in .*\n)?"
@@ -38,11 +45,50 @@ _FAILED = re.compile(
 )
 
 
-class LettaParser:
-    """Turns a transcript's lines into records; knows the header's working directory."""
+class Copies:
+    """Which line holds each message as Letta Code keeps it: the last one with its id.
 
-    def __init__(self, cwd: str | None = None) -> None:
+    Letta Code appends a message again, under the same id, when it changes one it has
+    stored: a reply cut short by a provider's error that the retry of the turn finishes
+    (the retry sends no new message, so the new reply goes on the stored one). Its reader
+    keeps the last copy of each id (`setLatestLocalMessage`); so do we, dropping the
+    records of a line whose message a later line holds again. `before` are the ids of
+    the last messages read before the cursor: one of them appended again means a copy
+    already indexed is to go (`again`)."""
+
+    def __init__(self, before: Iterable[str] = ()) -> None:
+        self.recent = list(before)
+        self._before = set(self.recent)
+        self._line_of: dict[str, int] = {}
+        self.replaced: set[int] = set()
+        self.again = False
+
+    def note(self, line: int, message_id: str) -> None:
+        """`line` holds the message `message_id`, replacing any earlier copy."""
+        self.again = self.again or message_id in self._before
+        earlier = self._line_of.get(message_id)
+        if earlier is not None and earlier != line:
+            self.replaced.add(earlier)
+        self._line_of[message_id] = line
+        if message_id in self.recent:
+            self.recent.remove(message_id)
+        self.recent.append(message_id)
+        del self.recent[:-RECENT_IDS]
+
+    def kept(self, records: list[Record]) -> list[Record]:
+        """`records` less those of the lines a later copy replaced."""
+        if not self.replaced:
+            return records
+        return [r for r in records if r.line not in self.replaced]
+
+
+class LettaParser:
+    """Turns a transcript's lines into records; knows the header's working directory and
+    which copy of each message is the last (`copies`)."""
+
+    def __init__(self, cwd: str | None = None, before: Iterable[str] = ()) -> None:
         self._pi = PiParser(cwd)
+        self.copies = Copies(before)
 
     def parse(self, line: int, obj: dict[str, Any]) -> list[Record]:
         """Records of one line; unknown entries give none."""
@@ -50,6 +96,9 @@ class LettaParser:
             created = obj.get("metadata", {}) if isinstance(obj.get("metadata"), dict) else {}
             obj = {"type": "message", "timestamp": created.get("created_at"), "message": obj}
         message = obj.get("message")
+        message_id = message.get("id") if isinstance(message, dict) else None
+        if obj.get("type") in _ENTRIES and isinstance(message_id, str) and message_id:
+            self.copies.note(line, message_id)
         if obj.get("type") == "message" and isinstance(message, dict):
             obj = {**obj, "message": _marked(message)}
             if message.get("role") == "user" and _compaction(message):
