@@ -444,6 +444,8 @@ FOUND = [
     ("opencode-tree", [((0, "id"), "\ud800")]),
     # An event's kind looked up in a set: a list is no key.
     ("openhands", [((1, "kind"), [])]),
+    # An entry's type looked up in a set of the entries that hold a message.
+    ("letta", [((0, 0, "type"), {"type": "session", "id": "x"})]),
 ]
 
 

@@ -92,12 +92,15 @@ class LettaParser:
 
     def parse(self, line: int, obj: dict[str, Any]) -> list[Record]:
         """Records of one line; unknown entries give none."""
-        if "type" not in obj and obj.get("role") in _ROLES:  # the older format
+        role = obj.get("role")
+        if "type" not in obj and isinstance(role, str) and role in _ROLES:  # the older format
             created = obj.get("metadata", {}) if isinstance(obj.get("metadata"), dict) else {}
             obj = {"type": "message", "timestamp": created.get("created_at"), "message": obj}
         message = obj.get("message")
         message_id = message.get("id") if isinstance(message, dict) else None
-        if obj.get("type") in _ENTRIES and isinstance(message_id, str) and message_id:
+        entry = obj.get("type")
+        holds_message = isinstance(entry, str) and entry in _ENTRIES
+        if holds_message and isinstance(message_id, str) and message_id:
             self.copies.note(line, message_id)
         if obj.get("type") == "message" and isinstance(message, dict):
             obj = {**obj, "message": _marked(message)}
