@@ -8,13 +8,15 @@ parent's file, and seven sessions holding only the extension's own slash-command
 EddieisxD/dotfiles @24ec461 (Linux), elithrar/dotfiles @1a4804c (macOS),
 wichayutdew/dotfiles-arch @0df0a57 (Linux), and two Termux homes on Android,
 alhajjemohammad44-stack/93-coffee-shop @c7dc7e4 and timerloggedout-spec/termux-monorepo
-@fe24067. A file with nothing typed in it gives no session. These tests skip, saying
-so, where the shared folder is absent.
+@fe24067. A file with nothing typed in it gives no session. What `write` and `edit`
+wrote is found by `blame` (17 of the edits, a list of `edits`, were found only since).
+These tests skip, saying so, where the shared folder is absent.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +71,28 @@ def counted(path: Path) -> dict[str, Any]:
     return out
 
 
+def written(files: list[Path]) -> Counter[str]:
+    """Each file Pi's `write` and `edit` wrote, and how many times: every call but one
+    Pi answered with an error (a call whose result was never written may have written)."""
+    out: Counter[str] = Counter()
+    for path in files:
+        calls: dict[str, str] = {}
+        entries = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        cwd = entries[0]["cwd"]
+        for entry in entries:
+            message = entry.get("message") or {}
+            for block in message.get("content") or [] if message.get("role") == "assistant" else []:
+                if block.get("type") == "toolCall" and block["name"] in ("write", "edit"):
+                    args = block["arguments"]
+                    target = args.get("path") or args.get("file")  # an older model's name
+                    calls[block["id"]] = target if target.startswith("/") else f"{cwd}/{target}"
+            if message.get("role") == "toolResult" and message["toolCallId"] in calls:
+                target = calls.pop(message["toolCallId"])
+                out[target] += message.get("isError") is not True
+        out.update(calls.values())
+    return out
+
+
 @pytest.mark.parametrize("home", HOMES, ids=[p.parents[2].name for p in HOMES])
 def test_each_session_holds_what_its_lines_say(cli: CLI, home: Path) -> None:
     report = cli.json("index", "--no-embed", "--source", "pi", str(home))
@@ -104,6 +128,8 @@ def test_each_session_holds_what_its_lines_say(cli: CLI, home: Path) -> None:
         totals[1] += 1
         for i, n in enumerate((len(expected["prompts"]), *expected["counts"]), 2):
             totals[i] += n
+    for path, writes in written(files).items():
+        assert cli.json("blame", path)["total"] == writes, path
     name = home.parents[2].name
     if name in KNOWN:
         assert tuple(totals) == KNOWN[name]

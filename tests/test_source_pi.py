@@ -124,10 +124,11 @@ def test_source_filter_sources_and_resume(cli: CLI, agent: Path, tmp_path: Path)
     assert line == ["cd", str(project), "&&", "pi", "--session", str(session_file(agent))]
 
 
-SUBAGENTS = Path(__file__).resolve().parent / "fixtures" / "pi-subagents" / "agent"
-#: The sessions the real Pi 0.74.2 wrote with the pi-subagents extension (0.34.0),
-#: offline against a scripted model: a prompt that made the model call `subagent`, and
-#: a `/run scout …` the extension answered itself (Pi records no typed message for it).
+REAL = Path(__file__).resolve().parent / "fixtures" / "pi-real" / "agent"
+#: The sessions the real Pi 0.74.2 wrote, offline against a scripted model: with the
+#: pi-subagents extension (0.34.0), a prompt that made the model call `subagent` and a
+#: `/run scout …` the extension answered itself (Pi records no typed message for it);
+#: and a module written and edited (`edit`'s list of `edits`), then an edit that failed.
 LEAD = "01a24e90-6801-7b51-b0fa-9e8dd251753d"
 RUN_LEAD = "01a24e90-926c-7bdf-8879-dc048f82012b"
 CHILDREN = {
@@ -157,10 +158,10 @@ def test_a_subagent_the_pi_subagents_extension_ran_is_linked_to_its_session(cli:
     """pi-subagents keeps each child's session below its parent's, in a folder named as
     the parent's file (`<parent>/<run id>/run-<n>/session.jsonl`): a child of that
     session, not a session of its own. A real home held five such children."""
-    cli.env["PI_CODING_AGENT_DIR"] = str(SUBAGENTS)
+    cli.env["PI_CODING_AGENT_DIR"] = str(REAL)
     report = cli.json("index", "--no-embed")
     assert report["errors"] == report["problems"] == []
-    files = {json.loads(p.open().readline())["id"]: p for p in SUBAGENTS.rglob("*.jsonl")}
+    files = {json.loads(p.open().readline())["id"]: p for p in REAL.rglob("*.jsonl")}
     for child, parent in CHILDREN.items():
         read = cli.json("read", child, "--tools")
         assert read["session"]["subagent"] is True and read["session"]["parent_id"] == parent
@@ -173,5 +174,22 @@ def test_a_subagent_the_pi_subagents_extension_ran_is_linked_to_its_session(cli:
     lead = cli.json("read", LEAD, "--tools")["session"]
     assert lead["subagent"] is False and lead["cwd"] == "/home/dev/tides"
     assert counted(files[RUN_LEAD])[0] == []  # `/run` typed nothing Pi kept: no session
-    hits = cli.json("search", "harbour tide table", "--source", "pi")["results"]
-    assert {h["session"]["id"]: h["session"]["parent_id"] for h in hits} == {LEAD: None, **CHILDREN}
+    hits = cli.json("search", "scout harbour tide table", "--source", "pi")["results"]
+    parents = {h["session"]["id"]: h["session"]["parent_id"] for h in hits}
+    assert {sid: parents[sid] for sid in (LEAD, *CHILDREN)} == {LEAD: None, **CHILDREN}
+
+
+def test_blame_finds_what_pis_write_and_edit_wrote(cli: CLI) -> None:
+    """Pi's `edit` takes a list of `edits` (`{oldText, newText}`; the older single
+    `oldText`/`newText` is folded into it): each edit that succeeded is a write of the
+    file, with the new text of each; the one Pi refused (its old text was not there) is
+    none."""
+    cli.env["PI_CODING_AGENT_DIR"] = str(REAL)
+    cli.run("index", "--no-embed")
+    blame = cli.json("blame", "/home/dev/tides/tides/consts.py")
+    assert blame["total"] == 2
+    edit, write = blame["writers"]  # newest first
+    assert (write["tool"], write["op"]) == ("write", "create")
+    assert (edit["tool"], edit["op"]) == ("edit", "edit")
+    assert edit["added"] == ["DATUM = 'ordnance'", "OFFSET = 2.9"]
+    assert edit["removed"] == ["DATUM = 'chart'", "OFFSET = 0.0"]
