@@ -2,11 +2,13 @@
 `~/.pi/agent` people committed with their dotfiles or a home's other files), through
 the real CLI, against a counter written here over the raw lines, never our reader.
 
-Six people, version 3 files of May to July 2026: frinfo702/dotfiles @0376368 (macOS,
+Six people, version 3 files of May to July 2026: frinfo702/dotfiles @1065173 (macOS,
 37 files: five children the pi-subagents extension ran, each in a folder named as its
-parent's file, and seven sessions holding only the extension's own slash-command output),
-EddieisxD/dotfiles @24ec461 (Linux), elithrar/dotfiles @1a4804c (macOS),
-wichayutdew/dotfiles-arch @0df0a57 (Linux), and two Termux homes on Android,
+parent's file, and seven sessions holding only the extension's own slash-command output;
+one more session, of 4 MB or more, was not at hand; the extension's artifacts beside them,
+which are not read, as they were @e466700),
+EddieisxD/dotfiles @a6cbdc6 (Linux), elithrar/dotfiles @d51f4bb (macOS),
+wichayutdew/dotfiles-arch @c854781 (Linux), and two Termux homes on Android,
 alhajjemohammad44-stack/93-coffee-shop @c7dc7e4 and timerloggedout-spec/termux-monorepo
 @fe24067. A file with nothing typed in it gives no session. What `write` and `edit`
 wrote is found by `blame` (17 of the edits, a list of `edits`, were found only since).
