@@ -184,3 +184,46 @@ def test_a_log_read_on_from_where_it_stopped(cli: CLI, home: Path) -> None:
     state.write_text(json.dumps({"custom_title": "Shade cloth plan", "title_generated": False}))
     index(cli)
     assert hits(cli, "tomato shade")[0]["session"]["title"] == "Shade cloth plan"
+
+
+REAL_HOME = Path(__file__).parent / "fixtures" / "kimi-real" / "home" / ".kimi"
+TIDES = "4527aaeb-336a-4b13-9cee-0c806ddecfce"
+LISTER = f"{TIDES}:ac135ecea"
+
+
+def test_what_the_real_kimi_cli_wrote_is_read_whole(cli: CLI) -> None:
+    """`fixtures/kimi-real` is what the real Kimi CLI 1.51.0 (its last working release,
+    wire protocol 1.10) wrote offline against a scripted model on localhost: a session
+    begun with `--print -p` and resumed twice with `-S` (a file written and edited twice,
+    a failing command, a subagent asked to list the files). Its `context.jsonl` files are
+    left out (not read; they hold the system prompt). Each count is the log's own. The
+    subagent's reply was short, so Kimi asked it for more in a `TurnBegin` of its own
+    (`SUMMARY_CONTINUATION_PROMPT`): Kimi's text, not a prompt."""
+    cli.env["KIMI_SHARE_DIR"] = str(REAL_HOME)
+    report = index(cli)
+    assert report["errors"] == report["problems"] == []
+    wires = {TIDES: next(REAL_HOME.rglob(f"{TIDES}/wire.jsonl")),
+             LISTER: next(REAL_HOME.rglob("ac135ecea/wire.jsonl"))}  # fmt: skip
+    for key, wire in wires.items():
+        events = [json.loads(line).get("message") or {} for line in wire.read_text().splitlines()]
+        typed = [e["payload"]["user_input"] for e in events if e.get("type") == "TurnBegin"]
+        typed = [t for t in typed if not t.startswith("Your previous response was too brief")]
+        parts = [e["payload"] for e in events if e.get("type") == "ContentPart"]
+        results = [e["payload"] for e in events if e.get("type") == "ToolResult"]
+        read = cli.json("read", key, "--tools")
+        said = [m for t in read["turns"] for m in t["messages"]]
+        outputs = [m for m in said if m["kind"] == "tool_output"]
+        assert [m["text"] for m in said if m["kind"] == "prompt"] == typed
+        assert sum(m["kind"] == "reply" for m in said) == sum(p["type"] == "text" for p in parts)
+        assert sum(m["kind"] == "tool_call" for m in said) == sum(
+            e.get("type") == "ToolCall" for e in events
+        )
+        assert len(outputs) == len(results)
+        assert sum(m["is_error"] for m in outputs) == sum(
+            r["return_value"]["is_error"] for r in results
+        )
+        assert read["session"]["cwd"] == "/home/dev/tides"
+    lister = cli.json("read", LISTER, "--tools")
+    assert lister["session"]["parent_id"] == TIDES and lister["session"]["subagent"] is True
+    assert len(cli.json("read", TIDES)["turns"]) == 3
+    assert cli.json("blame", "/home/dev/tides/tides.py")["total"] == 3  # written, edited twice

@@ -122,3 +122,74 @@ def test_source_filter_sources_and_resume(cli: CLI, agent: Path, tmp_path: Path)
     assert listed["pi"]["sessions"] == 2
     line = shlex.split(cli.run("open", SID, "--print").stdout)
     assert line == ["cd", str(project), "&&", "pi", "--session", str(session_file(agent))]
+
+
+REAL = Path(__file__).resolve().parent / "fixtures" / "pi-real" / "agent"
+#: The sessions the real Pi 0.74.2 wrote, offline against a scripted model: with the
+#: pi-subagents extension (0.34.0), a prompt that made the model call `subagent` and a
+#: `/run scout …` the extension answered itself (Pi records no typed message for it);
+#: and a module written and edited (`edit`'s list of `edits`), then an edit that failed.
+LEAD = "01a24e90-6801-7b51-b0fa-9e8dd251753d"
+RUN_LEAD = "01a24e90-926c-7bdf-8879-dc048f82012b"
+CHILDREN = {
+    "01a24e90-6f5c-7608-a317-503b1590e2a9": LEAD,
+    "01a24e90-998e-7394-ba22-815f9592f70a": RUN_LEAD,
+}
+
+
+def counted(path: Path) -> tuple[list[str], int, int, int]:
+    """Typed prompts, calls, results and failed results of a Pi file, from its lines."""
+    typed: list[str] = []
+    calls = results = failed = 0
+    for line in path.read_text().splitlines():
+        message = json.loads(line).get("message") or {}
+        content = message.get("content")
+        if message.get("role") == "user":
+            typed.append("".join(b["text"] for b in content if b["type"] == "text").strip())
+        elif message.get("role") == "assistant":
+            calls += sum(b["type"] == "toolCall" for b in content)
+        elif message.get("role") == "toolResult":
+            results += 1
+            failed += message.get("isError") is True
+    return typed, calls, results, failed
+
+
+def test_a_subagent_the_pi_subagents_extension_ran_is_linked_to_its_session(cli: CLI) -> None:
+    """pi-subagents keeps each child's session below its parent's, in a folder named as
+    the parent's file (`<parent>/<run id>/run-<n>/session.jsonl`): a child of that
+    session, not a session of its own. A real home held five such children."""
+    cli.env["PI_CODING_AGENT_DIR"] = str(REAL)
+    report = cli.json("index", "--no-embed")
+    assert report["errors"] == report["problems"] == []
+    files = {json.loads(p.open().readline())["id"]: p for p in REAL.rglob("*.jsonl")}
+    for child, parent in CHILDREN.items():
+        read = cli.json("read", child, "--tools")
+        assert read["session"]["subagent"] is True and read["session"]["parent_id"] == parent
+        said = [m for t in read["turns"] for m in t["messages"]]
+        outputs = [m for m in said if m["kind"] == "tool_output"]
+        typed, calls, results, failed = counted(files[child])
+        assert [m["text"] for m in said if m["kind"] == "prompt"] == typed
+        assert sum(m["kind"] == "tool_call" for m in said) == calls == 2
+        assert (len(outputs), sum(m["is_error"] for m in outputs)) == (results, failed) == (2, 1)
+    lead = cli.json("read", LEAD, "--tools")["session"]
+    assert lead["subagent"] is False and lead["cwd"] == "/home/dev/tides"
+    assert counted(files[RUN_LEAD])[0] == []  # `/run` typed nothing Pi kept: no session
+    hits = cli.json("search", "scout harbour tide table", "--source", "pi")["results"]
+    parents = {h["session"]["id"]: h["session"]["parent_id"] for h in hits}
+    assert {sid: parents[sid] for sid in (LEAD, *CHILDREN)} == {LEAD: None, **CHILDREN}
+
+
+def test_blame_finds_what_pis_write_and_edit_wrote(cli: CLI) -> None:
+    """Pi's `edit` takes a list of `edits` (`{oldText, newText}`; the older single
+    `oldText`/`newText` is folded into it): each edit that succeeded is a write of the
+    file, with the new text of each; the one Pi refused (its old text was not there) is
+    none."""
+    cli.env["PI_CODING_AGENT_DIR"] = str(REAL)
+    cli.run("index", "--no-embed")
+    blame = cli.json("blame", "/home/dev/tides/tides/consts.py")
+    assert blame["total"] == 2
+    edit, write = blame["writers"]  # newest first
+    assert (write["tool"], write["op"]) == ("write", "create")
+    assert (edit["tool"], edit["op"]) == ("edit", "edit")
+    assert edit["added"] == ["DATUM = 'ordnance'", "OFFSET = 2.9"]
+    assert edit["removed"] == ["DATUM = 'chart'", "OFFSET = 0.0"]

@@ -114,14 +114,16 @@ _DELETE = frozenset(("delete_file", "deletefile", "filedeleted", "delete"))
 _COMMANDED = frozenset(("fs_write", "text_editor", "str_replace_editor",
                         "str_replace_based_edit_tool", "file_editor"))  # fmt: skip
 _MULTI_NEW = re.compile(
-    r'"(?:new_string|newString|new_str|new_text|ReplacementContent)"\s*:\s*"((?:[^"\\]|\\.)*)'
+    r'"(?:new_string|newString|new_str|new_text|newText|ReplacementContent)"\s*:\s*'
+    r'"((?:[^"\\]|\\.)*)'
 )
 _MULTI_OLD = re.compile(
-    r'"(?:old_string|oldString|old_str|old_text|TargetContent)"\s*:\s*"((?:[^"\\]|\\.)*)'
+    r'"(?:old_string|oldString|old_str|old_text|oldText|TargetContent)"\s*:\s*"((?:[^"\\]|\\.)*)'
 )
-#: Zed's editing tools: a list of `edits` (`{old_text, new_text}`), or (the streaming
-#: one in `write` mode) the whole `content`.
-_EDITS = frozenset(("edit_file", "streaming_edit_file"))
+#: Tools that take a list of `edits`: Zed's (`{old_text, new_text}`; the streaming one in
+#: `write` mode the whole `content` instead) and Pi's `edit` (`{oldText, newText}`; its
+#: older single `oldText`/`newText` is read as a simple edit).
+_EDITS = frozenset(("edit_file", "streaming_edit_file", "edit"))
 #: Auggie's `str-replace-editor`: the keys its arguments may hold, each starting a field.
 _AUGGIE_KEY = re.compile(
     r"^(command|path|instructions?_reminder|(?:old_str|new_str|insert_line"

@@ -7,7 +7,9 @@ its stream (`WireSoulSide`), so each `ContentPart` is a whole run of text or thi
 each `ToolCall` carries its whole arguments. Read here:
 
 - `TurnBegin {user_input}` and `SteerInput {user_input}` (typed while a turn runs): a
-  prompt, `user_input` a string or `[{type: text, text} | {type: image_url} ...]`;
+  prompt, `user_input` a string or `[{type: text, text} | {type: image_url} ...]`; but
+  the turn Kimi begins itself in a subagent whose answer was too short to hand back
+  (`SUMMARY_CONTINUATION_PROMPT` in `subagents/runner.py`) is Kimi's text, not a prompt;
 - `ContentPart {type: text, text}` a reply, `{type: think, think}` thinking;
 - `ToolCall {id, function: {name, arguments (JSON text)}}` a tool call, answered by
   `ToolResult {tool_call_id, return_value: {is_error, output, message}}`;
@@ -47,6 +49,8 @@ QUIET = frozenset({
     "ApprovalRequest", "ToolCallRequest", "QuestionRequest", "HookRequest",
 })  # fmt: skip
 _FILE_KEYS = ("path", "file_path")
+#: How the turn Kimi CLI begins itself, asking a subagent for a longer answer, opens.
+_ASKED_FOR_MORE = "Your previous response was too brief. Please provide a more comprehensive"
 
 
 @dataclass
@@ -79,7 +83,9 @@ def _event(
     if child is not None:
         base = {**base, "session_key": child}
     if kind in ("TurnBegin", "SteerInput"):
-        return _said(MessageKind.PROMPT, _input_text(payload.get("user_input")), base)
+        text = _input_text(payload.get("user_input"))
+        said = MessageKind.HARNESS if text.startswith(_ASKED_FOR_MORE) else MessageKind.PROMPT
+        return _said(said, text, base)
     if kind == "ContentPart":
         if payload.get("type") == "text":
             return _said(MessageKind.REPLY, _str(payload.get("text")), base)

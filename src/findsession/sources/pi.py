@@ -6,6 +6,10 @@ This module and `pi_records` are the only code that knows Pi's format. A session
 `/` made `-`, a lossy name the header's `cwd` replaces). Line 1 is the `session` header
 (`id`, `cwd`); the entries after it form a tree through `id`/`parentId`.
 
+A child session the pi-subagents extension ran is kept below its parent's file, in a
+folder named as that file: `<parent stem>/<run id>/run-<n>/session.jsonl` (and its
+background runs' and forks' folders there); it is a subagent of that session.
+
 A file only grows: it is read on from the JSON-lines cursor. Every branch of the tree
 is indexed, not only the one the last entry ends: Pi keeps each branch in the file as a
 place to go back to (`/tree` moves between them), so a turn on another branch is still
@@ -32,6 +36,8 @@ from findsession.sources.walking import env_home, files_ending
 KIND = SourceKind.PI
 #: Bytes of line 1 read for the header (it holds a few ids and a path).
 _HEADER_BYTES = 64 * 1024
+#: Folders above a file looked at for the session it is a subagent of.
+_SUBAGENT_DEPTH = 4
 
 
 class PiSource(Source):
@@ -46,13 +52,18 @@ class PiSource(Source):
         return discover(root, skip)
 
     def describe(self, path: Path) -> SourceFile:
-        """The session id from the header, else from the name after the time."""
-        header = _header(path)
-        sid = header.get("id")
-        if not isinstance(sid, str) or not sid:
-            stem = path.name[: -len(".jsonl")]
-            sid = stem.split("_", 1)[1] if "_" in stem else stem
-        return SourceFile(path=path, source=KIND, session_id=clean_text(sid))
+        """The session id from the header, else from the name after the time; a
+        pi-subagents child names its parent by where it is."""
+        parent = _parent_file(path)
+        if parent is None:
+            return SourceFile(path=path, source=KIND, session_id=_session_id(path))
+        return SourceFile(
+            path=path,
+            source=KIND,
+            session_id=_session_id(path),
+            is_subagent=True,
+            parent_id=_session_id(parent),
+        )
 
     def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
         # A read from the cursor starts after the header: its `cwd` is read again.
@@ -85,6 +96,25 @@ def pi_agent_dir() -> Path:
 def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:
     """Every session file under `root`."""
     return files_ending(root, skip, ".jsonl")
+
+
+def _session_id(path: Path) -> str:
+    sid = _header(path).get("id")
+    if not isinstance(sid, str) or not sid:
+        stem = path.name[: -len(".jsonl")]
+        sid = stem.split("_", 1)[1] if "_" in stem else stem
+    return clean_text(sid)
+
+
+def _parent_file(path: Path) -> Path | None:
+    """The session file a pi-subagents child was run from: the nearest folder above it
+    that has a `.jsonl` file of its own name beside it (`<parent stem>/<run id>/run-0/`,
+    `<parent stem>/async-<id>/`, `<parent stem>/forks/`), a few levels up at most."""
+    for folder in list(path.parents)[:_SUBAGENT_DEPTH]:
+        candidate = folder.with_name(f"{folder.name}.jsonl")
+        if folder.name and candidate.is_file():
+            return candidate
+    return None
 
 
 def _header(path: Path) -> dict[str, object]:
