@@ -18,14 +18,11 @@ import hashlib
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import IO, Any
 
 from findsession.domain import (
-    Message,
-    MessageKind,
     MetaEvent,
     MetaKind,
     Problem,
@@ -36,7 +33,7 @@ from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, Record
 from findsession.sources.json_doc import side_object
 from findsession.sources.jsonl import ReadStats, clean_text, iter_objects, read_appended
-from findsession.sources.kimi_records import Context, line_records
+from findsession.sources.kimi_records import Context, line_records, named_results
 from findsession.sources.opening import open_regular
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_in_cwd
@@ -97,7 +94,7 @@ class KimiSource(Source):
         ctx = _context(sf)
         reading = read_appended(fh, cursor, lambda line, obj: line_records(line, obj, ctx))
         if not reading.fresh:
-            reading.records = _named_results(sf, reading.records)
+            reading.records = named_results(reading.records, lambda: _all_lines(sf))
         for kind, lines in ctx.unknown.items():
             count = f"{len(lines)} line" + ("" if len(lines) == 1 else "s")
             reading.problems.append(Problem(lines[0], "unknown event", f"{kind} ({count})"))
@@ -163,28 +160,6 @@ def _title(path: Path) -> list[Record]:
         return []
     kind = MetaKind.AI_TITLE if state.get("title_generated") is True else MetaKind.CUSTOM_TITLE
     return [MetaEvent(kind, title, 0)]
-
-
-def _named_results(sf: SourceFile, records: list[Record]) -> list[Record]:
-    """Results read on from an offset whose call came in an earlier read, named after
-    that call (the earlier lines are read only when there is such a result)."""
-    if not any(_orphan(r) for r in records):
-        return records
-    calls = {
-        r.tool_id: r.tool_name or "tool"
-        for r in _all_lines(sf)
-        if isinstance(r, Message) and r.kind is MessageKind.TOOL_CALL and r.tool_id
-    }
-    return [replace(r, tool_name=calls.get(r.tool_id or "")) if _orphan(r) else r for r in records]
-
-
-def _orphan(rec: Record) -> bool:
-    return (
-        isinstance(rec, Message)
-        and rec.kind is MessageKind.TOOL_OUTPUT
-        and rec.tool_name is None
-        and rec.tool_id is not None
-    )
 
 
 def _all_lines(sf: SourceFile) -> list[Record]:
