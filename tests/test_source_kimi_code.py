@@ -66,54 +66,62 @@ def steered(cli: CLI, sid: str) -> list[str]:
 
 
 def counted(home: Path) -> dict[str, dict[str, Any]]:
-    """Each agent's log counted without findsession, from records it does not read: the
-    prompts of `turn.prompt` and `turn.steer` (a skill's as its command; a subagent's task
-    after its `<git-context>` block), the replies, calls and results of the message journal
-    (`agent.message.appended`), and the failures of `tool.result`. A `/fork`'s copy of
-    its source (up to the `forked` record) and a forked agent's copy of its parent's
-    history (before its first `turn.prompt`) are left out."""
+    """Each agent's log under `home` counted without findsession (see `count`), by the
+    id its session gives it."""
     out: dict[str, dict[str, Any]] = {}
     for wire in sorted(home.glob("sessions/*/*/agents/*/wire.jsonl")):
-        state = json.loads((wire.parents[2] / "state.json").read_text())
-        records = [json.loads(line) for line in wire.read_text().splitlines()]
-        types = [r["type"] for r in records]
-        if "forkedFrom" in state and "forked" in types:
-            records = records[types.index("forked") + 1 :]
-        if "forkedFrom" in state["agents"][wire.parent.name]:
-            types = [r["type"] for r in records]
-            records = records[
-                types.index("turn.prompt") if "turn.prompt" in types else len(types) :
-            ]
-        prompts = []
-        for r in (r for r in records if r["type"] in ("turn.prompt", "turn.steer")):
-            origin = r["origin"]
-            text = "".join(p["text"] for p in r["input"])
-            if origin["kind"] == "skill_activation":
-                text = f"/{origin['skillName']} {origin['skillArgs']}"
-            elif text.startswith("<git-context"):
-                text = text.split("\n\n", 1)[1]
-            prompts.append(text)
-        journal = [
-            r["message"]["message"] for r in records if r["type"] == "agent.message.appended"
-        ]
-        answers = [m for m in journal if m["role"] == "assistant"]
-        results = [
-            r["event"]["result"]
-            for r in records
-            if r["type"] == "context.append_loop_event" and r["event"]["type"] == "tool.result"
-        ]
-        if not prompts and not answers:
-            continue  # nothing of its own: a /fork's copy of a /btw agent
-        sid = wire.parents[2].name
-        out[sid if wire.parent.name == "main" else f"{sid}:{wire.parent.name}"] = {
-            "prompts": prompts,
-            "replies": sum(p["type"] == "text" for m in answers for p in m["content"]),
-            "calls": sum(len(m["toolCalls"]) for m in answers),
-            "results": sum(m["role"] == "tool" for m in journal),
-            "failed": sum(r.get("isError") is True for r in results),
-            "steers": [r["input"][0]["text"] for r in records if r["type"] == "turn.steer"],
-        }
+        if (counts := count(wire)) is not None:
+            sid = wire.parents[2].name
+            out[sid if wire.parent.name == "main" else f"{sid}:{wire.parent.name}"] = counts
     return out
+
+
+def count(wire: Path) -> dict[str, Any] | None:
+    """One agent's log counted without findsession, from records it does not read: the
+    prompts of `turn.prompt` and `turn.steer` (a skill's as its command; a subagent's
+    task after its `<git-context>` block), the replies, calls and results of the message
+    journal (`agent.message.appended`; the loop's own events where a log has no
+    journal), and the failures of `tool.result`. A `/fork`'s copy of its source (up to
+    the `forked` record) and a forked agent's copy of its parent's history (before its
+    first `turn.prompt`) are left out. None for a log with nothing of its own."""
+    state = json.loads((wire.parents[2] / "state.json").read_text(encoding="utf-8"))
+    records = [json.loads(line) for line in wire.read_text(encoding="utf-8").splitlines()]
+    types = [r["type"] for r in records]
+    if "forkedFrom" in state and "forked" in types:
+        records = records[types.index("forked") + 1 :]
+    if "forkedFrom" in state["agents"].get(wire.parent.name, {}):
+        types = [r["type"] for r in records]
+        records = records[types.index("turn.prompt") if "turn.prompt" in types else len(types) :]
+    prompts = []
+    for r in (r for r in records if r["type"] in ("turn.prompt", "turn.steer")):
+        origin = r["origin"]
+        text = "".join(p["text"] for p in r["input"] if p["type"] == "text").strip()
+        if origin["kind"] == "skill_activation":
+            text = f"/{origin['skillName']} {origin.get('skillArgs') or ''}".strip()
+        elif text.startswith("<git-context"):
+            text = text.split("\n\n", 1)[1]
+        prompts.append(text)
+    events = [r["event"] for r in records if r["type"] == "context.append_loop_event"]
+    journal = [r["message"]["message"] for r in records if r["type"] == "agent.message.appended"]
+    answers = [m for m in journal if m["role"] == "assistant"]
+    if not journal:  # a writer before the journal: the loop's own events
+        answers = [
+            {"content": [e["part"]], "toolCalls": []} for e in events if e["type"] == "content.part"
+        ]
+        answers += [{"content": [], "toolCalls": [e]} for e in events if e["type"] == "tool.call"]
+    results = [e["result"] for e in events if e["type"] == "tool.result"]
+    if not prompts and not answers:
+        return None
+    return {
+        "prompts": prompts,
+        "replies": sum(
+            p["type"] == "text" and bool(p["text"].strip()) for m in answers for p in m["content"]
+        ),
+        "calls": sum(len(m["toolCalls"]) for m in answers),
+        "results": sum(m["role"] == "tool" for m in journal) if journal else len(results),
+        "failed": sum(r.get("isError") is True for r in results),
+        "steers": [r["input"][0]["text"] for r in records if r["type"] == "turn.steer"],
+    }
 
 
 def test_every_agent_is_read_and_counted(cli: CLI, home: Path) -> None:
