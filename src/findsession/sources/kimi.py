@@ -20,21 +20,25 @@ import re
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from findsession.domain import (
     MetaEvent,
     MetaKind,
-    Problem,
     Resume,
     Session,
 )
-from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
+from findsession.sources.base import Skip, Source, SourceFile, named_results, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, Record
 from findsession.sources.json_doc import side_object
-from findsession.sources.jsonl import ReadStats, clean_text, iter_objects, read_appended
-from findsession.sources.kimi_records import Context, line_records, named_results
-from findsession.sources.opening import open_regular
+from findsession.sources.jsonl import (
+    clean_text,
+    every_record,
+    read_appended,
+    stripped,
+    unknown_kinds,
+)
+from findsession.sources.kimi_records import Context, line_records
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_in_cwd
 from findsession.sources.walking import walk
@@ -81,8 +85,8 @@ class KimiSource(Source):
                 session_id=f"{parent}:{folder.name}",
                 is_subagent=True,
                 parent_id=parent,
-                agent_type=_text(meta.get("subagent_type")),
-                agent_description=_text(meta.get("description")),
+                agent_type=stripped(meta.get("subagent_type")),
+                agent_description=stripped(meta.get("description")),
             )
         return SourceFile(path=path, source=KIND, session_id=folder.name)
 
@@ -95,9 +99,7 @@ class KimiSource(Source):
         reading = read_appended(fh, cursor, lambda line, obj: line_records(line, obj, ctx))
         if not reading.fresh:
             reading.records = named_results(reading.records, lambda: _all_lines(sf))
-        for kind, lines in ctx.unknown.items():
-            count = f"{len(lines)} line" + ("" if len(lines) == 1 else "s")
-            reading.problems.append(Problem(lines[0], "unknown event", f"{kind} ({count})"))
+        reading.problems += unknown_kinds(ctx.unknown, "unknown event")
         if not sf.is_subagent and not reading.binary:
             reading.records += _title(sf.path)
         return reading
@@ -155,7 +157,7 @@ def _work_dirs(path: str, size: int, mtime_ns: int) -> dict[str, str]:
 
 def _title(path: Path) -> list[Record]:
     state = side_object(path.with_name("state.json"))
-    title = _text(state.get("custom_title"))
+    title = stripped(state.get("custom_title"))
     if not title:
         return []
     kind = MetaKind.AI_TITLE if state.get("title_generated") is True else MetaKind.CUSTOM_TITLE
@@ -164,12 +166,4 @@ def _title(path: Path) -> list[Record]:
 
 def _all_lines(sf: SourceFile) -> list[Record]:
     ctx = _context(sf)
-    records: list[Record] = []
-    with open_regular(str(sf.path)) as fh:
-        for number, obj in iter_objects(fh, 0, 0, ReadStats(0, 0)):
-            records += line_records(number, obj, ctx)
-    return records
-
-
-def _text(value: Any) -> str | None:
-    return (clean_text(value).strip() or None) if isinstance(value, str) else None
+    return every_record(str(sf.path), lambda line, obj: line_records(line, obj, ctx))

@@ -24,13 +24,17 @@ from functools import lru_cache
 from pathlib import Path
 from typing import IO, Any
 
-from findsession.domain import MetaEvent, MetaKind, Problem, Resume, Session
-from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
+from findsession.domain import MetaEvent, MetaKind, Resume, Session
+from findsession.sources.base import Skip, Source, SourceFile, named_results, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, Record
 from findsession.sources.json_doc import side_object
-from findsession.sources.jsonl import ReadStats, clean_text, iter_objects, read_appended
+from findsession.sources.jsonl import (
+    every_record,
+    read_appended,
+    stripped,
+    unknown_kinds,
+)
 from findsession.sources.kimi_code_records import Context, line_records
-from findsession.sources.kimi_records import named_results
 from findsession.sources.opening import open_regular
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_in_cwd
@@ -88,7 +92,7 @@ class KimiCodeSource(Source):
             session_id=f"{sid}:{agent}",
             is_subagent=True,
             parent_id=sid,
-            agent_type=_text(profile),
+            agent_type=stripped(profile),
         )
 
     def stamp_paths(self, path: Path) -> list[str]:
@@ -100,9 +104,7 @@ class KimiCodeSource(Source):
         reading = read_appended(fh, cursor, lambda line, obj: line_records(line, obj, ctx))
         if not reading.fresh:
             reading.records = named_results(reading.records, lambda: _all_lines(sf))
-        for kind, lines in ctx.unknown.items():
-            count = f"{len(lines)} line" + ("" if len(lines) == 1 else "s")
-            reading.problems.append(Problem(lines[0], "unknown record", f"{kind} ({count})"))
+        reading.problems += unknown_kinds(ctx.unknown, "unknown record")
         if not sf.is_subagent and not reading.binary:
             reading.records += _title(sf.path.parent.parent.parent)
         return reading
@@ -132,7 +134,7 @@ def _cwd(session_dir: Path, state: dict[str, Any]) -> str | None:
     """The session's directory: `state.json`'s `cwd` (`workDir` before), else the work
     directory `workspaces.json` names for the session's folder."""
     for key in ("cwd", "workDir"):
-        if text := _text(state.get(key)):
+        if text := stripped(state.get(key)):
             return text
     listing = session_dir.parent.parent.parent / "workspaces.json"
     try:
@@ -148,7 +150,7 @@ def _roots(path: str, size: int, mtime_ns: int) -> dict[str, str]:
     spaces = side_object(Path(path)).get("workspaces")
     found: dict[str, str] = {}
     for key, entry in spaces.items() if isinstance(spaces, dict) else ():
-        if isinstance(entry, dict) and (root := _text(entry.get("root"))):
+        if isinstance(entry, dict) and (root := stripped(entry.get("root"))):
             found[key] = root
     return found
 
@@ -199,25 +201,17 @@ def _title(session_dir: Path) -> list[Record]:
     """The session's title, as Kimi Code reads `state.json` (`normalizeSessionTitle`):
     one the person gave or Kimi generated; the first prompt cut short is none."""
     state = side_object(session_dir / "state.json")
-    title = _text(state.get("title"))
+    title = stripped(state.get("title"))
     if title and state.get("isCustomTitle") is True:
         kind: MetaKind | None = MetaKind.CUSTOM_TITLE
     elif title:
         given = state.get("titleKind")
         kind = _TITLES.get(given) if isinstance(given, str) else None
     else:
-        title, kind = _text(state.get("customTitle")), MetaKind.CUSTOM_TITLE
+        title, kind = stripped(state.get("customTitle")), MetaKind.CUSTOM_TITLE
     return [MetaEvent(kind, title, 0)] if title and kind else []
 
 
 def _all_lines(sf: SourceFile) -> list[Record]:
     ctx = _context(sf)
-    records: list[Record] = []
-    with open_regular(str(sf.path)) as fh:
-        for number, obj in iter_objects(fh, 0, 0, ReadStats(0, 0)):
-            records += line_records(number, obj, ctx)
-    return records
-
-
-def _text(value: Any) -> str | None:
-    return (clean_text(value).strip() or None) if isinstance(value, str) else None
+    return every_record(str(sf.path), lambda line, obj: line_records(line, obj, ctx))

@@ -26,13 +26,13 @@ approval and hook requests, ...) carry nothing to search.
 
 Kimi Code CLI, its successor, writes another log (`kimi_code_records`) with the same
 content parts, tool calls and results: the helpers that read those (`content_part`,
-`tool_call`, `tool_result`, `named_results`, `said`, `input_text`) serve both.
+`tool_call`, `tool_result`, `said`, `input_text`) serve both.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from findsession.domain import Message, MessageKind
@@ -193,29 +193,6 @@ def content_part(part: Any, base: dict[str, Any]) -> list[Record]:
     if part.get("type") == "think":
         return said(MessageKind.THINKING, _str(part.get("think")), base, THINKING_CAP)
     return []
-
-
-def named_results(records: list[Record], every_record: Callable[[], list[Record]]) -> list[Record]:
-    """Results read on from an offset whose call came in an earlier read, named after
-    that call (`every_record`, the whole file read again, only when there is such a
-    result)."""
-    if not any(_orphan(r) for r in records):
-        return records
-    calls = {
-        r.tool_id: r.tool_name or "tool"
-        for r in every_record()
-        if isinstance(r, Message) and r.kind is MessageKind.TOOL_CALL and r.tool_id
-    }
-    return [replace(r, tool_name=calls.get(r.tool_id or "")) if _orphan(r) else r for r in records]
-
-
-def _orphan(rec: Record) -> bool:
-    return (
-        isinstance(rec, Message)
-        and rec.kind is MessageKind.TOOL_OUTPUT
-        and rec.tool_name is None
-        and rec.tool_id is not None
-    )
 
 
 def said(
