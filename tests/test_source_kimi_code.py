@@ -14,9 +14,12 @@ type): `apiary` `-p` with a file written and a command that failed, resumed twic
 (a prompt queued while a turn ran, one sent into it with Ctrl-S, `/title`, `!python3
 hives.py | wc -l`, `/btw`, `/compact`, `/fork`); the fork, resumed with `-r` and one
 prompt; `orchard` in the terminal UI (`/goal`, `/skill:hive-report Linden`, an edit
-that failed, a `Write` in `append` mode). Then each log's tool schemas
+that failed, a `Write` in `append` mode). And `cellar`, one `-p` of the real Kimi Code
+0.10.0 (wire protocol 1.3: no message journal, no agent ids, a `state.json` without the
+folder, which only `session_index.jsonl` names). Then each log's tool schemas
 (`llm.tools_snapshot`'s `tools`) were emptied and each system prompt (`profile.bind`'s
-`systemPrompt`) cut to its first line, the rest of every line left as Kimi wrote it.
+or `config.update`'s `systemPrompt`) cut to its first line, the rest of every line left
+as Kimi wrote it.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ HIVES = "session_5b0df05c-b052-475f-8e36-56df4598d88f"  # -p, resumed twice, a s
 SPRING = "session_ca6ff05b-13f2-4785-87b1-a882ea6d8c92"  # the terminal UI, /btw, /fork
 FORK = "session_a651df64-4de7-4a61-b29a-e33bfc00259e"  # SPRING's /fork, one prompt more
 ORCHARD = "session_4c998d34-a7a2-4712-9335-07cf50ec4c0d"  # /goal, a skill, a failed edit
+CELLAR = "session_8b86b8e4-4b6f-433b-9709-4b0aa580d43a"  # Kimi Code 0.10.0, protocol 1.3
 COUNTER = f"{HIVES}:agent-0"  # an `explore` subagent
 BTW = f"{SPRING}:agent-0"  # the /btw side question's agent
 
@@ -129,7 +133,7 @@ def test_every_agent_is_read_and_counted(cli: CLI, home: Path) -> None:
     assert str(home / "sessions") in report["roots"]
     assert report["errors"] == report["problems"] == []
     expected = counted(home)
-    assert sorted(expected) == sorted([HIVES, COUNTER, SPRING, BTW, FORK, ORCHARD])
+    assert sorted(expected) == sorted([HIVES, COUNTER, SPRING, BTW, FORK, ORCHARD, CELLAR])
     for sid, counts in expected.items():
         assert indexed(cli, sid) == {k: v for k, v in counts.items() if k != "steers"}, sid
         assert steered(cli, sid) == counts["steers"], sid
@@ -196,12 +200,17 @@ def test_a_title_is_what_state_json_says_it_is(cli: CLI, home: Path) -> None:
     assert cli.json("read", ORCHARD)["session"]["title"] == "Orchard rows"
 
 
-def test_a_folder_without_its_cwd_is_known_from_workspaces_json(cli: CLI, home: Path) -> None:
+def test_a_folder_without_its_cwd_is_known_from_kimis_lists(cli: CLI, home: Path) -> None:
+    """Kimi Code 0.10 wrote no folder into `state.json`: `session_index.jsonl` has it;
+    else `workspaces.json` names the work-directory folder's root."""
     state_path = next(home.glob(f"sessions/*/{ORCHARD}/state.json"))
     state = json.loads(state_path.read_text())
     del state["cwd"]
     state_path.write_text(json.dumps(state))
+    listing = home / "session_index.jsonl"
+    listing.write_text("".join(x for x in listing.read_text().splitlines(True) if ORCHARD not in x))
     index(cli)
+    assert cli.json("read", CELLAR)["session"]["cwd"] == "/home/dev/cellar"
     assert cli.json("read", ORCHARD)["session"]["cwd"] == "/home/dev/orchard"
 
 

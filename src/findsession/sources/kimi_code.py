@@ -1,13 +1,14 @@
 """Kimi Code CLI: where its sessions are, and the `Source` that reads them.
 
-Kimi Code CLI (the successor of Kimi CLI, `kimi_code` here, `kimi` on the command line)
-keeps its data in `$KIMI_CODE_HOME`, else `~/.kimi-code` (every system). Its `sessions/`
-holds a folder per work directory (`wd_<name>_<12 hex digits of the path's SHA-256>`) and
-in it a folder per session, `session_<uuid>/`, holding `state.json` (the session's
-`cwd`, `title` and `titleKind`, `forkedFrom`, and `agents`: each agent's `type`,
+Kimi Code CLI (the successor of Kimi CLI; `kimi` on the command line too) keeps its
+data in `$KIMI_CODE_HOME`, else `~/.kimi-code` (every system). Its `sessions/` holds a
+folder per work directory (`wd_<name>_<12 hex digits of the path's SHA-256>`) and in it
+a folder per session, `session_<uuid>/`, holding `state.json` (the session's `cwd`,
+`title` and `titleKind`, `forkedFrom`, and `agents`: each agent's `type`,
 `parentAgentId`, `forkedFrom` and `labels.profileName`) and `agents/<agent>/wire.jsonl`,
 each agent's log, appended (`kimi_code_records`): `main` is the session's, each other
-(`agent-0`, ...) a subagent's, a `/btw` side question's among them.
+(`agent-0`, ...) a subagent's, a `/btw` side question's among them. `session_index.jsonl`
+beside `sessions/` lists each session's folder, `workspaces.json` each work directory's.
 
 Two kinds of fork copy history into a log, which is read once, where it was written:
 `/fork` makes a session whose agents' logs begin with the source's records, copied up to
@@ -17,9 +18,10 @@ parent's messages, copied before its own first `turn.prompt`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import IO, Any
@@ -29,7 +31,9 @@ from findsession.sources.base import Skip, Source, SourceFile, named_results, te
 from findsession.sources.cursor import Cursor, Reading, Record
 from findsession.sources.json_doc import side_object
 from findsession.sources.jsonl import (
+    ReadStats,
     every_record,
+    iter_objects,
     read_appended,
     stripped,
     unknown_kinds,
@@ -131,22 +135,43 @@ def _context(sf: SourceFile) -> Context:
 
 
 def _cwd(session_dir: Path, state: dict[str, Any]) -> str | None:
-    """The session's directory: `state.json`'s `cwd` (`workDir` before), else the work
-    directory `workspaces.json` names for the session's folder."""
+    """The session's directory: `state.json`'s `cwd` (`workDir` before), else the
+    `workDir` Kimi's `session_index.jsonl` lists for the session (Kimi Code 0.10 kept
+    it only there), else the root `workspaces.json` names for the session's
+    work-directory folder."""
     for key in ("cwd", "workDir"):
         if text := stripped(state.get(key)):
             return text
-    listing = session_dir.parent.parent.parent / "workspaces.json"
+    home = session_dir.parent.parent.parent
+    listed = _listed(home / "session_index.jsonl", _work_dirs).get(session_dir.name)
+    return listed or _listed(home / "workspaces.json", _roots).get(session_dir.parent.name)
+
+
+def _listed(path: Path, read: Callable[[str, int, int], dict[str, str]]) -> dict[str, str]:
+    """What `read` makes of the file at `path`, read once per version of it."""
     try:
-        st = os.stat(listing)
+        st = os.stat(path)
     except OSError:
-        return None
-    return _roots(str(listing), st.st_size, st.st_mtime_ns).get(session_dir.parent.name)
+        return {}
+    return read(str(path), st.st_size, st.st_mtime_ns)
+
+
+@lru_cache(maxsize=4)
+def _work_dirs(path: str, size: int, mtime_ns: int) -> dict[str, str]:
+    """Each session's directory, as `session_index.jsonl` lists it (`{sessionId,
+    sessionDir, workDir}` a line; the last line of a session wins)."""
+    found: dict[str, str] = {}
+    with contextlib.suppress(OSError), open_regular(path) as fh:
+        for _, entry in iter_objects(fh, 0, 0, ReadStats(0, 0)):
+            sid, where = stripped(entry.get("sessionId")), stripped(entry.get("workDir"))
+            if sid and where:
+                found[sid] = where
+    return found
 
 
 @lru_cache(maxsize=4)
 def _roots(path: str, size: int, mtime_ns: int) -> dict[str, str]:
-    """Each work-directory folder's root, read once per version of `workspaces.json`."""
+    """Each work-directory folder's root, as `workspaces.json` names it."""
     spaces = side_object(Path(path)).get("workspaces")
     found: dict[str, str] = {}
     for key, entry in spaces.items() if isinstance(spaces, dict) else ():
