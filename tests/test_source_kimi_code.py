@@ -252,3 +252,24 @@ def test_a_malformed_line_and_an_unknown_record_are_reported(cli: CLI, home: Pat
     assert set(problems) == {"malformed JSON", "unknown record"}
     assert problems["unknown record"]["detail"] == "hive.weighed (2 lines)"
     assert len(said(cli, HIVES, "prompt")) == 3
+
+
+def test_a_context_message_of_the_agent_is_read_as_its_parts_calls_and_result(
+    cli: CLI, home: Path
+) -> None:
+    """The assistant and tool messages Kimi puts into a context (the history a `/btw`
+    agent was given: here read as the agent's own, its `state.json` no longer saying it
+    is a fork) are read as replies, thinking, calls and their results."""
+    state_path = next(home.glob(f"sessions/*/{SPRING}/state.json"))
+    state = json.loads(state_path.read_text())
+    del state["agents"]["agent-0"]["forkedFrom"]
+    state_path.write_text(json.dumps(state))
+    index(cli)
+    turns = cli.json("read", BTW, "--tools")["turns"]
+    kinds = [m["kind"] for t in turns for m in t["messages"]]
+    assert (kinds.count("reply"), kinds.count("tool_call"), kinds.count("tool_output")) == (6, 2, 2)
+    assert said(cli, BTW, "thinking") == ["Start from the list of hives."]
+    assert {m["tool"] for t in turns for m in t["messages"] if m["kind"] == "tool_output"} == {
+        "Read",
+        "Bash",
+    }
