@@ -6,9 +6,9 @@ calls, results and failures against a counter written over the raw records
 
 One such session is known: an unpacked `kimi export` of Kimi Code 0.31.1 (wire protocol
 1.4, Windows: a main agent and six `explore` subagents) committed to
-mohamed2in2/crispy-octo-doodle @a0377cf. It was not at hand when this was written (its
-repository could not be brought onto the machine); these tests skip, saying so, where
-the shared folder holds none.
+mohamed2in2/crispy-octo-doodle @a0377cf (`agents/`, `state.json` and `manifest.json` at
+its root), not at hand when these tests were written. They skip, saying so, where the
+shared folder holds none.
 """
 
 from __future__ import annotations
