@@ -203,7 +203,7 @@ ENTRIES: tuple[Entry, ...] = (
         env=(*_CONFIG, "CLINE_SESSION_DATA_DIR", "CLINE_DATA_DIR", "CLINE_DIR"),
     ),
     Entry(SourceKind.ROO_CODE, "extension_tasks:RooCodeSource", spoken=("roo",), env=_CONFIG),
-    Entry(SourceKind.AMP, "amp:AmpSource", spoken=("amp",)),
+    Entry(SourceKind.AMP, "amp:AmpSource", spoken=("amp",), env=_DATA),
     Entry(
         SourceKind.OPENCODE,
         "opencode:OpenCodeSource",
