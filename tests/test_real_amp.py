@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from conftest import CLI, SHARED
+from read_counts import kinds_read
 
 REAL = SHARED / "realfiles" / "amp"
 HOMES = sorted(p for p in REAL.iterdir() if p.is_dir()) if REAL.is_dir() else []
@@ -59,12 +60,10 @@ def test_each_thread_holds_what_its_json_says(cli: CLI, home: Path) -> None:
     assert threads and report["files_seen"] == len(threads)
     for path in threads:
         expected = counted(path)
-        read = cli.json("read", path.stem, "--tools")
-        said = [m for t in read["turns"] for m in t["messages"]]
-        kinds = Counter(m["kind"] for m in said)
-        assert [m["text"] for m in said if m["kind"] == "prompt"] == expected["prompts"]
+        prompts, kinds, session = kinds_read(cli, path.stem)
+        assert prompts == expected["prompts"]
         got = (kinds["reply"], kinds["thinking"], kinds["tool_call"], kinds["tool_output"])
         assert got == expected["counts"], path.name
-        assert read["session"]["title"] == expected["title"]
+        assert session["title"] == expected["title"]
         if path.stem in KNOWN:
             assert (len(expected["prompts"]), *got) == KNOWN[path.stem]

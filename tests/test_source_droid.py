@@ -25,12 +25,12 @@ from __future__ import annotations
 import json
 import shlex
 import shutil
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import CLI
+from read_counts import indexed, kinds_read
 
 from findsession.domain import MessageKind, Root
 from findsession.indexing import IndexReport, index_roots
@@ -189,10 +189,9 @@ def test_what_the_real_droid_wrote_is_read_as_its_lines_say(cli: CLI, written: P
     assert report["files_seen"] == len(files) == 3
     for path in files:
         expected = counted(path)
-        said = [m for t in cli.json("read", path.stem, "--tools")["turns"] for m in t["messages"]]
-        kinds = Counter(m["kind"] for m in said)
-        assert [m["text"] for m in said if m["kind"] == "prompt"] == expected["prompts"]
-        failed = sum(m["kind"] == "tool_output" and m["is_error"] for m in said)
+        prompts, kinds, _ = kinds_read(cli, path.stem)
+        assert prompts == expected["prompts"]
+        failed = indexed(cli, path.stem)["failed"]
         got = (kinds["reply"], kinds["thinking"], kinds["tool_call"], kinds["tool_output"], failed)
         assert got == expected["counts"], path.name
     # Counted by hand once: prompts, then replies, thinking, calls, results, failures.
