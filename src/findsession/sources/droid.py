@@ -48,6 +48,9 @@ class DroidSource(Source):
     """Factory Droid's `~/.factory/sessions/**/*.jsonl`."""
 
     kind = KIND
+    #: 2: Droid's own user messages (a background task's completion told to its model,
+    #: its notices, hooks') are harness, not prompts; a `Task` worker is linked to its caller.
+    reads = 2
 
     def default_roots(self) -> list[Path]:
         home = os.environ.get("FACTORY_HOME_OVERRIDE")
