@@ -4,6 +4,7 @@ results and failed results; and a file indexed in two parts, as an agent appends
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,15 @@ def indexed(cli: CLI, sid: str) -> dict[str, Any]:
         "results": len(outputs),
         "failed": sum(m["is_error"] for m in outputs),
     }
+
+
+def kinds_read(cli: CLI, sid: str) -> tuple[list[str], Counter[str], dict[str, Any]]:
+    """One session read back with its tools: its typed prompts, how many messages of each
+    kind, and the session itself (title, folder, parent)."""
+    read = cli.json("read", sid, "--tools")
+    messages = [m for t in read["turns"] for m in t["messages"]]
+    prompts = [m["text"] for m in messages if m["kind"] == "prompt"]
+    return prompts, Counter(m["kind"] for m in messages), read["session"]
 
 
 def read_in_two_parts(cli: CLI, path: Path, cut_after: Callable[[str], bool]) -> None:

@@ -146,3 +146,14 @@ def test_each_turn_has_the_time_its_prompt_was_sent(cli: CLI, threads: Path) -> 
     assert [h["session"]["id"] for h in late["results"]] == [doc["id"]]
     early = cli.json("search", "--mode", "keyword", "--before", "2025-07-01", "salinity readings")
     assert doc["id"] not in [h["session"]["id"] for h in early["results"]]
+
+
+def test_xdg_data_home_moves_the_threads_as_amp_s_own_code_does(cli: CLI, tmp_path: Path) -> None:
+    """Amp keeps its threads in `$XDG_DATA_HOME/amp/threads` when the variable is set
+    (its CLI's data folder, on every OS), else in `~/.local/share/amp/threads`."""
+    place = tmp_path / "data" / "amp" / "threads"
+    shutil.copytree(FIXTURE, place)
+    cli.env["XDG_DATA_HOME"] = str(tmp_path / "data")
+    report = index(cli)
+    assert str(place) in report["roots"] and report["files_read"] == 2
+    assert FERRY in found(cli, "harbour ferry timetable calendar")

@@ -65,9 +65,13 @@ def counted(path: Path) -> dict[str, Any]:
     """A session read without findsession: its typed prompts (each inlined file put back
     as the `@path` it was typed as), its replies, its calls, its results and the failed
     ones."""
-    doc = json.loads(path.read_text())
+    return counted_messages(json.loads(path.read_text())["messages"])
+
+
+def counted_messages(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """`counted` of a session's messages."""
     prompts, replies, calls, results, failed = [], 0, 0, 0, 0
-    for msg in doc["messages"]:
+    for msg in messages:
         body = msg.get("content") or ""
         if msg["role"] == "user" and not body.startswith(("<conversation-summary>",
                                                           *_NANOCODER_OWN)):  # fmt: skip

@@ -18,7 +18,9 @@ from conftest import CLI
 
 from findsession.domain import MessageKind, Root
 from findsession.indexing import IndexReport, index_roots
+from findsession.indexing.readings import SHARED
 from findsession.search.engine import SearchOptions, search
+from findsession.sources import pi
 from findsession.storage.sqlite import Store
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "pi" / "agent"
@@ -193,3 +195,22 @@ def test_blame_finds_what_pis_write_and_edit_wrote(cli: CLI) -> None:
     assert (edit["tool"], edit["op"]) == ("edit", "edit")
     assert edit["added"] == ["DATUM = 'ordnance'", "OFFSET = 2.9"]
     assert edit["removed"] == ["DATUM = 'chart'", "OFFSET = 0.0"]
+
+
+def test_an_index_made_before_children_were_linked_reads_pi_again_once(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An index made by a release that took a pi-subagents child for a session of its
+    own (its reading `<shared>.1`) reads Pi's files again after the upgrade, unchanged as
+    they are, and the children are linked."""
+    home = tmp_path / "agent"
+    shutil.copytree(REAL, home)
+    with monkeypatch.context() as older:
+        older.setattr(pi, "_parent_file", lambda path: None)
+        index(store, home)
+    with store.transaction():
+        store.set_setting("reading.pi", f"{SHARED}.1")
+    assert all(store.get_session(child).parent_id is None for child in CHILDREN)
+    report = index(store, home)
+    assert report.read_anew == ["pi"]
+    assert {child: store.get_session(child).parent_id for child in CHILDREN} == CHILDREN

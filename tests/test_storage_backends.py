@@ -15,7 +15,15 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from findsession.domain import AuditRecord, Message, MessageKind, Session
+from findsession.domain import (
+    AuditRecord,
+    Message,
+    MessageKind,
+    MetaEvent,
+    MetaKind,
+    Problem,
+    Session,
+)
 from findsession.errors import DatabaseError
 from findsession.quantize import quantize
 from findsession.query import Query
@@ -301,6 +309,23 @@ def test_records_round_trip_and_a_line_read_twice_replaces_itself(storage: Stora
     assert messages[0].text.replace("\ufffd", "\x00") == text
     assert storage.uuid_owners(["u1", "nope"]) == {"u1": ("/t/f.jsonl", 1)}
     assert storage.message_sources("s") == [("/t/f.jsonl", 1, 0), ("/t/f.jsonl", 2, 0)]
+
+
+def test_a_file_forgets_its_lines_past_the_ones_it_keeps(storage: Storage) -> None:
+    """What a document that carries on after the lines it keeps drops first: its later
+    lines (a meta line too), and its problems; its lines up to there, and other files'
+    lines, stay."""
+    far = 2_000_000_001  # a line far along, as a compacted document numbers them
+    rows = [("s", 0, Message(MessageKind.PROMPT, f"m{line}", line=line)) for line in (1, 2, 3, far)]
+    with storage.transaction():
+        storage.add_records("/t/f.json", [*rows, ("s", 0, MetaEvent(MetaKind.LAST_PROMPT, "m", 0))])
+        storage.add_records("/t/f.json", [("t", 0, MetaEvent(MetaKind.SUMMARY, "x", 5))])
+        storage.add_records("/t/g.json", [("s", 0, Message(MessageKind.PROMPT, "g", line=9))])
+        storage.add_problems("/t/f.json", [Problem(1, "malformed JSON")])
+        assert sorted(storage.forget_file_lines("/t/f.json", 2)) == ["s", "t"]
+    assert [m.text for m in storage.session_messages("s")] == ["m1", "m2", "g"]
+    assert storage.session_meta("t") == [] and len(storage.session_meta("s")) == 1
+    assert storage.status().recent_problems == []
 
 
 def test_a_session_is_read_a_page_at_a_time_in_file_order(storage: Storage) -> None:

@@ -113,6 +113,8 @@ def _index_open_file(
         return
     # Sessions that lose records are rebuilt below, with those that gain them.
     forgotten = set(store.forget_file_content(path)) if reading.fresh else set()
+    if reading.kept is not None and not reading.fresh:
+        forgotten |= set(store.forget_file_lines(path, reading.kept))
     reading = newer_copies_kept(store, session_id, path, reading)
     for key in sorted(reading.replaced):
         replaced = f"{session_id}:{key}"

@@ -104,7 +104,11 @@ class Reading:
     record and it does not look like text), or is None. `replaced` names the sessions
     (`Message.session_key`s of a file of sibling sessions) this reading gives whole
     again: what they gave before is forgotten first, the file's other sessions stay (a
-    database store reads again only the sessions that changed). `more`: see below.
+    database store reads again only the sessions that changed). `kept` (with `fresh`
+    False): a document read whole whose records carry on after the lines the index
+    holds up to this one, which stay; what the file gave past it is forgotten first (an
+    agent that rewrites its session without the messages it compacted). `more`: see
+    below.
     """
 
     records: list[Record]
@@ -116,6 +120,7 @@ class Reading:
     lines_read: int = 0
     problems: list[Problem] = field(default_factory=list)
     replaced: frozenset[str] = frozenset()
+    kept: int | None = None
     #: The read stopped early to bound its memory: read on from `cursor` (the indexer
     #: does, in the same transaction, until a reading says no more).
     more: bool = False

@@ -1,14 +1,20 @@
 """Factory Droid sessions: where they are, what their lines mean, and the `Source`.
 
 This module is the only code that knows Droid's format. A session is
-`~/.factory/sessions/<project>/<session id>.jsonl` (`<project>` is the working
-directory with `/` made `-`, a lossy name the records' `cwd` replaces; the earliest
-builds wrote the files straight into `sessions/`), beside a `<session id>.settings.json`
-that holds the model. Line 1 is `session_start` (`id`, `title`, `cwd`); then `message`
-lines `{id, parentId, timestamp, message{role, content}}` whose content is Anthropic
-message blocks, the shapes Claude Code writes: they are read by the same mapping
-(`claude_code_records.parse_record`). Droid puts a `<system-reminder>` in front of what
-the person typed; it is cut off, so the prompt is what was typed.
+`~/.factory/sessions/<project>/<session id>.jsonl` (`.factory` under
+`$FACTORY_HOME_OVERRIDE` when set; `<project>` is the working directory with `/` made
+`-`, a lossy name the records' `cwd` replaces; the earliest builds wrote the files
+straight into `sessions/`), beside a `<session id>.settings.json` that holds the model.
+Line 1 is `session_start` (`id`, `title`, `cwd`; a `Task` worker's names the session that
+ran it in `callingSessionId`); then `message` lines `{id, parentId, timestamp,
+message{role, content}}` whose content is Anthropic message blocks, the shapes Claude
+Code writes: they are read by the same mapping (`claude_code_records.parse_record`).
+Droid puts `<system-reminder>`s in front of what the person typed (or in a message of
+their own); they are cut off, so the prompt is what was typed. A user message Droid
+marks as its own (`visibility` `llm_only`: a background task's completion told to the
+model, the summary a compaction carries on with; `user_only`: its notices, errors and
+hook status, which it stores as a user message; `hiddenFromUserViews`; a hook's
+`hookEventName`) is harness text, never a prompt.
 
 A file only grows: it is read on from the JSON-lines cursor.
 """
@@ -16,6 +22,7 @@ A file only grows: it is read on from the JSON-lines cursor.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -41,18 +48,31 @@ class DroidSource(Source):
     """Factory Droid's `~/.factory/sessions/**/*.jsonl`."""
 
     kind = KIND
+    #: 2: Droid's own user messages (a background task's completion told to its model,
+    #: its notices, hooks') are harness, not prompts; a `Task` worker is linked to its caller.
+    reads = 2
 
     def default_roots(self) -> list[Path]:
-        return [Path.home() / ".factory" / "sessions"]
+        home = os.environ.get("FACTORY_HOME_OVERRIDE")
+        return [(Path(home).expanduser() if home else Path.home()) / ".factory" / "sessions"]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         return discover(root, skip)
 
     def describe(self, path: Path) -> SourceFile:
-        sid = _header(path).get("id")
+        header = _header(path)
+        sid = header.get("id")
         if not isinstance(sid, str) or not sid:
             sid = path.name[: -len(".jsonl")]
-        return SourceFile(path=path, source=KIND, session_id=clean_text(sid))
+        caller = header.get("callingSessionId")
+        caller = clean_text(caller) if isinstance(caller, str) and caller else None
+        return SourceFile(
+            path=path,
+            source=KIND,
+            session_id=clean_text(sid),
+            is_subagent=caller is not None,
+            parent_id=caller,
+        )
 
     def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
         # A read from the cursor starts after `session_start`: its `cwd` is read again.
@@ -106,8 +126,20 @@ class DroidParser:
             "timestamp": obj.get("timestamp"),
             "cwd": obj.get("cwd") or self.cwd,
             "message": {"role": role, "content": content},
+            "isMeta": role == "user" and _droids_own(message),
         }
         return list(parse_record(shaped, line, in_subagent_file=True))
+
+
+def _droids_own(message: dict[str, Any]) -> bool:
+    """A user message Droid wrote, not the person: shown only to its model or only to
+    the person, hidden, or a hook's (as Droid itself leaves them out of what was typed)."""
+    visibility = message.get("visibility")
+    return (
+        (visibility is not None and visibility != "both")
+        or message.get("hiddenFromUserViews") is True
+        or message.get("hookEventName") is not None
+    )
 
 
 def _without_reminders(content: Any) -> Any:

@@ -60,6 +60,9 @@ class KimiSource(Source):
     """Kimi CLI's `sessions/<work dir>/<session>/wire.jsonl`, and its subagents'."""
 
     kind = KIND
+    #: 2: the turn Kimi begins itself to ask a subagent for a longer answer is its text,
+    #: not a prompt.
+    reads = 2
 
     def default_roots(self) -> list[Path]:
         return [share_dir() / "sessions"]

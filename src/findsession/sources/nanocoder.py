@@ -12,7 +12,8 @@ model, workingDirectory, messages}`; `sessions.json` beside it lists them withou
 messages and is not read. Nanocoder writes a session again whole (to a temporary file
 renamed into place) at every save, so it is read whole when its content changed
 (`json_doc`). It deletes a session not used for 30 days, and the oldest beyond 100, by
-default; `/compact` replaces the messages it summarises, in the file too.
+default. `/compact` replaces the messages it summarises, in the file too: what the
+index read before stays, and the document carries on after it (`nanocoder_compaction`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from typing import IO, Any
 from findsession.domain import Resume, Session
 from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
 from findsession.sources.cursor import Cursor, Reading
-from findsession.sources.json_doc import load_or_none, read_document, side_object
+from findsession.sources.json_doc import load_or_none, read_document, shifted, side_object
+from findsession.sources.nanocoder_compaction import STRIDE, follow
 from findsession.sources.nanocoder_records import document_records
 from findsession.sources.opening import open_regular
 from findsession.sources.registry import SourceKind
@@ -87,6 +89,9 @@ class NanocoderSource(Source):
     """Nanocoder's `sessions/<id>.json`."""
 
     kind = KIND
+    #: 2: what was read before a compaction stays (the cursor keeps where the session's
+    #: messages stand); an index made before has its sessions read again once.
+    reads = 2
 
     def default_roots(self) -> list[Path]:
         return sessions_dirs()
@@ -105,13 +110,19 @@ class NanocoderSource(Source):
         return SourceFile(path=path, source=KIND, session_id=path.name[: -len(".json")])
 
     def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
-        return read_document(fh, cursor, document_records)
+        return read_document(fh, cursor, document_records, follow)
 
     def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
-        """Each wanted message as the file holds it now, numbered as `read` did."""
+        """Each wanted message as the file holds it now, numbered as `read` did: in each
+        generation a wanted line is of (the reader keeps the stored text of a line the
+        file no longer holds, which no longer redacts to it)."""
         with open_regular(str(path)) as fh:
             doc = load_or_none(fh.read())
-        return texts_by_line(document_records(doc, []) if doc is not None else [], lines)
+        records = document_records(doc, []) if doc is not None else []
+        texts: dict[tuple[int, int], str] = {}
+        for number in sorted({line // STRIDE for line in lines}):
+            texts.update(texts_by_line(shifted(records, number * STRIDE), lines))
+        return texts
 
     def resume(self, session: Session) -> Resume:
         """`nanocoder --resume <id>` (1.29 and later): Nanocoder loads a session by its id

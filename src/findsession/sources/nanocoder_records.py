@@ -59,7 +59,10 @@ _HARNESS_HEADS = (
     "Your previous response contained a malformed tool call.",
     "Automatic diagnostics after the recent edits found issues.",
 )
-_SUMMARY = re.compile(r"\A<conversation-summary>\n?(.*?)\n?</conversation-summary>", re.DOTALL)
+#: (A mechanical compaction after it cuts a long summary short, its closing tag too.)
+_SUMMARY = re.compile(
+    r"\A<conversation-summary>\n?(.*?)\n?(?:</conversation-summary>|\Z)", re.DOTALL
+)
 #: An `@file` mention's inlined block: its header, then (small file) `Path: …`, the text
 #: and a rule of `=` as long as the header, or (large) a head and a line naming the rest.
 _FILE_HEAD = re.compile(r"=== File: ([^\n]+?)(?: \(\d+ lines, showing first \d+\))? ===\n")

@@ -44,6 +44,8 @@ class PiSource(Source):
     """Pi's `~/.pi/agent/sessions/*/*.jsonl`."""
 
     kind = KIND
+    #: 2: a pi-subagents child session is a subagent of the session that ran it.
+    reads = 2
 
     def default_roots(self) -> list[Path]:
         return [pi_agent_dir() / "sessions"]

@@ -164,7 +164,13 @@ ENTRIES: tuple[Entry, ...] = (
         start=Start(("qwen", "--prompt-interactive"), as_option=True),
     ),
     # `droid "query"` opens its REPL with that first prompt (`droid exec` runs and exits).
-    Entry(SourceKind.DROID, "droid:DroidSource", spoken=("droid",), start=Start(("droid",))),
+    Entry(
+        SourceKind.DROID,
+        "droid:DroidSource",
+        spoken=("droid",),
+        env=("FACTORY_HOME_OVERRIDE",),
+        start=Start(("droid",)),
+    ),
     # "pi" is the number far more often than the agent: no query is taken to name it.
     Entry(SourceKind.PI, "pi:PiSource", spoken=(), env=("PI_CODING_AGENT_DIR",)),
     Entry(
@@ -198,7 +204,7 @@ ENTRIES: tuple[Entry, ...] = (
         env=(*_CONFIG, "CLINE_SESSION_DATA_DIR", "CLINE_DATA_DIR", "CLINE_DIR"),
     ),
     Entry(SourceKind.ROO_CODE, "extension_tasks:RooCodeSource", spoken=("roo",), env=_CONFIG),
-    Entry(SourceKind.AMP, "amp:AmpSource", spoken=("amp",)),
+    Entry(SourceKind.AMP, "amp:AmpSource", spoken=("amp",), env=_DATA),
     Entry(
         SourceKind.OPENCODE,
         "opencode:OpenCodeSource",

@@ -77,6 +77,23 @@ class FilesMixin(SqlConnection):
             self.execute(f"DELETE FROM {table} WHERE file_path = ?", (path,))
         return sessions
 
+    def forget_file_lines(self, path: str, after: int) -> list[str]:
+        """Drop what was read from the lines of `path` past `after` (a document read
+        whole that carries on after the lines it keeps), and the problems its reads
+        found (the reading reports its own again); return the sessions they were of."""
+        sessions = [
+            r[0]
+            for r in self.query(
+                "SELECT session_id FROM messages WHERE file_path = ? AND line > ?"
+                " UNION SELECT session_id FROM session_meta WHERE file_path = ? AND line > ?",
+                (path, after, path, after),
+            )
+        ]
+        for table in ("messages", "session_meta"):
+            self.execute(f"DELETE FROM {table} WHERE file_path = ? AND line > ?", (path, after))
+        self.execute("DELETE FROM problems WHERE file_path = ?", (path,))
+        return sessions
+
     def add_redactions(self, path: str, counts: dict[str, int]) -> None:
         self.many(
             "INSERT INTO redactions (file_path, kind, n) VALUES (?, ?, ?)"
