@@ -384,6 +384,9 @@ _VIBE_LOG = "session_20260402_091200_5e6f7a8b/messages.jsonl"
 _VIBE_STORE = "unified/f043197e-9a3d-a9d4-a2e0-584f9c61adcf"
 _VIBE_CHUNK = "chunks/183b95b26838e8d2f3449971d9e5a153c80baa275d2325a2c852a7611416eed7.json"
 _VIBE_LIVE = "unified/29dcdb92-04e2-a3e0-9fec-b3fd1efa81ac"
+_KIMI_CODE = "sessions/wd_orchard_b9846ae12603/session_4c998d34-a7a2-4712-9335-07cf50ec4c0d"
+_KIMI_CODE_SPRING = "sessions/wd_apiary_eae80bd188c0/session_ca6ff05b-13f2-4785-87b1-a882ea6d8c92"
+_KIMI_CODE_FORK = "sessions/wd_apiary_eae80bd188c0/session_a651df64-4de7-4a61-b29a-e33bfc00259e"
 _GPTME = "2026-12-06-sneaking-green-penguin"
 _GPTME_NATIVE = "2026-12-06-singing-blue-shark"
 _NANOCODER = "0ab7146e-2723-4071-9898-466731f5eead.json"
@@ -466,6 +469,15 @@ SEEDS = [
     Seed("kimi-subagent", "kimi", _copy("kimi/home/.kimi"),
          f"{_KIMI}/subagents/a1b2c3d4e/wire.jsonl",
          [f"{_KIMI}/subagents/a1b2c3d4e/wire.jsonl", f"{_KIMI}/subagents/a1b2c3d4e/meta.json"]),
+    Seed("kimi-code", "kimi-code", _copy("kimi-code/home/.kimi-code"),
+         f"{_KIMI_CODE}/agents/main/wire.jsonl",
+         [f"{_KIMI_CODE}/agents/main/wire.jsonl", f"{_KIMI_CODE}/state.json", "workspaces.json"]),
+    Seed("kimi-code-btw", "kimi-code", _copy("kimi-code/home/.kimi-code"),
+         f"{_KIMI_CODE_SPRING}/agents/agent-0/wire.jsonl",
+         [f"{_KIMI_CODE_SPRING}/agents/agent-0/wire.jsonl", f"{_KIMI_CODE_SPRING}/state.json"]),
+    Seed("kimi-code-fork", "kimi-code", _copy("kimi-code/home/.kimi-code"),
+         f"{_KIMI_CODE_FORK}/agents/main/wire.jsonl",
+         [f"{_KIMI_CODE_FORK}/agents/main/wire.jsonl", f"{_KIMI_CODE_FORK}/state.json"]),
     Seed("openhands", "openhands", _copy("openhands/conversations"),
          f"{_OPENHANDS}/base_state.json",
          [f"{_OPENHANDS}/base_state.json",

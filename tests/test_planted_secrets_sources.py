@@ -38,6 +38,7 @@ FORMATS = {
     "amp": "amp/threads",
     "continue": "continue/sessions",
     "kimi": "kimi/home/.kimi",
+    "kimi-code": "kimi-code/home/.kimi-code",
     "openhands": "openhands",  # the CLI's conversations and the app's sessions
     "junie": "junie/sessions",
     "antigravity": "antigravity/home/.gemini",

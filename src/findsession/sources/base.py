@@ -5,11 +5,11 @@ from __future__ import annotations
 import hashlib
 from abc import abstractmethod
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Protocol
 
-from findsession.domain import Message, Resume, Session
+from findsession.domain import Message, MessageKind, Resume, Session
 from findsession.sources.cursor import Cursor, Reading, Record
 
 #: Called as `skip(path, reason)` for a file or folder left out of the run.
@@ -159,3 +159,29 @@ def texts_by_line(records: Iterable[Record], lines: set[int]) -> dict[tuple[int,
         if isinstance(rec, Message) and rec.line in lines:
             texts[(rec.line, part)] = rec.text
     return texts
+
+
+def named_results(
+    records: list[Record], every_record: Callable[[], Iterable[Record]]
+) -> list[Record]:
+    """Results read on from an offset whose call came in an earlier read, named after
+    that call: `every_record`, the whole file read again, only when there is such a
+    result (a source that pairs a result with its call by id, and reads on from an
+    offset)."""
+    if not any(_orphan(r) for r in records):
+        return records
+    calls = {
+        r.tool_id: r.tool_name or "tool"
+        for r in every_record()
+        if isinstance(r, Message) and r.kind is MessageKind.TOOL_CALL and r.tool_id
+    }
+    return [replace(r, tool_name=calls.get(r.tool_id or "")) if _orphan(r) else r for r in records]
+
+
+def _orphan(rec: Record) -> bool:
+    return (
+        isinstance(rec, Message)
+        and rec.kind is MessageKind.TOOL_OUTPUT
+        and rec.tool_name is None
+        and rec.tool_id is not None
+    )

@@ -27,7 +27,8 @@ and a heredoc in its `terminal`; Nanocoder's `write_file`, `string_replace`, `di
 (SEARCH/REPLACE blocks) and `file_op`'s `delete` (and a heredoc in its `execute_bash`);
 Open Interpreter's heredocs in its `shell` blocks (`bash`, `sh`, `zsh`...); Letta Code's
 `Write`, `Edit` and `MultiEdit` (Claude Code's names and arguments) and a heredoc in its
-`Bash`;
+`Bash`; Kimi Code CLI's `Write` (its `mode: append` an edit that adds its `content`) and
+`Edit`;
 RA.Aid's `put_complete_file_contents` (its store keeps the path, not the text) and
 `file_str_replace`.
 A call of another name writes nothing here.
@@ -131,6 +132,8 @@ _AUGGIE_KEY = re.compile(
 )
 _AUGGIE_PAIR = re.compile(r"^(old_str|new_str)(?:_(\d+))?$")
 _STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
+#: Kimi Code's `Write` mode, when the call gave it after the content.
+_KIMI_CODE_MODE = re.compile(r"\nmode: (append|overwrite)\Z")
 #: Kimi CLI's `StrReplaceFile`: one `edit` `{old, new}` or a list of them.
 _KIMI_NEW = re.compile(r'"new"\s*:\s*"((?:[^"\\]|\\.)*)')
 _KIMI_OLD = re.compile(r'"old"\s*:\s*"((?:[^"\\]|\\.)*)')
@@ -150,6 +153,8 @@ def file_writes(message: Message, source: str) -> list[FileWrite]:
         return _gptme(message, name, text, truncated)
     if source == "open-interpreter" and name in _OPEN_INTERPRETER_SHELLS:
         name = "shell"  # a code block's language, each run by its shell
+    if source == "kimi-code" and name == "write":
+        return _kimi_code_write(message, text, truncated)
     if source == "hermes" and name == "patch" and not is_patch(text):
         name = "edit"  # its `mode: replace`: `path`, `old_string`, `new_string`
     if name in SHELL_TOOLS:
@@ -340,6 +345,23 @@ def _gptme(message: Message, name: str, text: str, truncated: bool) -> list[File
         return []
     op = "create" if name == "save" else "edit"
     return [FileWrite(path, op, content or "", "", truncated, name)]
+
+
+def _kimi_code_write(message: Message, text: str, truncated: bool) -> list[FileWrite]:
+    """Kimi Code's `Write` (`path`, `content`, `mode`): `append` adds `content` to the
+    end of the file, an edit; `overwrite` (the default) writes the file whole. The mode
+    may follow the content, where it would read as the content's last line."""
+    fields = _fields(text, "write")
+    path = _path(message, fields)
+    content = fields.get("content")
+    if path is None or (content is None and not truncated):
+        return []
+    mode = (fields.get("mode") or "").strip()
+    trailing = _KIMI_CODE_MODE.search(content or "")
+    if trailing:
+        mode, content = trailing.group(1), (content or "")[: trailing.start()]
+    op = "edit" if mode == "append" else "create"
+    return [FileWrite(path, op, content or "", "", truncated, message.tool_name or "Write")]
 
 
 def _from_changes(

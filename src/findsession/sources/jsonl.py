@@ -25,6 +25,7 @@ from typing import IO, Any, TypeVar
 from findsession.domain import Message, Problem
 from findsession.sources import budget
 from findsession.sources.cursor import HEAD, Cursor, Reading, Record, State, looks_binary
+from findsession.sources.opening import open_regular
 
 #: Lines longer than this are skipped: nothing a person reads is that long, and holding
 #: it would cost memory for no search value.
@@ -54,6 +55,12 @@ def clean_text(value: str) -> str:
     except UnicodeEncodeError:
         return value.encode("utf-8", "replace").decode("utf-8")
     return value
+
+
+def stripped(value: Any) -> str | None:
+    """A string value without lone surrogates or blanks around it; None for anything
+    else, or for nothing but blanks."""
+    return (clean_text(value).strip() or None) if isinstance(value, str) else None
 
 
 #: How far past a cap a cut may move to end on a boundary (see `cap`).
@@ -350,6 +357,27 @@ def texts_at(
         if number >= last:
             break
     return texts
+
+
+def every_record(path: str, parse: ParseLine) -> list[Record]:
+    """Every record of the file at `path`, each line parsed from the top as when it was
+    first indexed (a result read on from an offset that needs its call's name; `read
+    --raw`)."""
+    records: list[Record] = []
+    with open_regular(path) as fh:
+        for number, obj in iter_objects(fh, 0, 0, ReadStats(0, 0)):
+            records += parse(number, obj)
+    return records
+
+
+def unknown_kinds(unknown: dict[str, list[int]], reason: str, noun: str = "line") -> list[Problem]:
+    """One problem for each kind of record a parser did not know, at its first line,
+    saying how many there were (`unknown` maps each kind to its lines)."""
+    problems = []
+    for kind, lines in unknown.items():
+        count = f"{len(lines)} {noun}" + ("" if len(lines) == 1 else "s")
+        problems.append(Problem(lines[0], reason, f"{kind} ({count})"))
+    return problems
 
 
 _MALFORMED = object()

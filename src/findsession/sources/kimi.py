@@ -18,26 +18,27 @@ import hashlib
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from findsession.domain import (
-    Message,
-    MessageKind,
     MetaEvent,
     MetaKind,
-    Problem,
     Resume,
     Session,
 )
-from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
+from findsession.sources.base import Skip, Source, SourceFile, named_results, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, Record
 from findsession.sources.json_doc import side_object
-from findsession.sources.jsonl import ReadStats, clean_text, iter_objects, read_appended
+from findsession.sources.jsonl import (
+    clean_text,
+    every_record,
+    read_appended,
+    stripped,
+    unknown_kinds,
+)
 from findsession.sources.kimi_records import Context, line_records
-from findsession.sources.opening import open_regular
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_in_cwd
 from findsession.sources.walking import walk
@@ -87,8 +88,8 @@ class KimiSource(Source):
                 session_id=f"{parent}:{folder.name}",
                 is_subagent=True,
                 parent_id=parent,
-                agent_type=_text(meta.get("subagent_type")),
-                agent_description=_text(meta.get("description")),
+                agent_type=stripped(meta.get("subagent_type")),
+                agent_description=stripped(meta.get("description")),
             )
         return SourceFile(path=path, source=KIND, session_id=folder.name)
 
@@ -100,10 +101,8 @@ class KimiSource(Source):
         ctx = _context(sf)
         reading = read_appended(fh, cursor, lambda line, obj: line_records(line, obj, ctx))
         if not reading.fresh:
-            reading.records = _named_results(sf, reading.records)
-        for kind, lines in ctx.unknown.items():
-            count = f"{len(lines)} line" + ("" if len(lines) == 1 else "s")
-            reading.problems.append(Problem(lines[0], "unknown event", f"{kind} ({count})"))
+            reading.records = named_results(reading.records, lambda: _all_lines(sf))
+        reading.problems += unknown_kinds(ctx.unknown, "unknown event")
         if not sf.is_subagent and not reading.binary:
             reading.records += _title(sf.path)
         return reading
@@ -161,43 +160,13 @@ def _work_dirs(path: str, size: int, mtime_ns: int) -> dict[str, str]:
 
 def _title(path: Path) -> list[Record]:
     state = side_object(path.with_name("state.json"))
-    title = _text(state.get("custom_title"))
+    title = stripped(state.get("custom_title"))
     if not title:
         return []
     kind = MetaKind.AI_TITLE if state.get("title_generated") is True else MetaKind.CUSTOM_TITLE
     return [MetaEvent(kind, title, 0)]
 
 
-def _named_results(sf: SourceFile, records: list[Record]) -> list[Record]:
-    """Results read on from an offset whose call came in an earlier read, named after
-    that call (the earlier lines are read only when there is such a result)."""
-    if not any(_orphan(r) for r in records):
-        return records
-    calls = {
-        r.tool_id: r.tool_name or "tool"
-        for r in _all_lines(sf)
-        if isinstance(r, Message) and r.kind is MessageKind.TOOL_CALL and r.tool_id
-    }
-    return [replace(r, tool_name=calls.get(r.tool_id or "")) if _orphan(r) else r for r in records]
-
-
-def _orphan(rec: Record) -> bool:
-    return (
-        isinstance(rec, Message)
-        and rec.kind is MessageKind.TOOL_OUTPUT
-        and rec.tool_name is None
-        and rec.tool_id is not None
-    )
-
-
 def _all_lines(sf: SourceFile) -> list[Record]:
     ctx = _context(sf)
-    records: list[Record] = []
-    with open_regular(str(sf.path)) as fh:
-        for number, obj in iter_objects(fh, 0, 0, ReadStats(0, 0)):
-            records += line_records(number, obj, ctx)
-    return records
-
-
-def _text(value: Any) -> str | None:
-    return (clean_text(value).strip() or None) if isinstance(value, str) else None
+    return every_record(str(sf.path), lambda line, obj: line_records(line, obj, ctx))

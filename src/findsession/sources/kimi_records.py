@@ -23,6 +23,10 @@ each `ToolCall` carries its whole arguments. Read here:
 
 Control-flow and status events (`TurnEnd`, `StepBegin`, `StatusUpdate`, `CompactionBegin`,
 approval and hook requests, ...) carry nothing to search.
+
+Kimi Code CLI, its successor, writes another log (`kimi_code_records`) with the same
+content parts, tool calls and results: the helpers that read those (`content_part`,
+`tool_call`, `tool_result`, `said`, `input_text`) serve both.
 """
 
 from __future__ import annotations
@@ -83,25 +87,21 @@ def _event(
     if child is not None:
         base = {**base, "session_key": child}
     if kind in ("TurnBegin", "SteerInput"):
-        text = _input_text(payload.get("user_input"))
-        said = MessageKind.HARNESS if text.startswith(_ASKED_FOR_MORE) else MessageKind.PROMPT
-        return _said(said, text, base)
+        text = input_text(payload.get("user_input"))
+        who = MessageKind.HARNESS if text.startswith(_ASKED_FOR_MORE) else MessageKind.PROMPT
+        return said(who, text, base)
     if kind == "ContentPart":
-        if payload.get("type") == "text":
-            return _said(MessageKind.REPLY, _str(payload.get("text")), base)
-        if payload.get("type") == "think":
-            return _said(MessageKind.THINKING, _str(payload.get("think")), base, THINKING_CAP)
-        return []  # an image, audio or video
+        return content_part(payload, base)
     if kind == "ToolCall":
         return _call(payload, base, ctx)
     if kind == "ToolResult":
         return _result(payload, base, ctx)
     if kind == "BtwBegin":
-        return _said(MessageKind.PROMPT, _str(payload.get("question")), base)
+        return said(MessageKind.PROMPT, _str(payload.get("question")), base)
     if kind == "BtwEnd":
-        return _said(MessageKind.REPLY, _str(payload.get("response")), base)
+        return said(MessageKind.REPLY, _str(payload.get("response")), base)
     if kind == "PlanDisplay":
-        return _said(MessageKind.REPLY, _str(payload.get("content")), base)
+        return said(MessageKind.REPLY, _str(payload.get("content")), base)
     if kind == "SubagentEvent":
         return _forwarded(payload, base, ctx, child)
     if kind not in QUIET:
@@ -129,51 +129,80 @@ def _call(payload: dict[str, Any], base: dict[str, Any], ctx: Context) -> list[R
     function = payload.get("function")
     if not isinstance(function, dict):
         return []
-    call_id = _str(payload.get("id")) or None
-    name = _str(function.get("name")) or "tool"
+    return tool_call(
+        _str(payload.get("id")), _str(function.get("name")), function.get("arguments"), base,
+        ctx.calls,
+    )  # fmt: skip
+
+
+def _result(payload: dict[str, Any], base: dict[str, Any], ctx: Context) -> list[Record]:
+    value = payload.get("return_value")
+    if not isinstance(value, dict):
+        return []
+    text = "\n".join(t for t in (input_text(value.get("output")), _str(value.get("message"))) if t)
+    return tool_result(
+        _str(payload.get("tool_call_id")), text, value.get("is_error") is True, base, ctx.calls
+    )
+
+
+def tool_call(
+    call_id: str, name: str, args: Any, base: dict[str, Any], calls: dict[str, str]
+) -> list[Record]:
+    """A tool call (`args` an object or its JSON text; `path` as a file), remembered in
+    `calls` by its id so its result is named after it."""
+    name = name or "tool"
     if call_id:
-        ctx.calls[call_id] = name
-    args = function.get("arguments")
+        calls[call_id] = name
     return [
         Message(
             MessageKind.TOOL_CALL,
             cap(args_text(args, TOOL_INPUT_CAP), TOOL_INPUT_CAP),
             tool_name=name,
-            tool_id=call_id,
+            tool_id=call_id or None,
             files=files(args, _FILE_KEYS),
             **base,
         )
     ]
 
 
-def _result(payload: dict[str, Any], base: dict[str, Any], ctx: Context) -> list[Record]:
-    call_id = _str(payload.get("tool_call_id")) or None
-    value = payload.get("return_value")
-    if not isinstance(value, dict):
-        return []
-    text = "\n".join(t for t in (_input_text(value.get("output")), _str(value.get("message"))) if t)
+def tool_result(
+    call_id: str, text: str, is_error: bool, base: dict[str, Any], calls: dict[str, str]
+) -> list[Record]:
+    """A tool's result, named after the call of its id (when that call was read)."""
     if not text.strip():
         return []
     return [
         Message(
             MessageKind.TOOL_OUTPUT,
             cap(text.strip(), TOOL_OUTPUT_CAP),
-            tool_name=ctx.calls.get(call_id or ""),
-            tool_id=call_id,
-            is_error=value.get("is_error") is True,
+            tool_name=calls.get(call_id),
+            tool_id=call_id or None,
+            is_error=is_error,
             **base,
         )
     ]
 
 
-def _said(
+def content_part(part: Any, base: dict[str, Any]) -> list[Record]:
+    """A `ContentPart` both Kimis write: `{type: text, text}` a reply, `{type: think,
+    think}` thinking; an image, audio or video part says nothing to search."""
+    if not isinstance(part, dict):
+        return []
+    if part.get("type") == "text":
+        return said(MessageKind.REPLY, _str(part.get("text")), base)
+    if part.get("type") == "think":
+        return said(MessageKind.THINKING, _str(part.get("think")), base, THINKING_CAP)
+    return []
+
+
+def said(
     kind: MessageKind, text: str, base: dict[str, Any], limit: int = PROMPT_CAP
 ) -> list[Record]:
     text = text.strip()
     return [Message(kind, cap(text, limit), **base)] if text else []
 
 
-def _input_text(value: Any) -> str:
+def input_text(value: Any) -> str:
     """A string, or the `text` parts of a list of content parts."""
     if isinstance(value, str):
         return clean_text(value)

@@ -20,9 +20,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
-from findsession.domain import Message, MessageKind, MetaEvent, MetaKind, Problem, Resume, Session
+from findsession.domain import Message, MetaEvent, MetaKind, Problem, Resume, Session
 from findsession.sources import foreign_db, kiro_db
-from findsession.sources.base import Skip, Source, SourceFile, store_id, texts_by_line
+from findsession.sources.base import (
+    Skip,
+    Source,
+    SourceFile,
+    named_results,
+    store_id,
+    texts_by_line,
+)
 from findsession.sources.cursor import Cursor, Reading, Record, in_store
 from findsession.sources.epoch import iso_utc
 from findsession.sources.jsonl import ReadStats, clean_text, iter_objects, read_appended
@@ -165,7 +172,7 @@ def _read_lines(sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading
         fh, cursor, lambda line, obj: line_records(line, obj, cwd, calls, unknown)
     )
     if not reading.fresh:
-        reading.records = _named_results(sf.path, reading.records)
+        reading.records = named_results(reading.records, lambda: _all_lines(sf.path))
     reading.records = _sidecar_times(reading.records, meta)
     title = _str(meta.get("title")).strip()
     if title and not reading.binary:
@@ -186,27 +193,6 @@ def _sidecar_times(records: list[Record], meta: dict[str, Any]) -> list[Record]:
         else r
         for r in records
     ]
-
-
-def _named_results(path: Path, records: list[Record]) -> list[Record]:
-    """Results read on from an offset whose call came in an earlier read, named after
-    that call (the file's earlier lines are read only when there is such a result)."""
-    if not any(_orphan(r) for r in records):
-        return records
-    calls: dict[str, str] = {}
-    for rec in _all_lines(path):
-        if isinstance(rec, Message) and rec.kind is MessageKind.TOOL_CALL and rec.tool_id:
-            calls[rec.tool_id] = rec.tool_name or "tool"
-    return [replace(r, tool_name=calls.get(r.tool_id or "")) if _orphan(r) else r for r in records]
-
-
-def _orphan(rec: Record) -> bool:
-    return (
-        isinstance(rec, Message)
-        and rec.kind is MessageKind.TOOL_OUTPUT
-        and rec.tool_name is None
-        and rec.tool_id is not None
-    )
 
 
 def _all_lines(path: Path) -> list[Record]:

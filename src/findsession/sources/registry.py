@@ -51,6 +51,7 @@ class SourceKind(StrEnum):
     ZED = "zed"
     CONTINUE = "continue"
     KIMI = "kimi"
+    KIMI_CODE = "kimi-code"
     OPENHANDS = "openhands"
     JUNIE = "junie"
     ANTIGRAVITY = "antigravity"
@@ -264,6 +265,12 @@ ENTRIES: tuple[Entry, ...] = (
     ),
     Entry(SourceKind.KIMI, "kimi:KimiSource", spoken=("kimi",), env=("KIMI_SHARE_DIR",)),
     Entry(
+        SourceKind.KIMI_CODE,
+        "kimi_code:KimiCodeSource",
+        spoken=("kimi",),
+        env=("KIMI_CODE_HOME",),
+    ),
+    Entry(
         SourceKind.OPENHANDS,
         "openhands:OpenHandsSource",
         spoken=("openhands",),
@@ -441,6 +448,7 @@ NAMES: dict[str, str] = {
     SourceKind.ZED: "Zed's agent threads",
     SourceKind.CONTINUE: "Continue",
     SourceKind.KIMI: "Kimi CLI",
+    SourceKind.KIMI_CODE: "Kimi Code CLI",
     SourceKind.OPENHANDS: "OpenHands (the CLI and the app)",
     SourceKind.JUNIE: "JetBrains Junie",
     SourceKind.ANTIGRAVITY: "Google Antigravity (the editor and its CLI)",
