@@ -142,3 +142,27 @@ def test_an_index_of_step_ten_finds_its_words_through_their_new_rows(
         assert store.scalar("SELECT count(*) FROM postings WHERE lexeme = 'canari'") == 0
     finally:
         store.close()
+
+
+def test_an_index_of_step_twelve_keeps_its_redaction_counts_as_its_owners(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """Step 13 counts secrets per line, in a table made anew: the counts made per file
+    before are kept with their owner, and a session's go when it is forgotten."""
+    with psycopg.connect(pg_url, autocommit=True) as db:
+        _schema_at(db, 12)
+        db.execute(
+            "INSERT INTO redactions (file_path, kind, n) VALUES ('/t.jsonl', 'github-token', 4)"
+        )
+    store, _ = open_index(pg_url, local=tmp_path / "index.db")
+    try:
+        assert store.schema_version() == SCHEMA_VERSION
+        assert store.status().redacted == {"github-token": 4}
+        with store.transaction():
+            store.add_redactions("/u.jsonl", {("s", 2, "openai-key"): 1})
+        assert store.status().redacted == {"github-token": 4, "openai-key": 1}
+        with store.transaction():
+            store.drop_session_content("s")
+        assert store.status().redacted == {"github-token": 4}
+    finally:
+        store.close()

@@ -273,3 +273,20 @@ def test_a_forgotten_sessions_sub_agent_does_not_come_back(cli: CLI, store: Crus
     store.message(child, "assistant", [text("Also the barometric archive calls load().")])
     assert index(cli)["files_read"] == 1
     assert found(cli, "barometric") == []
+
+
+def test_secrets_redacted_are_counted_once_however_often_a_session_is_read_again(
+    cli: CLI, store: CrushStore
+) -> None:
+    """`status` counts the secrets the index holds redacted: a session read again
+    whole after each new message (a store's changed session) counts its secret once,
+    and a forgotten session's secrets leave the count."""
+    store.message(SPROCKET, "user", [text(f"the deploy token is {SECRET} keep it")])
+    index(cli)
+    assert cli.json("status")["redacted"] == {"github-token": 1}
+    for n in range(3):
+        store.message(SPROCKET, "user", [text(f"and check sprocket number {n}")])
+        assert index(cli)["sessions_changed"] == 1
+    assert cli.json("status")["redacted"] == {"github-token": 1}
+    cli.run("forget", hits(cli, "sprocket chain")[0]["session"]["id"])
+    assert cli.json("status")["redacted"] == {}

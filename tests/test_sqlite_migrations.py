@@ -67,3 +67,27 @@ def test_a_rebuild_of_an_older_index_keeps_the_titles_findsession_wrote(
         ]
     finally:
         store.close()
+
+
+def test_an_index_of_step_thirteen_keeps_its_redaction_counts_until_read_again(
+    tmp_path: Path,
+) -> None:
+    """Step 14 counts secrets per line: the counts made per file before are kept (status
+    says the same), and go when their file is next read from the top."""
+    db = tmp_path / "old.db"
+    conn = apsw.Connection(str(db))
+    for version, step in enumerate(MIGRATIONS[:13], 1):
+        step(conn)
+        conn.execute(f"PRAGMA user_version = {version}")
+    conn.execute(
+        "INSERT INTO redactions (file_path, kind, n) VALUES ('/t.jsonl', 'github-token', 4),"
+        " ('/u.jsonl', 'openai-key', 1)"
+    )
+    conn.close()
+    with Store.open(db) as store:
+        assert store.status().redacted == {"github-token": 4, "openai-key": 1}
+        with store.transaction():
+            store.forget_file_content("/t.jsonl")
+            store.add_redactions("/t.jsonl", {("s", 3, "github-token"): 1})
+            store.add_redactions("/t.jsonl", {("s", 3, "github-token"): 1})  # read again
+        assert store.status().redacted == {"github-token": 1, "openai-key": 1}

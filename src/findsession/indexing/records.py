@@ -33,7 +33,7 @@ def store_records(
     A session whose prompt holds `PRIVATE_MARKER` is marked private: nothing of it (or of
     its subagents) is stored, now or after later appends.
     """
-    found: Counter[str] = Counter()
+    found: Counter[tuple[str, int, str]] = Counter()
     private = store.private_sessions()
     if sf.parent_id in private:
         private.add(session_id)
@@ -76,7 +76,10 @@ def store_records(
         if sid in private or session_id in private:
             touched.add(sid)  # rebuilt from nothing: its row and units go
             continue
-        rec = _redacted(rec, found)
+        counts: Counter[str] = Counter()
+        rec = _redacted(rec, counts)
+        for kind, n in counts.items():
+            found[(sid, rec.line, kind)] += n
         part = parts.get(rec.line, 0)
         parts[rec.line] = part + 1
         rows.append((sid, part, rec))
@@ -86,7 +89,7 @@ def store_records(
         store.add_replays(path, replayed_from)
     if found:
         store.add_redactions(path, found)
-        for kind, n in found.items():
+        for (_sid, _line, kind), n in found.items():
             report.redacted[kind] = report.redacted.get(kind, 0) + n
     if rows or store.get_session(session_id) is not None:
         touched.add(session_id)

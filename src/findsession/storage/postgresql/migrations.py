@@ -29,6 +29,7 @@ from findsession.storage.postgresql.schema_v9 import v9_file_writes
 from findsession.storage.postgresql.schema_v10 import v10_planned_triggers
 from findsession.storage.postgresql.schema_v11 import v11_postings
 from findsession.storage.postgresql.schema_v12 import v12_bounded_reads
+from findsession.storage.postgresql.schema_v13 import v13_redactions_by_line
 
 SCHEMA = "findsession"
 MIGRATIONS: list[Callable[[psycopg.Connection[Any]], None]] = [
@@ -44,6 +45,7 @@ MIGRATIONS: list[Callable[[psycopg.Connection[Any]], None]] = [
     v10_planned_triggers,
     v11_postings,
     v12_bounded_reads,
+    v13_redactions_by_line,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 #: The advisory lock held while the schema is created or upgraded.

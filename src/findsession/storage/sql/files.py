@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from findsession.domain import Problem
 from findsession.storage.sql.connection import SqlConnection
@@ -89,16 +89,19 @@ class FilesMixin(SqlConnection):
                 (path, after, path, after),
             )
         ]
-        for table in ("messages", "session_meta"):
+        for table in ("messages", "session_meta", "redactions"):
             self.execute(f"DELETE FROM {table} WHERE file_path = ? AND line > ?", (path, after))
         self.execute("DELETE FROM problems WHERE file_path = ?", (path,))
         return sessions
 
-    def add_redactions(self, path: str, counts: dict[str, int]) -> None:
+    def add_redactions(self, path: str, counts: Mapping[tuple[str, int, str], int]) -> None:
+        """Record the secrets redacted in `path`, by (session, line, kind). A line read
+        again replaces its count rather than adding to it."""
         self.many(
-            "INSERT INTO redactions (file_path, kind, n) VALUES (?, ?, ?)"
-            f" ON CONFLICT {self.key('redactions')} DO UPDATE SET n = redactions.n + excluded.n",
-            [(path, kind, n) for kind, n in counts.items()],
+            "INSERT INTO redactions (file_path, session_id, line, kind, n)"
+            " VALUES (?, ?, ?, ?, ?)"
+            f" ON CONFLICT {self.key('redactions')} DO UPDATE SET n = excluded.n",
+            [(path, sid, line, kind, n) for (sid, line, kind), n in counts.items()],
         )
 
     def remove_file(self, path: str) -> None:

@@ -39,6 +39,7 @@ class SessionsMixin(SqlConnection):
         """Delete what was stored of a session's records; its next rebuild removes it."""
         self.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
         self.execute("DELETE FROM session_meta WHERE session_id = ?", (session_id,))
+        self.execute("DELETE FROM redactions WHERE session_id = ?", (session_id,))
 
     def forget(self, session_ids: list[str]) -> None:
         """Delete sessions (and their subagents) for good: later runs skip them too.

@@ -205,11 +205,20 @@ RUNS = Table(
     OWNER,
     numbered=True,
 )
+#: Secrets redacted, counted per record's line and session: a line read again states
+#: its count anew, and a session dropped or forgotten takes its counts with it.
 REDACTIONS = Table(
     "redactions",
-    (*_text("file_path", "kind", required=True), Column("n", "int", True)),
+    (
+        *_text("file_path", "session_id", required=True),
+        Column("line", "int", True),
+        Column("kind", required=True),
+        Column("n", "int", True),
+    ),
     OWNER,
-    key=("file_path", "kind"),
+    key=("file_path", "session_id", "line", "kind"),
+    lookups=(("session_id",),),
+    with_session=True,
 )
 PRIVATE_SESSIONS = Table(
     "private_sessions", (Column("id", required=True), Column("marked_at")), OWNER, key=("id",)

@@ -28,6 +28,7 @@ from findsession.storage.sqlite.schema_v10 import v10_vector_pack
 from findsession.storage.sqlite.schema_v11 import v11_push_log
 from findsession.storage.sqlite.schema_v12 import v12_file_writes
 from findsession.storage.sqlite.schema_v13 import v13_shared_column_names
+from findsession.storage.sqlite.schema_v14 import v14_redactions_by_line
 
 MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     v1_base,
@@ -43,6 +44,7 @@ MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     v11_push_log,
     v12_file_writes,
     v13_shared_column_names,
+    v14_redactions_by_line,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
