@@ -144,6 +144,35 @@ def test_a_compaction_whose_summary_covers_messages_never_read_keeps_all_read(
     assert said(cli, BEACON) == expected(whole)
 
 
+def test_a_summary_that_keeps_more_messages_than_the_cursor_remembers_repeats_none(
+    cli: CLI, sessions: Path
+) -> None:
+    """A summary keeps the last messages back to the call whose results they are: after
+    a reply that made 70 calls at once, that is 71 messages, more than the digests the
+    cursor keeps. They are read once, in their place. The two versions are beacon's,
+    the calls and results added in the shape of Nanocoder's own (not written by it)."""
+    first = version("beacon-1")
+    calls = [
+        {"id": f"call_{n:08d}", "function": {"name": "read_file",
+                                             "arguments": {"path": f"logs/night-{n}.md"}}}
+        for n in range(70)
+    ]  # fmt: skip
+    first.append({"role": "assistant", "content": "Reading every night log.", "tool_calls": calls})
+    first += [
+        {"role": "tool", "content": f"Night {n}: the lamp burned until dawn, keeper Oskar.",
+         "tool_call_id": c["id"], "name": "read_file"}
+        for n, c in enumerate(calls)
+    ]  # fmt: skip
+    second = [version("beacon-2")[0], *first[-71:], *version("beacon-2")[-2:]]
+    document = json.loads((FIXTURE / "beacon-1.json").read_text())
+    for messages in (first, second):
+        saved(sessions, BEACON, "", json.dumps({**document, "messages": messages}).encode())
+        cli.json("index", "--no-embed")
+    whole = carried(first, second)
+    assert indexed(cli, BEACON) == counted_messages(whole)
+    assert said(cli, BEACON) == expected(whole)
+
+
 def test_a_session_first_read_after_its_compaction_is_its_summary_and_what_followed(
     cli: CLI, sessions: Path
 ) -> None:

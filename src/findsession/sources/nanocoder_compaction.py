@@ -121,16 +121,22 @@ def _placed(
 
 def _summarised(marks: list[str], last: _Last) -> tuple[list[Generation], int]:
     """A summary's generation after the last: the lines before the messages it kept
-    stay (all of them, when none of the messages it kept was read)."""
+    stay (all of them, when none of the messages it kept was read).
+
+    The first kept message's place `p` is where the remembered tail lines up with the
+    messages after the summary. A summary that kept more messages than the tail holds
+    (a reply's many calls and their results) puts `p` before the tail: the tail is then
+    found whole among them, and the kept messages before it are taken to be those the
+    last reading held before it."""
     now = last.generations[-1]
     if now.number >= _LAST_NUMBER:
         return last.generations, now.number * STRIDE + now.skip
     start, held, tail = last.start, last.held, last.tail
     kept = next(
         p
-        for p in range(start, held + 1)
+        for p in range(max(0, held + 1 - len(marks)), held + 1)
         if 1 + held - p <= len(marks)
-        and all(marks[1 + j - p] == tail[j - start] for j in range(p, held))
+        and all(marks[1 + j - p] == tail[j - start] for j in range(max(p, start), held))
     )
     return [*last.generations, Generation(now.number + 1, 0, marks[0])], now.number * STRIDE + kept
 
