@@ -15,8 +15,8 @@ from `../shared/realfiles/cody/<owner+repo>/.idea/cody_history.xml` (set
   chats to its agent): chats' ids and models only, so no session and no problem.
 
 No real VS Code `state.vscdb` holding Cody's history, agent history file or export was
-found published (searched: the `sourcegraph.cody-ai` row in committed `state.vscdb`
-files of VS Code, VS Code Insiders and Windows homes; `cody-local-chatHistory` and
+found published (searched: the `sourcegraph.cody-ai` row in the 77 versions of
+`state.vscdb` in six committed homes' histories; `cody-local-chatHistory` and
 `cody-chat-history-` in public code): only other tools' hand-made fixtures. The tests
 skip, saying so, where the shared folder is absent.
 """
