@@ -28,6 +28,7 @@ import sqlite3
 from collections import Counter
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 import pytest
 from cody_counts import count_file
@@ -312,9 +313,12 @@ def test_read_raw_reads_the_database_back(cli: CLI, home: Path) -> None:
     assert messages(cli, sid, "--raw") == messages(cli, sid)
 
 
-def test_no_secret_planted_in_any_field_of_the_stores_leaves_a_trace(cli: CLI) -> None:
-    """Every kind of secret appended to every text of the two editors' states and the
-    agent's file (a folder named after a token under every path): none reaches the index."""
+def test_no_secret_planted_in_any_field_of_the_stores_leaves_a_trace(
+    cli: CLI, tmp_path: Path
+) -> None:
+    """Every kind of secret appended to every text of the two editors' states, the
+    agent's file and a JetBrains project's history (a folder named after a token under
+    every path): none reaches the index."""
     home = Path(cli.env["HOME"])
     for app, name in (
         ("Code", "vscode-state.json"),
@@ -330,6 +334,15 @@ def test_no_secret_planted_in_any_field_of_the_stores_leaves_a_trace(cli: CLI) -
     (agent / "cody-local-chatHistory-v2").write_text(json.dumps(planted), encoding="utf-8")
     report = index(cli)
     assert report["sessions_total"] == 8 and report["problems"] == []
+    assert sum(report["redacted"].values()) >= len(LEAKED_KINDS), report["redacted"]
+    station = project(tmp_path, "station")
+    xml = ElementTree.parse(station / ".idea" / "cody_history.xml")
+    for element in xml.iter():
+        if " " in element.get("value", ""):
+            element.set("value", _plant(element.get("value")))
+    xml.write(station / ".idea" / "cody_history.xml", encoding="UTF-8", xml_declaration=True)
+    report = index(cli, "--source", "cody", str(station))
+    assert report["sessions_changed"] == 1 and report["problems"] == []
     assert sum(report["redacted"].values()) >= len(LEAKED_KINDS), report["redacted"]
     assert not leaks(Path(cli.env["FINDSESSION_DB"]))
 
