@@ -58,18 +58,18 @@ _PICKLE = (
 )
 
 
-def _folder(variable: str) -> Path:
-    """Code Puppy's folder for one XDG kind, as its `_get_xdg_dir` finds it."""
-    base = os.environ.get(variable)
+def _folder(base: str | None) -> Path:
+    """Code Puppy's folder for one XDG kind, as its `_get_xdg_dir` finds it: under the
+    XDG variable's folder when it is set, else `~/.code_puppy` for every kind."""
     return Path(base) / "code_puppy" if base else Path.home() / ".code_puppy"
 
 
 def cache_dir() -> Path:
-    return _folder("XDG_CACHE_HOME")
+    return _folder(os.environ.get("XDG_CACHE_HOME"))
 
 
 def data_dir() -> Path:
-    return _folder("XDG_DATA_HOME")
+    return _folder(os.environ.get("XDG_DATA_HOME"))
 
 
 def is_session_file(path: Path) -> bool:
