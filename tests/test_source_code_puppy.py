@@ -2,7 +2,7 @@
 through the real CLI: prompts, replies, calls, results and failed results counted by a
 reader of its own, the system prompt kept out of the prompts, calls paired with their
 returns by `tool_call_id`, a person's session name as its title, the folder from the
-`_meta.json` sidecar, `code-puppy -r`, blame, a subagent under the session whose
+`_meta.json` sidecar, `code-puppy --resume`, blame, a subagent under the session whose
 `invoke_agent` named it, a session rewritten whole after a resume, a document caught
 half written, an older `.pkl` session reported and never unpickled, and XDG folders.
 
@@ -143,7 +143,7 @@ def test_title_folder_and_resume(cli: CLI, home: Path) -> None:
     hours = hits(cli, "winter closing dates")[0]
     assert (hours["session"]["id"], hours["session"]["title"]) == (HOURS, HOURS)
     assert hours["session"]["cwd"] == "/home/dev/lighthouse"
-    assert hours["resume"]["command"] == ["code-puppy", "-r", HOURS]
+    assert hours["resume"]["command"] == ["code-puppy", "--resume", HOURS]
     assert hours["resume"]["anywhere"] is True
     tides = cli.json("read", TIDES)["session"]
     assert tides["title"].startswith("Write a small script tides.py")  # no name given

@@ -143,7 +143,7 @@ class CodePuppySource(Source):
         return texts_by_line(records, lines)
 
     def resume(self, session: Session) -> Resume:
-        """`code-puppy -r NAME`: Code Puppy finds a session of its `autosaves/` by name
+        """`code-puppy --resume NAME`: Code Puppy finds a session of its `autosaves/` by name
         from any folder (and a file elsewhere by its path), and its tools work where it
         starts: run in the folder the session was saved from when that still exists."""
         path = Path(session.file_path) if session.file_path else None
@@ -151,7 +151,7 @@ class CodePuppySource(Source):
             target = path.stem if path is not None else session.id
         else:
             target = str(path)
-        return resume_anywhere(session, "code-puppy", *option("-r", target))
+        return resume_anywhere(session, "code-puppy", *option("--resume", target))
 
     def title_line(self, sf: SourceFile, title: str) -> bytes | None:
         """None: Code Puppy names a session by its file's name, and writes its envelope
