@@ -390,6 +390,9 @@ _KIMI_CODE_FORK = "sessions/wd_apiary_eae80bd188c0/session_a651df64-4de7-4a61-b2
 _GPTME = "2026-12-06-sneaking-green-penguin"
 _GPTME_NATIVE = "2026-12-06-singing-blue-shark"
 _NANOCODER = "0ab7146e-2723-4071-9898-466731f5eead.json"
+_CODE_PUPPY = "autosaves/lighthouse-hours.json"
+_CODE_PUPPY_AGENT = "subagent_sessions/planning-agent-session-3a14b6.json"
+_CODE_PUPPY_ABOUT = "subagent_sessions/planning-agent-session-3a14b6.txt"
 _LETTA = "conversations/Y29udmVyc2F0aW9uOmxvY2FsLWNvbnYtMQ"
 _OPEN_INTERPRETER = "write_my_todo_notes_into__December_06_2026_23-41-09.json"
 _CODEBUDDY = "projects/home-dev-greeter/69c487d2-f5c8-49bc-b814-87663ad1f12d"
@@ -536,6 +539,11 @@ SEEDS = [
          f"{_GPTME_NATIVE}/conversation.jsonl", [f"{_GPTME_NATIVE}/conversation.jsonl"]),
     Seed("nanocoder", "nanocoder", _copy("nanocoder/home/.local/share/nanocoder/sessions"),
          _NANOCODER, [_NANOCODER]),
+    Seed("code-puppy", "code-puppy", _copy("code-puppy/home/.code_puppy"), _CODE_PUPPY,
+         [_CODE_PUPPY, "autosaves/lighthouse-hours_meta.json"]),
+    Seed("code-puppy-subagent", "code-puppy", _copy("code-puppy/home/.code_puppy"),
+         _CODE_PUPPY_AGENT, [_CODE_PUPPY_AGENT, _CODE_PUPPY_ABOUT, _CODE_PUPPY],
+         form={_CODE_PUPPY_ABOUT: "json"}),
     Seed("letta", "letta", _copy("letta/home/.letta/lc-local-backend"),
          f"{_LETTA}/messages.jsonl", [f"{_LETTA}/messages.jsonl", f"{_LETTA}/conversation.json"]),
     Seed("open-interpreter", "open-interpreter",

@@ -51,6 +51,7 @@ FORMATS = {
     "codebuddy": "codebuddy/home/.codebuddy/projects",
     "nanocoder": "nanocoder/home/.local/share/nanocoder/sessions",
     "letta": "letta/home/.letta/lc-local-backend",
+    "code-puppy": "code-puppy/home/.code_puppy",
     "open-interpreter": "open_interpreter/home/.config/open-interpreter/conversations",
     # The older layouts of agents that now keep a database (the stores have their own
     # planted-secret tests, with the database built by the test).

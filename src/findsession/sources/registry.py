@@ -66,6 +66,7 @@ class SourceKind(StrEnum):
     LLM = "llm"
     HERMES = "hermes"
     NANOCODER = "nanocoder"
+    CODE_PUPPY = "code-puppy"
     LETTA = "letta"
     RA_AID = "ra-aid"
     OPEN_INTERPRETER = "open-interpreter"
@@ -346,6 +347,16 @@ ENTRIES: tuple[Entry, ...] = (
         # (100), when it starts and when it saves a new session.
         deletes_own_files=True,
     ),
+    # `code-puppy "prompt"` runs that prompt in its interactive mode and stays there
+    # (`-p` runs it and exits). "puppy" alone is no one's name for a program.
+    Entry(
+        SourceKind.CODE_PUPPY,
+        "code_puppy:CodePuppySource",
+        spoken=("code-puppy", "codepuppy"),
+        # Each moves its folder of that kind (else everything is in ~/.code_puppy).
+        env=("XDG_CACHE_HOME", *_DATA),
+        start=Start(("code-puppy",)),
+    ),
     # Only its local backend's conversations are on this machine (a Letta server keeps
     # the others). Whether `letta` takes a first prompt and stays in its app is not
     # checked, so no handoff starts it.
@@ -462,6 +473,7 @@ NAMES: dict[str, str] = {
     SourceKind.LLM: "Simon Willison's llm CLI",
     SourceKind.HERMES: "Hermes Agent (the terminal and its messaging gateway)",
     SourceKind.NANOCODER: "Nanocoder",
+    SourceKind.CODE_PUPPY: "Code Puppy",
     SourceKind.LETTA: "Letta Code (its local backend)",
     SourceKind.RA_AID: "RA.Aid",
     SourceKind.OPEN_INTERPRETER: "Open Interpreter",
