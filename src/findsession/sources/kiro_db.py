@@ -7,7 +7,7 @@ ran in, `value` the whole conversation as JSON, times in milliseconds. One conve
 may sit under several keys (continued from another directory); the row updated last is
 the conversation. Before it (Amazon Q Developer CLI 1.10 to 1.19, Kiro CLI up to 1.22)
 the table was `conversations(key, value)`: one conversation per directory, replaced
-whole on every write (`INSERT OR REPLACE`, so the row's id moves each time), its id only
+whole on every write (a new row, so the row id moves each time), its id only
 inside the value. Kiro CLI's migration 008 copies that table into `conversations_v2` and
 leaves it behind, stale: where both are, the newer one is read. The only connection is
 the one `foreign_db.reading` opens; this module holds queries, `kiro_records` makes

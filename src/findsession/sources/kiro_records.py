@@ -137,23 +137,18 @@ def _earlier(
 
 def _transcript_line(line: str) -> Message | None:
     """One line of the transcript: `> ` and what the person typed (a slash command and a
-    one-letter answer to a tool's permission question are the CLI's, not prompts), the
-    assistant's words ending `[Tool uses: …]`, or an error the CLI printed."""
+    one-letter answer to a tool's permission question are the CLI's, not prompts), or the
+    assistant's words ending `[Tool uses: …]`. Any other line is an error the CLI printed,
+    and is left out."""
     text = clean_text(line)
     if text.startswith("> "):
         typed = text[2:].replace("> \n", "\n").strip()
-        kind = (
-            MessageKind.HARNESS
-            if typed.startswith("/") or typed.lower() in _ANSWERS
-            else MessageKind.PROMPT
-        )
+        command = typed.startswith("/") or typed.lower() in _ANSWERS
+        kind = MessageKind.HARNESS if command else MessageKind.PROMPT
         return Message(kind, cap(typed, PROMPT_CAP), line=0) if typed else None
     said, uses = _TOOL_USES.subn("", text)
     said = said.strip()
-    if not said:
-        return None
-    kind = MessageKind.REPLY if uses else MessageKind.HARNESS
-    return Message(kind, cap(said, PROMPT_CAP), line=0)
+    return Message(MessageKind.REPLY, cap(said, PROMPT_CAP), line=0) if uses and said else None
 
 
 def _typed(content: Any) -> str:
