@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import zstandard
+from amazon_q_store import AmazonQStore
 from crush_store import CrushStore, call, result
 from crush_store import text as crush_text
 from cursor_store import StateDb, agent, tool, user
@@ -310,6 +311,15 @@ def _kiro(folder: Path) -> None:
     s.close()
 
 
+def _amazon_q(folder: Path) -> None:
+    from test_source_amazon_q import loom, river
+
+    s = AmazonQStore(folder / "data.sqlite3")
+    s.put("/home/dev/river", river())
+    s.put("/home/dev/loom", loom())
+    s.close()
+
+
 def _cursor_ide(folder: Path) -> None:
     db = StateDb(folder / "User" / "globalStorage" / "state.vscdb")
     ws = {"id": "ws-1", "uri": {"fsPath": "/home/dev/orchard", "scheme": "file"}}
@@ -459,6 +469,7 @@ SEEDS = [
          ["sessions/kelp-farm.jsonl"]),
     Seed("crush", "crush", _crush, ".crush/crush.db", [".crush/crush.db"]),
     Seed("kiro-db", "kiro", _kiro, "data.sqlite3", ["data.sqlite3"]),
+    Seed("amazon-q", "amazon-q", _amazon_q, "data.sqlite3", ["data.sqlite3"]),
     Seed("kiro-lines", "kiro", _copy("kiro/sessions/cli"),
          "3b8d1f22-9c4e-4a7b-8e13-6f2a0c9d5e02.jsonl",
          ["3b8d1f22-9c4e-4a7b-8e13-6f2a0c9d5e02.jsonl",

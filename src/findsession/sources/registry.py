@@ -46,6 +46,7 @@ class SourceKind(StrEnum):
     GOOSE = "goose"
     CRUSH = "crush"
     KIRO = "kiro"
+    AMAZON_Q = "amazon-q"
     CURSOR = "cursor"
     WINDSURF = "windsurf"
     ZED = "zed"
@@ -237,6 +238,14 @@ ENTRIES: tuple[Entry, ...] = (
         spoken=("kiro",),
         env=(*_DATA, "APPDATA"),
         start=Start(("kiro-cli", "chat")),
+    ),
+    # Kiro CLI's former self, no longer released: no handoff starts it.
+    # "q" alone is any letter of any query; people write "AmazonQ".
+    Entry(
+        SourceKind.AMAZON_Q,
+        "amazon_q:AmazonQSource",
+        spoken=("amazonq",),
+        env=(*_DATA, "LOCALAPPDATA"),
     ),
     # "cursor" alone is code talk (a database, pagination or text cursor): taken for the
     # editor it would nudge the editor's chats up for every such query and drop the word
@@ -454,6 +463,7 @@ NAMES: dict[str, str] = {
     SourceKind.GOOSE: "Goose",
     SourceKind.CRUSH: "Crush",
     SourceKind.KIRO: "Kiro CLI",
+    SourceKind.AMAZON_Q: "Amazon Q Developer CLI",
     SourceKind.CURSOR: "Cursor IDE",
     SourceKind.WINDSURF: "Windsurf's older chat panel",
     SourceKind.ZED: "Zed's agent threads",
