@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import zstandard
+from amazon_q_store import AmazonQStore
 from crush_store import CrushStore, call, result
 from crush_store import text as crush_text
 from cursor_store import StateDb, agent, tool, user
@@ -322,6 +323,15 @@ def _cody(state: str) -> Callable[[Path], None]:
     return lay
 
 
+def _amazon_q(folder: Path) -> None:
+    from test_source_amazon_q import loom, river
+
+    s = AmazonQStore(folder / "data.sqlite3")
+    s.put("/home/dev/river", river())
+    s.put("/home/dev/loom", loom())
+    s.close()
+
+
 def _cursor_ide(folder: Path) -> None:
     db = StateDb(folder / "User" / "globalStorage" / "state.vscdb")
     ws = {"id": "ws-1", "uri": {"fsPath": "/home/dev/orchard", "scheme": "file"}}
@@ -404,6 +414,9 @@ _CODY_AGENT = "JetBrains-globalState/cody-local-chatHistory-v2"
 _CODY_EXPORT = "cody-chat-history-2025-03-22T17-12-00.json"
 _GPTME_NATIVE = "2026-12-06-singing-blue-shark"
 _NANOCODER = "0ab7146e-2723-4071-9898-466731f5eead.json"
+_CODE_PUPPY = "autosaves/lighthouse-hours.json"
+_CODE_PUPPY_AGENT = "subagent_sessions/planning-agent-session-3a14b6.json"
+_CODE_PUPPY_ABOUT = "subagent_sessions/planning-agent-session-3a14b6.txt"
 _LETTA = "conversations/Y29udmVyc2F0aW9uOmxvY2FsLWNvbnYtMQ"
 _OPEN_INTERPRETER = "write_my_todo_notes_into__December_06_2026_23-41-09.json"
 _CODEBUDDY = "projects/home-dev-greeter/69c487d2-f5c8-49bc-b814-87663ad1f12d"
@@ -470,6 +483,7 @@ SEEDS = [
          ["sessions/kelp-farm.jsonl"]),
     Seed("crush", "crush", _crush, ".crush/crush.db", [".crush/crush.db"]),
     Seed("kiro-db", "kiro", _kiro, "data.sqlite3", ["data.sqlite3"]),
+    Seed("amazon-q", "amazon-q", _amazon_q, "data.sqlite3", ["data.sqlite3"]),
     Seed("kiro-lines", "kiro", _copy("kiro/sessions/cli"),
          "3b8d1f22-9c4e-4a7b-8e13-6f2a0c9d5e02.jsonl",
          ["3b8d1f22-9c4e-4a7b-8e13-6f2a0c9d5e02.jsonl",
@@ -556,6 +570,11 @@ SEEDS = [
          f"{_GPTME_NATIVE}/conversation.jsonl", [f"{_GPTME_NATIVE}/conversation.jsonl"]),
     Seed("nanocoder", "nanocoder", _copy("nanocoder/home/.local/share/nanocoder/sessions"),
          _NANOCODER, [_NANOCODER]),
+    Seed("code-puppy", "code-puppy", _copy("code-puppy/home/.code_puppy"), _CODE_PUPPY,
+         [_CODE_PUPPY, "autosaves/lighthouse-hours_meta.json"]),
+    Seed("code-puppy-subagent", "code-puppy", _copy("code-puppy/home/.code_puppy"),
+         _CODE_PUPPY_AGENT, [_CODE_PUPPY_AGENT, _CODE_PUPPY_ABOUT, _CODE_PUPPY],
+         form={_CODE_PUPPY_ABOUT: "json"}),
     Seed("letta", "letta", _copy("letta/home/.letta/lc-local-backend"),
          f"{_LETTA}/messages.jsonl", [f"{_LETTA}/messages.jsonl", f"{_LETTA}/conversation.json"]),
     Seed("open-interpreter", "open-interpreter",

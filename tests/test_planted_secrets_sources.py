@@ -51,6 +51,7 @@ FORMATS = {
     "codebuddy": "codebuddy/home/.codebuddy/projects",
     "nanocoder": "nanocoder/home/.local/share/nanocoder/sessions",
     "letta": "letta/home/.letta/lc-local-backend",
+    "code-puppy": "code-puppy/home/.code_puppy",
     "open-interpreter": "open_interpreter/home/.config/open-interpreter/conversations",
     # Cody's export, found in the folder (its stores: test_source_cody.py builds them).
     "cody": "cody",

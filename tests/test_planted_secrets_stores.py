@@ -101,6 +101,19 @@ def _kiro(cli: CLI, home: Path) -> list[Path]:
     return [db.path]
 
 
+def _amazon_q(cli: CLI, home: Path) -> list[Path]:
+    from amazon_q_store import AmazonQStore
+    from test_source_amazon_q import loom, river, slate
+
+    cli.env.pop("XDG_DATA_HOME", None)
+    db = AmazonQStore(home / ".local" / "share" / "amazon-q" / "data.sqlite3")
+    for key, value in (("/home/dev/river", river()), ("/home/dev/loom", loom()),
+                       ("/home/dev/slate", slate())):  # fmt: skip
+        db.put(key, value)
+    db.close()
+    return [db.path]
+
+
 def _cursor(cli: CLI, home: Path) -> list[Path]:
     from test_source_cursor_ide import build
 
@@ -169,6 +182,7 @@ STORES: dict[str, Build] = {
     "goose": _goose,
     "crush": _crush,
     "kiro": _kiro,
+    "amazon-q": _amazon_q,
     "cursor": _cursor,
     "zed": _zed,
     "warp": _warp,

@@ -15,6 +15,7 @@ import json
 import shutil
 import sqlite3
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -242,9 +243,7 @@ def _is_empty_kiro_store(cli: CLI, db: Path) -> None:
     assert listed["problems"] == 0
 
 
-def test_a_store_before_its_first_conversation_is_kiros_and_empty(
-    cli: CLI, tmp_path: Path
-) -> None:
+def test_a_store_before_its_first_conversation_is_kiros_and_empty(cli: CLI, tmp_path: Path) -> None:
     """It was reported as "not a Kiro CLI database" on every run."""
     db = tmp_path / "kiro-cli" / "data.sqlite3"
     db.parent.mkdir()
@@ -309,3 +308,77 @@ def test_a_session_of_lines_without_times_or_with_injected_context(
         ("reply", "Here is the "),
     ]
     assert [m["timestamp"][:19] for m in messages] == ["2026-05-06T14:04:15", "2026-05-06T14:04:32"]
+
+
+def test_a_store_of_kiro_cli_before_1_23_is_read_from_its_one_per_directory_table(
+    cli: CLI, home: Path
+) -> None:
+    """Kiro CLI up to 1.22 (as Amazon Q Developer CLI before it) kept one conversation per
+    directory in `conversations(key, value)`, replaced whole on each write; its migration
+    008 made `conversations_v2` from it. A store that never ran 008 is read from it."""
+    db = home / ".local" / "share" / "kiro-cli" / "data.sqlite3"
+    db.parent.mkdir(parents=True)
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.executescript(
+        "CREATE TABLE migrations (id INTEGER PRIMARY KEY, version INTEGER NOT NULL,"
+        " migration_time INTEGER NOT NULL);"
+        "CREATE TABLE state (key TEXT PRIMARY KEY, value BLOB);"
+        "CREATE TABLE conversations (key TEXT PRIMARY KEY, value TEXT);"
+    )
+    said = prompt("Why does the kiln controller overshoot at cone six?", "/home/dev/kiln")
+    answer = reply("m-1", "The ramp ends too late; start the hold earlier.")
+    kiln = {"conversation_id": "kiln-1", "history": [{"user": said, "assistant": answer}]}
+    for value in ({"conversation_id": "kiln-1", "history": []}, kiln):
+        conn.execute(
+            "INSERT OR REPLACE INTO conversations (key, value) VALUES (?, ?)",
+            ("/home/dev/kiln", json.dumps(value)),
+        )
+    conn.close()
+    report = index(cli)
+    assert report["problems"] == [] and report["errors"] == []
+    assert found(cli, "kiln controller overshoot") == ["kiln-1"]
+    session = hits(cli, "kiln controller")[0]["session"]
+    assert session["cwd"] == "/home/dev/kiln"
+    assert index(cli)["files_read"] == 0
+
+
+def test_a_compacted_conversation_keeps_its_summary_and_what_only_its_transcript_holds(
+    cli: CLI, home: Path, db_path: Path
+) -> None:
+    """`/compact` replaces the history with a summary (`latest_summary`: its text and the
+    request's metadata) and `/clear` empties it; what came before survives only in the
+    conversation's `transcript` of lines (`> ` and the typed prompt, the reply and
+    `[Tool uses: …]`). Both are read, before the history, and nothing twice."""
+    db = KiroStore(home / ".local" / "share" / "kiro-cli" / "data.sqlite3")
+    history = [
+        {"user": prompt("Now tune the glaze firing schedule", "/home/dev/kiln"),
+         "assistant": reply("m-5", "Slow cool from 1100 degrees.")},
+    ]  # fmt: skip
+    value = {
+        "conversation_id": "kiln-2",
+        "history": history,
+        "transcript": [
+            "> Which thermocouple suits a raku kiln?",
+            "A type K thermocouple in a ceramic sheath.\n[Tool uses: none]",
+            "> /compact",
+            "> Now tune the glaze firing schedule",
+            "Slow cool from 1100 degrees.\n[Tool uses: none]",
+        ],
+        "latest_summary": ["We chose a type K thermocouple for the raku kiln.", {}],
+    }
+    db.put("/home/dev/kiln", "kiln-2", json.dumps(value))
+    db.close()
+    index(cli)
+    assert found(cli, "raku thermocouple sheath") == ["kiln-2"]
+    sid = hits(cli, "raku thermocouple")[0]["session"]["id"]
+    with closing(sqlite3.connect(f"{db_path.as_uri()}?mode=ro", uri=True)) as conn:
+        rows = conn.execute("SELECT kind, substr(text, 1, 20) FROM messages ORDER BY line")
+        assert rows.fetchall() == [
+            ("prompt", "Which thermocouple s"),
+            ("reply", "A type K thermocoupl"),
+            ("harness", "/compact"),
+            ("compact_summary", "We chose a type K th"),
+            ("prompt", "Now tune the glaze f"),
+            ("reply", "Slow cool from 1100 "),
+        ]
+    assert cli.json("read", sid, "--raw")["turns"] == cli.json("read", sid)["turns"]

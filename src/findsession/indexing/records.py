@@ -57,7 +57,7 @@ def store_records(
     uuids = {r.uuid for r in records if isinstance(r, Message) and r.uuid}
     # A uuid belongs to the first line that carries it; later copies are replays
     # (a resumed session, a compaction agent replaying its parent).
-    owners = store.uuid_owners(uuids) if uuids else {}
+    owners = store.uuid_owners(uuids, path) if uuids else {}
     owner_line: dict[str, int] = {}
     rows: list[tuple[str, int, Message | MetaEvent]] = []
     parts: dict[int, int] = {}

@@ -112,6 +112,7 @@ def index_roots(
                 raise
             except Exception as exc:  # noqa: BLE001 - the source failed on this file alone
                 file_failed(store, str(f.path), f.source, f.root, state, exc, report)
+        work.sort(key=_copies_last)
         with _CommitGroups(store) as group:
             for done, (sf, root_key) in enumerate(work, 1):
                 if progress:
@@ -143,6 +144,19 @@ def index_roots(
     if report.files_read:
         store.scrub_wal()
     return report
+
+
+def _copies_last(item: tuple[SourceFile, str]) -> tuple[bool, int]:
+    """The order files are read in: one that began as a copy of another's history after
+    the others, so the lines it shares stay the file's they were first written in, and
+    copies by when they were last written (a fork of a fork after the fork it copies)."""
+    sf = item[0]
+    if not sf.copies_history:
+        return False, 0
+    try:
+        return True, sf.path.stat().st_mtime_ns
+    except OSError:
+        return True, 0
 
 
 def _now_committed(found: list[Found]) -> bool:

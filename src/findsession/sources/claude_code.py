@@ -47,8 +47,10 @@ class ClaudeCodeSource(Source):
     #: what the harness wrote (`promptSource: "system"`, an auto-continuation) is no prompt.
     #: 4: a compaction agent (`agent-acompact-*`) says so (`agent_type`), and the
     #: instructions Claude Code gives it are no prompt; a prompt-suggestion agent's file
-    #: holds no session.
-    reads = 4
+    #: holds no session. 5: a fork's copy of another session's history is not its own
+    #: (`/branch`'s `forkedFrom` records; a `--fork-session` file read after the others),
+    #: so a session a fork was read before gets its turns back.
+    reads = 5
 
     def default_roots(self) -> list[Path]:
         return [default_root()]
@@ -138,7 +140,23 @@ def describe(path: Path) -> SourceFile:
             is_subagent=True,
             agent_type=_internal_agent(stem),
         )
-    return SourceFile(path=path, source=KIND, session_id=stem)
+    return SourceFile(path=path, source=KIND, session_id=stem, copies_history=_forked(path))
+
+
+#: How a transcript `--fork-session` began starts: the state of the session it resumed
+#: (its `mode`), written before the history it copies; a new session begins otherwise
+#: (a queued prompt, its permission mode, a snapshot, the prompt itself).
+_FORK_HEAD = (b'{"type":"mode",', b'{"type": "mode",')
+
+
+def _forked(path: Path) -> bool:
+    """Whether the file is a `--fork-session` copy of another session's history (2.1.x:
+    it keeps the copied records' uuids and marks them nowhere else)."""
+    try:
+        with open_regular(str(path)) as fh:
+            return fh.read(64).startswith(_FORK_HEAD)
+    except OSError:
+        return False
 
 
 def _internal_agent(stem: str) -> str | None:

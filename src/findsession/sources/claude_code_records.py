@@ -82,6 +82,8 @@ def parse_record(
 ) -> list[Message | MetaEvent]:
     """Turn one JSON line into records; unknown or irrelevant lines give none."""
     kind = obj.get("type")
+    if "forkedFrom" in obj:
+        return []  # a copy `/branch` made of another session's record: that session's
     if kind in ("user", "assistant"):
         return list(_parse_message(obj, line, in_subagent_file))
     if kind == "attachment":

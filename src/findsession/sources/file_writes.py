@@ -28,7 +28,8 @@ and a heredoc in its `terminal`; Nanocoder's `write_file`, `string_replace`, `di
 Open Interpreter's heredocs in its `shell` blocks (`bash`, `sh`, `zsh`...); Letta Code's
 `Write`, `Edit` and `MultiEdit` (Claude Code's names and arguments) and a heredoc in its
 `Bash`; Kimi Code CLI's `Write` (its `mode: append` an edit that adds its `content`) and
-`Edit`;
+`Edit`; Code Puppy's `create_file`, `replace_in_file` (its list of `replacements`),
+`delete_snippet` (the text it removes) and `delete_file`;
 RA.Aid's `put_complete_file_contents` (its store keeps the path, not the text) and
 `file_str_replace`.
 A call of another name writes nothing here.
@@ -64,7 +65,7 @@ _TRAILING = frozenset(("replace_all", "replaceAll", "expected_replacements", "in
                        "lineNumber", "line_number", "operationIsLocatedInWorkspace",
                        "startLineNumbers", "isProtected", "isOutsideWorkspace", "summary",
                        "explanation", "cell_id", "cell_type", "edit_mode",
-                       "add_last_line_newline"))  # fmt: skip
+                       "add_last_line_newline", "overwrite"))  # fmt: skip
 #: The tools that run a shell command (their writes are heredocs; `handoff` lists them).
 SHELL_TOOLS = frozenset(("bash", "shell", "local_shell", "exec_command", "run_shell_command",
                          "execute_command", "shell_command", "run_in_terminal",
@@ -155,6 +156,8 @@ def file_writes(message: Message, source: str) -> list[FileWrite]:
         name = "shell"  # a code block's language, each run by its shell
     if source == "kimi-code" and name == "write":
         return _kimi_code_write(message, text, truncated)
+    if source == "code-puppy" and name in ("replace_in_file", "delete_snippet"):
+        return _code_puppy_edit(message, name, text, truncated)
     if source == "hermes" and name == "patch" and not is_patch(text):
         name = "edit"  # its `mode: replace`: `path`, `old_string`, `new_string`
     if name in SHELL_TOOLS:
@@ -345,6 +348,21 @@ def _gptme(message: Message, name: str, text: str, truncated: bool) -> list[File
         return []
     op = "create" if name == "save" else "edit"
     return [FileWrite(path, op, content or "", "", truncated, name)]
+
+
+def _code_puppy_edit(message: Message, name: str, text: str, truncated: bool) -> list[FileWrite]:
+    """Code Puppy's `replace_in_file` (`file_path`, `replacements`: a list of `{old_str,
+    new_str}`) and `delete_snippet` (`file_path`, `snippet`: the text it removes)."""
+    fields = _fields(text, "multi_edit" if name == "replace_in_file" else name)
+    path = _path(message, fields)
+    if path is None:
+        return []
+    if name == "delete_snippet":
+        return [FileWrite(path, "edit", "", fields.get("snippet") or "", truncated, name)]
+    edits = fields.get("replacements") or ""
+    new = "\n".join(_json_strings(_MULTI_NEW, edits))
+    old = "\n".join(_json_strings(_MULTI_OLD, edits))
+    return [FileWrite(path, "edit", new, old, truncated, name)] if new or old or truncated else []
 
 
 def _kimi_code_write(message: Message, text: str, truncated: bool) -> list[FileWrite]:

@@ -4,10 +4,11 @@ Kiro CLI keeps every conversation in one SQLite database, `data.sqlite3` in its 
 folder (`$XDG_DATA_HOME/kiro-cli`, default `~/.local/share/kiro-cli`; on macOS
 `~/Library/Application Support/kiro-cli`), rewritten in place after every turn. A
 conversation is indexed as `<file id>:<conversation id>`, read again whole when its row's
-`updated_at` moved (`foreign_db`). Its JSON-lines layout, `~/.kiro/sessions/cli/<id>.jsonl`
-beside `<id>.json {session_id, cwd, title}`, is read on from a byte offset like any
-transcript; a conversation the database also holds is taken from the database alone.
-The Kiro IDE's own store (`kiro.kiroagent`) is not read.
+`updated_at` moved (`foreign_db`); a store of Kiro CLI up to 1.22 holds them in its
+one-per-directory table instead (`kiro_db`). Its JSON-lines layout,
+`~/.kiro/sessions/cli/<id>.jsonl` beside `<id>.json {session_id, cwd, title}`, is read on
+from a byte offset like any transcript; a conversation the database also holds is taken
+from the database alone. The Kiro IDE's own store (`kiro.kiroagent`) is not read.
 """
 
 from __future__ import annotations
@@ -71,7 +72,10 @@ class KiroSource(Source):
     companions = foreign_db.COMPANIONS
     #: 2: a JSON-lines session's lines without a time take the sidecar's, and a
     #: prompt's injected context block is harness text, not the prompt.
-    reads = 2
+    #: 3: a store with only the one-per-directory `conversations` table (Kiro CLI up to
+    #: 1.22) is read; a compacted or cleared conversation's summary and the exchanges
+    #: only its transcript keeps are read; a history of `[user, assistant]` pairs is.
+    reads = 3
 
     def default_roots(self) -> list[Path]:
         return [data_folder(), sessions_folder()]
@@ -100,52 +104,13 @@ class KiroSource(Source):
     def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
         if not sf.sibling_sessions:
             return _read_lines(sf, fh, cursor)
-        size = os.fstat(fh.fileno()).st_size
-        with foreign_db.reading(sf.path) as conn:
-            why = kiro_db.missing_tables(conn)
-            if why is not None:
-                return Reading(
-                    [], foreign_db.cursor(size, 0, {}), fresh=False,
-                    problems=[Problem(0, "unknown database", why)],
-                )  # fmt: skip
-            found = kiro_db.conversations(conn)
-            tokens = {c.id: c.token for c in found}
-            now = foreign_db.cursor(size, len(found), tokens)
-            todo = set(foreign_db.changed(foreign_db.tokens(cursor), tokens))
-            if not todo:
-                return Reading([], now, fresh=False, unchanged=True)
-            records: list[Record] = []
-            problems: list[Problem] = []
-            read_bytes = 0
-            for conv in found:
-                if conv.id in todo:
-                    text = kiro_db.value(conn, conv.rank)
-                    read_bytes += len(text) if isinstance(text, str | bytes) else 0
-                    records += conversation_records(conv.rank, conv.id, text, conv.key, problems)
-        return Reading(
-            records,
-            now,
-            fresh=False,
-            replaced=frozenset(todo),
-            bytes_read=read_bytes,
-            lines_read=len(todo),
-            problems=problems,
-        )
+        return read_store(sf, fh, cursor)
 
     def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
         """Each wanted message as the file holds it now, numbered as `read` did."""
         if path.name.endswith(".jsonl"):
-            records = _all_lines(path)
-        else:
-            records = []
-            ranks = {foreign_db.position_of(line)[0] for line in lines}
-            with foreign_db.reading(path) as conn:
-                if kiro_db.missing_tables(conn) is None:
-                    for conv in kiro_db.conversations(conn):
-                        if conv.rank in ranks:
-                            text = kiro_db.value(conn, conv.rank)
-                            records += conversation_records(conv.rank, conv.id, text, conv.key, [])
-        return texts_by_line(records, lines)
+            return texts_by_line(_all_lines(path), lines)
+        return read_store_back(path, lines)
 
     def resume(self, session: Session) -> Resume:
         """`kiro-cli chat --resume-id <id>`, Kiro CLI's documented way back into one
@@ -157,6 +122,56 @@ class KiroSource(Source):
     def title_line(self, sf: SourceFile, title: str) -> bytes | None:
         """None: Kiro keeps a title in its sidecar or its database, never in a line."""
         return None
+
+
+def read_store(sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
+    """A `data.sqlite3` (Kiro CLI's or Amazon Q Developer CLI's): each conversation whose
+    row moved, read again whole."""
+    size = os.fstat(fh.fileno()).st_size
+    with foreign_db.reading(sf.path) as conn:
+        why = kiro_db.missing_tables(conn)
+        if why is not None:
+            return Reading(
+                [], foreign_db.cursor(size, 0, {}), fresh=False,
+                problems=[Problem(0, "unknown database", why)],
+            )  # fmt: skip
+        found = kiro_db.conversations(conn)
+        tokens = {c.id: c.token for c in found}
+        now = foreign_db.cursor(size, len(found), tokens)
+        todo = set(foreign_db.changed(foreign_db.tokens(cursor), tokens))
+        if not todo:
+            return Reading([], now, fresh=False, unchanged=True)
+        records: list[Record] = []
+        problems: list[Problem] = []
+        read_bytes = 0
+        for conv in found:
+            if conv.id in todo:
+                text = kiro_db.value(conn, conv.rank)
+                read_bytes += len(text) if isinstance(text, str | bytes) else 0
+                records += conversation_records(conv.rank, conv.id, text, conv.key, problems)
+    return Reading(
+        records,
+        now,
+        fresh=False,
+        replaced=frozenset(todo),
+        bytes_read=read_bytes,
+        lines_read=len(todo),
+        problems=problems,
+    )
+
+
+def read_store_back(path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
+    """Each wanted message of a `data.sqlite3` as it holds it now, numbered as
+    `read_store` did."""
+    records: list[Record] = []
+    ranks = {foreign_db.position_of(line)[0] for line in lines}
+    with foreign_db.reading(path) as conn:
+        if kiro_db.missing_tables(conn) is None:
+            for conv in kiro_db.conversations(conn):
+                if conv.rank in ranks:
+                    text = kiro_db.value(conn, conv.rank)
+                    records += conversation_records(conv.rank, conv.id, text, conv.key, [])
+    return texts_by_line(records, lines)
 
 
 def _read_lines(sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:

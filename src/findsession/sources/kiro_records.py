@@ -6,7 +6,11 @@ content is `Prompt {prompt}` (typed), `ToolUseResults {tool_use_results: [{tool_
 content: [{Text}|{Json}], status}]}` or `CancelledToolUses {prompt, tool_use_results}`;
 `assistant` is `Response {message_id, content}` or `ToolUse {message_id, content,
 tool_uses: [{id, name, args}]}`. Each user and each assistant message is a line of its
-own (`foreign_db.line_of(row rank, position)`).
+own (`foreign_db.line_of(row rank, position)`). Amazon Q Developer CLI before 1.13 wrote
+each exchange as a `[user, assistant]` pair. `/compact` leaves `latest_summary` (its text,
+with the request's metadata from 1.13 on) and drops the history it summarized, `/clear`
+drops it all: those exchanges survive only in `transcript`, lines of text (`> ` and the
+prompt, the reply ending `[Tool uses: …]`), read before the history as what it keeps.
 
 The JSON-lines layout (`<id>.jsonl`, beside `<id>.json {session_id, cwd, title}`) has one
 event a line, `{kind, data: {content: [{kind, data}], meta: {timestamp}}}`: `Prompt`
@@ -21,6 +25,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 from findsession.domain import Message, MessageKind, Problem
@@ -37,6 +42,10 @@ TOOL_OUTPUT_CAP = 4_000
 _QUIET_LINES = frozenset({"Clear"})
 #: Keys of a database tool result's content blocks.
 _RESULT_KEYS = ("Text", "Json", "text", "json")
+#: The end of an assistant's line in the transcript: the tools it called, or `none`.
+_TOOL_USES = re.compile(r"\n?\[Tool uses: [^\]\n]*\]\s*\Z")
+#: What the person answers a tool's permission question with: trust, yes, no.
+_ANSWERS = frozenset({"t", "y", "n"})
 #: A prompt's text block that is one tagged block whole (`<context>…</context>`): what
 #: an agent's hook or resource added beside the typed block, not typed.
 _INJECTED = re.compile(r"<([A-Za-z][\w.:-]*)\b[^>]*>.*</\1>", re.S)
@@ -53,26 +62,103 @@ def conversation_records(
     except (ValueError, RecursionError):
         doc = None
     history = doc.get("history") if isinstance(doc, dict) else None
-    if not isinstance(history, list):
+    if not isinstance(doc, dict) or not isinstance(history, list):
         problems.append(Problem(head, "malformed JSON", f"conversation {key}: no history"))
         return []
+    entries = [e for e in map(_entry, history) if e is not None]
+    cwd = cwd or next((c for e in entries if (c := _cwd(e[0]))), None)
+    base = {"cwd": cwd, "session_key": key, "timestamp": None}
     records: list[Record] = []
+    for said in _earlier(doc.get("transcript"), entries):
+        records.append(replace(said, line=foreign_db.line_of(rank, len(records) + 1), **base))
+    summary = _summary(doc.get("latest_summary"))
+    if summary:
+        line = foreign_db.line_of(rank, len(records) + 1)
+        records.append(Message(MessageKind.COMPACT_SUMMARY, summary, line=line, **base))
+    first = len(records) + 1
     calls: dict[str, str] = {}
-    for number, entry in enumerate(history):
-        if not isinstance(entry, dict):
-            continue
-        user = entry.get("user") if isinstance(entry.get("user"), dict) else {}
-        cwd = cwd or _cwd(user)
+    for number, (user, assistant, meta) in enumerate(entries):
         when = iso_utc(user.get("timestamp"))
         base = {"cwd": cwd, "session_key": key, "timestamp": when}
-        line = foreign_db.line_of(rank, 2 * number + 1)
+        line = foreign_db.line_of(rank, first + 2 * number)
         records += _user(user.get("content"), {**base, "line": line}, calls)
-        meta = entry.get("request_metadata")
-        ended = meta.get("stream_end_timestamp_ms") if isinstance(meta, dict) else None
+        ended = meta.get("stream_end_timestamp_ms")
         base["timestamp"] = epoch_iso(ended) or when
-        line = foreign_db.line_of(rank, 2 * number + 2)
-        records += _assistant(entry.get("assistant"), {**base, "line": line}, calls)
+        line = foreign_db.line_of(rank, first + 2 * number + 1)
+        records += _assistant(assistant, {**base, "line": line}, calls)
     return records
+
+
+def _entry(value: Any) -> tuple[dict[str, Any], Any, dict[str, Any]] | None:
+    """One exchange of the history: `{user, assistant, request_metadata}`, or the
+    `[user, assistant]` pair Amazon Q Developer CLI wrote before 1.13."""
+    if isinstance(value, dict):
+        user, assistant, meta = (
+            value.get("user"),
+            value.get("assistant"),
+            value.get("request_metadata"),
+        )
+    elif isinstance(value, list) and len(value) == 2:
+        (user, assistant), meta = value, None
+    else:
+        return None
+    return (
+        user if isinstance(user, dict) else {},
+        assistant,
+        meta if isinstance(meta, dict) else {},
+    )
+
+
+def _summary(value: Any) -> str:
+    """The summary `/compact` left: its text, or `[text, request metadata]` (1.13 on)."""
+    if isinstance(value, list) and value:
+        value = value[0]
+    return cap(_str(value).strip(), PROMPT_CAP)
+
+
+def _earlier(
+    transcript: Any, entries: list[tuple[dict[str, Any], Any, dict[str, Any]]]
+) -> list[Message]:
+    """What the transcript keeps from before the history: the exchanges `/compact`
+    summarized and `/clear` dropped survive only there, as lines of text. The history's
+    prompts are found in it, last first; the lines before the first of them are the
+    earlier part. When a prompt of the history is not there (a transcript cut at its
+    cap, or one the CLI changed), nothing is taken from it, rather than read twice."""
+    lines = [t for t in _list(transcript) if isinstance(t, str)]
+    prompts = [p for u, _, _ in entries if (p := _typed(u.get("content")))]
+    end = len(lines)
+    for prompt in reversed(prompts):
+        said = "> " + prompt.replace("\n", "> \n")
+        end = next((i for i in range(end - 1, -1, -1) if lines[i] == said), -1)
+        if end < 0:
+            return []
+    return [m for line in lines[:end] if (m := _transcript_line(line)) is not None]
+
+
+def _transcript_line(line: str) -> Message | None:
+    """One line of the transcript: `> ` and what the person typed (a slash command and a
+    one-letter answer to a tool's permission question are the CLI's, not prompts), or the
+    assistant's words ending `[Tool uses: …]`. Any other line is an error the CLI printed,
+    and is left out."""
+    text = clean_text(line)
+    if text.startswith("> "):
+        typed = text[2:].replace("> \n", "\n").strip()
+        command = typed.startswith("/") or typed.lower() in _ANSWERS
+        kind = MessageKind.HARNESS if command else MessageKind.PROMPT
+        return Message(kind, cap(typed, PROMPT_CAP), line=0) if typed else None
+    said, uses = _TOOL_USES.subn("", text)
+    said = said.strip()
+    return Message(MessageKind.REPLY, cap(said, PROMPT_CAP), line=0) if uses and said else None
+
+
+def _typed(content: Any) -> str:
+    """The prompt a user message carries, as typed."""
+    if not isinstance(content, dict):
+        return ""
+    for kind, body in content.items():
+        if kind in ("Prompt", "CancelledToolUses") and isinstance(body, dict):
+            return _str(body.get("prompt"))
+    return ""
 
 
 def _user(content: Any, base: dict[str, Any], calls: dict[str, str]) -> Iterator[Message]:

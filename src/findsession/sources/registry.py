@@ -46,6 +46,7 @@ class SourceKind(StrEnum):
     GOOSE = "goose"
     CRUSH = "crush"
     KIRO = "kiro"
+    AMAZON_Q = "amazon-q"
     CURSOR = "cursor"
     WINDSURF = "windsurf"
     CODY = "cody"
@@ -67,6 +68,7 @@ class SourceKind(StrEnum):
     LLM = "llm"
     HERMES = "hermes"
     NANOCODER = "nanocoder"
+    CODE_PUPPY = "code-puppy"
     LETTA = "letta"
     RA_AID = "ra-aid"
     OPEN_INTERPRETER = "open-interpreter"
@@ -238,6 +240,14 @@ ENTRIES: tuple[Entry, ...] = (
         env=(*_DATA, "APPDATA"),
         start=Start(("kiro-cli", "chat")),
     ),
+    # Kiro CLI's former self, no longer released: no handoff starts it.
+    # "q" alone is any letter of any query; people write "AmazonQ".
+    Entry(
+        SourceKind.AMAZON_Q,
+        "amazon_q:AmazonQSource",
+        spoken=("amazonq",),
+        env=(*_DATA, "LOCALAPPDATA"),
+    ),
     # "cursor" alone is code talk (a database, pagination or text cursor): taken for the
     # editor it would nudge the editor's chats up for every such query and drop the word
     # from the query's coverage. "composer" is PHP's package manager.
@@ -355,6 +365,16 @@ ENTRIES: tuple[Entry, ...] = (
         # (100), when it starts and when it saves a new session.
         deletes_own_files=True,
     ),
+    # `code-puppy "prompt"` runs that prompt in its interactive mode and stays there
+    # (`-p` runs it and exits). "puppy" alone is no one's name for a program.
+    Entry(
+        SourceKind.CODE_PUPPY,
+        "code_puppy:CodePuppySource",
+        spoken=("code-puppy", "codepuppy"),
+        # Each moves its folder of that kind (else everything is in ~/.code_puppy).
+        env=("XDG_CACHE_HOME", *_DATA),
+        start=Start(("code-puppy",)),
+    ),
     # Only its local backend's conversations are on this machine (a Letta server keeps
     # the others). Whether `letta` takes a first prompt and stays in its app is not
     # checked, so no handoff starts it.
@@ -452,6 +472,7 @@ NAMES: dict[str, str] = {
     SourceKind.GOOSE: "Goose",
     SourceKind.CRUSH: "Crush",
     SourceKind.KIRO: "Kiro CLI",
+    SourceKind.AMAZON_Q: "Amazon Q Developer CLI",
     SourceKind.CURSOR: "Cursor IDE",
     SourceKind.WINDSURF: "Windsurf's older chat panel",
     SourceKind.CODY: "Sourcegraph Cody (its VS Code and JetBrains extensions)",
@@ -472,6 +493,7 @@ NAMES: dict[str, str] = {
     SourceKind.LLM: "Simon Willison's llm CLI",
     SourceKind.HERMES: "Hermes Agent (the terminal and its messaging gateway)",
     SourceKind.NANOCODER: "Nanocoder",
+    SourceKind.CODE_PUPPY: "Code Puppy",
     SourceKind.LETTA: "Letta Code (its local backend)",
     SourceKind.RA_AID: "RA.Aid",
     SourceKind.OPEN_INTERPRETER: "Open Interpreter",

@@ -47,17 +47,20 @@ def _message_values(session_id: str, file_path: str, part: int, rec: Message) ->
 class RecordsMixin(SqlConnection):
     """Records as read from transcripts."""
 
-    def uuid_owners(self, uuids: Iterable[str]) -> dict[str, tuple[str, int]]:
+    def uuid_owners(self, uuids: Iterable[str], reading: str = "") -> dict[str, tuple[str, int]]:
         """For already indexed message uuids, the `(file, line)` that holds each (its
-        first line, where several do)."""
+        first line, where several do). A file marked to be read again from the start,
+        other than `reading`, holds none: what it gave goes when it is read, and the
+        lines it shares may not be its own (a fork read before the session it copies)."""
         found: dict[str, tuple[str, int]] = {}
         for batch in self.batches(uuids):
             where, params = self.among("uuid", batch)
             for uuid, path, line in self.query(
                 "SELECT uuid, file_path, line FROM (SELECT uuid, file_path, line, row_number()"
-                f" OVER (PARTITION BY uuid ORDER BY line) AS n FROM messages WHERE {where}) m"
-                " WHERE n = 1",
-                params,
+                f" OVER (PARTITION BY uuid ORDER BY line) AS n FROM messages WHERE {where}"
+                " AND (file_path = ? OR file_path NOT IN"
+                " (SELECT path FROM files WHERE status = 'stale'))) m WHERE n = 1",
+                [*params, reading],
             ):
                 found[uuid] = (path, line)
         return found
