@@ -144,6 +144,14 @@ def last_reading(state: State | None) -> Last | None:
     return Last(generations, held, marks, state)
 
 
+def marked(doc: Any) -> tuple[list[Any], list[str]]:
+    """A document's `messages` and their digests; none when it holds no list of them."""
+    messages = doc.get("messages") if isinstance(doc, dict) else None
+    if not isinstance(messages, list):
+        return [], []
+    return messages, [mark(m) for m in messages]
+
+
 def mark(message: Any) -> str:
     """A message's digest, as its document holds it; one that matches nothing for a
     message nested too deep to write out again."""

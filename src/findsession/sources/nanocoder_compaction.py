@@ -36,7 +36,7 @@ from findsession.sources.generations import (
     Last,
     after_summary,
     last_reading,
-    mark,
+    marked,
     reading_state,
 )
 from findsession.sources.json_doc import Carried
@@ -44,10 +44,9 @@ from findsession.sources.json_doc import Carried
 
 def follow(doc: Any, state: State | None) -> Carried:
     """`json_doc.Follow` for a Nanocoder session document."""
-    messages = doc.get("messages") if isinstance(doc, dict) else None
-    if not isinstance(messages, list) or not messages:
+    messages, marks = marked(doc)
+    if not messages:
         return Carried()
-    marks = [mark(m) for m in messages]
     squeezed = [i for i, m in enumerate(messages) if _squeezed(m)]
     last = last_reading(state)
     if last is None or not isinstance(last.state.get("squeezed"), int):
