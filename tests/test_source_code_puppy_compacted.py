@@ -13,6 +13,9 @@ prompt, what the run added; the run's own prompt summarised before it was saved)
 `replace_in_file` (`-4`); two runs that compacted again (`-5`, `-6`); two more prompts
 (`-7`, `-8`). fog-bell (`compaction_strategy` truncation): the same prompts, its
 history cut without a summary to the first prompt and the last messages (`-3`, `-5`).
+bell-tower (its model's context whole): three prompts (`-1` to `-3`), `/compact` typed
+in its interactive mode, driven through a pseudo-terminal (`-4`), a prompt (`-5`),
+`/truncate 3` typed and a prompt (`-6`).
 The home folder was renamed to `/home/dev`, and each request's system prompt
 (`instructions`) cut to its first two lines.
 """
@@ -39,6 +42,7 @@ from findsession.storage.sqlite import Store
 FIXTURE = Path(__file__).parent / "fixtures" / "code-puppy" / "compacted"
 KEEPER = "keeper-log"
 FOG = "fog-bell"
+BELL = "bell-tower"
 FIRST = "Write the keeper rota for the next weeks as rota.md"
 #: The prompt before the first compaction that its summary replaced.
 ASKED = "Who rings the bell in week 1?"
@@ -142,6 +146,22 @@ def test_what_a_truncation_cut_stays(cli: CLI, autosaves: Path) -> None:
         "Write a monthly shutter check",
     ]
     assert said(cli, FOG) == expected(whole)
+
+
+def test_a_compact_and_a_truncate_typed_keep_what_they_dropped_and_read_what_they_kept_once(
+    cli: CLI, autosaves: Path
+) -> None:
+    """`/compact` keeps the summary, the first prompt and the last reply, which the index
+    read before; `/truncate 3` the first prompt and the last call, its result and the
+    reply, read before too: each read once, in its place."""
+    names = [f"{BELL}-{n}" for n in range(1, 7)]
+    for name in names:
+        saved(autosaves, BELL, name)
+        cli.json("index", "--no-embed")
+    whole = every(*map(version, names))
+    assert indexed(cli, BELL) == counted_messages(whole)
+    assert len(indexed(cli, BELL)["prompts"]) == 5
+    assert said(cli, BELL) == expected(whole)
 
 
 def test_versions_read_only_now_and_then_keep_all_that_was_read(cli: CLI, autosaves: Path) -> None:
@@ -263,6 +283,9 @@ def test_the_fixtures_are_the_versions_they_claim() -> None:
             assert all(p["part_kind"] != "system-prompt" for m in after for p in m["parts"])
         else:
             assert after[: len(before)] == before, n
+    bell = [version(f"{BELL}-{n}") for n in range(1, 7)]
+    assert bell[3][1:] == [bell[0][0], bell[2][-1]] and bell[3][0] not in bell[2]
+    assert bell[5][:4] == [bell[0][0], *bell[4][-3:]] and bell[4][0] not in bell[5]
     # The prompts of the runs that compacted were summarised before their run was saved.
     for lost in ("Start a lamp log", "storm shutters written", "monthly shutter check"):
         assert not any(lost in json.dumps(v) for v in keeper), lost
