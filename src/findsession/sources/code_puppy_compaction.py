@@ -55,16 +55,17 @@ def follow(doc: Any, state: State | None) -> Carried:
     if not messages:
         return Carried()
     last = last_reading(state)
-    pin = last.state.get("pin") if last is not None else None
-    if last is None or not isinstance(pin, str):
+    held = last.state.get("pin") if last is not None else None
+    if last is None or not isinstance(held, str):
         generations, kept = [Generation(0, 0, marks[0])], 0
     else:
-        generations, kept = _placed(messages, marks, last, pin)
+        generations, kept = _placed(messages, marks, last, held)
     number = generations[-1].number
-    if number == 0:
+    if number and isinstance(held, str):
+        pin = held  # the first prompt the index read, in an earlier generation
+    else:
         first = next((i for i, m in enumerate(messages) if _prompted(m)), None)
         pin = marks[first] if first is not None else ""
-    assert isinstance(pin, str)
     places = [i for i, m in enumerate(marks) if pin and m == pin]
     again = frozenset(number * STRIDE + i + 1 for i in places) if number else frozenset()
     after = marks[places[0] + 1] if places and places[0] + 1 < len(marks) else ""
