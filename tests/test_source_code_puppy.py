@@ -52,8 +52,13 @@ def counted(path: Path) -> dict[str, Any]:
     tool-call parts, the tool-return and retry-prompt parts, and the failed ones among
     those (a retry, an outcome other than success, `success: false`, an `error`, a
     non-zero `exit_code`)."""
+    return counted_messages(json.loads(path.read_text())["messages"])
+
+
+def counted_messages(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """`counted` of a list of messages."""
     prompts, replies, calls, results, failed = [], 0, 0, 0, 0
-    for msg in json.loads(path.read_text())["messages"]:
+    for msg in messages:
         for part in msg["parts"]:
             kind, body = part["part_kind"], part.get("content")
             if kind == "user-prompt" and not body.startswith("[system note]"):

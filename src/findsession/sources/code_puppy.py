@@ -17,7 +17,9 @@ is set: then its cache folder is `$XDG_CACHE_HOME/code_puppy` and its data folde
   a subagent of the session whose `invoke_agent` result first names its id.
 
 Code Puppy writes a session again whole (a temporary file renamed into place), so it is
-read whole when its content changed (`json_doc`). Before its JSON envelope, Code Puppy
+read whole when its content changed (`json_doc`). A compaction drops from the file the
+messages it summarised or cut: what the index read before stays, and the document
+carries on after it (`code_puppy_compaction`). Before its JSON envelope, Code Puppy
 saved a session as a Python pickle, `<name>.pkl`: unpickling runs code, so findsession
 never opens one; it reports it, read nothing (Code Puppy turns it into `<name>.json` and
 moves it to `pre_v2_backup/` the next time it starts, which is not walked).
@@ -31,10 +33,12 @@ from pathlib import Path
 from typing import IO
 
 from findsession.domain import MetaEvent, MetaKind, Resume, Session
-from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
+from findsession.sources.base import Skip, Source, SourceFile
+from findsession.sources.code_puppy_compaction import follow
 from findsession.sources.code_puppy_parents import subagent_parent
 from findsession.sources.code_puppy_records import Context, envelope_records
 from findsession.sources.cursor import Cursor, Reading, Record
+from findsession.sources.generations import texts_by_generation
 from findsession.sources.json_doc import load_or_none, read_document, side_object
 from findsession.sources.jsonl import clean_text
 from findsession.sources.opening import open_regular
@@ -85,6 +89,10 @@ class CodePuppySource(Source):
     `subagent_sessions/*.json`."""
 
     kind = KIND
+    #: 2: what was read before a compaction stays (the cursor keeps where the session's
+    #: messages stand); an index made before has its sessions read again once, which
+    #: loses nothing: it held what each file held, read whole at every change.
+    reads = 2
 
     def default_roots(self) -> list[Path]:
         roots = [cache_dir() / "autosaves", data_dir() / "contexts", data_dir() / _SUBAGENTS]
@@ -131,7 +139,8 @@ class CodePuppySource(Source):
             size = os.fstat(fh.fileno()).st_size
             return Reading([], Cursor(offset=size), fresh=True, binary=_PICKLE)
         ctx = _context(sf.path)
-        return read_document(fh, cursor, lambda doc, problems: _records(sf, doc, problems, ctx))
+        parse = lambda doc, problems: _records(sf, doc, problems, ctx)  # noqa: E731
+        return read_document(fh, cursor, parse, follow)
 
     def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
         if path.name.endswith(".pkl"):
@@ -140,7 +149,7 @@ class CodePuppySource(Source):
             doc = load_or_none(fh.read())
         sf = self.describe(path)
         records = _records(sf, doc, [], _context(path)) if doc is not None else []
-        return texts_by_line(records, lines)
+        return texts_by_generation(records, lines)
 
     def resume(self, session: Session) -> Resume:
         """`code-puppy --resume NAME`: Code Puppy finds a session of its `autosaves/` by name

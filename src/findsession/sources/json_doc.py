@@ -39,11 +39,15 @@ class Carried:
     lines up to `kept` stay as they were read; the document's records are numbered
     `shift` past the numbers the parser gave them (a record at line 0, a session's
     title, stays there), and those that land at or below `kept` are not read again.
-    `kept` 0 reads the document as new. `state` is the cursor's for the next read."""
+    `kept` 0 reads the document as new. `state` is the cursor's for the next read.
+    `again` are lines (numbered as shifted) of messages the index holds at an earlier
+    line: a message the agent carries into each compaction's document (Code Puppy's
+    first prompt), not read again."""
 
     kept: int = 0
     shift: int = 0
     state: State | None = None
+    again: frozenset[int] = frozenset()
 
 
 #: Where a parsed document carries on, given the state the last reading kept (None on
@@ -78,7 +82,11 @@ def read_document(
         return Reading(records, now, fresh=True, bytes_read=len(data), problems=problems)
     carried = follow(doc, cursor.state if cursor is not None else None)
     return Reading(
-        [r for r in shifted(records, carried.shift) if not r.line or r.line > carried.kept],
+        [
+            r
+            for r in shifted(records, carried.shift)
+            if not r.line or (r.line > carried.kept and r.line not in carried.again)
+        ],
         replace(now, state=carried.state),
         fresh=carried.kept == 0,
         bytes_read=len(data),

@@ -26,10 +26,11 @@ from pathlib import Path
 from typing import IO, Any
 
 from findsession.domain import Resume, Session
-from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
+from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import Cursor, Reading
-from findsession.sources.json_doc import load_or_none, read_document, shifted, side_object
-from findsession.sources.nanocoder_compaction import STRIDE, follow
+from findsession.sources.generations import texts_by_generation
+from findsession.sources.json_doc import load_or_none, read_document, side_object
+from findsession.sources.nanocoder_compaction import follow
 from findsession.sources.nanocoder_records import document_records
 from findsession.sources.opening import open_regular
 from findsession.sources.registry import SourceKind
@@ -118,11 +119,7 @@ class NanocoderSource(Source):
         file no longer holds, which no longer redacts to it)."""
         with open_regular(str(path)) as fh:
             doc = load_or_none(fh.read())
-        records = document_records(doc, []) if doc is not None else []
-        texts: dict[tuple[int, int], str] = {}
-        for number in sorted({line // STRIDE for line in lines}):
-            texts.update(texts_by_line(shifted(records, number * STRIDE), lines))
-        return texts
+        return texts_by_generation(document_records(doc, []) if doc is not None else [], lines)
 
     def resume(self, session: Session) -> Resume:
         """`nanocoder --resume <id>` (1.29 and later): Nanocoder loads a session by its id
