@@ -18,12 +18,18 @@ T0 = 1_767_000_000_000  # ms: 2025-12-29
 class StateDb:
     """The editor's connection to one `state.vscdb`."""
 
-    def __init__(self, path: Path, journal: str = "wal") -> None:
+    def __init__(
+        self,
+        path: Path,
+        journal: str = "wal",
+        tables: tuple[str, ...] = ("ItemTable", "cursorDiskKV"),
+    ) -> None:
+        """`tables`: VS Code's own databases have only `ItemTable`."""
         path.parent.mkdir(parents=True, exist_ok=True)
         self.conn = sqlite3.connect(path, isolation_level=None)
         self.conn.execute(f"PRAGMA journal_mode = {journal}")
         self.conn.execute("PRAGMA wal_autocheckpoint = 0")  # commits stay in -wal
-        for table in ("ItemTable", "cursorDiskKV"):
+        for table in tables:
             self.conn.execute(
                 f"CREATE TABLE IF NOT EXISTS {table} (key TEXT UNIQUE ON CONFLICT REPLACE,"
                 " value BLOB)"

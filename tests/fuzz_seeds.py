@@ -311,6 +311,18 @@ def _kiro(folder: Path) -> None:
     s.close()
 
 
+def _cody(state: str) -> Callable[[Path], None]:
+    """VS Code's database holding Cody's global state as the fixture gives it."""
+
+    def lay(folder: Path) -> None:
+        db = StateDb(folder / "User" / "globalStorage" / "state.vscdb", tables=("ItemTable",))
+        value = json.loads((FIXTURES / "cody" / state).read_text(encoding="utf-8"))
+        db.item("sourcegraph.cody-ai", json.dumps(value, separators=(",", ":")))
+        db.close()
+
+    return lay
+
+
 def _amazon_q(folder: Path) -> None:
     from test_source_amazon_q import loom, river
 
@@ -398,6 +410,8 @@ _KIMI_CODE = "sessions/wd_orchard_b9846ae12603/session_4c998d34-a7a2-4712-9335-0
 _KIMI_CODE_SPRING = "sessions/wd_apiary_eae80bd188c0/session_ca6ff05b-13f2-4785-87b1-a882ea6d8c92"
 _KIMI_CODE_FORK = "sessions/wd_apiary_eae80bd188c0/session_a651df64-4de7-4a61-b29a-e33bfc00259e"
 _GPTME = "2026-12-06-sneaking-green-penguin"
+_CODY_AGENT = "JetBrains-globalState/cody-local-chatHistory-v2"
+_CODY_EXPORT = "cody-chat-history-2025-03-22T17-12-00.json"
 _GPTME_NATIVE = "2026-12-06-singing-blue-shark"
 _NANOCODER = "0ab7146e-2723-4071-9898-466731f5eead.json"
 _CODE_PUPPY = "autosaves/lighthouse-hours.json"
@@ -476,6 +490,12 @@ SEEDS = [
           "3b8d1f22-9c4e-4a7b-8e13-6f2a0c9d5e02.json"]),
     Seed("cursor-ide", "cursor", _cursor_ide, "User/globalStorage/state.vscdb",
          ["User/globalStorage/state.vscdb"]),
+    Seed("cody", "cody", _cody("vscode-state.json"), "User/globalStorage/state.vscdb",
+         ["User/globalStorage/state.vscdb"]),
+    Seed("cody-2023", "cody", _cody("insiders-state-2023.json"),
+         "User/globalStorage/state.vscdb", ["User/globalStorage/state.vscdb"]),
+    Seed("cody-agent", "cody", _copy("cody/agent/Cody-nodejs"), _CODY_AGENT, [_CODY_AGENT]),
+    Seed("cody-export", "cody", _copy("cody"), _CODY_EXPORT, [_CODY_EXPORT]),
     Seed("zed", "zed", _zed, "threads/threads.db", ["threads/threads.db"]),
     Seed("kimi", "kimi", _copy("kimi/home/.kimi"), f"{_KIMI}/wire.jsonl",
          [f"{_KIMI}/wire.jsonl", f"{_KIMI}/state.json", "kimi.json",
@@ -627,4 +647,6 @@ TEXT_SEEDS = [
              f"{_SPECSTORY}/2025-02-19_09-30-kettle.md"),
     TextSeed("specstory-current", "specstory", _specstory,
              f"{_SPECSTORY}/2025-12-02_12-49Z-barometer.md"),
+    TextSeed("cody-jetbrains", "cody", _copy("cody/jetbrains-project"),
+             ".idea/cody_history.xml"),
 ]  # fmt: skip

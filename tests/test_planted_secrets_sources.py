@@ -53,6 +53,8 @@ FORMATS = {
     "letta": "letta/home/.letta/lc-local-backend",
     "code-puppy": "code-puppy/home/.code_puppy",
     "open-interpreter": "open_interpreter/home/.config/open-interpreter/conversations",
+    # Cody's export, found in the folder (its stores: test_source_cody.py builds them).
+    "cody": "cody",
     # The older layouts of agents that now keep a database (the stores have their own
     # planted-secret tests, with the database built by the test).
     "opencode": "opencode",

@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 from findsession.domain import Message, MessageKind, MetaEvent, MetaKind, Problem
@@ -49,6 +51,8 @@ _FILE_KEYS = ("target_file", "relative_workspace_path", "file_path", "path", "fi
 _FAILED = ("error", "rejected", "cancelled", "aborted")
 #: Characters of a bad value kept to show where it was.
 _PREVIEW = 120
+#: `Date.toUTCString()`: `Mon, 07 Dec 2026 05:41:14 GMT`.
+_RFC1123 = re.compile(r"\A[A-Z][a-z]{2}, \d{1,2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT\Z")
 
 
 @dataclass
@@ -232,7 +236,9 @@ def parent_of(data: dict[str, Any]) -> str | None:
 
 
 def when(value: Any) -> str | None:
-    """A millisecond epoch, or an ISO text, as ISO 8601 UTC ending in `Z`."""
+    """A millisecond epoch, an ISO text, or a JavaScript `Date.toUTCString()` text
+    (`Mon, 07 Dec 2026 05:41:14 GMT`, Sourcegraph Cody's chat ids), as ISO 8601 UTC
+    ending in `Z`."""
     moment: datetime | None = None
     if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
         try:
@@ -243,11 +249,23 @@ def when(value: Any) -> str | None:
         try:
             moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
         except ValueError:
+            moment = _utc_string(value.strip())
+        if moment is None:
             return None
         moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
     if moment is None:
         return None
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _utc_string(text: str) -> datetime | None:
+    """An RFC 1123 date (`Date.toUTCString()`), or None for any other text."""
+    if not _RFC1123.match(text):
+        return None
+    try:
+        return parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        return None
 
 
 def _as(base: Message, kind: MessageKind, text: str) -> Message:

@@ -8,9 +8,9 @@ inside a shell command); Gemini's and Qwen's `write_file` and `replace`; Aider's
 blocks; Cline's and Roo Code's `newFileCreated`, `editedExistingFile`, `appliedDiff`,
 `insertContent`, `searchAndReplace` (and their API names `write_to_file`,
 `replace_in_file`, `apply_diff`); Copilot CLI's `create` and `edit`; OpenCode's, Crush's
-and Pi's `write`, `edit`, `multiedit` and `patch`; Kiro's `fs_write`; Goose's
-`text_editor`; Amp's `create_file` and `edit_file`; Cursor's `edit_file` and
-`search_replace`; VS Code Copilot's `create_file`, `replace_string_in_file` and
+and Pi's `write`, `edit`, `multiedit` and `patch`; Kiro's `fs_write`; Goose's and
+Sourcegraph Cody's `text_editor`; Amp's `create_file` and `edit_file`; Cursor's
+`edit_file` and `search_replace`; VS Code Copilot's `create_file`, `replace_string_in_file` and
 `insert_edit_into_file`; Continue's `create_new_file`, `single_find_and_replace`,
 `multi_edit` and `edit_existing_file`; Kimi CLI's `WriteFile` and `StrReplaceFile`;
 OpenHands' `file_editor` by its command;

@@ -49,6 +49,7 @@ class SourceKind(StrEnum):
     AMAZON_Q = "amazon-q"
     CURSOR = "cursor"
     WINDSURF = "windsurf"
+    CODY = "cody"
     ZED = "zed"
     CONTINUE = "continue"
     KIMI = "kimi"
@@ -259,6 +260,14 @@ ENTRIES: tuple[Entry, ...] = (
         start=_CURSOR_AGENT,
     ),
     Entry(SourceKind.WINDSURF, "cursor_ide:WindsurfSource", spoken=("windsurf",), env=_CONFIG),
+    # The extension's history in the editor's global state; the JetBrains plugin's in
+    # its agent's data folder, or (2024) in each project's `.idea/`.
+    Entry(
+        SourceKind.CODY,
+        "cody:CodySource",
+        spoken=("cody",),
+        env=(*_CONFIG, *_DATA, "LOCALAPPDATA"),
+    ),
     Entry(
         SourceKind.ZED,
         "zed:ZedSource",
@@ -466,6 +475,7 @@ NAMES: dict[str, str] = {
     SourceKind.AMAZON_Q: "Amazon Q Developer CLI",
     SourceKind.CURSOR: "Cursor IDE",
     SourceKind.WINDSURF: "Windsurf's older chat panel",
+    SourceKind.CODY: "Sourcegraph Cody (its VS Code and JetBrains extensions)",
     SourceKind.ZED: "Zed's agent threads",
     SourceKind.CONTINUE: "Continue",
     SourceKind.KIMI: "Kimi CLI",
