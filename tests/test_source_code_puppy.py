@@ -186,6 +186,28 @@ def test_a_subagent_is_a_session_under_the_one_that_invoked_it(cli: CLI, home: P
     assert hits(cli, "publish the lighthouse hours page", "--speaker", "user")
 
 
+def test_a_subagent_indexed_before_the_session_that_invoked_it_was_saved_is_linked_later(
+    cli: CLI, home: Path, tmp_path: Path
+) -> None:
+    """Code Puppy saves a subagent's history while the turn that invoked it runs, and
+    that session only when the turn ends: an index run in between (the resident
+    service's, on the subagent's change) finds no session naming it. When the parent is
+    saved and read, the subagent is linked to it without its own file changing."""
+    parent = [p for p in (home / "autosaves").glob(f"{HOURS}*.json")]
+    aside = tmp_path / "aside"
+    aside.mkdir()
+    for path in parent:
+        shutil.move(path, aside / path.name)
+    cli.json("index", "--no-embed")
+    assert cli.json("read", PLANNER)["session"]["parent_id"] is None
+    for path in parent:
+        shutil.move(aside / path.name, path)
+    report = cli.json("index", "--no-embed")
+    assert report["files_read"] == len(parent) - 1  # the session, not its sidecar
+    planner = cli.json("read", PLANNER)["session"]
+    assert (planner["subagent"], planner["parent_id"]) == (True, HOURS)
+
+
 def test_a_session_saved_again_after_a_resume_is_read_again_whole(cli: CLI, home: Path) -> None:
     path = home / "autosaves" / f"{HARBOUR}.json"
     final = path.read_bytes()

@@ -283,6 +283,21 @@ def test_a_sessions_subagents_come_in_the_order_they_began(storage: Storage) -> 
     assert storage.subagents_of("other") == []
 
 
+def test_a_session_adopts_only_the_subagents_that_have_no_parent(storage: Storage) -> None:
+    """A subagent indexed before the session naming it was saved is linked once that
+    session is read; one with a parent already, or no subagent, is left as it is."""
+    add(storage, "main", [unit(1, "plan the release")])
+    add(storage, "other", [unit(1, "another plan")])
+    add(storage, "orphan", [unit(1, "list the steps")], is_subagent=True)
+    add(storage, "owned", [unit(1, "check the tags")], is_subagent=True, parent_id="other")
+    add(storage, "plain", [unit(1, "a session of its own")])
+    with storage.transaction():
+        storage.adopt("main", ["orphan", "owned", "plain", "missing", "main"])
+    assert [s.id for s in storage.subagents_of("main")] == ["orphan"]
+    assert [s.id for s in storage.subagents_of("other")] == ["owned"]
+    assert storage.parent_of("plain") is None and storage.parent_of("main") is None
+
+
 def test_forget_removes_a_session_and_its_subagents_for_good(storage: Storage) -> None:
     add(storage, "main", [unit(1, "secret plan")])
     add(storage, "child", [unit(1, "secret detail")], parent_id="main", is_subagent=True)

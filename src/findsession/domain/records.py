@@ -49,6 +49,10 @@ class MetaKind(StrEnum):
     #: sessions that may hold an older copy of one another file holds newer (an older
     #: export of a chat app's account), the newer copy stays.
     REVISION = "revision"
+    #: The ids of sessions this one started whose own files name no parent (a
+    #: subagent's history that only its parent's tool result names), space-separated:
+    #: a subagent indexed before that result was saved is linked when it is.
+    CHILDREN = "children"
 
 
 @dataclass(frozen=True, slots=True)

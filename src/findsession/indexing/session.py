@@ -123,6 +123,9 @@ def rebuild_session(
     description = redact(sf.agent_description)[0] if sf.agent_description else None
     session = built[0]
     store.save_session(session, description if not inline_child else None)
+    started = [c for e in events if e.kind is MetaKind.CHILDREN for c in e.value.split()]
+    if started:
+        store.adopt(sid, started)
     store.save_file_writes(sid, write_rows(facts.for_writes, sf.source, session.cwd))
     report.units_written += written
     report.sessions_changed += 1

@@ -17,13 +17,12 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
 
+from findsession.sources.code_puppy_records import invoked_session
 from findsession.sources.opening import open_regular
 
 _FILES = 200
 _BYTES = 64 << 20
-_INVOKE = ("invoke_agent", "invoke_agent_with_model")
 
 
 def subagent_parent(path: Path, elsewhere: list[Path]) -> str | None:
@@ -82,21 +81,7 @@ def _first_naming(data: bytes, sid: str) -> str | None:
     for msg in messages if isinstance(messages, list) else []:
         parts = msg.get("parts") if isinstance(msg, dict) else None
         for part in parts if isinstance(parts, list) else []:
-            if _names(part, sid):
+            if invoked_session(part) == sid:
                 when = part.get("timestamp") or msg.get("timestamp")
                 return when if isinstance(when, str) else ""
     return None
-
-
-def _names(part: Any, sid: str) -> bool:
-    if not isinstance(part, dict) or part.get("part_kind") != "tool-return":
-        return False
-    if part.get("tool_name") not in _INVOKE:
-        return False
-    content = part.get("content")
-    if isinstance(content, str):
-        try:
-            content = json.loads(content)
-        except (ValueError, RecursionError):
-            return False
-    return isinstance(content, dict) and content.get("session_id") == sid

@@ -30,7 +30,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from findsession.domain import Message, MessageKind, Problem
+from findsession.domain import Message, MessageKind, MetaEvent, MetaKind, Problem
 from findsession.sources.cursor import Record
 from findsession.sources.epoch import iso_utc
 from findsession.sources.jsonl import cap, clean_text, text_of
@@ -47,6 +47,8 @@ STEER_KEY = "code_puppy_steer"
 SUMMARY_HEAD = "Summary of previous conversation:"
 _NOTE_HEAD = "[system note] "
 _FAILED_OUTCOMES = frozenset(("failed", "denied"))
+#: The tools that run a subagent, whose result names its session.
+INVOKE = ("invoke_agent", "invoke_agent_with_model")
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +100,9 @@ def message_records(
             records += _request_part(part, number, base, steer)
         else:
             records += _response_part(part, number, base)
+    started = [sid for part in parts if (sid := invoked_session(part))]
+    if started:
+        records.append(MetaEvent(MetaKind.CHILDREN, " ".join(dict.fromkeys(started)), number))
     return records
 
 
@@ -150,6 +155,23 @@ def _response_part(part: dict[str, Any], number: int, base: dict[str, Any]) -> l
     if what == "builtin-tool-return":
         return _request_part(part, number, base, False)
     return []
+
+
+def invoked_session(part: Any) -> str | None:
+    """The subagent session an `invoke_agent` (or `invoke_agent_with_model`) result names
+    (`{response, agent_name, session_id, …}`), or None."""
+    if not isinstance(part, dict) or part.get("part_kind") != "tool-return":
+        return None
+    if part.get("tool_name") not in INVOKE:
+        return None
+    content = part.get("content")
+    if isinstance(content, str):
+        try:
+            content = json.loads(content)
+        except (ValueError, RecursionError):
+            return None
+    sid = content.get("session_id") if isinstance(content, dict) else None
+    return sid if isinstance(sid, str) and sid and " " not in sid else None
 
 
 def prompt_text(content: Any) -> str:

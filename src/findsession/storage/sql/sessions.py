@@ -151,6 +151,16 @@ class SessionsMixin(SqlConnection):
     def parent_of(self, session_id: str) -> str | None:
         return self.scalar("SELECT parent_id FROM sessions WHERE id = ?", (session_id,))
 
+    def adopt(self, parent_id: str, children: list[str]) -> None:
+        """Link subagents indexed with no parent to the session that names them."""
+        for batch in self.batches(children):
+            where, params = self.among("id", batch)
+            self.execute(
+                f"UPDATE sessions SET parent_id = ? WHERE {where}"
+                " AND is_subagent AND parent_id IS NULL AND id <> ?",
+                [parent_id, *params, parent_id],
+            )
+
     def subagents_of(self, session_id: str) -> list[Session]:
         """The sessions `session_id` started (its subagents), in the order they began."""
         return self._sessions_where("parent_id = ?", (session_id,), "first_ts NULLS FIRST, id")
