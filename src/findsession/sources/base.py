@@ -38,9 +38,9 @@ class SourceFile:
     #: its own id.
     supersedes: tuple[Path, ...] = ()
     #: The file began as a copy of another session's history (Claude Code's
-    #: `--fork-session`), its copied lines unmarked: the indexer reads it after the other
-    #: files of a run, so a line it shares with another file (same uuid) stays the one
-    #: of the file it was first written in.
+    #: `--fork-session`, Pi's forks), its copied lines unmarked: the indexer reads it
+    #: after the other files of a run, so a line it shares with another file (same uuid)
+    #: stays the one of the file it was first written in.
     copies_history: bool = False
     agent_type: str | None = None
     agent_description: str | None = None
