@@ -26,3 +26,15 @@ def sessions(cli: CLI, source: str, query: str, field: str | None = None) -> lis
 def index_in_order(cli: CLI, source: str, files: list[Path]) -> dict[str, Any]:
     """An index run over these files of one source, named in this order."""
     return cli.json("index", "--no-embed", "--source", source, *map(str, files))
+
+
+def assert_found_where_typed(
+    cli: CLI, source: str, where: dict[str, list[str]], words: tuple[str, ...], field: str | None
+) -> None:
+    """Each session's prompts are those typed in it, in order, and each word is found in
+    the sessions it was typed in and no other."""
+    for sid, typed in where.items():
+        assert prompts(cli, sid) == typed, sid
+    for word in words:
+        home_of = {sid for sid, typed in where.items() if any(word in t for t in typed)}
+        assert set(sessions(cli, source, word, field)) == home_of, word

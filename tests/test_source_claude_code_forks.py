@@ -35,7 +35,7 @@ from typing import Any
 
 import pytest
 from conftest import CLI
-from fork_checks import index_in_order, prompts, sessions
+from fork_checks import assert_found_where_typed, index_in_order, prompts
 
 from findsession.storage.sqlite import Store
 
@@ -94,9 +94,7 @@ def test_each_prompt_is_found_in_the_session_it_was_typed_in(
     where = typed_where(home)
     assert sum(map(len, where.values())) == 12 and len(where) == 7
     index_claude_in_order(cli, home, order)
-    for sid, typed in where.items():
-        assert prompts(cli, sid) == typed, sid
-    for word in (
+    words = (
         "giraffe",
         "okapi",
         "pelican",
@@ -108,9 +106,8 @@ def test_each_prompt_is_found_in_the_session_it_was_typed_in(
         "yak",
         "toucan",
         "tapir",
-    ):
-        home_of = [sid for sid, typed in where.items() if any(word in t for t in typed)]
-        assert sessions(cli, "claude-code", word, "prompt") == home_of, word
+    )
+    assert_found_where_typed(cli, "claude-code", where, words, "prompt")
     status = cli.json("status")
     assert status["sessions"] == 7
 

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 from conftest import CLI
-from fork_checks import index_in_order, prompts, sessions
+from fork_checks import assert_found_where_typed, index_in_order, prompts
 
 from findsession.storage.sqlite import Store
 
@@ -88,11 +88,8 @@ def test_each_prompt_is_found_in_the_session_it_was_typed_in(
         CLONE: 1,
     }
     index_in_order(cli, "pi", [file_of(home, sid) for sid in order])
-    for sid, typed in where.items():
-        assert prompts(cli, sid) == typed, sid
-    for word in ("zebra", "giraffe", "okapi", "pelican", "narwhal", "heron", "walrus", "lemur"):
-        home_of = [sid for sid, typed in where.items() if any(word in t for t in typed)]
-        assert sessions(cli, "pi", word) == home_of, word
+    words = ("zebra", "giraffe", "okapi", "pelican", "narwhal", "heron", "walrus", "lemur")
+    assert_found_where_typed(cli, "pi", where, words, None)
     assert cli.json("status")["sessions"] == 4
 
 

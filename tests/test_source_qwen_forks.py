@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 from conftest import CLI
-from fork_checks import index_in_order, prompts, sessions
+from fork_checks import assert_found_where_typed, index_in_order, prompts
 
 from findsession.storage.sqlite import Store
 
@@ -76,11 +76,8 @@ def test_each_prompt_is_found_in_the_session_it_was_typed_in(
         TWICE: 1,
     }
     index_in_order(cli, "qwen", [home / CHATS / f"{sid}.jsonl" for sid in order])
-    for sid, typed in where.items():
-        assert prompts(cli, sid) == typed, sid
-    for word in ("giraffe", "okapi", "pelican", "narwhal", "walrus", "heron", "lemur"):
-        home_of = [sid for sid, typed in where.items() if any(word in t for t in typed)]
-        assert sessions(cli, "qwen", word) == home_of, word
+    words = ("giraffe", "okapi", "pelican", "narwhal", "walrus", "heron", "lemur")
+    assert_found_where_typed(cli, "qwen", where, words, None)
     assert cli.json("status")["sessions"] == 3
 
 
