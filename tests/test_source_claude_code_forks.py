@@ -35,6 +35,7 @@ from typing import Any
 
 import pytest
 from conftest import CLI
+from fork_checks import assert_found_where_typed, index_in_order, prompts
 
 from findsession.storage.sqlite import Store
 
@@ -80,19 +81,8 @@ def typed_where(home: Path) -> dict[str, list[str]]:
     return dict(where)
 
 
-def prompts(cli: CLI, sid: str) -> list[str]:
-    turns = cli.json("read", sid)["turns"]
-    return [m["text"] for t in turns for m in t["messages"] if m["kind"] == "prompt"]
-
-
-def sessions(cli: CLI, query: str) -> list[str]:
-    found = cli.json("search", "--mode", "keyword", "--source", "claude-code", query)["results"]
-    return [h["session"]["id"] for h in found if h["match"]["field"] == "prompt"]
-
-
-def index_in_order(cli: CLI, home: Path, order: list[str]) -> dict[str, Any]:
-    files = [str(home / FOLDER / f"{sid}.jsonl") for sid in order]
-    return cli.json("index", "--no-embed", "--source", "claude-code", *files)
+def index_claude_in_order(cli: CLI, home: Path, order: list[str]) -> dict[str, Any]:
+    return index_in_order(cli, "claude-code", [home / FOLDER / f"{sid}.jsonl" for sid in order])
 
 
 @pytest.mark.parametrize(
@@ -103,10 +93,8 @@ def test_each_prompt_is_found_in_the_session_it_was_typed_in(
 ) -> None:
     where = typed_where(home)
     assert sum(map(len, where.values())) == 12 and len(where) == 7
-    index_in_order(cli, home, order)
-    for sid, typed in where.items():
-        assert prompts(cli, sid) == typed, sid
-    for word in (
+    index_claude_in_order(cli, home, order)
+    words = (
         "giraffe",
         "okapi",
         "pelican",
@@ -118,9 +106,8 @@ def test_each_prompt_is_found_in_the_session_it_was_typed_in(
         "yak",
         "toucan",
         "tapir",
-    ):
-        home_of = [sid for sid, typed in where.items() if any(word in t for t in typed)]
-        assert sessions(cli, word) == home_of, word
+    )
+    assert_found_where_typed(cli, "claude-code", where, words, "prompt")
     status = cli.json("status")
     assert status["sessions"] == 7
 
@@ -143,7 +130,7 @@ def test_an_index_a_fork_was_read_into_first_gives_the_session_its_turns_back(
     """An index where each fork was read before the session it copies (a run that read
     the forks alone, or an older release's order) held the copied turns as the fork's
     and lost the original; the reading this release gives reads them again."""
-    index_in_order(cli, home, [FORK_P, FORK_UI, LEMUR_FORK])
+    index_claude_in_order(cli, home, [FORK_P, FORK_UI, LEMUR_FORK])
     cli.json("index", "--no-embed")
     assert prompts(cli, FORK_P)[0].startswith("Please create the zebra notes file")
     with Store.open(db_path) as store, store.transaction():

@@ -146,15 +146,18 @@ def index_roots(
     return report
 
 
-def _copies_last(item: tuple[SourceFile, str]) -> tuple[bool, int]:
+def _copies_last(item: tuple[SourceFile, str]) -> tuple[bool, float]:
     """The order files are read in: one that began as a copy of another's history after
     the others, so the lines it shares stay the file's they were first written in, and
-    copies by when they were last written (a fork of a fork after the fork it copies)."""
+    copies by when their session began where the file says so, else by when they were
+    last written (a fork of a fork after the fork it copies)."""
     sf = item[0]
     if not sf.copies_history:
         return False, 0
+    if sf.began is not None:
+        return True, sf.began
     try:
-        return True, sf.path.stat().st_mtime_ns
+        return True, sf.path.stat().st_mtime
     except OSError:
         return True, 0
 

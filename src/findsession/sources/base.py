@@ -37,11 +37,14 @@ class SourceFile:
     #: drops them when it first reads this one, so the session stays one session under
     #: its own id.
     supersedes: tuple[Path, ...] = ()
-    #: The file began as a copy of another session's history (Claude Code's
-    #: `--fork-session`), its copied lines unmarked: the indexer reads it after the other
-    #: files of a run, so a line it shares with another file (same uuid) stays the one
-    #: of the file it was first written in.
+    #: The file began, or may have begun, as a copy of another session's history
+    #: (Claude Code's `--fork-session`, Pi's forks, a Vibe 2.2 resume), its copied lines
+    #: unmarked: the indexer reads it after the other files of a run, so a line it shares
+    #: with another file (same uuid) stays the one of the file it was first written in.
     copies_history: bool = False
+    #: When the session began (seconds since the epoch), where its file says so: files
+    #: that copy history are read in this order, else in the order they were last written.
+    began: float | None = None
     agent_type: str | None = None
     agent_description: str | None = None
 

@@ -77,13 +77,20 @@ _REMINDER_OPEN, _REMINDER_CLOSE = "<system-reminder>", "</system-reminder>"
 _CONTEXT_TAGS = ("<ide_", _REMINDER_OPEN)
 
 
+def copied_by_branch(obj: dict[str, Any]) -> bool:
+    """Whether a record is a copy `/branch` made of another session's record (Claude
+    Code's, and Qwen Code's after it, mark each `forkedFrom: {sessionId, messageUuid}`):
+    what it says is the other session's, indexed there."""
+    return "forkedFrom" in obj
+
+
 def parse_record(
     obj: dict[str, Any], line: int, in_subagent_file: bool
 ) -> list[Message | MetaEvent]:
     """Turn one JSON line into records; unknown or irrelevant lines give none."""
     kind = obj.get("type")
-    if "forkedFrom" in obj:
-        return []  # a copy `/branch` made of another session's record: that session's
+    if copied_by_branch(obj):
+        return []  # that session's
     if kind in ("user", "assistant"):
         return list(_parse_message(obj, line, in_subagent_file))
     if kind == "attachment":

@@ -14,6 +14,12 @@ A file only grows: it is read on from the JSON-lines cursor. Every branch of the
 is indexed, not only the one the last entry ends: Pi keeps each branch in the file as a
 place to go back to (`/tree` moves between them), so a turn on another branch is still
 part of the session, unlike a Qwen Code rewind.
+
+A fork (`pi --fork`, `/fork`, `/clone`) is a new file whose header names the file it
+came from (`parentSession`) and whose entries begin with a copy of that session's,
+unmarked, `id` and `timestamp` kept. Such a file is read after the others of a run
+(`SourceFile.copies_history`), and a message's uuid is its entry's id and time, so the
+copied lines stay the session's they were first written in and the fork keeps its own.
 """
 
 from __future__ import annotations
@@ -45,7 +51,8 @@ class PiSource(Source):
 
     kind = KIND
     #: 2: a pi-subagents child session is a subagent of the session that ran it.
-    reads = 2
+    #: 3: a fork's copy of another session's entries is that session's, not the fork's.
+    reads = 3
 
     def default_roots(self) -> list[Path]:
         return [pi_agent_dir() / "sessions"]
@@ -56,21 +63,26 @@ class PiSource(Source):
     def describe(self, path: Path) -> SourceFile:
         """The session id from the header, else from the name after the time; a
         pi-subagents child names its parent by where it is."""
+        header = _header(path)
+        forked = isinstance(header.get("parentSession"), str) and bool(header["parentSession"])
         parent = _parent_file(path)
         if parent is None:
-            return SourceFile(path=path, source=KIND, session_id=_session_id(path))
+            return SourceFile(
+                path=path, source=KIND, session_id=_session_id(path, header), copies_history=forked
+            )
         return SourceFile(
             path=path,
             source=KIND,
-            session_id=_session_id(path),
+            session_id=_session_id(path, header),
             is_subagent=True,
             parent_id=_session_id(parent),
+            copies_history=forked,
         )
 
     def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
         # A read from the cursor starts after the header: its `cwd` is read again.
         cwd = header_cwd(fh) if cursor is not None else None
-        return read_appended(fh, cursor, PiParser(cwd).parse)
+        return read_appended(fh, cursor, PiParser(cwd, copies=True).parse)
 
     def title_line(self, sf: SourceFile, title: str) -> bytes | None:
         """None: Pi's name entry is a node of the session tree (`id`, `parentId`), and
@@ -100,8 +112,8 @@ def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:
     return files_ending(root, skip, ".jsonl")
 
 
-def _session_id(path: Path) -> str:
-    sid = _header(path).get("id")
+def _session_id(path: Path, header: dict[str, object] | None = None) -> str:
+    sid = (_header(path) if header is None else header).get("id")
     if not isinstance(sid, str) or not sid:
         stem = path.name[: -len(".jsonl")]
         sid = stem.split("_", 1)[1] if "_" in stem else stem

@@ -11,10 +11,18 @@ the block shapes Claude Code writes and read by the same mapping
 mean the same thing whichever agent wrote them. `compaction` and `branch_summary`
 entries are summaries, `custom_message` entries an extension's injected text, and the
 last `session_info` name is the session's title.
+
+A fork (`pi --fork`, `/fork`, `/clone`) copies entries of another session into a new
+file unchanged, `id` and `timestamp` kept: with `copies` told, each message carries
+the two as its uuid, so a line a fork shares with the session it copied stays the line
+of the file it was first written in (the indexer's replay check). An `id` is 8 hex
+digits, unique within a file only; with the time beside it, two sessions' entries do
+not meet by chance.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from findsession.domain import Message, MessageKind, MetaEvent, MetaKind
@@ -35,11 +43,21 @@ _SUMMARY_ROLES = {"branchSummary": "summary", "compactionSummary": "summary"}
 class PiParser:
     """Turns a session file's lines into records; knows the header's working directory."""
 
-    def __init__(self, cwd: str | None = None) -> None:
+    def __init__(self, cwd: str | None = None, copies: bool = False) -> None:
         self.cwd = cwd
+        #: Entries may be copied into another file (Pi's forks): messages carry uuids.
+        self.copies = copies
 
     def parse(self, line: int, obj: dict[str, Any]) -> list[Record]:
         """Records of one line; unknown entry types give none."""
+        records = self._records(line, obj)
+        entry, ts = _str(obj.get("id")), _str(obj.get("timestamp"))
+        if not (self.copies and entry and ts):
+            return records
+        uuid = f"pi:{entry}@{ts}"
+        return [replace(r, uuid=uuid) if isinstance(r, Message) else r for r in records]
+
+    def _records(self, line: int, obj: dict[str, Any]) -> list[Record]:
         kind = obj.get("type")
         ts = _str(obj.get("timestamp"))
         if kind == "session":

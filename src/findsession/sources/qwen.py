@@ -44,7 +44,8 @@ class QwenSource(Source):
 
     kind = KIND
     #: 2: a prompt with `@file` references is what was typed, not the files' content.
-    reads = 2
+    #: 3: a `/branch` copy's `forkedFrom` records are the other session's, not the branch's.
+    reads = 3
 
     def default_roots(self) -> list[Path]:
         return [qwen_home() / "projects", qwen_home() / "tmp"]

@@ -18,6 +18,11 @@ system record (`userText`), then what was sent, the text with the files' content
 it, as the next `user` record. The prompt is what was typed, as Qwen Code shows it when
 a session is resumed; the files' content is not the person's (Gemini CLI's reader cuts
 it off the same way).
+
+`/branch` (also `/fork`) writes a new chat that begins with a copy of every record of
+the session it was typed in, the same `uuid`s, each marked `forkedFrom`, as Claude Code's
+`/branch` does: those records are that session's and give nothing here; the branch's
+own turns follow them.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from dataclasses import replace
 from typing import Any
 
 from findsession.domain import Message, MessageKind, MetaEvent, MetaKind
-from findsession.sources.claude_code_records import parse_record
+from findsession.sources.claude_code_records import copied_by_branch, parse_record
 from findsession.sources.cursor import Record
 from findsession.sources.jsonl import clean_text
 
@@ -61,6 +66,8 @@ class QwenParser:
             self.parents.setdefault(uuid, parent)
             self.last_uuid = uuid
             self.line_uuid[line] = uuid
+        if copied_by_branch(obj):
+            return []  # the session `/branch` copied it from holds it (its place kept above)
         if kind == "system":
             return self._system(subtype, obj, line)
         if kind not in ("user", "assistant", "tool_result"):

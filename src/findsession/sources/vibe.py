@@ -15,6 +15,12 @@ three layouts:
 - Vibe 3: a store per session, `unified/<id>/` (`vibe_store`), known by its `CURRENT`
   file, which is what is indexed; its journal and `meta.json` are part of the stamp. A
   subagent's store (`unified/child-…`) is a session under the one that started it.
+
+A resume in Vibe 2.2 writes a new folder that begins with a copy of the conversation
+so far, marked nowhere: every 2.x folder is read after the other files of a run, in the
+order its session began, and each message carries what it is known by in a copy
+(`message_uuid`), so a copied line stays the one of the folder it was first written in.
+A Vibe 3 `/branch` store's copied entries are left out (`inherited`).
 """
 
 from __future__ import annotations
@@ -23,10 +29,12 @@ import hashlib
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
-from findsession.domain import MetaEvent, MetaKind, Problem, Resume, Session
+from findsession.domain import Message, MetaEvent, MetaKind, Problem, Resume, Session
 from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, Record
 from findsession.sources.json_doc import load_or_none, read_document
@@ -34,7 +42,13 @@ from findsession.sources.jsonl import clean_text, read_appended, texts_at
 from findsession.sources.opening import open_regular
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_in_cwd
-from findsession.sources.vibe_records import Context, entry_records, message_records
+from findsession.sources.vibe_records import (
+    Context,
+    entry_records,
+    inherited,
+    message_records,
+    message_uuid,
+)
 from findsession.sources.vibe_store import StoreError, identity, read_store
 from findsession.sources.walking import env_home, walk
 
@@ -58,6 +72,9 @@ class VibeSource(Source):
     """Mistral Vibe's `~/.vibe/logs/session/`: 1.x documents and 2.x folders."""
 
     kind = KIND
+    #: 2: a resume's copy of a 2.x session (Vibe 2.2) and a `/branch` store's copied
+    #: entries are the session's they came from, not the copy's.
+    reads = 2
 
     def default_roots(self) -> list[Path]:
         return [sessions_dir()]
@@ -87,11 +104,14 @@ class VibeSource(Source):
         if path.name != MESSAGES:
             sid = _document_id(path) or _session_name(path)
             return SourceFile(path=path, source=KIND, session_id=sid)
-        sid = _str(_meta(path).get("session_id")) or _session_name(path)
+        meta = _meta(path)
+        sid = _str(meta.get("session_id")) or _session_name(path)
         # Vibe 2 moves each 1.x document into a folder of the same name (its
         # `session_migration`): the folder's session is the document's, read anew.
         document = path.parent.parent / f"{path.parent.name}.json"
-        return SourceFile(path=path, source=KIND, session_id=sid, supersedes=(document,))
+        # Any folder may be a resume's copy of an earlier one (Vibe 2.2).
+        return SourceFile(path=path, source=KIND, session_id=sid, supersedes=(document,),
+                          copies_history=True, began=_began(meta))  # fmt: skip
 
     def stamp_paths(self, path: Path) -> list[str]:
         """A 2.x folder's `meta.json` (the title Vibe writes there later changes nothing
@@ -112,7 +132,14 @@ class VibeSource(Source):
             return read_document(fh, cursor, document_records)
         meta = _meta(sf.path)
         ctx = _context(meta)
-        reading = read_appended(fh, cursor, lambda line, obj: message_records(line, obj, ctx))
+        calls: dict[str, str] = {}
+
+        def parse(line: int, obj: Any) -> list[Record]:
+            uuid = message_uuid(obj, calls)
+            records = message_records(line, obj, ctx)
+            return [replace(r, uuid=uuid) if isinstance(r, Message) else r for r in records]
+
+        reading = read_appended(fh, cursor, parse)
         reading.records.extend(_title(meta))
         return reading
 
@@ -161,7 +188,8 @@ def store_records(store: Any) -> list[Record]:
     """A Vibe 3 store's entries, numbered by place (from 1), its title last."""
     records: list[Record] = []
     for number, entry in enumerate(store.entries, 1):
-        records.extend(entry_records(number, entry, store.cwd))
+        if not inherited(entry, store.kind):
+            records.extend(entry_records(number, entry, store.cwd))
     session = store.session
     manual = session.get("titleSource") == "manual"
     return records + _title({"title": session.get("title"),
@@ -186,6 +214,14 @@ def _read_store(current: Path, cursor: Cursor | None) -> Reading:
         store.session = {**store.session, "title": meta.get("title"),
                          "titleSource": meta.get("title_source")}  # fmt: skip
     return Reading(store_records(store), now, fresh=True)
+
+
+def _began(meta: dict[str, Any]) -> float | None:
+    """When a 2.x session began, from its `meta.json`; None when it does not say."""
+    try:
+        return datetime.fromisoformat(str(meta.get("start_time"))).timestamp()
+    except ValueError:
+        return None
 
 
 def _context(meta: dict[str, Any]) -> Context:

@@ -11,6 +11,14 @@ What was not typed is not a prompt: a message Vibe's middleware added (`injected
 harness; the summary that replaces a compacted conversation (`context_boundary:
 compaction`) is a compaction summary; and the `<vibe_warning>` Vibe 1.x appended to
 the person's own words in plan mode ("Plan mode is active…") is cut off them.
+
+Vibe 2.2 resumes a session into a new one whose first save copies the conversation so
+far: `message_uuid` names a message so that its copy is known, by its `message_id`
+(a tool result has none: by its call's id under the message that made the call).
+
+In a Vibe 3 store, a `/branch` (`identity.kind: fork`) begins with the history it
+copied, entries numbered `imported-<n>` (`inherited`): the session it came from holds
+them.
 """
 
 from __future__ import annotations
@@ -36,6 +44,7 @@ TOOL_OUTPUT_CAP = 4_000
 FILE_KEYS = ("file_path", "path")
 _WARNING = re.compile(r"\s*<vibe_warning>.*?</vibe_warning>\s*", re.DOTALL)
 _FAILED = "<tool_error>"
+_IMPORTED = "imported-"
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +84,39 @@ def message_records(
     if role != "system" and problems is not None:
         problems.append(Problem(number, "unknown message role", clean_text(str(role))[:40]))
     return []
+
+
+def message_uuid(msg: Any, calls: dict[str, str]) -> str | None:
+    """What a 2.x message is known by in a copy of it: its `message_id`; a tool result,
+    which has none, by its call's id under the message that made it (`calls`: each call
+    id seen so far, to that message's id; an id a server gives may repeat across
+    sessions)."""
+    if not isinstance(msg, dict):
+        return None
+    made = _str(msg.get("message_id"))
+    if msg.get("role") == "assistant" and made and isinstance(msg.get("tool_calls"), list):
+        for call in msg["tool_calls"]:
+            call_id = _str(call.get("id")) if isinstance(call, dict) else None
+            if call_id:
+                calls[call_id] = made
+    if made:
+        return f"vibe:{made}"
+    call_id = _str(msg.get("tool_call_id"))
+    maker = calls.get(call_id) if call_id else None
+    return f"vibe:{maker}/{call_id}" if maker else None
+
+
+def inherited(entry: dict[str, Any], store_kind: str) -> bool:
+    """Whether a store's entry is history a `/branch` copied (Vibe's harness numbers the
+    entries it imports `imported-<n>`; a store imported whole is no fork and keeps
+    them)."""
+    entry_id = entry.get("id")
+    return (
+        store_kind == "fork"
+        and isinstance(entry_id, str)
+        and entry_id.startswith(_IMPORTED)
+        and entry_id[len(_IMPORTED) :].isdigit()
+    )
 
 
 def _assistant(msg: dict[str, Any], number: int, base: dict[str, Any]) -> list[Record]:
