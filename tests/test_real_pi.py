@@ -4,7 +4,9 @@ the real CLI, against a counter written here over the raw lines, never our reade
 
 Six people, version 3 files of May to July 2026: frinfo702/dotfiles @1065173 (macOS,
 37 files: five children the pi-subagents extension ran, each in a folder named as its
-parent's file, and seven sessions holding only the extension's own slash-command output;
+parent's file, one of them run "from a fork of the parent session" with its first
+exchange copied, which stays the parent's; and seven sessions holding only the
+extension's own slash-command output;
 one more session, of 4 MB or more, was not at hand; the extension's artifacts beside them,
 which are not read, as they were @e466700),
 EddieisxD/dotfiles @a6cbdc6 (Linux), elithrar/dotfiles @d51f4bb (macOS),
@@ -35,15 +37,26 @@ KNOWN = {
     "EddieisxD+dotfiles": (12, 12, 25, 24, 37, 35, 35, 7),
     "alhajjemohammad44-stack+93-coffee-shop": (5, 5, 28, 79, 140, 261, 259, 15),
     "elithrar+dotfiles": (3, 3, 4, 2, 8, 43, 43, 2),
-    "frinfo702+dotfiles": (37, 30, 47, 85, 257, 342, 341, 19),
+    "frinfo702+dotfiles": (37, 30, 46, 84, 256, 342, 341, 19),
     "timerloggedout-spec+termux-monorepo": (3, 3, 4, 8, 12, 26, 26, 3),
     "wichayutdew+dotfiles-arch": (2, 2, 2, 2, 2, 0, 0, 0),
 }
 
 
-def counted(path: Path) -> dict[str, Any]:
+def copied(entry: dict[str, Any], seen: set[tuple[str, str]]) -> bool:
+    """Whether a message entry is a copy of one an earlier file wrote (a child run
+    "from a fork of the parent session", a `/fork`): the same id at the same time."""
+    key = (entry.get("id"), entry.get("timestamp"))
+    if key in seen:
+        return True
+    seen.add(key)
+    return False
+
+
+def counted(path: Path, seen: set[tuple[str, str]]) -> dict[str, Any]:
     """One file: its header, the text of each user message, each assistant text and
-    thinking block that says something, each call id once, each result."""
+    thinking block that says something, each call id once, each result; a message an
+    earlier file (in path order: a parent before its children) wrote is not its."""
     out: dict[str, Any] = {"prompts": [], "counts": [0, 0, 0, 0, 0], "name": None}
     calls: set[str] = set()
     for line in path.read_text(encoding="utf-8").splitlines():
@@ -53,7 +66,7 @@ def counted(path: Path) -> dict[str, Any]:
         elif entry["type"] == "session_info":
             out["name"] = entry.get("name")
         message = entry.get("message") if entry["type"] == "message" else None
-        if not message:
+        if not message or copied(entry, seen):
             continue
         content = message.get("content")
         blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
@@ -77,12 +90,15 @@ def written(files: list[Path]) -> Counter[str]:
     """Each file Pi's `write` and `edit` wrote, and how many times: every call but one
     Pi answered with an error (a call whose result was never written may have written)."""
     out: Counter[str] = Counter()
+    seen: set[tuple[str, str]] = set()
     for path in files:
         calls: dict[str, str] = {}
         entries = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
         cwd = entries[0]["cwd"]
         for entry in entries:
             message = entry.get("message") or {}
+            if message and copied(entry, seen):
+                continue
             for block in message.get("content") or [] if message.get("role") == "assistant" else []:
                 if block.get("type") == "toolCall" and block["name"] in ("write", "edit"):
                     args = block["arguments"]
@@ -103,8 +119,9 @@ def test_each_session_holds_what_its_lines_say(cli: CLI, home: Path) -> None:
     assert report["files_seen"] == len(files)
     totals = [len(files), 0, 0, 0, 0, 0, 0, 0]
     children = 0
+    seen: set[tuple[str, str]] = set()
     for path in files:
-        expected = counted(path)
+        expected = counted(path, seen)
         if not expected["prompts"]:  # only Pi's header and an extension's own output
             assert cli.run("read", expected["id"], check=False).returncode != 0
             continue

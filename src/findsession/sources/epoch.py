@@ -43,3 +43,10 @@ def iso_utc(value: Any, *, naive_local: bool = False) -> str | None:
     except (ValueError, OverflowError, OSError):
         return None
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def iso_seconds(value: Any) -> float | None:
+    """`iso_utc`'s moment as seconds since the epoch (to order sessions by when they
+    began); None when it does not parse."""
+    text = iso_utc(value)
+    return None if text is None else datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()

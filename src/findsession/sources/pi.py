@@ -32,6 +32,7 @@ from typing import IO
 from findsession.domain import Resume, Session
 from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import Cursor, Reading
+from findsession.sources.epoch import iso_seconds
 from findsession.sources.jsonl import clean_text, read_appended, texts_at
 from findsession.sources.opening import open_regular
 from findsession.sources.pi_records import PiParser
@@ -65,10 +66,17 @@ class PiSource(Source):
         pi-subagents child names its parent by where it is."""
         header = _header(path)
         forked = isinstance(header.get("parentSession"), str) and bool(header["parentSession"])
+        # A fork of a fork is read after the fork it copies: by when each began, which
+        # its header says (a file's time is a copy's or a checkout's, not the fork's).
+        began = iso_seconds(header.get("timestamp")) if forked else None
         parent = _parent_file(path)
         if parent is None:
             return SourceFile(
-                path=path, source=KIND, session_id=_session_id(path, header), copies_history=forked
+                path=path,
+                source=KIND,
+                session_id=_session_id(path, header),
+                copies_history=forked,
+                began=began,
             )
         return SourceFile(
             path=path,
@@ -77,6 +85,7 @@ class PiSource(Source):
             is_subagent=True,
             parent_id=_session_id(parent),
             copies_history=forked,
+            began=began,
         )
 
     def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:

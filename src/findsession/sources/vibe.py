@@ -30,13 +30,13 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import replace
-from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
 from findsession.domain import Message, MetaEvent, MetaKind, Problem, Resume, Session
 from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, Record
+from findsession.sources.epoch import iso_seconds
 from findsession.sources.json_doc import load_or_none, read_document
 from findsession.sources.jsonl import clean_text, read_appended, texts_at
 from findsession.sources.opening import open_regular
@@ -110,8 +110,9 @@ class VibeSource(Source):
         # `session_migration`): the folder's session is the document's, read anew.
         document = path.parent.parent / f"{path.parent.name}.json"
         # Any folder may be a resume's copy of an earlier one (Vibe 2.2).
+        began = iso_seconds(meta.get("start_time"))
         return SourceFile(path=path, source=KIND, session_id=sid, supersedes=(document,),
-                          copies_history=True, began=_began(meta))  # fmt: skip
+                          copies_history=True, began=began)  # fmt: skip
 
     def stamp_paths(self, path: Path) -> list[str]:
         """A 2.x folder's `meta.json` (the title Vibe writes there later changes nothing
@@ -214,14 +215,6 @@ def _read_store(current: Path, cursor: Cursor | None) -> Reading:
         store.session = {**store.session, "title": meta.get("title"),
                          "titleSource": meta.get("title_source")}  # fmt: skip
     return Reading(store_records(store), now, fresh=True)
-
-
-def _began(meta: dict[str, Any]) -> float | None:
-    """When a 2.x session began, from its `meta.json`; None when it does not say."""
-    try:
-        return datetime.fromisoformat(str(meta.get("start_time"))).timestamp()
-    except ValueError:
-        return None
 
 
 def _context(meta: dict[str, Any]) -> Context:
