@@ -16,6 +16,7 @@ The tests skip, saying so, where the shared folder is absent.
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 from collections import Counter
@@ -74,7 +75,9 @@ def test_the_chat_is_told_by_what_was_typed(cli: CLI, tmp_path: Path) -> None:
     query = ("search", "--mode", "keyword", "--source", "kiro-ide", "profileArn required")
     [hit] = cli.json(*query)["results"]
     session = hit["session"]
-    assert session["title"] == "Clean State" and session["cwd"] == "/home/kenshin/Github/KiroRouter"
+    [chat] = (real / "workspace-sessions").glob("*/b5f31cfd-*.json")
+    folder = json.loads(chat.read_text(encoding="utf-8"))["workspaceDirectory"]
+    assert session["title"] == "Clean State" and session["cwd"] == folder
     assert session["started"] == "2026-06-16T17:10:14.439Z"  # the first run's start
     turns = cli.json("read", session["id"])["turns"]
     assert [t["messages"][0]["text"][:25] for t in turns] == [
