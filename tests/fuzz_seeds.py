@@ -410,6 +410,12 @@ _KIMI_CODE = "sessions/wd_orchard_b9846ae12603/session_4c998d34-a7a2-4712-9335-0
 _KIMI_CODE_SPRING = "sessions/wd_apiary_eae80bd188c0/session_ca6ff05b-13f2-4785-87b1-a882ea6d8c92"
 _KIMI_CODE_FORK = "sessions/wd_apiary_eae80bd188c0/session_a651df64-4de7-4a61-b29a-e33bfc00259e"
 _GPTME = "2026-12-06-sneaking-green-penguin"
+_KIRO_IDE = "kiro-ide/home/.config/Kiro/User/globalStorage/kiro.kiroagent"
+_KIRO_IDE_CHAT = "L2hvbWUvZGV2L3dlYXRoZXItYnVveQ__/3f2a9c10-7b4d-4e21-9a0c-5d6e7f809a11.json"
+_KIRO_IDE_RUN = (
+    "1244d18175ccdf2bf18bd8f4426a21ad/414d1636299d2b9e4ce7e17fb11f63e9/"
+    "af59163770ff698a9aab0a7f8b5a4b1d"
+)
 _CODY_AGENT = "JetBrains-globalState/cody-local-chatHistory-v2"
 _CODY_EXPORT = "cody-chat-history-2025-03-22T17-12-00.json"
 _GPTME_NATIVE = "2026-12-06-singing-blue-shark"
@@ -583,6 +589,11 @@ SEEDS = [
     Seed("continue", "continue", _copy("continue"),
          "sessions/7b1e4f20-1c2d-4e3f-8a9b-0c1d2e3f4a01.json",
          ["sessions/7b1e4f20-1c2d-4e3f-8a9b-0c1d2e3f4a01.json", "sessions/sessions.json"]),
+    Seed("kiro-ide", "kiro-ide", _copy(_KIRO_IDE),
+         f"workspace-sessions/{_KIRO_IDE_CHAT}",
+         [f"workspace-sessions/{_KIRO_IDE_CHAT}", _KIRO_IDE_RUN,
+          "1244d18175ccdf2bf18bd8f4426a21ad/f62de366d0006e17ea00a01f6624aabf"],
+         form={_KIRO_IDE_RUN: "json"}),
     Seed("chatgpt", "chatgpt", _copy("chatgpt/export-2024-05"), "conversations.json",
          ["conversations.json"]),
     Seed("claude-ai", "claude-ai", _copy("claude-ai/data-2024-05-05-10-00-00"),

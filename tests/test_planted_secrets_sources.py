@@ -37,6 +37,7 @@ FORMATS = {
     "roo-code": "roo-code/User",
     "amp": "amp/threads",
     "continue": "continue/sessions",
+    "kiro-ide": "kiro-ide/home/.config/Kiro/User/globalStorage/kiro.kiroagent",
     "kimi": "kimi/home/.kimi",
     "kimi-code": "kimi-code/home/.kimi-code",
     "openhands": "openhands",  # the CLI's conversations and the app's sessions

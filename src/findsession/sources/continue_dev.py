@@ -74,7 +74,7 @@ class ContinueSource(Source):
         return SourceFile(path=path, source=KIND, session_id=path.name[: -len(".json")])
 
     def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
-        made, saved = _times(sf.path, fh)
+        made, saved = session_times(sf.path, fh)
         return read_document(fh, cursor, lambda doc, problems: session_records(
             doc, made, saved, problems))  # fmt: skip
 
@@ -100,8 +100,9 @@ def _is_session(name: str) -> bool:
     return name.endswith(".json") and name != LISTING
 
 
-def _times(path: Path, fh: IO[bytes]) -> tuple[str | None, str | None]:
-    """When the session was made (Continue's list), and when its file was last written."""
+def session_times(path: Path, fh: IO[bytes]) -> tuple[str | None, str | None]:
+    """When the session was made (the list beside it), and when its file was last
+    written: Continue's layout, which Kiro IDE's sessions keep too."""
     saved = epoch_iso(os.fstat(fh.fileno()).st_mtime)
     listing = path.with_name(LISTING)
     try:

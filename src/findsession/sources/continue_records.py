@@ -21,6 +21,7 @@ written.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote, urlparse
 
@@ -42,12 +43,22 @@ _FILE_KEYS = ("filepath", "file_path", "path", "dirPath")
 #: How a call ended that wrote nothing.
 _FAILED = frozenset({"errored", "canceled"})
 
+#: Reads an assistant history item in Continue's place, from its item and the fields
+#: every record of the item carries (`line`, `cwd`, `timestamp`); None: read it as
+#: Continue's. Kiro IDE's agent keeps its replies beside the session, the item holding
+#: a placeholder.
+Assistant = Callable[[dict[str, Any], dict[str, Any]], list[Record] | None]
+
 
 def session_records(
-    doc: Any, created: str | None, saved: str | None, problems: list[Problem]
+    doc: Any,
+    created: str | None,
+    saved: str | None,
+    problems: list[Problem],
+    assistant: Assistant | None = None,
 ) -> list[Record]:
     """Every message of the session, numbered by its history item (from 1), then its
-    title at line 0."""
+    title at line 0; an assistant item read by `assistant` where it reads it."""
     if not isinstance(doc, dict):
         problems.append(Problem(1, "not a JSON object", type(doc).__name__))
         return []
@@ -71,7 +82,8 @@ def session_records(
         if role == "user":
             records += _user(message, item.get("contextItems"), base)
         elif role == "assistant":
-            records += _assistant(message, item, base, names)
+            own = assistant(item, base) if assistant is not None else None
+            records += own if own is not None else _assistant(message, item, base, names)
         elif role == "thinking":
             records += _thinking(_text(message.get("content")), base)
         elif role == "tool":

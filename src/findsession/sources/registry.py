@@ -46,6 +46,7 @@ class SourceKind(StrEnum):
     GOOSE = "goose"
     CRUSH = "crush"
     KIRO = "kiro"
+    KIRO_IDE = "kiro-ide"
     AMAZON_Q = "amazon-q"
     CURSOR = "cursor"
     WINDSURF = "windsurf"
@@ -240,6 +241,8 @@ ENTRIES: tuple[Entry, ...] = (
         env=(*_DATA, "APPDATA"),
         start=Start(("kiro-cli", "chat")),
     ),
+    # The editor's chats; the editor has no command that opens one.
+    Entry(SourceKind.KIRO_IDE, "kiro_ide:KiroIdeSource", spoken=("kiro",), env=_CONFIG),
     # Kiro CLI's former self, no longer released: no handoff starts it.
     # "q" alone is any letter of any query; people write "AmazonQ".
     Entry(
@@ -472,6 +475,7 @@ NAMES: dict[str, str] = {
     SourceKind.GOOSE: "Goose",
     SourceKind.CRUSH: "Crush",
     SourceKind.KIRO: "Kiro CLI",
+    SourceKind.KIRO_IDE: "Kiro IDE",
     SourceKind.AMAZON_Q: "Amazon Q Developer CLI",
     SourceKind.CURSOR: "Cursor IDE",
     SourceKind.WINDSURF: "Windsurf's older chat panel",
