@@ -140,12 +140,16 @@ def test_an_index_made_before_blame_learns_its_files_and_forgets_them_with_a_ses
     cli, roots = corpus
     copy = tmp_path / "old.db"
     shutil.copy(cli.env["FINDSESSION_DB"], copy)
-    # As an index of schema 11 was: no index of files written, and the columns step 13
-    # renamed under their old names (by the SQLite that wrote its FTS5 tables).
+    # As an index of schema 11 was: no index of files written, the columns step 13
+    # renamed under their old names (by the SQLite that wrote its FTS5 tables), and the
+    # redaction counts per file, as before step 14.
     db = apsw.Connection(str(copy))
     db.execute(
         "DROP TRIGGER sessions_file_writes_ad; DROP TABLE file_writes;"
         " DROP TABLE file_writes_backlog; PRAGMA user_version = 11;"
+        " DROP TRIGGER redactions_session_ad; DROP TABLE redactions;"
+        " CREATE TABLE redactions (file_path TEXT NOT NULL, kind TEXT NOT NULL,"
+        " n INTEGER NOT NULL, PRIMARY KEY (file_path, kind));"
         + "".join(f'ALTER TABLE {t} RENAME COLUMN {new} TO "{old}";' for t, old, new in RENAMED)
     )
     db.close()
