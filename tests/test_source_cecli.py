@@ -6,7 +6,9 @@ their own source and checked against counts taken here over the raw files."""
 
 from __future__ import annotations
 
+import json
 import re
+import shlex
 import shutil
 from pathlib import Path
 
@@ -19,7 +21,7 @@ from findsession.sources.cecli import FILE_NAME, default_roots, discover, sessio
 from findsession.storage.sqlite import Store
 
 FIXTURE = Path(__file__).parent / "fixtures" / "cecli" / "rain-gauge"
-FIRST = "# cecli chat started at 2026-12-07 07:00:39"
+FIRST = "# cecli chat started at 2026-12-07 07:00:40"
 SECOND = "# cecli chat started at 2026-12-07 07:01:20"
 
 
@@ -72,8 +74,9 @@ def test_each_run_is_a_cecli_session_whose_prompts_are_what_was_typed(
     path = history(code)
     raw = path.read_text(encoding="utf-8")
     assert len(re.findall(r"(?m)^# cecli chat started at", raw)) == 2
-    first, second = store.get_session(session_id(path, FIRST)), store.get_session(
-        session_id(path, SECOND)
+    first, second = (
+        store.get_session(session_id(path, FIRST)),
+        store.get_session(session_id(path, SECOND)),
     )
     assert first.source == second.source == "cecli" and first.id.startswith("cecli-")
     # The project is the folder `.cecli/` sits in, not `.cecli/` itself.
@@ -88,19 +91,25 @@ def test_each_run_is_a_cecli_session_whose_prompts_are_what_was_typed(
     # after the question it asked in agent mode (the input typed after it is only in
     # input.history).
     inputs = typed(path)
-    assert prompts == [i for i in inputs if i in prompts] and len(inputs) == len(prompts) + 2
+    rest = iter(inputs)
+    assert all(prompt in rest for prompt in prompts)  # in order, each once
+    assert len(inputs) == len(prompts) + 2
 
 
 def test_edits_are_tool_calls_and_notes_are_tool_output(store: Store, code: Path) -> None:
     index(store, code)
     path = history(code)
     calls = store.query(
-        "SELECT tool, text FROM messages WHERE kind = 'tool_call' ORDER BY line", ()
+        "SELECT tool_name, files FROM messages WHERE kind = 'tool_call' ORDER BY line"
     )
     raw = path.read_text(encoding="utf-8")
-    assert len(calls) == len(re.findall(r"(?m)^<{7} SEARCH$", raw)) - 1  # less the copy
-    assert {tool for tool, _ in calls} == {"edit"}
-    outputs = " ".join(t for (t,) in store.query("SELECT text FROM messages WHERE kind = 'tool_output'"))
+    assert len(calls) == len(re.findall(r"(?m)^<{7} SEARCH$", raw)) == 3
+    # The applied edit, the one that failed, and cecli's copy of the failed block in its
+    # error (which names no file, as Aider's does).
+    assert calls == [("edit", '["gauge.py"]'), ("edit", '["gauge.py"]'), ("edit", None)]
+    outputs = " ".join(
+        t for (t,) in store.query("SELECT text FROM messages WHERE kind = 'tool_output'")
+    )
     assert "Applied edit to gauge.py" in outputs and "Tool Call: local • Command" in outputs
     assert "AttributeError" not in outputs  # cecli logs only that output went to the chat
 
@@ -114,8 +123,16 @@ def test_search_finds_a_cecli_prompt_and_resume_goes_back_to_the_project(
     assert top["session"]["source"] == "cecli"
     assert top["session"]["id"] == session_id(history(code), FIRST)
     assert top["session"]["path"] == str(history(code))
-    resume = cli.json("resume", top["session"]["id"])
-    assert resume["cwd"] == str(code / "rain-gauge") and resume["command"][0] == "cecli"
+    assert top["resume"]["command"] == ["cecli", "--auto-load"]
+    result = cli.run("open", top["session"]["id"], "--print")
+    assert shlex.split(result.stdout) == [
+        "cd",
+        str(code / "rain-gauge"),
+        "&&",
+        "cecli",
+        "--auto-load",
+    ]
+    assert "cannot load its chat history again" in result.stderr
 
 
 def test_an_aider_history_beside_it_stays_aider(store: Store, code: Path) -> None:
@@ -135,3 +152,13 @@ def test_default_roots_follow_cecli_s_variable_and_home(
     assert default_roots() == [tmp_path / FILE_NAME]
     monkeypatch.setenv("CECLI_CHAT_HISTORY_FILE", str(tmp_path / "logs" / "cecli.md"))
     assert default_roots() == [tmp_path / "logs" / "cecli.md", tmp_path / FILE_NAME]
+
+
+def test_blame_names_the_run_whose_edit_applied(cli: CLI, code: Path) -> None:
+    cli.run("index", "--no-embed", "--source", "cecli", str(code))
+    gauge = code / "rain-gauge" / "gauge.py"
+    got = json.loads(cli.run("blame", "--json", f"{gauge}:3").stdout)
+    (line,) = got["lines"]
+    assert "0.2  # millimetres" in line["text"]
+    writer = got["writers"][line["writer"] - 1]
+    assert writer["session"]["id"] == session_id(history(code), FIRST)
