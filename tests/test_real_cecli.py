@@ -4,8 +4,9 @@ of what was typed) against counts taken here over the raw files, never our parse
 
 cecli stops writing its chat history for the rest of a run once a question it asked was
 answered at the keyboard (cecli/io.py: the answer is awaited as an acknowledgement
-before anything is logged again), so its input history may hold far more than the chat
-history: every prompt indexed is an input typed, in order, not every input a prompt.
+before anything is logged again), and the one published input history holds 80 inputs
+where its chat history holds 3: every prompt indexed is an input typed, in order, not
+every input a prompt.
 These tests skip, saying so, where the shared folder is absent.
 """
 

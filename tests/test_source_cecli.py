@@ -150,6 +150,9 @@ def test_default_roots_follow_cecli_s_variable_and_home(
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.delenv("CECLI_CHAT_HISTORY_FILE", raising=False)
     assert default_roots() == [tmp_path / FILE_NAME]
+    (tmp_path / ".cecli").mkdir()
+    (tmp_path / ".cecli" / ".cecli.conf.yml").write_text("chat-history-file: /srv/cecli.md\n")
+    assert default_roots() == [Path("/srv/cecli.md"), tmp_path / FILE_NAME]
     monkeypatch.setenv("CECLI_CHAT_HISTORY_FILE", str(tmp_path / "logs" / "cecli.md"))
     assert default_roots() == [tmp_path / "logs" / "cecli.md", tmp_path / FILE_NAME]
 
