@@ -176,3 +176,30 @@ def leaks(db: Path) -> list[str]:
     if found_all:
         print(f"{len(found_all)} secrets leak: " + "; ".join(found_all))
     return found_all
+
+
+#: Aider's chat history format, which its fork cecli writes too: Markdown, not JSON.
+HISTORIES = {
+    "aider": ("aider", "weather-station/.aider.chat.history.md"),
+    "cecli": ("cecli", "rain-gauge/.cecli/chat.history"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(HISTORIES))
+def test_no_secret_planted_in_a_chat_history_leaves_a_trace(
+    cli: CLI, tmp_path: Path, kind: str
+) -> None:
+    """Secrets typed (`####` lines), answered (the reply) and printed (`>` notes)."""
+    folder, history = HISTORIES[kind]
+    root = tmp_path / "planted" / kind
+    shutil.copytree(FIXTURES / folder, root)
+    lines = PLANTED.splitlines()
+    with (root / history).open("a", encoding="utf-8") as fh:
+        fh.write("\n" + "".join(f"#### {line}  \n" for line in lines))
+        fh.write(f"\n{PLANTED}\n\n" + "".join(f"> {line}  \n" for line in lines))
+
+    report = cli.json("index", "--no-embed", "--source", kind, str(root))
+    assert report["sessions_total"] > 0, report
+    assert sum(report["redacted"].values()) >= len(LEAKED_KINDS), report["redacted"]
+
+    assert not leaks(Path(cli.env["FINDSESSION_DB"])), kind

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 
 from findsession.domain import Message, MessageKind
-from findsession.sources.file_writes import file_writes
+from findsession.sources.file_writes import AIDER_FORMAT, file_writes
 from findsession.sources.patches import search_replace
 from findsession.storage.base import WriteRow
 from findsession.storage.views import IndexStore
@@ -38,7 +38,7 @@ def write_rows(messages: list[Message], source: str, session_cwd: str | None) ->
     for turn, m in numbered(messages):
         if m.kind is not MessageKind.TOOL_CALL or (m.tool_id and m.tool_id in failed):
             continue
-        if source == "aider" and not m.files:
+        if source in AIDER_FORMAT and not m.files:
             _drop_failed_block(rows, m.text, turn)
             continue
         key = (m.tool_id, m.message_id, m.text)

@@ -65,7 +65,11 @@ class AiderSource(Source):
         return SourceFile(path=path, source=KIND, session_id=file_id(path), sibling_sessions=True)
 
     def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
-        return read_history(fh, cursor, str(sf.path.parent))
+        return read_history(fh, cursor, self.project(sf.path))
+
+    def project(self, path: Path) -> str:
+        """The project a history belongs to: the folder holding it."""
+        return str(path.parent)
 
     def title_line(self, sf: SourceFile, title: str) -> bytes | None:
         """None: an Aider history is Markdown with no place for a title."""
@@ -73,7 +77,7 @@ class AiderSource(Source):
 
     def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
         with open_regular(str(path)) as fh:
-            reading = read_history(fh, None, str(path.parent))
+            reading = read_history(fh, None, self.project(path))
         return texts_by_line(reading.records, lines)
 
     def resume(self, session: Session) -> Resume:
@@ -99,12 +103,19 @@ def default_roots() -> list[Path]:
     in the home folder (aider run outside a git repository). Project folders are not
     guessed: walking a whole home folder is not cheap; the config adds roots."""
     home = Path.home()
+    named = os.environ.get("AIDER_CHAT_HISTORY_FILE")
+    return named_and_home(named, [home / ".aider.conf.yml"], home / FILE_NAME)
+
+
+def named_and_home(named: str | None, configs: list[Path], at_home: Path) -> list[Path]:
+    """The history `named` (an environment variable's value), else the one the first of
+    `configs` names, when that is an absolute path; then `at_home`."""
     roots = []
-    named = os.environ.get("AIDER_CHAT_HISTORY_FILE") or _configured(home / ".aider.conf.yml")
+    named = named or next(filter(None, map(_configured, configs)), None)
     if named and Path(named).expanduser().is_absolute():
         roots.append(Path(named).expanduser())
-    if home / FILE_NAME not in roots:
-        roots.append(home / FILE_NAME)
+    if at_home not in roots:
+        roots.append(at_home)
     return roots
 
 
@@ -120,9 +131,10 @@ def _configured(conf: Path) -> str | None:
     return found.group(1) if found else None
 
 
-def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:
-    """Every `.aider.chat.history.md` under `root` (a file named as a root is taken
-    whatever its name: aider's `--chat-history-file`).
+def discover(root: Path, skip: Skip | None = None, name: str = FILE_NAME) -> Iterator[Path]:
+    """Every `.aider.chat.history.md` (or `name`, which may be in a folder of the
+    project's: `.cecli/chat.history`) under `root`; a file named as a root is taken
+    whatever its name: aider's `--chat-history-file`.
 
     Links to folders are not followed (a loop, or a way out of the root); heavy folders
     are not entered. A folder that cannot be read goes to `skip`.
@@ -136,8 +148,11 @@ def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:
             dirs[:] = []
             continue
         dirs[:] = [d for d in dirs if d not in _HEAVY and not d.startswith(".aider.tags")]
-        if FILE_NAME in files:
-            yield folder / FILE_NAME
+        inside, _, file_name = name.rpartition("/")
+        if not inside and file_name in files:
+            yield folder / file_name
+        elif inside in dirs and (folder / name).is_file():
+            yield folder / name
 
 
 def file_id(path: Path) -> str:

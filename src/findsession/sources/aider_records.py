@@ -18,6 +18,10 @@ note (see `HistoryParser._reflowed` for how such a run is read).
 
 Aider logs what it sends on the person's behalf as `####` lines too: `aider_sent` tells
 those from what was typed.
+
+cecli (Aider Community Edition, a fork) writes the same lines to `.cecli/chat.history`
+(cecli/io.py), its header naming it: `# cecli chat started at …`, its version note
+`cecli v…`. Both are read here.
 """
 
 from __future__ import annotations
@@ -41,19 +45,22 @@ from findsession.sources.aider_sent import (
 from findsession.sources.cursor import Record
 from findsession.sources.jsonl import cap, cut_point
 
-HEADER = "# aider chat started at"
+#: How a run's header starts: Aider's, and cecli's (its fork, which names itself there).
+HEADERS = ("# aider chat started at", "# cecli chat started at")
 PROMPT_CAP = 100_000
 NOTES_CAP = 4_000
 #: Characters of one block held while reading it: past this the rest is counted, not kept.
 _HOLD = REPLY_CAP + 4_096
 
-_STAMP = re.compile(r"^# aider chat started at (\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)")
-_VERSION = re.compile(r"^Aider v(\S+)")
+_STAMP = re.compile(
+    r"^# (?:aider|cecli) chat started at (\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)"
+)
+_VERSION = re.compile(r"^(?:Aider|cecli) v(\S+)")
 _TITLE_HOLD = 500
 
 
 def is_header(text: str) -> bool:
-    return text.startswith(HEADER)
+    return text.startswith(HEADERS)
 
 
 def session_key(header: str) -> str:

@@ -140,6 +140,10 @@ _KIMI_NEW = re.compile(r'"new"\s*:\s*"((?:[^"\\]|\\.)*)')
 _KIMI_OLD = re.compile(r'"old"\s*:\s*"((?:[^"\\]|\\.)*)')
 
 
+#: The sources written in Aider's chat history format: Aider and its fork cecli.
+AIDER_FORMAT = ("aider", "cecli")
+
+
 def file_writes(message: Message, source: str) -> list[FileWrite]:
     """The files a tool call wrote, in order; [] for a call that writes none (or any
     other message)."""
@@ -148,7 +152,7 @@ def file_writes(message: Message, source: str) -> list[FileWrite]:
     text, truncated = uncut(message.text)
     tool = message.tool_name
     name = _normal(tool)
-    if source == "aider" and name == "edit":
+    if source in AIDER_FORMAT and name == "edit":
         return _aider(message, text, truncated)
     if source == "gptme" and name in _GPTME:
         return _gptme(message, name, text, truncated)

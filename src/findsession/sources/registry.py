@@ -30,6 +30,7 @@ class SourceKind(StrEnum):
 
     CLAUDE_CODE = "claude-code"
     AIDER = "aider"
+    CECLI = "cecli"
     CODEX = "codex"
     GEMINI = "gemini"
     QWEN = "qwen"
@@ -151,6 +152,13 @@ ENTRIES: tuple[Entry, ...] = (
         "aider:AiderSource",
         spoken=("aider",),
         env=("AIDER_CHAT_HISTORY_FILE",),
+    ),
+    # Aider's fork; "aider-ce" is what it was called before.
+    Entry(
+        SourceKind.CECLI,
+        "cecli:CecliSource",
+        spoken=("cecli", "aider-ce"),
+        env=("CECLI_CHAT_HISTORY_FILE",),
     ),
     Entry(
         SourceKind.GEMINI,
@@ -460,6 +468,7 @@ NAMES: dict[str, str] = {
     SourceKind.CLAUDE_CODE: "Claude Code",
     SourceKind.CODEX: "Codex CLI",
     SourceKind.AIDER: "Aider",
+    SourceKind.CECLI: "cecli (Aider Community Edition, formerly aider-ce)",
     SourceKind.GEMINI: "Gemini CLI",
     SourceKind.QWEN: "Qwen Code",
     SourceKind.DROID: "Factory Droid",

@@ -1,0 +1,90 @@
+"""cecli chat histories: where they are, and the `Source` that reads them.
+
+cecli (PyPI `cecli-dev`, before that `aider-ce`, "Aider Community Edition") is a fork
+of Aider that writes Aider's chat history, line for line, to `.cecli/chat.history` in
+the project it runs in (the git root, else the folder it was started in), its header
+naming it (`# cecli chat started at …`). Aider's reader reads it (`aider`,
+`aider_records`); this module knows only where cecli keeps it, what a session's id
+is, and how to go back to it. aider-ce before 0.92 wrote Aider's own file and header,
+and is read as Aider.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from findsession.domain import Resume, Session
+from findsession.sources.aider import AiderSource, named_and_home
+from findsession.sources.aider import discover as discover_histories
+from findsession.sources.aider_records import session_key
+from findsession.sources.base import Skip, SourceFile, store_id
+from findsession.sources.registry import SourceKind
+from findsession.sources.resuming import resume_in_cwd
+
+KIND = SourceKind.CECLI
+FOLDER = ".cecli"
+#: Where cecli keeps its chat history, from the project's root (cecli/args.py).
+FILE_NAME = f"{FOLDER}/chat.history"
+
+
+class CecliSource(AiderSource):
+    """cecli's `.cecli/chat.history`, found under configured roots."""
+
+    kind = KIND
+    reads = 1
+
+    def default_roots(self) -> list[Path]:
+        return default_roots()
+
+    def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
+        return discover(root, skip)
+
+    def describe(self, path: Path) -> SourceFile:
+        return SourceFile(path=path, source=KIND, session_id=file_id(path), sibling_sessions=True)
+
+    def project(self, path: Path) -> str:
+        """The folder `.cecli/` is in (a history named elsewhere: the folder holding it)."""
+        folder = path.parent
+        return str(folder.parent if folder.name == FOLDER else folder)
+
+    def resume(self, session: Session) -> Resume:
+        """`cecli --auto-load`, in the project: cecli keeps no session ids and, since
+        0.96, no way to load its chat history again (`--restore-chat-history` is gone);
+        what it loads is the session it saved last (`--auto-save`)."""
+        return resume_in_cwd(
+            session,
+            "cecli",
+            "--auto-load",
+            note="cecli keeps no session ids and cannot load its chat history again: this"
+            " loads the session it saved last in the project (with --auto-save), which may"
+            " not be this run",
+        )
+
+
+def default_roots() -> list[Path]:
+    """The history cecli is told to use (`CECLI_CHAT_HISTORY_FILE`, or
+    `chat-history-file` in `~/.cecli.conf.yml` or `~/.cecli/.cecli.conf.yml`) when it
+    is an absolute path, and `~/.cecli/chat.history` (cecli run outside a git
+    repository, in the home folder). Project folders are not guessed, as for Aider."""
+    home = Path.home()
+    configs = [home / ".cecli.conf.yml", home / FOLDER / ".cecli.conf.yml"]
+    named = os.environ.get("CECLI_CHAT_HISTORY_FILE")
+    return named_and_home(named, configs, home / FILE_NAME)
+
+
+def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:
+    """Every `.cecli/chat.history` under `root` (a file named as a root is taken
+    whatever its name: cecli's `--chat-history-file`)."""
+    return discover_histories(root, skip, FILE_NAME)
+
+
+def file_id(path: Path) -> str:
+    """`cecli-` and a hash of the history's path; its sessions are `<file id>:<key>`."""
+    return store_id("cecli", path)
+
+
+def session_id(path: Path, header: str) -> str:
+    """The id of the session a header starts in the history at `path`."""
+    return f"{file_id(path)}:{session_key(header)}"
