@@ -446,6 +446,8 @@ FOUND = [
     ("openhands", [((1, "kind"), [])]),
     # An entry's type looked up in a set of the entries that hold a message.
     ("letta", [((0, 0, "type"), {"type": "session", "id": "x"})]),
+    # A tool return's outcome looked up in a set of the failed ones.
+    ("code-puppy", [((0, "messages", 2, "parts", 0, "outcome"), [])]),
 ]
 
 

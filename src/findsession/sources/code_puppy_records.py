@@ -46,7 +46,8 @@ FILE_KEYS = ("file_path", "directory")
 STEER_KEY = "code_puppy_steer"
 SUMMARY_HEAD = "Summary of previous conversation:"
 _NOTE_HEAD = "[system note] "
-_FAILED_OUTCOMES = frozenset(("failed", "denied"))
+#: A tuple, not a set: the outcome is whatever JSON the file holds, a list among them.
+_FAILED_OUTCOMES = ("failed", "denied")
 #: The tools that run a subagent, whose result names its session.
 INVOKE = ("invoke_agent", "invoke_agent_with_model")
 
