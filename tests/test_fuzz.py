@@ -448,6 +448,9 @@ FOUND = [
     ("letta", [((0, 0, "type"), {"type": "session", "id": "x"})]),
     # A tool return's outcome looked up in a set of the failed ones.
     ("code-puppy", [((0, "messages", 2, "parts", 0, "outcome"), [])]),
+    # A document's name from the manifest opened as a path: a NUL byte, a lone surrogate.
+    ("vibe-store", [((1, "runtime_state", "path"), "a\x00b")]),
+    ("vibe-store", [((1, "runtime_state", "path"), "\ud800")]),
 ]
 
 

@@ -30,8 +30,15 @@ class NotRegular(OSError):
 
 
 def open_regular(path: str) -> BinaryIO:
-    """Open for reading without blocking (a FIFO would) and only if it is a regular file."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    """Open for reading without blocking (a FIFO would) and only if it is a regular file.
+
+    A name read out of a record (a NUL byte in it, a lone surrogate) that no file can have
+    is an OSError like any other unreadable path, not a ValueError that ends the run."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(path, flags)
+    except ValueError as exc:  # UnicodeEncodeError is one too
+        raise NotRegular("a name no file can have; not read") from exc
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
