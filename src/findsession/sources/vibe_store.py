@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from findsession.sources.names import entry_name
 from findsession.sources.opening import open_regular
 
 STORE_FORMAT = "mistral.vibe.unified-session-store/v1"
@@ -152,8 +153,8 @@ def _document(
     history entries) when `pooled` and the manifest names chunks for it."""
     ref = _dict(ref)
     name = ref.get("path") if isinstance(ref.get("path"), str) else default
-    if "/" in name or name.startswith("."):
-        raise StoreError(f"manifest names a document outside its generation: {name!r}")
+    if entry_name(name) is None or name.startswith("."):
+        raise StoreError(f"manifest names no document of its generation: {name!r}")
     doc = _object(_bytes(gen / name), name)
     chunks = ref.get("chunks")
     if pooled and isinstance(chunks, list):
