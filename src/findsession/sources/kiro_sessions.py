@@ -63,10 +63,16 @@ def is_layout(root: Path) -> bool:
         return root.name == MESSAGES
     if _SESSION.match(root.name) or root.name == "sessions" and root.parent.name == ".kiro":
         return True
+    return any(_SESSION.match(p.name) for p in _folders(root)) or any(
+        _SESSION.match(q.name) for p in _folders(root) for q in _folders(p)
+    )
+
+
+def _folders(folder: Path) -> list[Path]:
     try:
-        return any(p.is_dir() and _SESSION.match(p.name) for p in root.iterdir())
+        return [p for p in folder.iterdir() if p.is_dir() and not p.is_symlink()]
     except OSError:
-        return False
+        return []
 
 
 def discover(root: Path, skip: Skip) -> Iterator[Path]:
@@ -141,7 +147,7 @@ def titles(meta: dict[str, Any]) -> list[Record]:
     title = meta.get("title")
     if not isinstance(title, str) or not title.strip() or title.strip() == PLACEHOLDER:
         return []
-    return [MetaEvent(MetaKind.AI_TITLE, clean_text(title.strip())[:200], 0)]
+    return [MetaEvent(MetaKind.AI_TITLE, clean_text(title.strip()), 0)]
 
 
 def stamp_paths(path: Path) -> list[str]:
