@@ -38,8 +38,10 @@ def count_session(path: Path) -> Counter[str]:
                 out["thinking"] += text != "..."
             else:
                 out["summaries" if op == "Summary" else "replies"] += 1
-        elif kind == "tool_call":
+        elif kind in ("tool_call", "sub_agent_start"):  # a subagent's task: a call
             out["calls"] += 1
+        elif kind == "sub_agent_complete":
+            out["results"] += 1
         elif kind == "tool_result":
             out["results"] += 1
             out["failed"] += payload.get("success") is False

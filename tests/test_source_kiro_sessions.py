@@ -4,7 +4,8 @@ replies, thinking Kiro kept encrypted left out, tool calls paired with their res
 id, a call a stopped session never finished failed, Kiro's own events (system prompt,
 turns, credits, approvals, context use) kept out, the title and its placeholder, the
 workspace, blame through `fs_write`, `str_replace` and `delete_file`, no command to go
-back, a session read on from where the last run stopped, a bad line and an unknown
+back, a subagent's task and answer, the folder from `rootPaths` when `workspacePaths`
+is empty, a session read on from where the last run stopped, a bad line and an unknown
 event reported.
 
 Kiro is closed source and could not be run here. The fixture
@@ -12,8 +13,9 @@ Kiro is closed source and could not be run here. The fixture
 other tools' readers show of real files: superbasedapp/observer's fixture derived from
 a real Kiro IDE 1.0.411 session (every key, `toolName`, `kind` and `operationType`
 kept, values replaced) and its shapes from Kiro's extension bundle (a steer, a
-`Summary`, a `tombstone`, a call's synthetic failed result), getagentseal/codeburn's and
-kenn-io/agentsview's readers. The shell tool's name on Linux (`execute_bash`) is an
+`Summary`, a `tombstone`, a call's synthetic failed result, `sub_agent_start`),
+getagentseal/codeburn's and kenn-io/agentsview's readers, and another reader's tests
+(`sub_agent_complete`, `rootPaths`). The shell tool's name on Linux (`execute_bash`) is an
 assumption: the real session ran on Windows (`execute_pwsh`). The counts come from
 `kiro_sessions_counts`, which reads the JSON with no findsession code.
 """
@@ -75,7 +77,7 @@ def test_each_session_holds_what_an_independent_count_finds(cli: CLI, kiro: Path
         expected.pop("summaries", None)  # a compaction's summary belongs to no turn
         assert held(cli, sid) == expected
     assert count_session(session_file(kiro, TIDES)) == Counter(
-        prompts=2, steers=1, replies=3, summaries=1, calls=6, results=6, failed=1
+        prompts=2, steers=1, replies=3, summaries=1, calls=7, results=7, failed=1
     )
     assert [len(t["messages"]) > 0 for t in cli.json("read", TIDES)["turns"]] == [True, True]
     assert cli.json("index", "--no-embed")["files_read"] == 0
@@ -91,7 +93,7 @@ def test_prompts_as_typed_and_kiros_own_events_kept_out(cli: CLI, kiro: Path) ->
         "keep every line under 80 columns"
     ]
     for kiro_own in ("AI assistant and IDE built to assist", "usagePercentage",
-                     "Review changes", "promptTurnSummaries", "c2lnbmF0dXJl"):  # fmt: skip
+                     "Accept changes", "promptTurnSummaries", "c2lnbmF0dXJl"):  # fmt: skip
         assert hits(cli, f'"{kiro_own}"') == [], kiro_own
     assert hits(cli, "harbour tide table CSV")[0]["session"]["id"] == TIDES
 
@@ -108,6 +110,8 @@ def test_calls_paired_with_their_results(cli: CLI, kiro: Path) -> None:
     ]
     ran = [m for m in turns[0]["messages"] if m["tool"] == "execute_bash"]
     assert "FileNotFoundError" in ran[1]["text"] and ran[1]["is_error"] is False
+    sub = [(m["kind"], m["tool"]) for m in turns[1]["messages"] if m["tool"] == "subagent"]
+    assert sub == [("tool_call", "subagent"), ("tool_output", "subagent")]
     [stopped] = [m for m in turns[1]["messages"] if m["is_error"]]
     assert (stopped["tool"], stopped["text"]) == (
         "execute_bash",
@@ -174,7 +178,7 @@ def test_a_bad_line_and_an_unknown_event_are_reported_and_the_rest_read(
         (5, "event of a kind not read"),
     ]
     assert hits(cli, "harbour tide table CSV")[0]["session"]["id"] == TIDES
-    assert held(cli, TIDES)["calls"] == 6
+    assert held(cli, TIDES)["calls"] == 7
 
 
 def test_only_sessions_are_read_not_snapshots_or_kiro_clis_older_folder(
@@ -186,3 +190,11 @@ def test_only_sessions_are_read_not_snapshots_or_kiro_clis_older_folder(
     cli.json("index", "--no-embed")
     listed = {s["kind"]: s for s in cli.json("sources")["sources"]}["kiro-ide"]
     assert listed["sessions"] == 2  # `cli/` is Kiro CLI's, its `kiro` source's
+
+
+def test_the_folder_from_root_paths_when_no_workspace_path(cli: CLI, kiro: Path) -> None:
+    meta = session_file(kiro, ANEMO).with_name("session.json")
+    doc = json.loads(meta.read_text())
+    meta.write_text(json.dumps({**doc, "workspacePaths": [], "rootPaths": ["/home/dev/wind"]}))
+    cli.json("index", "--no-embed")
+    assert hits(cli, "anemometer gusts knots")[0]["session"]["cwd"] == "/home/dev/wind"

@@ -136,10 +136,13 @@ def read_back(path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
 
 
 def workspace(meta: dict[str, Any]) -> str | None:
-    """The session's folder: the first of its `workspacePaths`."""
-    paths = meta.get("workspacePaths")
-    first = paths[0] if isinstance(paths, list) and paths else None
-    return clean_text(first) if isinstance(first, str) and first.strip() else None
+    """The session's folder: the first of its `workspacePaths`, else of its `rootPaths`."""
+    for key in ("workspacePaths", "rootPaths"):
+        paths = meta.get(key)
+        first = paths[0] if isinstance(paths, list) and paths else None
+        if isinstance(first, str) and first.strip():
+            return clean_text(first)
+    return None
 
 
 def titles(meta: dict[str, Any]) -> list[Record]:

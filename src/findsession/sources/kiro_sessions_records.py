@@ -12,11 +12,14 @@ source; see docs/sources.md, "Kiro IDE"):
 - `tool_call`: `{toolCallId, toolName, args}`, and `filePath` for a call that writes a
   file; `tool_result`: `{toolCallId, content, success}`, `success: false` a failure
   (Kiro writes one for a call a stopped session never finished).
+- `sub_agent_start` `{subSessionId, subAgentName, prompt}`: a subagent handed its task,
+  read as a call (`subagent`), answered by the `sub_agent_complete` `{subSessionId,
+  response}` of the same subagent.
 - Kiro's own events carry nothing typed or said and give no record: `session_start`
   (its `content` is Kiro's system prompt), `turn_start`, `turn_end`,
   `usage_summary` (credits), `session_metadata` (context use), `pending_interaction`
   and `interaction_resolved` (an approval asked and given), `session_event`,
-  `sub_agent_start`, `tombstone` (where a compaction cut the history).
+  `tombstone` (where a compaction cut the history).
 """
 
 from __future__ import annotations
@@ -40,11 +43,12 @@ from findsession.sources.tool_args import args_text, files
 #: Kiro's events that hold nothing to search.
 QUIET = frozenset((
     "session_start", "turn_start", "turn_end", "usage_summary", "session_metadata",
-    "pending_interaction", "interaction_resolved", "session_event", "sub_agent_start",
-    "tombstone",
+    "pending_interaction", "interaction_resolved", "session_event", "tombstone",
 ))  # fmt: skip
 #: The argument names Kiro's tools give a file (`delete_file` its `targetFile`).
 _FILE_KEYS = ("path", "targetFile", "filePath", "file_path")
+#: The tool a subagent's task is read as.
+SUBAGENT = "subagent"
 #: What Kiro writes for thinking it keeps encrypted.
 _ELIDED = "..."
 #: Calls whose names one read keeps for their results: more were never answered.
@@ -84,6 +88,13 @@ def line_records(line: int, obj: dict[str, Any], seen: Lines) -> list[Record]:
         return _call(payload, seen, base)
     if kind == "tool_result":
         return _result(payload, seen, base)
+    if kind == "sub_agent_start":
+        task = {"subagent": payload.get("subAgentName"), "prompt": payload.get("prompt")}
+        call = {"toolName": SUBAGENT, "toolCallId": payload.get("subSessionId"), "args": task}
+        return _call(call, seen, base)
+    if kind == "sub_agent_complete":
+        done = {"toolCallId": payload.get("subSessionId"), "content": payload.get("response")}
+        return _result(done, seen, base)
     if kind not in QUIET:
         seen.unknown.setdefault(clean_text(kind)[:80], []).append(line)
     return []
