@@ -123,7 +123,7 @@ def test_kiro_ides_later_fs_write_str_replace_and_delete_file() -> None:
     """Kiro IDE's later layout's tools, as a real session's derivation shows them: its
     `fs_write` has no `command`, the whole file in `text` (a line in it that reads as an
     argument stays in it)."""
-    yaml = "name: tides\npath: not-an-argument\n"
+    yaml = "name: tides\nowner: not-an-argument\n"
     assert one(call("fs_write", {"path": "/k/t.yml", "text": yaml}), "kiro-ide") == (
         "/k/t.yml", "create", yaml, "", False
     )
