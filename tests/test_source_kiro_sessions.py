@@ -1,5 +1,5 @@
-"""Kiro's later session layout (`~/.kiro/sessions/<workspace>/sess_<id>/`, Kiro 1.0.305
-and later), a place of the `kiro-ide` source, through the real CLI: prompts, a steer,
+"""Kiro's later session layout (`~/.kiro/sessions/<workspace>/sess_<id>/`, Kiro 1.0 and
+later), a place of the `kiro-ide` source, through the real CLI: prompts, a steer,
 replies, thinking Kiro kept encrypted left out, tool calls paired with their results by
 id, a call a stopped session never finished failed, Kiro's own events (system prompt,
 turns, credits, approvals, context use) kept out, the title and its placeholder, the

@@ -20,7 +20,7 @@ Not read: `dev_data/devdata.sqlite` (Continue's usage ledger: tokens by model, n
 conversation), `index/` (the code index), the `kiro.kiroAgent` row of `state.vscdb`
 (settings). Kiro has no command that opens a chat by its id.
 
-Kiro's later layout, `~/.kiro/sessions/<workspace>/sess_<id>/` (Kiro 1.0.305 and later),
+Kiro's later layout, `~/.kiro/sessions/<workspace>/sess_<id>/` (Kiro 1.0 and later),
 is a second place of the same source: the same program's chats, under the same name,
 gone back to the same way (`kiro_sessions`). A root is read as the layout it is.
 """

@@ -1,6 +1,6 @@
 """Kiro's later session layout: where it is, which file holds each session, how one is read.
 
-Since Kiro 1.0.305 (July 2026) Kiro IDE keeps each chat in a folder of its own under the
+Since Kiro 1.0 (June 2026) Kiro IDE keeps each chat in a folder of its own under the
 user's home on every system, `~/.kiro/sessions/<workspace>/sess_<id>/`, `<workspace>`
 sixteen hexadecimal digits of a hash of the workspace's folders (so a session is found
 by walking, never by computing it):
