@@ -412,6 +412,7 @@ _KIMI_CODE_FORK = "sessions/wd_apiary_eae80bd188c0/session_a651df64-4de7-4a61-b2
 _GPTME = "2026-12-06-sneaking-green-penguin"
 _KIRO_IDE = "kiro-ide/home/.config/Kiro/User/globalStorage/kiro.kiroagent"
 _KIRO_IDE_CHAT = "L2hvbWUvZGV2L3dlYXRoZXItYnVveQ__/3f2a9c10-7b4d-4e21-9a0c-5d6e7f809a11.json"
+_KIRO_SESSION = "3e9a1c7b5d2f4086/sess_4f1d2c3b-8a9e-4b7c-9d0e-1f2a3b4c5d6e"
 _KIRO_IDE_RUN = (
     "1244d18175ccdf2bf18bd8f4426a21ad/414d1636299d2b9e4ce7e17fb11f63e9/"
     "af59163770ff698a9aab0a7f8b5a4b1d"
@@ -594,6 +595,9 @@ SEEDS = [
          [f"workspace-sessions/{_KIRO_IDE_CHAT}", _KIRO_IDE_RUN,
           "1244d18175ccdf2bf18bd8f4426a21ad/f62de366d0006e17ea00a01f6624aabf"],
          form={_KIRO_IDE_RUN: "json"}),
+    Seed("kiro-ide-sessions", "kiro-ide", _copy("kiro-sessions/home/.kiro/sessions"),
+         f"{_KIRO_SESSION}/messages.jsonl",
+         [f"{_KIRO_SESSION}/messages.jsonl", f"{_KIRO_SESSION}/session.json"]),
     Seed("chatgpt", "chatgpt", _copy("chatgpt/export-2024-05"), "conversations.json",
          ["conversations.json"]),
     Seed("claude-ai", "claude-ai", _copy("claude-ai/data-2024-05-05-10-00-00"),

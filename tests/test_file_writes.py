@@ -119,6 +119,21 @@ def test_gemini_copilot_kiro_goose_amp_cursor_vscode_opencode() -> None:
     assert file_writes(call("mcp__github__create_file", {"path": "a", "content": "b"}), "x") == []
 
 
+def test_kiro_ides_later_fs_write_str_replace_and_delete_file() -> None:
+    """Kiro IDE's later layout's tools, as a real session's derivation shows them: its
+    `fs_write` has no `command`, the whole file in `text` (a line in it that reads as an
+    argument stays in it)."""
+    yaml = "name: tides\nowner: not-an-argument\n"
+    assert one(call("fs_write", {"path": "/k/t.yml", "text": yaml}), "kiro-ide") == (
+        "/k/t.yml", "create", yaml, "", False
+    )
+    assert file_writes(call("fs_write", {"path": "/k/t.yml", "text": yaml}), "kiro") == []
+    edit = {"path": "/k/t.py", "oldStr": "HW", "newStr": "HIGH", "replace_all": False}
+    assert one(call("str_replace", edit), "kiro-ide") == ("/k/t.py", "edit", "HIGH", "HW", False)
+    gone = {"targetFile": "/k/old.py", "explanation": "as asked"}
+    assert one(call("delete_file", gone), "kiro-ide") == ("/k/old.py", "delete", "", "", False)
+
+
 def test_auggies_numbered_edits_saved_files_and_removed_files() -> None:
     yaml = "name: kiln\npath: not-an-argument\nnew_str: nor this\n"
     edit = {"command": "str_replace", "path": "src/pid.c",

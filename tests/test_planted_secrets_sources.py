@@ -38,6 +38,7 @@ FORMATS = {
     "amp": "amp/threads",
     "continue": "continue/sessions",
     "kiro-ide": "kiro-ide/home/.config/Kiro/User/globalStorage/kiro.kiroagent",
+    "kiro-ide@sessions": "kiro-sessions/home/.kiro/sessions",  # its later layout
     "kimi": "kimi/home/.kimi",
     "kimi-code": "kimi-code/home/.kimi-code",
     "openhands": "openhands",  # the CLI's conversations and the app's sessions
@@ -145,14 +146,16 @@ def _plant_file(path: Path) -> bool:
     return False
 
 
-@pytest.mark.parametrize("kind", sorted(FORMATS))
+@pytest.mark.parametrize("name", sorted(FORMATS))
 def test_no_secret_planted_in_any_format_leaves_a_trace(
-    cli: CLI, tmp_path: Path, kind: str
+    cli: CLI, tmp_path: Path, name: str
 ) -> None:
-    root = tmp_path / "planted" / kind
-    shutil.copytree(FIXTURES / FORMATS[kind], root)
+    """`name` is the source's kind, and after an `@` which of its layouts."""
+    kind = name.split("@")[0]
+    root = tmp_path / "planted" / name
+    shutil.copytree(FIXTURES / FORMATS[name], root)
     planted = [p for p in sorted(root.rglob("*")) if p.is_file() and _plant_file(p)]
-    assert planted, f"no JSON file to plant in under {FORMATS[kind]}"
+    assert planted, f"no JSON file to plant in under {FORMATS[name]}"
 
     report = cli.json("index", "--no-embed", "--source", kind, str(root))
     assert report["sessions_total"] > 0, report

@@ -31,7 +31,8 @@ Open Interpreter's heredocs in its `shell` blocks (`bash`, `sh`, `zsh`...); Lett
 `Edit`; Code Puppy's `create_file`, `replace_in_file` (its list of `replacements`),
 `delete_snippet` (the text it removes) and `delete_file`;
 RA.Aid's `put_complete_file_contents` (its store keeps the path, not the text) and
-`file_str_replace`.
+`file_str_replace`; Kiro IDE's later `fs_write` (`path` and `text`), `str_replace`
+(`oldStr`, `newStr`) and `delete_file` (`targetFile`).
 A call of another name writes nothing here.
 """
 
@@ -57,8 +58,8 @@ PATH_KEYS = ("file_path", "filePath", "filepath", "path", "target_file", "target
              "relative_workspace_path")  # fmt: skip
 _CONTENT = ("content", "contents", "file_text", "fileText", "CodeContent", "file_content",
             "complete_file_contents")  # fmt: skip
-_NEW = ("new_string", "new_str", "newString", "newText", "new_text")
-_OLD = ("old_string", "old_str", "oldString", "oldText", "old_text")
+_NEW = ("new_string", "new_str", "newString", "newText", "new_text", "newStr")
+_OLD = ("old_string", "old_str", "oldString", "oldText", "old_text", "oldStr")
 _PATCH_KEYS = ("input", "patch", "patchText", "patch_text", "diff")
 #: Scalar arguments that may follow the written text in a call's rendering.
 _TRAILING = frozenset(("replace_all", "replaceAll", "expected_replacements", "insert_line",
@@ -162,6 +163,8 @@ def file_writes(message: Message, source: str) -> list[FileWrite]:
         return _kimi_code_write(message, text, truncated)
     if source == "code-puppy" and name in ("replace_in_file", "delete_snippet"):
         return _code_puppy_edit(message, name, text, truncated)
+    if source == "kiro-ide" and name == "fs_write" and not text.startswith("command:"):
+        return _kiro_write(message, text, truncated)
     if source == "hermes" and name == "patch" and not is_patch(text):
         name = "edit"  # its `mode: replace`: `path`, `old_string`, `new_string`
     if name in SHELL_TOOLS:
@@ -237,14 +240,16 @@ def _normal(tool: str) -> str:
     return name.removeprefix("developer__")
 
 
-def _fields(text: str, name: str) -> dict[str, str]:
+def _fields(text: str, name: str, written: tuple[str, ...] = ()) -> dict[str, str]:
     """A call's `key: value` lines back as a dict. A value runs over the lines after it
     until the next `key: `; once the written text has begun only the keys that may
     follow it (this tool's old or new text, a trailing flag) end it, so a YAML file
-    holding `path: x` stays one value."""
+    holding `path: x` stays one value. `written`: the keys of the tool's written text,
+    where its name alone does not say."""
     spec = _SIMPLE.get(name)
-    texts = set(spec[1]) if spec else {*_CONTENT, *_NEW, "code_edit", "diff", "edits",
-                                        "replacements", "input", "patch", "patchText"}
+    texts = set(written or (spec[1] if spec else ())) or {
+        *_CONTENT, *_NEW, "code_edit", "diff", "edits", "replacements", "input", "patch",
+        "patchText"}  # fmt: skip
     olds = set(spec[2]) if spec else set(_OLD)
     out: dict[str, str] = {}
     key: str | None = None
@@ -296,6 +301,16 @@ def _commanded(path: str, fields: dict[str, str], tool: str, truncated: bool) ->
         old = _first(fields, _OLD) or ""
         return [FileWrite(path, "edit", new, old, truncated, tool)] if new is not None else []
     return []  # view, undo_edit, …: nothing written
+
+
+def _kiro_write(message: Message, text: str, truncated: bool) -> list[FileWrite]:
+    """Kiro's later `fs_write`: the file's `path` and its whole `text`, no `command`."""
+    fields = _fields(text, "fs_write", ("text",))
+    path = _path(message, fields)
+    new = fields.get("text")
+    if path is None or (new is None and not truncated):
+        return []
+    return [FileWrite(path, "create", new or "", "", truncated, message.tool_name or "")]
 
 
 def _auggie_edits(message: Message, text: str, truncated: bool) -> list[FileWrite]:

@@ -18,8 +18,11 @@ editor of VS Code's family, `cursor_ide.user_folder`):
 
 Not read: `dev_data/devdata.sqlite` (Continue's usage ledger: tokens by model, no
 conversation), `index/` (the code index), the `kiro.kiroAgent` row of `state.vscdb`
-(settings), and `~/.kiro/sessions/<hash>/sess_<id>/` (Kiro's later layout, no file of
-which was found published). Kiro has no command that opens a chat by its id.
+(settings). Kiro has no command that opens a chat by its id.
+
+Kiro's later layout, `~/.kiro/sessions/<workspace>/sess_<id>/` (Kiro 1.0 and later),
+is a second place of the same source: the same program's chats, under the same name,
+gone back to the same way (`kiro_sessions`). A root is read as the layout it is.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from findsession.domain import Message, Problem, Resume, Session
+from findsession.sources import kiro_sessions
 from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
 from findsession.sources.continue_dev import LISTING, session_times
 from findsession.sources.continue_records import session_records
@@ -66,17 +70,22 @@ def agent_folder() -> Path:
 
 
 class KiroIdeSource(Source):
-    """Kiro IDE's `workspace-sessions/<workspace>/<id>.json` and its agent's runs."""
+    """Kiro IDE's `workspace-sessions/<workspace>/<id>.json` and its agent's runs, and
+    its later `~/.kiro/sessions/<workspace>/sess_<id>/messages.jsonl`."""
 
     kind = KIND
     reads = 1
 
     def default_roots(self) -> list[Path]:
-        return [agent_folder() / SESSIONS]
+        return [agent_folder() / SESSIONS, kiro_sessions.sessions_folder()]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """Every session file of every workspace's folder under `root` (the agent's
-        folder, its `workspace-sessions`, one workspace's folder, or a session file)."""
+        folder, its `workspace-sessions`, one workspace's folder, or a session file); or,
+        of the later layout, each session's `messages.jsonl`."""
+        if kiro_sessions.is_layout(root):
+            yield from kiro_sessions.discover(root, skip)
+            return
         if root.is_file():
             if _is_session(root.name):
                 yield root
@@ -88,16 +97,23 @@ class KiroIdeSource(Source):
             yield from (folder / n for n in _names(folder, skip) if _is_session(n))
 
     def describe(self, path: Path) -> SourceFile:
+        if path.name == kiro_sessions.MESSAGES:
+            return SourceFile(path=path, source=KIND, session_id=kiro_sessions.session_id(path))
         return SourceFile(path=path, source=KIND, session_id=path.name[: -len(".json")])
 
     def stamp_paths(self, path: Path) -> list[str]:
         """The workspace's list of runs, which changes as a run starts and ends while
-        the session file may not."""
+        the session file may not; the later layout's `session.json`, where a title lands."""
+        if path.name == kiro_sessions.MESSAGES:
+            return kiro_sessions.stamp_paths(path)
         runs = _runs_list(path)
         return [str(runs)] if runs is not None else []
 
     def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
-        """The whole chat, when its file or its workspace's runs changed."""
+        """The whole chat, when its file or its workspace's runs changed; of the later
+        layout, the events added since `cursor`."""
+        if sf.path.name == kiro_sessions.MESSAGES:
+            return kiro_sessions.read(sf.path, fh, cursor)
         made, saved = session_times(sf.path, fh)
         stamp = _stamp(_runs_list(sf.path))
         if cursor is not None and (cursor.state or {}).get("runs") != stamp:
@@ -109,6 +125,8 @@ class KiroIdeSource(Source):
 
     def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
         """Each wanted message as the session and its runs hold it now."""
+        if path.name == kiro_sessions.MESSAGES:
+            return kiro_sessions.read_back(path, lines)
         with open_regular(str(path)) as fh:
             doc = load_or_none(fh.read())
         records = _records(path, doc, None, None, []) if doc is not None else []
@@ -118,7 +136,8 @@ class KiroIdeSource(Source):
         return no_resume(_REASON)
 
     def title_line(self, sf: SourceFile, title: str) -> bytes | None:
-        """None: Kiro rewrites the session file whole; a line appended would be lost."""
+        """None: Kiro rewrites the session file whole, a line appended would be lost; the
+        later layout keeps its title in `session.json`, which Kiro rewrites too."""
         return None
 
 
