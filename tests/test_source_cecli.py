@@ -213,6 +213,8 @@ def test_inputs_added_later_are_read_once_each_into_the_run_they_were_typed_in(
     index(store, code)
     third = session_id(path, "# cecli chat started at 2026-12-07 08:00:00")
     assert prompts_of(store, third) == ["/add gauge.py", "how often does the bucket tip?"]
+    # The first input that asks something names the run, as a logged one would.
+    assert store.get_session(third).title == "how often does the bucket tip?"
     assert len(prompts_of(store, second)) == len(before) + 2
     # Rewritten (not only grown): read again from the top, the same once more.
     everything = store.query("SELECT session_id, line, part, text FROM messages ORDER BY id")

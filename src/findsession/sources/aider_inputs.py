@@ -22,15 +22,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from findsession.domain import Message, MessageKind, Problem
-from findsession.sources.aider_sent import Said
+from findsession.domain import Message, MessageKind, MetaEvent, MetaKind, Problem
+from findsession.sources.aider_records import PROMPT_CAP, TITLE_HOLD
+from findsession.sources.aider_sent import Said, asking
 from findsession.sources.cursor import Record
-from findsession.sources.jsonl import cap
+from findsession.sources.jsonl import cap, cut_point
 
 #: An input history larger than this is not read (one problem says so): nothing typed
 #: by hand comes near it.
 MAX_INPUT_BYTES = 32 * 1024 * 1024
-PROMPT_CAP = 100_000
 #: The answers a question of cecli's takes (cecli/io.py `confirm_ask`): any start of
 #: one is taken, and logged as a note with the question.
 _ANSWERS = ("yes", "no", "skip", "all", "tweak", "don't")
@@ -187,13 +187,21 @@ def _with_inputs(segment: list[Record], run: Run, mine: list[Typed], cwd: str) -
             places.append((starts[after + 1] if after + 1 < len(starts) else len(segment), typed))
     out: list[Record] = []
     line, index = run.header_line, 0
+    named = any(isinstance(r, MetaEvent) and r.kind is MetaKind.LAST_PROMPT for r in segment)
     for at, typed in places:
         for rec in segment[index:at]:
             out.append(rec)
             line = max(line, rec.line)
         index = max(index, at)
-        if (found := _prompt(typed, line, run.key, cwd)) is not None:
-            out.append(found)
+        if (found := _prompt(typed, line, run.key, cwd)) is None:
+            continue
+        out.append(found)
+        if not named and (name := asking(found.text)):
+            # As the chat history's first prompt that asks something would: it names
+            # the run better than the `/add` or `/agent` logged before it.
+            named = True
+            name = name[: cut_point(name, TITLE_HOLD)]
+            out.append(MetaEvent(MetaKind.LAST_PROMPT, name, run.header_line, session_key=run.key))
     out += segment[index:]
     return out
 

@@ -56,7 +56,7 @@ _STAMP = re.compile(
     r"^# (?:aider|cecli) chat started at (\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)"
 )
 _VERSION = re.compile(r"^(?:Aider|cecli) v(\S+)")
-_TITLE_HOLD = 500
+TITLE_HOLD = 500
 
 
 def is_header(text: str) -> bool:
@@ -268,7 +268,7 @@ class HistoryParser:
             # The first prompt that asks something names the session better than an
             # `/add` of files; it takes the title slot that ranks above the first prompt.
             self.named = True
-            name = name[: cut_point(name, _TITLE_HOLD)]
+            name = name[: cut_point(name, TITLE_HOLD)]
             out.append(
                 MetaEvent(MetaKind.LAST_PROMPT, name, self.header_line, session_key=self.key)
             )
