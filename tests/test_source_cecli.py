@@ -280,6 +280,16 @@ def test_search_finds_a_cecli_prompt_and_resume_goes_back_to_the_project(
     assert "cannot load its chat history again" in result.stderr
 
 
+def test_a_prompt_only_the_input_history_holds_is_found_and_read_back(
+    cli: CLI, code: Path
+) -> None:
+    cli.run("index", "--no-embed", "--source", "cecli", str(code))
+    hits = cli.json("search", "--mode", "keyword", "gauge read in agent mode")["results"]
+    assert hits[0]["session"]["id"] == session_id(history(code), SECOND)
+    shown = cli.run("read", "--raw", hits[0]["session"]["id"]).stdout
+    assert "> which sensor does the gauge read in agent mode?" in shown
+
+
 def test_an_aider_history_beside_it_stays_aider(store: Store, code: Path) -> None:
     aider = code / "rain-gauge" / ".aider.chat.history.md"
     aider.write_text("\n# aider chat started at 2024-03-05 10:15:02\n\n#### tidy the dotfiles  \n")
