@@ -218,11 +218,15 @@ def test_inputs_added_later_are_read_once_each_into_the_run_they_were_typed_in(
     assert len(prompts_of(store, second)) == len(before) + 2
     # Rewritten (not only grown): read again from the top, the same once more.
     everything = store.query("SELECT session_id, line, part, text FROM messages ORDER BY id")
-    inputs.write_text(inputs.read_text(encoding="utf-8").replace("bucket tip", "bucket empty"))
+    # An input typed before the first run logged is left out: no run read holds it.
+    earlier = "\n# 2026-12-07 06:59:00.5\n+typed before any run the history holds\n"
+    changed = inputs.read_text(encoding="utf-8").replace("bucket tip", "bucket empty")
+    inputs.write_text(earlier + changed, encoding="utf-8")
     index(store, code)
     assert prompts_of(store, third)[-1] == "how often does the bucket empty?"
     again = store.query("SELECT session_id, line, part, text FROM messages ORDER BY id")
     assert len(again) == len(everything)
+    assert not any("before any run" in text for *_, text in again)
 
 
 def test_a_broken_input_history_costs_only_itself(store: Store, code: Path) -> None:
