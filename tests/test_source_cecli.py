@@ -235,8 +235,12 @@ def test_a_broken_input_history_costs_only_itself(store: Store, code: Path) -> N
     kept = typed(path)
     with inputs.open("a", encoding="utf-8") as fh:
         fh.write("\n# not a time\n+typed when?\n")
+        fh.write("\n# 2026-12-07 07:02:00+01:00\n+a zone prompt_toolkit never writes\n")
     report = index(store, code)
-    assert [p.reason for _, p in report.problems] == ["input history: inputs with no time"]
+    assert report.errors == []
+    assert [(p.reason, p.detail) for _, p in report.problems] == [
+        ("input history: inputs with no time", "input.history: 2 left out")
+    ]
     assert prompts_of(store, session_id(path, SECOND))[-1] == "/exit"
     with inputs.open("r+b") as fh:
         fh.truncate(MAX_INPUT_BYTES + 1)  # NUL bytes past a limit nothing typed reaches

@@ -12,12 +12,14 @@ before the first header are left out: their run's log is gone, and no run read h
 them. An answer to a question (`y`, `no`, `all`, `skip`, `don't`) is no prompt: the
 question and its answer are a `>` note. Aider itself logs every input it takes before
 acting on it (aider/io.py `get_input` calls `user_input`), so its input history holds
-nothing more than such answers: it is not read.
+nothing more than such answers and the `/run` lines it adds itself: it is not read.
 """
 
 from __future__ import annotations
 
 import zlib
+from bisect import bisect_left
+from collections import deque
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -119,10 +121,12 @@ def _entries(text: str) -> tuple[list[Typed], int]:
 
 
 def _time(text: str) -> datetime | None:
+    """The time prompt_toolkit writes (local, no zone); one with a zone is not its."""
     try:
-        return datetime.fromisoformat(text)
+        at = datetime.fromisoformat(text)
     except ValueError:
         return None
+    return at if at.tzinfo is None else None
 
 
 def _answer(body: str) -> bool:
@@ -158,15 +162,22 @@ def merged(records: list[Record], runs: list[Run], inputs: Inputs, cwd: str) -> 
     run, before the next one (a run cecli stopped logging: at its end)."""
     if not runs or not inputs.typed:
         return records
+    typed = sorted(inputs.typed, key=lambda t: t.at)
+    times = [t.at for t in typed]
+    # Each run's inputs end at the next run's start that has a time.
+    laters: list[datetime | None] = []
+    later = None
+    for run in reversed(runs):
+        laters.append(later)
+        later = run.start if run.start is not None else later
+    laters.reverse()
     out = list(records[: runs[0].first])
-    for i, run in enumerate(runs):
+    for i, (run, later) in enumerate(zip(runs, laters, strict=True)):
         end = runs[i + 1].first if i + 1 < len(runs) else len(records)
-        later = next((r.start for r in runs[i + 1 :] if r.start is not None), None)
-        mine = [
-            t
-            for t in inputs.typed
-            if run.start is not None and t.at >= run.start and (later is None or t.at < later)
-        ]
+        mine: list[Typed] = []
+        if run.start is not None:
+            upto = len(typed) if later is None else bisect_left(times, later)
+            mine = typed[bisect_left(times, run.start) : upto]
         out += _with_inputs(records[run.first : end], run, mine, cwd)
     return out
 
@@ -174,15 +185,15 @@ def merged(records: list[Record], runs: list[Run], inputs: Inputs, cwd: str) -> 
 def _with_inputs(segment: list[Record], run: Run, mine: list[Typed], cwd: str) -> list[Record]:
     if not mine:
         return segment
-    saids: list[bytes | None] = [said for _, said in run.blocks]
+    held: dict[bytes, deque[int]] = {}
+    for n, (_, said) in enumerate(run.blocks):
+        held.setdefault(said, deque()).append(n)
     starts = [first - run.first for first, _ in run.blocks]
     # Each input not held goes before block `after + 1`: the segment's index it is put at.
     after, places = -1, []
     for typed in mine:
-        if typed.said in saids:
-            n = saids.index(typed.said)
-            saids[n] = None
-            after = max(after, n)
+        if held.get(typed.said):
+            after = max(after, held[typed.said].popleft())
         else:
             places.append((starts[after + 1] if after + 1 < len(starts) else len(segment), typed))
     out: list[Record] = []
