@@ -647,6 +647,12 @@ class TextSeed:
     kind: str
     tree: Callable[[Path], None]
     target: str
+    #: The file read, when the target mutated is one read beside it (cecli's inputs).
+    beside: str | None = None
+
+    @property
+    def read(self) -> str:
+        return self.beside or self.target
 
 
 _SPECSTORY = ".specstory/history"
@@ -654,6 +660,8 @@ _SPECSTORY = ".specstory/history"
 TEXT_SEEDS = [
     TextSeed("aider", "aider", _copy("aider"), "weather-station/.aider.chat.history.md"),
     TextSeed("cecli", "cecli", _copy("cecli"), "rain-gauge/.cecli/chat.history"),
+    TextSeed("cecli-inputs", "cecli", _copy("cecli"), "rain-gauge/.cecli/input.history",
+             "rain-gauge/.cecli/chat.history"),
     TextSeed("cursor-agent-text", "cursor-agent", _copy("cursor-agent"),
              f"{_CURSOR_AGENT}/9c2f4e1a-7b35-4d8c-a061-3e5f2b9d0c18.txt"),
     TextSeed("markdown", "markdown", _copy("notes"), "docs/guide.md"),

@@ -371,7 +371,7 @@ def text_trees(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path
 def test_every_text_format_reads_its_seed(
     seed: TextSeed, text_trees: dict[str, tuple[Path, bytes]]
 ) -> None:
-    reading = _read(seed.kind, text_trees[seed.name][0] / seed.target)
+    reading = _read(seed.kind, text_trees[seed.name][0] / seed.read)
     assert reading is not None and reading.records, seed.name
     _well_formed(reading)
 
@@ -383,6 +383,7 @@ _MARKERS = [
     b"\x00", b"\xff\xfe", b"\r\n", b"*" * 50, b"[" * 200, b"_**User**_\n",
     b"_**Assistant**_\n", b"_**Agent (model x, mode Agent)**_\n", b"<!-- cursor Session ",
     b"## SpecStory\n", b"<tool-use data-tool-type=", b"</tool-use>", b"<think>",
+    b"\n# 2026-12-07 07:01:50.5\n+", b"\n# 1999-99-99 99:99\n", b"+y\n",
 ]  # fmt: skip
 
 
@@ -396,9 +397,9 @@ _MARKERS = [
 def test_mutated_text_formats_are_read_without_raising(
     seed: TextSeed, text_trees: dict[str, tuple[Path, bytes]], data: st.DataObject
 ) -> None:
-    """Aider's history, cursor-agent's text transcripts, SpecStory's exports and Markdown
-    notes (front matter included): bytes flipped, cut and inserted, and the lines each
-    format reads."""
+    """Aider's history (and cecli's input history beside it), cursor-agent's text
+    transcripts, SpecStory's exports and Markdown notes (front matter included): bytes
+    flipped, cut and inserted, and the lines each format reads."""
     folder, pristine = text_trees[seed.name]
     path = folder / seed.target
     blob = bytearray(pristine)
@@ -415,7 +416,7 @@ def test_mutated_text_formats_are_read_without_raising(
             line = data.draw(st.text(max_size=40), label="line")
             blob[at:at] = b"\n" + line.encode("utf-8", "surrogatepass") + b"\n"
     path.write_bytes(bytes(blob))
-    reading = _read(seed.kind, path)
+    reading = _read(seed.kind, folder / seed.read)
     if reading is not None:
         _well_formed(reading)
 

@@ -206,3 +206,22 @@ def test_no_secret_planted_in_a_chat_history_leaves_a_trace(
     assert sum(report["redacted"].values()) >= len(LEAKED_KINDS), report["redacted"]
 
     assert not leaks(Path(cli.env["FINDSESSION_DB"])), kind
+
+
+def test_no_secret_planted_in_cecli_s_input_history_leaves_a_trace(
+    cli: CLI, tmp_path: Path
+) -> None:
+    """Secrets typed in a prompt only `.cecli/input.history` holds (cecli stopped logging
+    the run): read as a prompt, redacted as one."""
+    root = tmp_path / "planted" / "cecli"
+    shutil.copytree(FIXTURES / "cecli", root)
+    typed = "".join(f"+{line}\n" for line in PLANTED.splitlines())
+    inputs = root / "rain-gauge" / ".cecli" / "input.history"
+    with inputs.open("a", encoding="utf-8") as fh:
+        fh.write(f"\n# 2026-12-07 07:02:00.000001\n+the plan typed at the keyboard\n{typed}")
+
+    report = cli.json("index", "--no-embed", "--source", "cecli", str(root))
+    assert sum(report["redacted"].values()) >= len(LEAKED_KINDS), report["redacted"]
+    db = Path(cli.env["FINDSESSION_DB"])
+    assert "the plan typed at the keyboard" in "\n".join(_stored(db)[1])
+    assert not leaks(db)

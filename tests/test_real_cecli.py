@@ -5,14 +5,16 @@ of what was typed) against counts taken here over the raw files, never our parse
 cecli stops writing its chat history for the rest of a run once a question it asked was
 answered at the keyboard (cecli/io.py: the answer is awaited as an acknowledgement
 before anything is logged again), and the one published input history holds 80 inputs
-where its chat history holds 3: every prompt indexed is an input typed, in order, not
-every input a prompt.
+where its chat history holds 3: the inputs a run's chat history does not hold (answers
+to a question left out) are read from the input history as prompts of the run, counted
+here from the raw files by the runs' header times.
 These tests skip, saying so, where the shared folder is absent.
 """
 
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -46,15 +48,35 @@ def blocks(raw: str) -> list[str]:
     return [plain("\n".join(b)) for b in found]
 
 
-def typed(history: Path) -> list[str]:
-    """The input history's entries (`# <time>` then `+` lines)."""
-    entries: list[list[str]] = []
+def typed(history: Path) -> list[tuple[datetime, str]]:
+    """The input history's entries (`# <time>` then `+` lines), with their times."""
+    entries: list[tuple[datetime, list[str]]] = []
     for line in (history.parent / "input.history").read_text(errors="replace").splitlines():
         if line.startswith("# "):
-            entries.append([])
+            entries.append((datetime.fromisoformat(line[2:].strip()), []))
         elif line.startswith("+") and entries:
-            entries[-1].append(line[1:])
-    return [plain("\n".join(e)) for e in entries]
+            entries[-1][1].append(line[1:])
+    return [(at, plain("\n".join(e))) for at, e in entries]
+
+
+def lost(history: Path, runs: list[tuple[str, str]]) -> list[str]:
+    """The inputs each run's `####` blocks do not hold (each block holds one input),
+    an input being of the run whose header time is the latest at or before its own;
+    answers to a question, and inputs before the first run, left out."""
+    if not (history.parent / "input.history").exists():
+        return []
+    starts = [datetime.fromisoformat(h.removeprefix("# cecli chat started at ")) for h, _ in runs]
+    pools = [blocks(body) for _, body in runs]
+    out = []
+    for at, text in typed(history):
+        if not text or text.lower() in ("y", "n", "yes", "no", "a", "s", "d") or at < starts[0]:
+            continue
+        n = max(i for i, start in enumerate(starts) if start <= at)
+        if text in pools[n]:
+            pools[n].remove(text)
+        else:
+            out.append(text)
+    return out
 
 
 @pytest.fixture(scope="module")
@@ -85,14 +107,15 @@ def test_each_history_holds_every_input_it_logged(
     prompts = [
         plain(text)
         for (text,) in store.query(
-            "SELECT text FROM messages WHERE file_path = ? AND kind = 'prompt' ORDER BY line",
+            "SELECT text FROM messages WHERE file_path = ? AND kind = 'prompt' ORDER BY line, part",
             (str(path),),
         )
     ]
-    assert prompts == blocks(raw)
+    recovered = lost(path, runs)
+    assert sorted(prompts) == sorted(blocks(raw) + recovered)
     if (path.parent / "input.history").exists():
-        rest = iter(typed(path))
-        assert all(prompt in rest for prompt in prompts)
+        rest = iter(text for _, text in typed(path))
+        assert all(prompt in rest for prompt in prompts)  # in the order typed
     calls = store.scalar(
         "SELECT count(*) FROM messages WHERE file_path = ? AND kind = 'tool_call'", (str(path),)
     )

@@ -2,7 +2,10 @@
 real cecli 1.10.0 in two runs in a project (an edit applied, a rename whose SEARCH block
 failed to match, a failing `/run`, a prompt of two lines, agent mode running a shell
 command, the second run with the first one's saved session loaded), read as sessions of
-their own source and checked against counts taken here over the raw files."""
+their own source and checked against counts taken here over the raw files. The second
+run shows what cecli 1.10 loses: once the agent's question was answered, nothing more of
+the run reaches the chat history; the prompts typed after it are read from
+`.cecli/input.history`, which cecli wrote beside it."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ import json
 import re
 import shlex
 import shutil
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -17,6 +21,7 @@ from conftest import CLI
 
 from findsession.domain import Root
 from findsession.indexing import IndexReport, index_roots
+from findsession.sources.aider_inputs import MAX_INPUT_BYTES
 from findsession.sources.cecli import FILE_NAME, default_roots, discover, session_id
 from findsession.storage.sqlite import Store
 
@@ -57,13 +62,52 @@ def blocks(path: Path) -> list[str]:
 
 def typed(path: Path) -> list[str]:
     """What was typed, from `.cecli/input.history` (`# <time>` then `+` lines)."""
-    entries: list[list[str]] = []
+    return [text for _, text in timed(path)]
+
+
+def timed(path: Path) -> list[tuple[datetime, str]]:
+    """`typed`, with the local time of each input."""
+    entries: list[tuple[datetime, list[str]]] = []
     for line in (path.parent / "input.history").read_text(encoding="utf-8").splitlines():
         if line.startswith("# "):
-            entries.append([])
+            entries.append((datetime.fromisoformat(line[2:]), []))
         elif line.startswith("+") and entries:
-            entries[-1].append(line[1:])
-    return ["\n".join(e) for e in entries]
+            entries[-1][1].append(line[1:])
+    return [(at, "\n".join(e)) for at, e in entries]
+
+
+def lost(path: Path) -> dict[str, list[str]]:
+    """Per run header: the inputs typed in the run (from its header's time to the next
+    one's) that none of its `####` blocks holds, answers to a question (`y`, `n`) left
+    out: what cecli did not log."""
+    runs = re.findall(
+        r"(?m)^# cecli chat started at (.*)\n((?:(?!# cecli chat started).*\n?)*)",
+        path.read_text(encoding="utf-8"),
+    )
+    starts = [datetime.fromisoformat(t) for t, _ in runs]
+    pools = [["\n".join(b) for b in blocks_in(body)] for _, body in runs]
+    found: dict[str, list[str]] = {}
+    for at, text in timed(path):
+        if text.lower() in ("y", "n", "yes", "no", "a", "s", "d") or at < starts[0]:
+            continue
+        n = max(i for i, start in enumerate(starts) if start <= at)
+        if text in pools[n]:
+            pools[n].remove(text)
+        else:
+            found.setdefault(runs[n][0], []).append(text)
+    return found
+
+
+def blocks_in(text: str) -> list[list[str]]:
+    found: list[list[str]] = []
+    previous = False
+    for line in text.splitlines():
+        if line.startswith("#### "):
+            if not previous:
+                found.append([])
+            found[-1].append(line[5:].rstrip())
+        previous = line.startswith("#### ")
+    return found
 
 
 def test_each_run_is_a_cecli_session_whose_prompts_are_what_was_typed(
@@ -83,17 +127,126 @@ def test_each_run_is_a_cecli_session_whose_prompts_are_what_was_typed(
     assert first.cwd == second.cwd == str(code / "rain-gauge")
     assert first.title.startswith("the gauge reports inches but tips_to_mm()")
     prompts = [
-        t for (t,) in store.query("SELECT text FROM messages WHERE kind = 'prompt' ORDER BY line")
+        t
+        for (t,) in store.query(
+            "SELECT text FROM messages WHERE kind = 'prompt' ORDER BY line, part"
+        )
     ]
-    assert prompts == blocks(path)
-    assert (first.n_turns, second.n_turns) == (7, 2)
-    # Every prompt is an input typed, in order; cecli stopped writing its chat history
-    # after the question it asked in agent mode (the input typed after it is only in
-    # input.history).
-    inputs = typed(path)
-    rest = iter(inputs)
-    assert all(prompt in rest for prompt in prompts)  # in order, each once
-    assert len(inputs) == len(prompts) + 2
+    # cecli stopped writing its chat history after the question it asked in agent mode:
+    # the two inputs typed after it are only in input.history, and are the run's last
+    # prompts, each once, timed as typed.
+    missing = lost(path)
+    assert missing == {
+        SECOND[len("# cecli chat started at ") :]: [
+            "which sensor does the gauge read in agent mode?",
+            "/exit",
+        ]
+    }
+    assert prompts == blocks(path) + [t for ts in missing.values() for t in ts]
+    assert (first.n_turns, second.n_turns) == (7, 4)
+    assert prompts == typed(path)  # every input typed is a prompt, in order, each once
+    times = store.query(
+        "SELECT ts FROM messages WHERE session_id = ? AND kind = 'prompt' ORDER BY line, part",
+        (second.id,),
+    )
+    assert [t for (t,) in times] == [
+        "2026-12-07T07:01:20Z",
+        "2026-12-07T07:01:20Z",
+        *(local_as_utc(at) for at, _ in timed(path)[-2:]),
+    ]
+
+
+def local_as_utc(at: datetime) -> str:
+    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def prompts_of(store: Store, sid: str) -> list[str]:
+    return [
+        t
+        for (t,) in store.query(
+            "SELECT text FROM messages WHERE session_id = ? AND kind = 'prompt'"
+            " ORDER BY line, part",
+            (sid,),
+        )
+    ]
+
+
+def test_inputs_added_later_are_read_once_each_into_the_run_they_were_typed_in(
+    store: Store, code: Path
+) -> None:
+    path = history(code)
+    inputs = path.parent / "input.history"
+    index(store, code)
+    second = session_id(path, SECOND)
+    before = prompts_of(store, second)
+    assert index(store, code).files_unchanged == 1
+    assert prompts_of(store, second) == before
+    # Typed later in the second run, an answer to a question among them (no prompt).
+    with inputs.open("a", encoding="utf-8") as fh:
+        fh.write("\n# 2026-12-07 07:03:10.5\n+where is the gauge calibrated?\n")
+        fh.write("\n# 2026-12-07 07:03:20.5\n+y\n")
+    report = index(store, code)
+    assert report.files_unchanged == 0 and report.problems == []
+    assert prompts_of(store, second) == [*before, "where is the gauge calibrated?"]
+    # The chat history grows in that run, the inputs it lost still at its end: what the
+    # run gave before goes, nothing twice.
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write("\nThe check printed 2.0, then the command exited with 3.\n")
+    index(store, code)
+    assert prompts_of(store, second) == [*before, "where is the gauge calibrated?"]
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write("\n#### and the rain total for today?  \n\nAbout 3 mm.\n")
+    index(store, code)
+    assert prompts_of(store, second) == [
+        *before,
+        "where is the gauge calibrated?",
+        "and the rain total for today?",
+    ]
+    first = prompts_of(store, session_id(path, FIRST))
+    assert first == blocks(path)[:7]
+    # A new run: its inputs are its own, not the run before's.
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write("\n# cecli chat started at 2026-12-07 08:00:00\n\n#### /add gauge.py  \n")
+    with inputs.open("a", encoding="utf-8") as fh:
+        fh.write("\n# 2026-12-07 08:00:05.1\n+/add gauge.py\n")
+        fh.write("\n# 2026-12-07 08:00:09.1\n+how often does the bucket tip?\n")
+    index(store, code)
+    third = session_id(path, "# cecli chat started at 2026-12-07 08:00:00")
+    assert prompts_of(store, third) == ["/add gauge.py", "how often does the bucket tip?"]
+    # The first input that asks something names the run, as a logged one would.
+    assert store.get_session(third).title == "how often does the bucket tip?"
+    assert len(prompts_of(store, second)) == len(before) + 2
+    # Rewritten (not only grown): read again from the top, the same once more.
+    everything = store.query("SELECT session_id, line, part, text FROM messages ORDER BY id")
+    # An input typed before the first run logged is left out: no run read holds it.
+    earlier = "\n# 2026-12-07 06:59:00.5\n+typed before any run the history holds\n"
+    changed = inputs.read_text(encoding="utf-8").replace("bucket tip", "bucket empty")
+    inputs.write_text(earlier + changed, encoding="utf-8")
+    index(store, code)
+    assert prompts_of(store, third)[-1] == "how often does the bucket empty?"
+    again = store.query("SELECT session_id, line, part, text FROM messages ORDER BY id")
+    assert len(again) == len(everything)
+    assert not any("before any run" in text for *_, text in again)
+
+
+def test_a_broken_input_history_costs_only_itself(store: Store, code: Path) -> None:
+    path = history(code)
+    inputs = path.parent / "input.history"
+    kept = typed(path)
+    with inputs.open("a", encoding="utf-8") as fh:
+        fh.write("\n# not a time\n+typed when?\n")
+        fh.write("\n# 2026-12-07 07:02:00+01:00\n+a zone prompt_toolkit never writes\n")
+    report = index(store, code)
+    assert report.errors == []
+    assert [(p.reason, p.detail) for _, p in report.problems] == [
+        ("input history: inputs with no time", "input.history: 2 left out")
+    ]
+    assert prompts_of(store, session_id(path, SECOND))[-1] == "/exit"
+    with inputs.open("r+b") as fh:
+        fh.truncate(MAX_INPUT_BYTES + 1)  # NUL bytes past a limit nothing typed reaches
+    report = index(store, code)
+    assert [p.reason for _, p in report.problems] == ["input history too large"]
+    assert prompts_of(store, session_id(path, SECOND)) == ["/agent", kept[8]]
 
 
 def test_edits_are_tool_calls_and_notes_are_tool_output(store: Store, code: Path) -> None:
@@ -133,6 +286,16 @@ def test_search_finds_a_cecli_prompt_and_resume_goes_back_to_the_project(
         "--auto-load",
     ]
     assert "cannot load its chat history again" in result.stderr
+
+
+def test_a_prompt_only_the_input_history_holds_is_found_and_read_back(
+    cli: CLI, code: Path
+) -> None:
+    cli.run("index", "--no-embed", "--source", "cecli", str(code))
+    hits = cli.json("search", "--mode", "keyword", "gauge read in agent mode")["results"]
+    assert hits[0]["session"]["id"] == session_id(history(code), SECOND)
+    shown = cli.run("read", "--raw", hits[0]["session"]["id"]).stdout
+    assert "> which sensor does the gauge read in agent mode?" in shown
 
 
 def test_an_aider_history_beside_it_stays_aider(store: Store, code: Path) -> None:

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import IO
 
 from findsession.domain import Problem, Resume, Session
-from findsession.sources.aider_records import HistoryParser, is_header, session_key
+from findsession.sources.aider_inputs import Run, merged, read_inputs, stamp_in
+from findsession.sources.aider_records import HistoryParser, is_header, local_start, session_key
 from findsession.sources.base import Skip, Source, SourceFile, store_id, texts_by_line
 from findsession.sources.cursor import HEAD, Cursor, Reading, Record, looks_binary
 from findsession.sources.jsonl import prefix_hash
@@ -166,46 +167,74 @@ def session_id(path: Path, header: str) -> str:
     return f"{file_id(path)}:{session_key(header)}"
 
 
-def read_history(fh: IO[bytes], cursor: Cursor | None, cwd: str) -> Reading:
+def read_history(
+    fh: IO[bytes], cursor: Cursor | None, cwd: str, inputs_at: Path | None = None
+) -> Reading:
     """Records from the last session's header on when the file only grew; else all.
 
     The cursor's offset is the start of the last header read (its records are given
     again, and replace themselves); its state is where the read ended (`end`), and its
     digest covers every byte before that, so an edit anywhere in them reads the file
     again from the start.
+
+    With `inputs_at`, the input history beside it (cecli's), what it holds that the
+    history lost is read in as prompts of their runs (`aider_inputs`): its size and
+    checksum join the state; one that only grew reads the last run again (inputs come
+    in time order, so a new one is of the last run), any other change all of the file.
+    The last run read again is then given whole: what it gave before goes (`kept`).
     """
     fh.seek(0)
     head = fh.read(HEAD)
     size = os.fstat(fh.fileno()).st_size
+    problems: list[Problem] = []
+    inputs = None if inputs_at is None else read_inputs(inputs_at, problems)
     read_to = _resumable(fh, cursor, size)
-    if cursor is not None and read_to == size:
+    was = stamp_in(cursor.state if cursor is not None else None)
+    same_inputs = was == ({} if inputs is None else inputs.stamp())
+    if read_to is not None and not same_inputs and (inputs is None or not inputs.grew_from(was)):
+        read_to = None
+    if cursor is not None and read_to == size and same_inputs:
         return Reading([], cursor, fresh=False, unchanged=True)
     fresh = cursor is None or read_to is None
     offset, line = (0, 0) if fresh or cursor is None else (cursor.offset, cursor.lines)
     parser = HistoryParser(cwd)
     records: list[Record] = []
-    problems: list[Problem] = []
+    runs: list[Run] = []
     resume_at, headers = (offset, line), 0
     end, number, lines_read = offset, line, 0
     for number, start, text, length in _lines(fh, offset, line, problems):
         end, lines_read = start + length, lines_read + 1
         if text is None:
             continue
+        _add(records, runs, parser, parser.feed(number, text))
         if is_header(text):
             resume_at, headers = (start, number - 1), headers + 1
-        records += parser.feed(number, text)
-    records += parser.finish()
+            runs.append(Run(parser.key, local_start(text), number, len(records), []))
+    _add(records, runs, parser, parser.finish())
     if fresh and not headers and looks_binary(head):
         # NUL bytes near the start and no run header: not a history, whatever its name.
         return Reading([], Cursor(), fresh=True, binary="binary: no Aider run header in it")
+    state: dict[str, object] = {"end": end}
+    if inputs is not None:
+        records = merged(records, runs, inputs, cwd)
+        state |= inputs.stamp()
     return Reading(
         records,
-        Cursor(resume_at[0], resume_at[1], prefix_hash(fh, end), {"end": end}),
+        Cursor(resume_at[0], resume_at[1], prefix_hash(fh, end), state),
         fresh=fresh,
         bytes_read=end - offset,
         lines_read=lines_read,
         problems=problems,
+        kept=None if fresh or inputs_at is None else line,
     )
+
+
+def _add(records: list[Record], runs: list[Run], parser: HistoryParser, new: list[Record]) -> None:
+    """`new` onto `records`, noting the `####` block it is, if it is one, in its run."""
+    if parser.typed is not None and runs:
+        runs[-1].blocks.append((len(records), parser.typed))
+    parser.typed = None
+    records += new
 
 
 def _lines(

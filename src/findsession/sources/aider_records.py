@@ -56,7 +56,7 @@ _STAMP = re.compile(
     r"^# (?:aider|cecli) chat started at (\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)"
 )
 _VERSION = re.compile(r"^(?:Aider|cecli) v(\S+)")
-_TITLE_HOLD = 500
+TITLE_HOLD = 500
 
 
 def is_header(text: str) -> bool:
@@ -73,14 +73,24 @@ def session_key(header: str) -> str:
     return hashlib.blake2b(header.strip().encode(), digest_size=4).hexdigest()
 
 
-def start_time(header: str) -> str | None:
-    """The header's local time as UTC ISO text, read in this machine's time zone (aider
-    writes no zone; the history is almost always read where aider ran)."""
+def local_start(header: str) -> datetime | None:
+    """The header's time as written: local, with no zone."""
     stamp = _STAMP.match(header)
     if not stamp:
         return None
     try:
-        local = datetime(*(int(g) for g in stamp.groups()))
+        return datetime(*(int(g) for g in stamp.groups()))
+    except ValueError:
+        return None
+
+
+def start_time(header: str) -> str | None:
+    """The header's local time as UTC ISO text, read in this machine's time zone (aider
+    writes no zone; the history is almost always read where aider ran)."""
+    local = local_start(header)
+    if local is None:
+        return None
+    try:
         moment = local.astimezone(UTC)
     except (ValueError, OverflowError, OSError):
         return None
@@ -134,6 +144,9 @@ class HistoryParser:
         #: answered yet.
         self.replied = Said()
         self.command: tuple[str, str] | None = None
+        #: The digest of the `####` block the last `feed` or `finish` ended, if it ended
+        #: one (`aider_inputs` tells by it an input the history holds).
+        self.typed: bytes | None = None
 
     def feed(self, number: int, text: str) -> list[Record]:
         """Records completed by this line (a block ends when the next one begins)."""
@@ -237,6 +250,7 @@ class HistoryParser:
         line = block.lines[0][0]
         if not text:
             return []
+        self.typed = block.said.digest.digest()
         if GROUP_ANSWER.fullmatch(text):
             # Aider answering a question itself: what came before (a reply the editor is
             # about to be sent, a `/code X` to be sent again) is still what it was.
@@ -254,7 +268,7 @@ class HistoryParser:
             # The first prompt that asks something names the session better than an
             # `/add` of files; it takes the title slot that ranks above the first prompt.
             self.named = True
-            name = name[: cut_point(name, _TITLE_HOLD)]
+            name = name[: cut_point(name, TITLE_HOLD)]
             out.append(
                 MetaEvent(MetaKind.LAST_PROMPT, name, self.header_line, session_key=self.key)
             )

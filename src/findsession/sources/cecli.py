@@ -14,26 +14,33 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 from findsession.domain import Resume, Session
-from findsession.sources.aider import AiderSource, named_and_home
+from findsession.sources.aider import AiderSource, named_and_home, read_history
 from findsession.sources.aider import discover as discover_histories
 from findsession.sources.aider_records import session_key
-from findsession.sources.base import Skip, SourceFile, store_id
+from findsession.sources.base import Skip, SourceFile, store_id, texts_by_line
+from findsession.sources.cursor import Cursor, Reading
+from findsession.sources.opening import open_regular
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import resume_in_cwd
 
 KIND = SourceKind.CECLI
 FOLDER = ".cecli"
 #: Where cecli keeps its chat history, from the project's root (cecli/args.py).
-FILE_NAME = f"{FOLDER}/chat.history"
+CHAT_NAME = "chat.history"
+FILE_NAME = f"{FOLDER}/{CHAT_NAME}"
+#: Where cecli keeps what was typed, beside its chat history (`--input-history-file`).
+INPUTS_NAME = "input.history"
 
 
 class CecliSource(AiderSource):
     """cecli's `.cecli/chat.history`, found under configured roots."""
 
     kind = KIND
-    reads = 1
+    #: 2: the prompts only `input.history` holds (cecli stopped logging the run) are read.
+    reads = 2
 
     def default_roots(self) -> list[Path]:
         return default_roots()
@@ -43,6 +50,20 @@ class CecliSource(AiderSource):
 
     def describe(self, path: Path) -> SourceFile:
         return SourceFile(path=path, source=KIND, session_id=file_id(path), sibling_sessions=True)
+
+    def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
+        return read_history(fh, cursor, self.project(sf.path), inputs_beside(sf.path))
+
+    def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
+        with open_regular(str(path)) as fh:
+            reading = read_history(fh, None, self.project(path), inputs_beside(path))
+        return texts_by_line(reading.records, lines)
+
+    def stamp_paths(self, path: Path) -> list[str]:
+        """The input history beside it: an input it gains is a prompt the chat history
+        may have lost."""
+        inputs = inputs_beside(path)
+        return [] if inputs is None else [str(inputs)]
 
     def project(self, path: Path) -> str:
         """The folder `.cecli/` is in (a history named elsewhere: the folder holding it)."""
@@ -61,6 +82,12 @@ class CecliSource(AiderSource):
             " loads the session it saved last in the project (with --auto-save), which may"
             " not be this run",
         )
+
+
+def inputs_beside(path: Path) -> Path | None:
+    """`input.history` beside a `chat.history` (where cecli keeps both, cecli/args.py);
+    None for a history named otherwise, whose inputs may be kept anywhere."""
+    return path.with_name(INPUTS_NAME) if path.name == CHAT_NAME else None
 
 
 def default_roots() -> list[Path]:
