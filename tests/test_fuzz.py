@@ -452,6 +452,9 @@ FOUND = [
     # A document's name from the manifest opened as a path: a NUL byte, a lone surrogate.
     ("vibe-store", [((1, "runtime_state", "path"), "a\x00b")]),
     ("vibe-store", [((1, "runtime_state", "path"), "\ud800")]),
+    # A session's folder kept as it was read: a lone surrogate cannot be stored.
+    ("opencode-tree", [((0, "directory"), "\ud800")]),
+    ("opencode-tree", [((0, "title"), "\ud800")]),
 ]
 
 

@@ -28,6 +28,7 @@ from findsession.domain import Problem
 from findsession.sources import foreign_db, opencode_db
 from findsession.sources.base import Skip
 from findsession.sources.cursor import Cursor, Reading, Record, in_store
+from findsession.sources.jsonl import clean_text
 from findsession.sources.names import entry_name
 from findsession.sources.opencode_records import RawMessage, RawPart, SessionInfo, session_records
 from findsession.sources.opening import open_regular
@@ -216,4 +217,5 @@ def _created(raw: bytes) -> int | None:
 
 
 def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
+    """A non-empty string as the index can store it (a lone surrogate replaced)."""
+    return clean_text(value) if isinstance(value, str) and value else None
