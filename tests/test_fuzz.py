@@ -455,6 +455,10 @@ FOUND = [
     # A session's folder kept as it was read: a lone surrogate cannot be stored.
     ("opencode-tree", [((0, "directory"), "\ud800")]),
     ("opencode-tree", [((0, "title"), "\ud800")]),
+    # A failed tool's id gathered into a set: a list is no key.
+    ("cody", [((0, "rows", "ItemTable", 0, 1, "json", "cody-local-chatHistory-v2",
+                "https://sourcegraph.com/-dev", "chat", "Tue, 18 Mar 2025 14:02:40 GMT",
+                "interactions", 2, "humanMessage", "contextFiles", 0, "toolId"), [])]),
 ]
 
 

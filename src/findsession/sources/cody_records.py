@@ -140,10 +140,10 @@ def _results(
     """The tool results an agent-mode human message carries, each failed where its
     `tool-state` item says so."""
     failed = {
-        item.get("toolId")
+        _str(item.get("toolId"))  # whatever JSON the store holds: a list is no key
         for item in _list(message.get("contextFiles"))
         if item.get("type") == "tool-state" and item.get("status") == "error"
-    }
+    } - {None}
     out: list[Message | None] = []
     for part in _list(message.get("content")):
         result = part.get("tool_result")
