@@ -459,6 +459,8 @@ FOUND = [
     ("cody", [((0, "rows", "ItemTable", 0, 1, "json", "cody-local-chatHistory-v2",
                 "https://sourcegraph.com/-dev", "chat", "Tue, 18 Mar 2025 14:02:40 GMT",
                 "interactions", 2, "humanMessage", "contextFiles", 0, "toolId"), [])]),
+    # A result's call id kept as the result's: a lone surrogate cannot be stored.
+    ("gptme-native", [((0, 9, "call_id"), "\ud800")]),
 ]
 
 

@@ -169,7 +169,7 @@ def _result(
 ) -> list[Record]:
     if not content.strip():
         return []
-    call_id = obj.get("call_id") if isinstance(obj.get("call_id"), str) else None
+    call_id = clean_text(obj["call_id"]) if isinstance(obj.get("call_id"), str) else None
     answered: tuple[str, str] | None = None
     if call_id:
         answered = next((c for c in calls.pending if c[0] == call_id), None)
