@@ -178,6 +178,27 @@ def test_a_grown_history_is_read_on_from_its_last_run(store: Store, code: Path) 
     assert index(store, code).files_read == 0
 
 
+def test_a_watchers_run_walks_for_a_new_history_and_not_for_the_code_aider_wrote(
+    store: Store, code: Path
+) -> None:
+    """The resident service hands the indexer the paths that changed. Under a folder of
+    projects, the code an agent writes is nothing Aider keeps: passed over, where it
+    cost a walk of every root. A new project's history is found by a walk."""
+    roots = [Root(code, "aider")]
+    index_roots(store, roots)
+    written = history(code).parent / "station.py"
+    written.write_text("READINGS_PER_HOUR = 12\n", encoding="utf-8")
+    inputs = history(code).parent / ".aider.input.history"
+    inputs.write_text("\n# 2026-01-02 10:00:00.1\n+y\n", encoding="utf-8")
+    report = index_roots(store, roots, only=[str(written), str(inputs)])
+    assert not report.full_scan and report.files_read == 0
+    other = code / "barometer" / FILE_NAME
+    other.parent.mkdir()
+    shutil.copyfile(history(code), other)
+    report = index_roots(store, roots, only=[str(other)])
+    assert report.full_scan and report.files_read == 1
+
+
 def test_an_edit_before_the_end_reads_the_file_again(store: Store, code: Path) -> None:
     path = history(code)
     index(store, code)

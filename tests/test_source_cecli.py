@@ -229,6 +229,30 @@ def test_inputs_added_later_are_read_once_each_into_the_run_they_were_typed_in(
     assert not any("before any run" in text for *_, text in again)
 
 
+def test_a_watchers_run_reads_the_history_an_input_joined_and_walks_for_no_code_file(
+    store: Store, code: Path
+) -> None:
+    """The resident service hands the indexer the paths that changed. An input typed
+    in cecli changes `input.history` (and, until cecli stops logging, `chat.history`):
+    its chat history is read, with no walk of every root. A file of the project's own
+    code an agent wrote is nothing cecli keeps: passed over, not a full scan."""
+    path = history(code)
+    inputs = path.parent / "input.history"
+    roots = [Root(code, "cecli")]
+    index_roots(store, roots)
+    second = session_id(path, SECOND)
+    before = prompts_of(store, second)
+    with inputs.open("a", encoding="utf-8") as fh:
+        fh.write("\n# 2026-12-07 07:03:10.5\n+where is the gauge calibrated?\n")
+    report = index_roots(store, roots, only=[str(inputs)])
+    assert not report.full_scan and report.files_read == 1
+    assert prompts_of(store, second) == [*before, "where is the gauge calibrated?"]
+    written = code / "rain-gauge" / "gauge.py"
+    written.write_text("TIPS_PER_MM = 5\n", encoding="utf-8")
+    report = index_roots(store, roots, only=[str(written)])
+    assert not report.full_scan and report.files_read == 0
+
+
 def test_a_broken_input_history_costs_only_itself(store: Store, code: Path) -> None:
     path = history(code)
     inputs = path.parent / "input.history"

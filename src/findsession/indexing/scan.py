@@ -215,13 +215,22 @@ def known_changes(
             wanted.append(main)
         else:
             wanted.append(path)
-    found: list[Found] = []
+    meant: list[str] = []
     for path in dict.fromkeys(wanted):
+        if path in known:
+            meant.append(path)
+            continue
+        about = _changed_file(path, roots)
+        if about == path:
+            return None  # it may be a new transcript: only a walk says
+        if about is not None:
+            meant.append(about)  # a file another transcript's stamp holds
+    known.update(store.file_states([p for p in meant if p not in known]))
+    found: list[Found] = []
+    for path in dict.fromkeys(meant):
         state = known.get(path)
         if state is None:
-            if _may_be_new(path, roots):
-                return None
-            continue  # a file no source reads (an agent's log, cache or snapshot)
+            return None
         if state.root not in root_keys or state.source not in SOURCES:
             return None
         try:
@@ -234,25 +243,26 @@ def known_changes(
     return found, known
 
 
-def _may_be_new(path: str, roots: list[Root]) -> bool:
-    """Whether a path the index does not know may be a new transcript: a new folder, or
-    a file the source of a root holding it would read when named as a root itself. A
-    path gone again, or outside every root, needs no scan."""
+def _changed_file(path: str, roots: list[Root]) -> str | None:
+    """What a changed path the index does not know is about: itself when it may be a
+    new transcript (a new folder, or a file a source of a root holding it may read:
+    `Source.changed_file`), another transcript whose stamp holds it, or None: gone
+    again, outside every root, or nothing any source there reads."""
     holders = [r for r in roots if path.startswith(str(r.path).rstrip(os.sep) + os.sep)]
     if not holders:
-        return False
+        return None
     try:
         st = os.stat(path, follow_symlinks=False)
     except OSError:
-        return False
+        return None
     if not stat.S_ISREG(st.st_mode):
-        return True  # a new folder (or link): only a walk says what is in it
+        return path  # a new folder (or link): only a walk says what is in it
     candidate = Path(path)
     try:
-        return any(
-            next(iter(SOURCES[r.source].discover(candidate, lambda _p, _why: None)), None)
-            for r in holders
-            if r.source in SOURCES
-        )
+        meant = {SOURCES[r.source].changed_file(candidate) for r in holders if r.source in SOURCES}
     except Exception:  # noqa: BLE001 - the full scan says what failed, and goes on
-        return True
+        return path
+    meant.discard(None)
+    if candidate in meant or len(meant) > 1:
+        return path
+    return str(meant.pop()) if meant else None

@@ -62,6 +62,12 @@ class AiderSource(Source):
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         return discover(root, skip)
 
+    def changed_file(self, path: Path) -> Path | None:
+        """A history by its name, the only file a walk takes (one named otherwise is a
+        root of its own): the code an agent writes in a project under the root is
+        nothing Aider keeps, and costs no walk."""
+        return path if walked_name(path) else None
+
     def describe(self, path: Path) -> SourceFile:
         return SourceFile(path=path, source=KIND, session_id=file_id(path), sibling_sessions=True)
 
@@ -154,6 +160,13 @@ def discover(root: Path, skip: Skip | None = None, name: str = FILE_NAME) -> Ite
             yield folder / file_name
         elif inside in dirs and (folder / name).is_file():
             yield folder / name
+
+
+def walked_name(path: Path, name: str = FILE_NAME) -> bool:
+    """Whether `path` is named as `discover` finds a history in a folder (`name`, or
+    `.cecli/chat.history`'s two parts)."""
+    inside, _, file_name = name.rpartition("/")
+    return path.name == file_name and (not inside or path.parent.name == inside)
 
 
 def file_id(path: Path) -> str:

@@ -127,6 +127,15 @@ class Source(Protocol):
         default."""
         return []
 
+    def changed_file(self, path: Path) -> Path | None:
+        """What a change of a file the index does not know, at `path` inside a folder
+        root of this source, is about (the resident service asks for each path it is
+        told changed): the path itself when it may be a transcript of its own, which only
+        a walk of the roots can say; the transcript whose stamp holds it; or None, when
+        this source reads nothing there, so no walk is spent on it. By default, the file
+        if `discover` takes it when it is named as a root."""
+        return path if next(iter(self.discover(path, lambda _p, _why: None)), None) else None
+
     def project_root(self, project: Path) -> Path | None:
         """The folder inside an indexed project where this source's files are kept
         (Crush's `.crush/`, the first OpenCode's `.opencode/`, SpecStory's

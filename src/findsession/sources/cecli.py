@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import IO
 
 from findsession.domain import Resume, Session
-from findsession.sources.aider import AiderSource, named_and_home, read_history
+from findsession.sources.aider import AiderSource, named_and_home, read_history, walked_name
 from findsession.sources.aider import discover as discover_histories
 from findsession.sources.aider_records import session_key
 from findsession.sources.base import Skip, SourceFile, store_id, texts_by_line
@@ -47,6 +47,13 @@ class CecliSource(AiderSource):
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         return discover(root, skip)
+
+    def changed_file(self, path: Path) -> Path | None:
+        """A chat history by its name, or the chat history beside an input history that
+        changed: an input it gains may be a prompt the chat history lost."""
+        if path.name == INPUTS_NAME and path.parent.name == FOLDER:
+            return path.with_name(CHAT_NAME)
+        return path if walked_name(path, FILE_NAME) else None
 
     def describe(self, path: Path) -> SourceFile:
         return SourceFile(path=path, source=KIND, session_id=file_id(path), sibling_sessions=True)
