@@ -415,3 +415,19 @@ def test_a_malformed_project_history_is_one_problem(cli: CLI, tmp_path: Path) ->
     report = index(cli, "--source", "cody", str(broken))
     [problem] = report["problems"]
     assert problem["reason"].startswith("malformed cody_history.xml")
+
+
+@pytest.mark.parametrize("encoding", ["TF-8", "UTF-16", "x" * 300])
+def test_a_history_declaring_an_encoding_it_is_not_in_is_one_problem(
+    cli: CLI, tmp_path: Path, encoding: str
+) -> None:
+    """A declaration cut or garbled (`TF-8`, found by fuzzing) named an encoding the
+    parser looked up and raised on, ending the read of the store."""
+    broken = tmp_path / "home" / "code" / "garbled"
+    (broken / ".idea").mkdir(parents=True)
+    xml = f'<?xml version="1.0" encoding="{encoding}"?>\n<project version="4"></project>\n'
+    (broken / ".idea" / "cody_history.xml").write_text(xml)
+    report = index(cli, "--source", "cody", str(broken))
+    [problem] = report["problems"]
+    assert problem["reason"].startswith("malformed cody_history.xml")
+    assert report["failed"] is None

@@ -38,7 +38,7 @@ def project_chats(raw: bytes | str, path: Path, problems: list[Problem]) -> dict
     """The chats with messages of one `cody_history.xml`."""
     try:
         root = ElementTree.fromstring(raw)
-    except ElementTree.ParseError as exc:
+    except (ElementTree.ParseError, LookupError, ValueError) as exc:  # a garbled encoding
         problems.append(Problem(0, f"malformed {HISTORY_XML}: {exc}"))
         return {}
     component = next((c for c in root.iter("component") if c.get("name") == "ChatHistory"), None)
