@@ -461,6 +461,8 @@ FOUND = [
                 "interactions", 2, "humanMessage", "contextFiles", 0, "toolId"), [])]),
     # A result's call id kept as the result's: a lone surrogate cannot be stored.
     ("gptme-native", [((0, 9, "call_id"), "\ud800")]),
+    # A rollout's own id, as each record's session: a lone surrogate cannot be stored.
+    ("trae-cli", [((0, 0, "payload", "id"), "\ud800")]),
 ]
 
 

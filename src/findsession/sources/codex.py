@@ -36,7 +36,7 @@ from findsession.sources.codex_review import review_parent
 from findsession.sources.codex_titles import title_of
 from findsession.sources.codex_zst import decompressed, is_compressed, read_compressed
 from findsession.sources.cursor import Cursor, Reading
-from findsession.sources.jsonl import read_appended, texts_at
+from findsession.sources.jsonl import clean_text, read_appended, texts_at
 from findsession.sources.opening import open_regular
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import positional, resume_in_cwd
@@ -154,7 +154,7 @@ def describe(path: Path) -> SourceFile:
     """
     metas = head_metas(path)
     own = metas[0] if metas else {}
-    sid = own.get("id") if isinstance(own.get("id"), str) and own["id"] else _id_from_name(path)
+    sid = _text(own.get("id")) or _id_from_name(path)
     parent: str | None = None
     agent_type: str | None = None
     spawned = False
@@ -173,7 +173,7 @@ def describe(path: Path) -> SourceFile:
         spawned, agent_type = True, subagent
         if subagent == "review":
             parent = review_parent(path, own)
-    replayed = next((m.get("id") for m in metas[1:] if m.get("id") not in (None, sid)), None)
+    replayed = next((i for m in metas[1:] if (i := _text(m.get("id"))) not in (None, sid)), None)
     # A fork the person made is a session of its own; a replay in any other rollout is
     # its parent's history.
     if (
@@ -239,4 +239,5 @@ def _unpack(cursor: Cursor | None) -> tuple[ParseState | None, Cursor | None]:
 
 
 def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
+    """A non-empty string as the index can store it (a lone surrogate replaced)."""
+    return clean_text(value) if isinstance(value, str) and value else None
