@@ -10,6 +10,7 @@ the run reaches the chat history; the prompts typed after it are read from
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import shutil
@@ -271,6 +272,18 @@ def test_a_broken_input_history_costs_only_itself(store: Store, code: Path) -> N
     report = index(store, code)
     assert [p.reason for _, p in report.problems] == ["input history too large"]
     assert prompts_of(store, session_id(path, SECOND)) == ["/agent", kept[8]]
+
+
+def test_an_input_history_that_is_a_fifo_is_one_problem_and_blocks_nothing(
+    store: Store, code: Path
+) -> None:
+    """Opening a FIFO for reading waits for a writer: the run would hang on it."""
+    inputs = history(code).parent / "input.history"
+    inputs.unlink()
+    os.mkfifo(inputs)
+    report = index(store, code)
+    assert [p.reason for _, p in report.problems] == ["input history unreadable"]
+    assert store.query("SELECT count(*) FROM messages")[0][0] > 0
 
 
 def test_edits_are_tool_calls_and_notes_are_tool_output(store: Store, code: Path) -> None:

@@ -29,6 +29,7 @@ from findsession.sources.aider_records import PROMPT_CAP, TITLE_HOLD
 from findsession.sources.aider_sent import Said, asking
 from findsession.sources.cursor import Record
 from findsession.sources.jsonl import cap, cut_point
+from findsession.sources.opening import open_regular
 
 #: An input history larger than this is not read (one problem says so): nothing typed
 #: by hand comes near it.
@@ -78,7 +79,7 @@ def read_inputs(path: Path, problems: list[Problem]) -> Inputs | None:
     unreadable is one problem and no inputs, and a block with no time it can read is
     left out (one problem counts them)."""
     try:
-        with open(path, "rb") as fh:
+        with open_regular(str(path)) as fh:  # a FIFO named so must not block the run
             data = fh.read(MAX_INPUT_BYTES + 1)
     except FileNotFoundError:
         return None
