@@ -33,6 +33,10 @@ from conftest import CLI
 from kiro_sessions_counts import count_session, prompts
 from read_counts import read_in_two_parts
 
+from findsession.domain import Root
+from findsession.indexing import index_roots
+from findsession.storage.sqlite import Store
+
 FIXTURE = Path(__file__).parent / "fixtures" / "kiro-sessions" / "home" / ".kiro"
 TIDES = "sess_4f1d2c3b-8a9e-4b7c-9d0e-1f2a3b4c5d6e"
 ANEMO = "sess_9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d"
@@ -198,3 +202,23 @@ def test_the_folder_from_root_paths_when_no_workspace_path(cli: CLI, kiro: Path)
     meta.write_text(json.dumps({**doc, "workspacePaths": [], "rootPaths": ["/home/dev/wind"]}))
     cli.json("index", "--no-embed")
     assert hits(cli, "anemometer gusts knots")[0]["session"]["cwd"] == "/home/dev/wind"
+
+
+def test_a_watchers_run_reads_the_session_whose_title_changed(kiro: Path, tmp_path: Path) -> None:
+    """Kiro writes a title into `session.json` alone. The resident service hands the
+    indexer that path: its session's events are read again, with no walk of every
+    root; a snapshot Kiro keeps of an edited file is nothing read."""
+    roots = [Root(kiro, "kiro-ide")]
+    with Store.open(tmp_path / "index.db") as store:
+        index_roots(store, roots)
+        meta = session_file(kiro, ANEMO).with_name("session.json")
+        doc = json.loads(meta.read_text())
+        meta.write_text(json.dumps({**doc, "title": "Anemometer units"}))
+        report = index_roots(store, roots, only=[str(meta)])
+        assert not report.full_scan and report.files_read == 1
+        assert store.get_session(ANEMO).title == "Anemometer units"
+        snapshot = meta.parent / "snapshots" / "0a1b2c3d" / "gusts.py"
+        snapshot.parent.mkdir(parents=True)
+        snapshot.write_text("KNOTS = 1.94\n")
+        report = index_roots(store, roots, only=[str(snapshot)])
+        assert not report.full_scan and report.files_read == 0

@@ -96,6 +96,14 @@ class KiroIdeSource(Source):
         for folder in folders or [root]:
             yield from (folder / n for n in _names(folder, skip) if _is_session(n))
 
+    def changed_file(self, path: Path) -> Path | None:
+        """Of the later layout, the session whose `session.json` changed (a title Kiro
+        gave it), and nothing for a file inside a session's folder (its snapshots)."""
+        folder = kiro_sessions.session_folder(path)
+        if folder is None:
+            return super().changed_file(path)
+        return kiro_sessions.changed_file(path, folder)
+
     def describe(self, path: Path) -> SourceFile:
         if path.name == kiro_sessions.MESSAGES:
             return SourceFile(path=path, source=KIND, session_id=kiro_sessions.session_id(path))

@@ -156,3 +156,15 @@ def titles(meta: dict[str, Any]) -> list[Record]:
 def stamp_paths(path: Path) -> list[str]:
     """`session.json`, where a title lands without a new event."""
     return [str(path.with_name(META))]
+
+
+
+def session_folder(path: Path) -> Path | None:
+    """The session's folder (`sess_<id>`) a path is in, if it is in one."""
+    return next((p for p in path.parents if _SESSION.match(p.name)), None)
+
+
+def changed_file(path: Path, folder: Path) -> Path | None:
+    """What a changed file of the session in `folder` is about: its `messages.jsonl`
+    itself, its `session.json` the session, anything else (a snapshot) nothing."""
+    return folder / MESSAGES if path.parent == folder and path.name in (MESSAGES, META) else None
