@@ -42,6 +42,7 @@ LANTERN = "quiet-lantern"  # compaction, a keep-alive, a malformed node
 KESTREL = "amber-kestrel"  # hidden
 WREN = "orphan-wren"  # nodes whose session row is gone
 OTTER = "plain-otter"  # the older shape, no main_chain_id
+MARTEN = "flat-marten"  # no parent links at all
 TIDES = "/home/dev/tidewater"
 
 
@@ -131,6 +132,9 @@ def build_older(data: Path) -> Path:
         {"id": "call-1", "function": {"name": "read", "arguments": '{"file_path": "holt.csv"}'}}]})
     s.node(OTTER, 3, 2, {"role": "tool", "tool_call_id": "call-1", "content": "otter\notter\n"})
     s.node(OTTER, 4, 3, {"role": "assistant", "content": [{"type": "text", "text": "Two otters."}]})
+    s.session(MARTEN, "/home/dev/marten", None)  # nodes naming no parent: every one read
+    s.node(MARTEN, 1, None, {"role": "user", "content": "where do pine martens den"})
+    s.node(MARTEN, 2, None, {"role": "assistant", "content": "In tree hollows."})
     s.close()
     return db
 
@@ -304,6 +308,7 @@ def test_the_older_shape(cli: CLI, tmp_path: Path) -> None:
     assert (report["errors"], report["problems"]) == ([], [])
     assert held(cli, sid(db, OTTER)) == count(db)[OTTER] == Counter(
         prompts=1, replies=2, calls=1, results=1)  # fmt: skip
+    assert held(cli, sid(db, MARTEN)) == Counter(prompts=1, replies=1)
     got = messages(cli, sid(db, OTTER))
     assert [(m["kind"], m.get("tool")) for m in got][2:4] == [
         ("tool_call", "read"), ("tool_output", "read")]  # fmt: skip

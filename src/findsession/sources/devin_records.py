@@ -9,6 +9,10 @@ puts a summary on the chain in place of the messages it summarised (its node's
 chains part, then the summary, as the person saw them in that order; the messages a
 compaction copied onto the new chain (`compact/prior_node_ids`) are read once.
 
+With no `main_chain_id` (or one naming no node) the chain is the one that ends at the
+node written last; a session whose nodes name no parent at all is every node in the
+order written.
+
 A `user` message is a prompt when the CLI marks it typed (`metadata.is_user_input:
 true`); one it marks otherwise (`null`: the summarizer's instructions, a cache
 keep-alive's "continue") is harness, and one with no such mark at all (a store older
@@ -54,8 +58,12 @@ def session_records(
     """Every record of one session: the main chain's messages, then its title."""
     lines = Lines(session.rank, session.id)
     by_id = {n.node_id: n for n in nodes}
-    head = session.head if session.head in by_id else (nodes[-1].node_id if nodes else None)
-    chain = _expanded(head, by_id, problems, lines, 0) if head is not None else []
+    if session.head in by_id:
+        chain = _expanded(session.head, by_id, problems, lines, 0)
+    elif any(n.parent is not None for n in nodes):
+        chain = _expanded(nodes[-1].node_id, by_id, problems, lines, 0)  # the last written
+    else:
+        chain = nodes  # no tree recorded at all: every node, in the order written
     calls: dict[str, str] = {}
     failed = _failed(states)
     records: list[Record] = []
