@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sqlite3
 from collections import Counter
 from pathlib import Path
@@ -40,6 +39,7 @@ from findsession.sources.devin import file_id
 HERON = "steady-heron"  # retried reply, a failed command, an edit and a write
 LANTERN = "quiet-lantern"  # compaction, a keep-alive, a malformed node
 KESTREL = "amber-kestrel"  # hidden
+GANNET = "tidy-gannet"  # a compaction that copied the message it summarised last
 WREN = "orphan-wren"  # nodes whose session row is gone
 OTTER = "plain-otter"  # the older shape, no main_chain_id
 MARTEN = "flat-marten"  # no parent links at all
@@ -76,6 +76,9 @@ def build(data: Path) -> Path:
     s.node(HERON, 13, 12, result("write:0#d4", "Wrote CHANGELOG.md"))
     s.node(HERON, 14, 13, assistant("Done: the changelog names the tide fix."))
     s.head(HERON, 14)
+    # A subagent's chain starts a root of its own, written after the head: not this chain.
+    s.node(HERON, 15, None, user("a subagent's task: count the pelicans", typed=None))
+    s.node(HERON, 16, 15, assistant("Forty pelicans."))
     named = {"_meta": {"cognition.ai/inferenceToolName": "read"}}
     s.state(HERON, "read:0#a1", {"kind": "read", **named}, {"status": "completed"})
     exited = {"terminal_exit": {"exit_code": 1, "signal": None}}
@@ -109,6 +112,16 @@ def build(data: Path) -> Path:
     s.node(LANTERN, 17, 16, user("does the lantern cache expire keys"))
     s.node(LANTERN, 18, 17, assistant("Yes, after an hour."))
     s.head(LANTERN, 18)
+
+    s.session(GANNET, "/home/dev/gannet", "why do gannets dive")
+    s.node(GANNET, 1, None, user("why do gannets dive"))
+    s.node(GANNET, 2, 1, assistant("Gannets dive for fish."))
+    s.node(GANNET, 3, 1, system("Summary: gannets and their dives."), {"summarized_from": 2})
+    s.node(GANNET, 4, 3, assistant("Gannets dive for fish."),
+           {"extensions": {"compact/prior_node_ids": [2]}})  # fmt: skip
+    s.node(GANNET, 5, 4, user("how deep"))
+    s.node(GANNET, 6, 5, assistant("Up to thirty metres."))
+    s.head(GANNET, 6)
 
     s.session(KESTREL, "/home/dev/kestrel", "sort the kestrel sightings", hidden=True)
     s.node(KESTREL, 1, None, user("sort the kestrel sightings by wingspan"))
@@ -225,18 +238,19 @@ def test_each_session_holds_its_chain_as_an_independent_count_finds(cli: CLI, db
                                       harness=1)  # fmt: skip
     assert expected[LANTERN] == Counter(prompts=2, replies=3, calls=2, results=2, harness=2,
                                         summaries=1, broken=1)  # fmt: skip
-    for key in (HERON, LANTERN, KESTREL):
+    assert expected[GANNET] == Counter(prompts=2, replies=2, summaries=1)
+    for key in (HERON, LANTERN, GANNET, KESTREL):
         # The harness's text and a compaction's summary belong to no turn that `read`
         # shows; a broken node is the one problem.
         shown = expected[key] - Counter(broken=1, harness=9, summaries=9)
         assert held(cli, sid(db, key)) == shown, key
     listed = {s["kind"]: s for s in cli.json("sources")["sources"]}["devin"]
-    assert listed["sessions"] == 3  # the hidden one too; not the nodes without a row
+    assert listed["sessions"] == 4  # the hidden one too; not the nodes without a row
 
 
 def test_the_retried_reply_and_the_summarizers_words_are_not_read(cli: CLI, db: Path) -> None:
     cli.json("index", "--no-embed")
-    for word in ("marmalade", "quokka", "wren"):
+    for word in ("marmalade", "quokka", "wren", "pelicans"):
         found = cli.json("search", "--mode", "keyword", "--source", "devin", word)["results"]
         assert found == [], word
     texts = [m["text"] for m in messages(cli, sid(db, LANTERN))]
@@ -326,9 +340,29 @@ def test_a_store_in_use_or_not_devins(cli: CLI, tmp_path: Path) -> None:
     assert "not a Devin CLI store" in json.dumps(report["problems"])
 
 
-def test_real_data_folder_from_xdg(cli: CLI, tmp_path: Path) -> None:
+def test_a_turn_the_cli_is_writing_is_read_once_committed(cli: CLI, db: Path) -> None:
+    """The store is in WAL mode, as the running CLI keeps it: a read while the CLI is in
+    the middle of writing a turn reads the turns committed before it, without waiting
+    or failing, and the next run reads the turn."""
+    writer = sqlite3.connect(db, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute(
+        "INSERT INTO message_nodes (session_id, node_id, parent_node_id, chat_message,"
+        " created_at) VALUES (?, 3, 2, ?, 1797000000)",
+        (KESTREL, json.dumps(user("and the merlin sightings"))),
+    )
+    writer.execute("UPDATE sessions SET main_chain_id = 3 WHERE id = ?", (KESTREL,))
+    report = cli.json("index", "--no-embed")
+    assert (report["errors"], len(report["problems"])) == ([], 1)  # LANTERN's broken node
+    assert held(cli, sid(db, KESTREL)) == Counter(prompts=1, replies=1)
+    writer.execute("COMMIT")
+    writer.close()
+    assert cli.json("index", "--no-embed")["sessions_changed"] == 1
+    assert held(cli, sid(db, KESTREL)) == Counter(prompts=2, replies=1)
+
+
+def test_the_data_folder_under_xdg_data_home(cli: CLI, tmp_path: Path) -> None:
     db = build(tmp_path / "xdg" / "devin")
     cli.env["XDG_DATA_HOME"] = str(tmp_path / "xdg")
     cli.json("index", "--no-embed")
     assert held(cli, sid(db, KESTREL)) == Counter(prompts=1, replies=1)
-    shutil.rmtree(tmp_path / "xdg")
