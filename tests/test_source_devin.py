@@ -366,3 +366,12 @@ def test_the_data_folder_under_xdg_data_home(cli: CLI, tmp_path: Path) -> None:
     cli.env["XDG_DATA_HOME"] = str(tmp_path / "xdg")
     cli.json("index", "--no-embed")
     assert held(cli, sid(db, KESTREL)) == Counter(prompts=1, replies=1)
+
+
+def test_a_handoff_starts_devin_with_its_prompt_after_the_separator() -> None:
+    """`devin -- PROMPT` (the CLI's documented form), so a prompt that opens with a word
+    its subcommands take (`list`) is still the prompt."""
+    from findsession.sources.starting import start_command
+
+    started = start_command("devin", "list what the tide fix left to do", "/home/dev/tidewater")
+    assert started.command == ("devin", "--", "list what the tide fix left to do")

@@ -408,9 +408,11 @@ ENTRIES: tuple[Entry, ...] = (
         spoken=("open-interpreter",),
         env=(*_CONFIG, "LOCALAPPDATA"),
     ),
-    # `devin -- PROMPT` opens its interactive session with that first prompt; the `--`
-    # keeps a prompt that begins with one of its subcommands' names (`list`, `auth`) a
-    # prompt. Only its local sessions are on disk (`devin --cloud`'s are in its cloud).
+    # "devin" is also a given name: it nudges only a person who has Devin CLI sessions,
+    # who most likely means the agent. `devin -- PROMPT` opens its interactive session
+    # with that first prompt; the `--` keeps a prompt that begins with one of its
+    # subcommands' names (`list`, `auth`) a prompt. Only its local sessions are on disk
+    # (`devin --cloud`'s are in its cloud).
     Entry(
         SourceKind.DEVIN,
         "devin:DevinSource",
