@@ -22,6 +22,11 @@ from amazon_q_store import AmazonQStore
 from crush_store import CrushStore, call, result
 from crush_store import text as crush_text
 from cursor_store import StateDb, agent, tool, user
+from devin_store import DevinStore
+from devin_store import assistant as devin_assistant
+from devin_store import call as devin_call
+from devin_store import result as devin_result
+from devin_store import user as devin_user
 from goose_store import GooseStore, tool_request, tool_response
 from goose_store import text as goose_text
 from kiro_store import KiroStore, prompt, reply, results, tool_use
@@ -269,6 +274,19 @@ def _crush(folder: Path) -> None:
     s.close()
 
 
+def _devin(folder: Path) -> None:
+    s = DevinStore(folder / "cli" / "sessions.db")
+    s.session("calm-ferry", "/home/dev/ferry", "scrape the ferry timetable", head=5)
+    s.node("calm-ferry", 1, None, devin_user("scrape the ferry timetable"))
+    ls = devin_call("exec:0#a", "exec", command="ls")
+    s.node("calm-ferry", 2, 1, devin_assistant("Fetching.", ls))
+    s.node("calm-ferry", 3, 1, devin_assistant("A retry.", request="r1"))
+    s.node("calm-ferry", 4, 2, devin_result("exec:0#a", "a.txt"))
+    s.node("calm-ferry", 5, 4, devin_assistant("Done."), {"summarized_from": 3})
+    s.state("calm-ferry", "exec:0#a", {"kind": "execute"}, {"status": "failed"})
+    s.close()
+
+
 def _goose(folder: Path) -> None:
     s = GooseStore(folder / "sessions.db")
     s.session("g-1", "/home/dev/ferry", "Ferry timetable")
@@ -489,6 +507,7 @@ SEEDS = [
     Seed("goose-legacy", "goose", _copy("goose"), "sessions/kelp-farm.jsonl",
          ["sessions/kelp-farm.jsonl"]),
     Seed("crush", "crush", _crush, ".crush/crush.db", [".crush/crush.db"]),
+    Seed("devin", "devin", _devin, "cli/sessions.db", ["cli/sessions.db"]),
     Seed("kiro-db", "kiro", _kiro, "data.sqlite3", ["data.sqlite3"]),
     Seed("amazon-q", "amazon-q", _amazon_q, "data.sqlite3", ["data.sqlite3"]),
     Seed("kiro-lines", "kiro", _copy("kiro/sessions/cli"),

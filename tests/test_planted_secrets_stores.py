@@ -170,6 +170,13 @@ def _hermes(cli: CLI, home: Path) -> list[Path]:
     return [home / ".hermes" / "state.db", home / ".hermes" / "profiles" / "work" / "state.db"]
 
 
+def _devin(cli: CLI, home: Path) -> list[Path]:
+    from test_source_devin import build
+
+    cli.env.pop("XDG_DATA_HOME", None)
+    return [build(home / ".local" / "share" / "devin")]
+
+
 def _ra_aid(cli: CLI, home: Path) -> list[Path]:
     from test_source_ra_aid import FIXTURE
 
@@ -189,6 +196,7 @@ STORES: dict[str, Build] = {
     "llm": _llm,
     "hermes": _hermes,
     "ra-aid": _ra_aid,
+    "devin": _devin,
 }
 
 

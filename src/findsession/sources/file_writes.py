@@ -32,7 +32,8 @@ Open Interpreter's heredocs in its `shell` blocks (`bash`, `sh`, `zsh`...); Lett
 `delete_snippet` (the text it removes) and `delete_file`;
 RA.Aid's `put_complete_file_contents` (its store keeps the path, not the text) and
 `file_str_replace`; Kiro IDE's later `fs_write` (`path` and `text`), `str_replace`
-(`oldStr`, `newStr`) and `delete_file` (`targetFile`).
+(`oldStr`, `newStr`) and `delete_file` (`targetFile`); Devin CLI's `write` and `edit`
+(Claude Code's arguments) and a heredoc in its `exec`.
 A call of another name writes nothing here.
 """
 
@@ -72,7 +73,7 @@ SHELL_TOOLS = frozenset(("bash", "shell", "local_shell", "exec_command", "run_sh
                          "execute_command", "shell_command", "run_in_terminal",
                          "run_terminal_cmd", "run_terminal_command", "terminal", "powershell",
                          "container.exec", "run_command", "launch-process",
-                         "execute_bash"))  # fmt: skip
+                         "execute_bash", "exec"))  # fmt: skip
 
 #: Tool (lower case) -> (op, keys holding the new text, keys holding the old text).
 _SIMPLE: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {

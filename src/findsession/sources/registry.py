@@ -74,6 +74,7 @@ class SourceKind(StrEnum):
     LETTA = "letta"
     RA_AID = "ra-aid"
     OPEN_INTERPRETER = "open-interpreter"
+    DEVIN = "devin"
     SPECSTORY = "specstory"
     CHATGPT = "chatgpt"
     CLAUDE_AI = "claude-ai"
@@ -407,6 +408,18 @@ ENTRIES: tuple[Entry, ...] = (
         spoken=("open-interpreter",),
         env=(*_CONFIG, "LOCALAPPDATA"),
     ),
+    # "devin" is also a given name: it nudges only a person who has Devin CLI sessions,
+    # who most likely means the agent. `devin -- PROMPT` opens its interactive session
+    # with that first prompt; the `--` keeps a prompt that begins with one of its
+    # subcommands' names (`list`, `auth`) a prompt. Only its local sessions are on disk
+    # (`devin --cloud`'s are in its cloud).
+    Entry(
+        SourceKind.DEVIN,
+        "devin:DevinSource",
+        spoken=("devin",),
+        env=_DATA,
+        start=Start(("devin", "--")),
+    ),
     # "warp" alone is a word of code talk (Rust's web framework, a warp's threads).
     Entry(
         SourceKind.WARP,
@@ -510,6 +523,7 @@ NAMES: dict[str, str] = {
     SourceKind.LETTA: "Letta Code (its local backend)",
     SourceKind.RA_AID: "RA.Aid",
     SourceKind.OPEN_INTERPRETER: "Open Interpreter",
+    SourceKind.DEVIN: "Devin CLI (its local sessions)",
     SourceKind.WARP: "Warp's agent conversations",
     SourceKind.SPECSTORY: "SpecStory's Markdown exports",
     SourceKind.CHATGPT: "ChatGPT",
