@@ -463,6 +463,10 @@ FOUND = [
     ("gptme-native", [((0, 9, "call_id"), "\ud800")]),
     # A rollout's own id, as each record's session: a lone surrogate cannot be stored.
     ("trae-cli", [((0, 0, "payload", "id"), "\ud800")]),
+    # A reply's calls iterated: an int is none (a hunt); a placement's extensions looked
+    # into: a list holds no key (found reading the same code).
+    ("devin", [((0, "rows", "message_nodes", 1, 4, "json", "tool_calls"), -1)]),
+    ("devin", [((0, "rows", "message_nodes", 4, 6, "json", "extensions"), ["x"])]),
 ]
 
 

@@ -142,7 +142,8 @@ def _once(chain: list[devin_db.Node], by_id: dict[int, devin_db.Node]) -> Iterat
     for node in chain:
         if node.node_id in done:
             continue
-        prior = (_placement(node).get("extensions") or {}).get("compact/prior_node_ids")
+        extensions = _placement(node).get("extensions")
+        prior = extensions.get("compact/prior_node_ids") if isinstance(extensions, dict) else None
         copies = [p for p in prior if isinstance(p, int)] if isinstance(prior, list) else []
         if copies and all(p in done for p in copies):
             continue
@@ -196,7 +197,8 @@ def _records(
         if isinstance(thinking, str):
             yield lines.message(MessageKind.THINKING, thinking, THINKING_CAP, **base)
         yield lines.message(MessageKind.REPLY, text, PROMPT_CAP, **base)
-        for call in message.get("tool_calls") or ():
+        tool_calls = message.get("tool_calls")
+        for call in tool_calls if isinstance(tool_calls, list) else ():
             yield _call(call, lines, base, calls)
     elif role == "tool":
         given = _s(message.get("tool_call_id"))
