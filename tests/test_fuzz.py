@@ -467,6 +467,8 @@ FOUND = [
     # into: a list holds no key (found reading the same code).
     ("devin", [((0, "rows", "message_nodes", 1, 4, "json", "tool_calls"), -1)]),
     ("devin", [((0, "rows", "message_nodes", 4, 6, "json", "extensions"), ["x"])]),
+    # A message's own id kept as its records': a lone surrogate cannot be stored.
+    ("devin", [((0, "rows", "message_nodes", 1, 4, "json", "message_id"), "\ud800")]),
 ]
 
 

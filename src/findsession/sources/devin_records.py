@@ -245,8 +245,9 @@ def _state_name(states: States, call_id: str | None) -> str | None:
     for doc in states.get(call_id or "", (None, None)):
         data = parsed(doc) if doc else None
         meta = data.get("_meta") if isinstance(data, dict) else None
-        if isinstance(meta, dict) and _s(meta.get("cognition.ai/inferenceToolName")):
-            return meta["cognition.ai/inferenceToolName"]
+        name = _s(meta.get("cognition.ai/inferenceToolName")) if isinstance(meta, dict) else None
+        if name:
+            return name
     return None
 
 
@@ -268,4 +269,6 @@ def _failed(states: dict[str, tuple[str | None, str | None]]) -> set[str]:
 
 
 def _s(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
+    """A non-empty string as it can be stored (a lone surrogate, legal in a JSON escape,
+    replaced), else None."""
+    return clean_text(value) if isinstance(value, str) and value else None
