@@ -111,6 +111,8 @@ def _user(msg: dict[str, Any], base: dict[str, Any], answered: set[str]) -> Iter
             call_id = _str(resp.get("id"))
             if call_id in answered:
                 continue
+            if call_id:
+                answered.add(call_id)  # a response the file records twice counts once
             yield Message(
                 MessageKind.TOOL_OUTPUT,
                 cap(_response_text(resp), TOOL_OUTPUT_CAP),
