@@ -5,7 +5,9 @@ The fixture (`fixtures/gemini-0.61/home/.gemini`) is what Gemini CLI 0.61.0 wrot
 `/home/dev` (the `projectHash` is the SHA-256 of the renamed project path, as the CLI
 computes it). Nothing was cut. One chat of four prompts, each after the first sent
 with `--resume latest`: a question, a `write_file`, a `run_shell_command` that fails
-(exit 1) and a `replace`; another chat of two prompts, the second resumed.
+(exit 1) and a `replace`; another chat of two prompts, the second resumed; then one
+prompt in the terminal UI, whose start gave the chat before it a title: a `$set` of
+`summary` and `memoryScratchpad` (a digest of the chat's tool calls, not read).
 
 Each resume appends the chat's metadata line again and two `$set`s of `messages`: the
 history as the CLI rebuilt it from the model's context. There every earlier reply is
@@ -86,7 +88,7 @@ def test_each_chat_gives_what_the_cli_recorded_once(cli: CLI, gemini: Path) -> N
     report = cli.json("index", "--no-embed")
     assert report["problems"] == []
     files = sorted(CHATS.glob("*.jsonl"))
-    assert len(files) == 2
+    assert len(files) == 3
     for path in files:
         session = json.loads(path.read_text().splitlines()[0])["sessionId"]
         counts, prompts, messages = indexed(cli, session)
@@ -143,3 +145,11 @@ def test_a_response_recorded_twice_without_the_calls_result_counts_once(
     counts, _, messages = indexed(cli, ZOO)
     assert counts["tool_output"] == 3
     assert "Exit Code: 1" in [m for m in messages if m["kind"] == "tool_output"][1]["text"]
+
+
+def test_the_title_the_cli_gave_at_the_next_start(cli: CLI, gemini: Path) -> None:
+    cli.json("index", "--no-embed")
+    hits = cli.json("search", "--mode", "keyword", "--source", "gemini", "walrus")["results"]
+    assert [h["session"]["title"] for h in hits] == ["Scripted summary of the session"]
+    hits = cli.json("search", "--mode", "keyword", "--source", "gemini", "lemur")["results"]
+    assert [h["session"]["title"] for h in hits] == ["Tell me about the lemur"]
