@@ -7,7 +7,10 @@ computes it). Nothing was cut. One chat of four prompts, each after the first se
 with `--resume latest`: a question, a `write_file`, a `run_shell_command` that fails
 (exit 1) and a `replace`; another chat of two prompts, the second resumed; then one
 prompt in the terminal UI, whose start gave the chat before it a title: a `$set` of
-`summary` and `memoryScratchpad` (a digest of the chat's tool calls, not read).
+`summary` and `memoryScratchpad` (a digest of the chat's tool calls, not read); then a
+chat whose one prompt made the model hand a task to the `generalist` subagent
+(`invoke_agent`), whose own chat is `chats/<session id>/<agent session id>.jsonl`, its
+title (`summary`) the JSON it returned.
 
 Each resume appends the chat's metadata line again and two `$set`s of `messages`: the
 history as the CLI rebuilt it from the model's context. There every earlier reply is
@@ -35,6 +38,7 @@ from conftest import CLI
 FIXTURE = Path(__file__).parent / "fixtures" / "gemini-0.61" / "home"
 CHATS = FIXTURE / ".gemini" / "tmp" / "zoo" / "chats"
 ZOO = "65a1dd0f-"  # the chat of four prompts, with tools
+HELPED = "fe314f6a-ae4f-471c-8da3-c52bbf811074"  # the chat that called a subagent
 PROJECT = "/home/dev/zoo"
 
 
@@ -56,7 +60,8 @@ def recorded(path: Path) -> dict[str, dict[str, Any]]:
 
 
 def expected(path: Path) -> tuple[Counter[str], list[tuple[str, str]]]:
-    """Prompts, replies, thoughts, tool calls and outputs; and each prompt's text and time."""
+    """Prompts, replies, thoughts, tool calls and outputs (each call with a response,
+    in its record or as a user message); and each prompt's text and time."""
     counts: Counter[str] = Counter()
     prompts = []
     outputs = set()
@@ -72,6 +77,7 @@ def expected(path: Path) -> tuple[Counter[str], list[tuple[str, str]]]:
             counts["reply"] += bool(text)
             counts["thinking"] += len(msg.get("thoughts") or [])
             counts["tool_call"] += len(msg.get("toolCalls") or [])
+            outputs |= {c["id"] for c in msg.get("toolCalls") or [] if c.get("result")}
     counts["prompt"] = len(prompts)
     counts["tool_output"] = len(outputs)
     return counts, prompts
@@ -87,8 +93,8 @@ def indexed(cli: CLI, session: str) -> tuple[Counter[str], list[tuple[str, str]]
 def test_each_chat_gives_what_the_cli_recorded_once(cli: CLI, gemini: Path) -> None:
     report = cli.json("index", "--no-embed")
     assert report["problems"] == []
-    files = sorted(CHATS.glob("*.jsonl"))
-    assert len(files) == 3
+    files = sorted(CHATS.rglob("*.jsonl"))
+    assert len(files) == 5
     for path in files:
         session = json.loads(path.read_text().splitlines()[0])["sessionId"]
         counts, prompts, messages = indexed(cli, session)
@@ -153,3 +159,13 @@ def test_the_title_the_cli_gave_at_the_next_start(cli: CLI, gemini: Path) -> Non
     assert [h["session"]["title"] for h in hits] == ["Scripted summary of the session"]
     hits = cli.json("search", "--mode", "keyword", "--source", "gemini", "lemur")["results"]
     assert [h["session"]["title"] for h in hits] == ["Tell me about the lemur"]
+
+
+def test_the_subagents_chat_is_a_subagent_of_the_session(cli: CLI, gemini: Path) -> None:
+    cli.json("index", "--no-embed")
+    (path,) = (CHATS / HELPED).glob("*.jsonl")
+    read = cli.json("read", path.stem, "--tools")
+    assert read["session"]["subagent"] is True
+    assert read["session"]["parent_id"] == HELPED
+    prompts = [m["text"] for t in read["turns"] for m in t["messages"] if m["kind"] == "prompt"]
+    assert prompts == ["Look into the ibis-task notes and report"]
