@@ -5,7 +5,10 @@ OpenAI-compatible server on localhost, in one project (`zoo`), paths renamed to
 `/home/dev` and nothing else changed: `ZOO` by `qwen -p` and three `-p --continue`
 (a `write_file`, a shell command that fails, an `edit` refused because the file was not
 read first); `NARWHAL`, two prompts, the second with `--continue`; `GOAL` by
-`qwen -p "/goal <objective>"`, which ran three turns on its own and paused.
+`qwen -p "/goal <objective>"`, which ran three turns on its own and paused; `WOMBAT` in
+the terminal UI, a second message typed while the first one's shell command still ran
+(a `user` record of subtype `mid_turn_user_message`, its `systemPayload.displayText`
+what was typed).
 
 New since 0.15.10: every record has a `provenance`; `system` records of subtypes
 `attribution_snapshot` and `ui_telemetry` (the model's reply again, for statistics) are
@@ -34,6 +37,7 @@ CHATS = FIXTURE / ".qwen" / "projects" / "-home-dev-zoo" / "chats"
 ZOO = "f4deeb9a-58f3-4836-be19-b6d1b8c02ab5"
 NARWHAL = "8d1cf1e9-0d81-480e-9dbc-aeba65ddd52e"
 GOAL = "7b5ec315-137e-44ee-8406-493e73d7888d"
+WOMBAT = "7654ac07-aaa5-48c0-99c0-c7ab7adcb5bd"
 OBJECTIVE = "Write the heron notes and stop when the heron question is answered"
 
 
@@ -50,7 +54,7 @@ def expected(path: Path) -> tuple[Counter[str], list[str]]:
         rec = json.loads(line)
         parts = (rec.get("message") or {}).get("parts") or []
         texts = [p["text"] for p in parts if "text" in p and not p.get("thought")]
-        if rec["type"] == "user" and rec.get("subtype") is None:
+        if rec["type"] == "user" and rec.get("subtype") in (None, "mid_turn_user_message"):
             prompts += texts
         elif rec["type"] == "system" and rec.get("subtype") == "goal_state":
             if rec["systemPayload"]["cause"] == "create":
@@ -77,13 +81,13 @@ def test_each_chat_gives_what_its_records_hold(cli: CLI, qwen: Path) -> None:
     report = cli.json("index", "--no-embed", "--source", "qwen")
     assert report["problems"] == []
     totals: Counter[str] = Counter()
-    for session in (ZOO, NARWHAL, GOAL):
+    for session in (ZOO, NARWHAL, GOAL, WOMBAT):
         want, want_prompts = expected(CHATS / f"{session}.jsonl")
         got, prompts = indexed(cli, session)
         assert +got == +want, session
         assert prompts == want_prompts, session
         totals += want
-    assert totals == Counter(prompt=7, reply=12, tool_call=3, tool_output=3, failed=2)
+    assert totals == Counter(prompt=9, reply=14, tool_call=4, tool_output=4, failed=2)
 
 
 def test_a_goal_is_the_objective_typed_not_the_runtime_nudge(cli: CLI, qwen: Path) -> None:
@@ -98,3 +102,12 @@ def test_a_goal_is_the_objective_typed_not_the_runtime_nudge(cli: CLI, qwen: Pat
     assert all(
         nudge not in m["text"] for t in turns for m in t["messages"] if m["kind"] != "harness"
     )
+
+
+def test_a_message_typed_while_a_tool_ran_is_a_prompt(cli: CLI, qwen: Path) -> None:
+    cli.json("index", "--no-embed", "--source", "qwen")
+    turns = cli.json("read", WOMBAT, "--tools")["turns"]
+    assert [t["messages"][0]["text"] for t in turns] == [
+        "Run the slowpoke command for me",
+        "Also mention the wombat when it ends",
+    ]
