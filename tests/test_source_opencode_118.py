@@ -3,10 +3,12 @@
 `fixtures/opencode-1.18/opencode/opencode.db` is what OpenCode 1.18.33 wrote in
 `opencode run` sessions against a scripted OpenAI-compatible model on localhost: its
 WAL checkpointed into the file, the home folder renamed to `/home/dev` in every text
-column (the `event` table too), nothing else changed. Three sessions: one prompt; three
+column (the `event` table too), nothing else changed. Six sessions: one prompt; three
 prompts, the last two with `--continue`, with a `write`, a `bash` that fails (exit 1)
-and an `edit`; two prompts, the second with `--continue`. `opencode run` stores each
-prompt with the quotes it added around it; they are the store's text.
+and an `edit`; two prompts, the second with `--continue`; one prompt; one whose model
+handed a task to the `general` subagent (`task`), and that subagent's session, a child
+of it, which OpenCode titled "<task description> (@general subagent)". `opencode run`
+stores each prompt with the quotes it added around it; they are the store's text.
 
 The schema is 1.18's: beside `session`, `message` and `part` it has `session_message`,
 `session_input`, `session_context_epoch` and `event` (the same changes as events). Only
@@ -61,19 +63,33 @@ def test_each_session_gives_what_its_parts_hold(cli: CLI, store: Path) -> None:
     assert report["problems"] == []
     want = expected(store)
     assert sum(want.values(), Counter()) == Counter(
-        prompt=6, reply=9, tool_call=3, tool_output=3
+        prompt=9, reply=13, tool_call=4, tool_output=4
     )  # the independent count itself, as the store stands
-    sessions = {
-        h["session"]["id"].split(":")[-1]: h["session"]
-        for word in ("pelican", "zebra", "narwhal")
-        for h in cli.json("search", "--mode", "keyword", "--source", "opencode", word)["results"]
-    }
-    assert sessions.keys() == want.keys()
+    assert len(want) == 6
     for sid, counts in want.items():
-        turns = cli.json("read", sessions[sid]["id"], "--tools")["turns"]
-        got = Counter(m["kind"] for t in turns for m in t["messages"])
+        read = cli.json("read", index_id(cli, sid), "--tools")
+        got = Counter(m["kind"] for t in read["turns"] for m in t["messages"])
         assert +got == +counts, sid
-        assert sessions[sid]["cwd"] == "/home/dev/zoo"
+        assert read["session"]["cwd"] == "/home/dev/zoo"
+
+
+def index_id(cli: CLI, sid: str) -> str:
+    """The index's id of a store's session: the store's file id, then the session's."""
+    hit = cli.json("search", "--mode", "keyword", "--source", "opencode", "pelican")["results"][0]
+    return hit["session"]["id"].split(":")[0] + ":" + sid
+
+
+def test_the_subagents_session_keeps_the_title_opencode_gave_it(cli: CLI, store: Path) -> None:
+    cli.json("index", "--no-embed", "--source", "opencode")
+    with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as conn:
+        ((child, parent, title),) = conn.execute(
+            "SELECT id, parent_id, title FROM session WHERE parent_id IS NOT NULL"
+        ).fetchall()
+    assert title == "Check the ibis notes (@general subagent)"
+    session = cli.json("read", index_id(cli, child))["session"]
+    assert session["subagent"] is True
+    assert session["parent_id"] == index_id(cli, parent)
+    assert session["title"] == title
 
 
 def test_the_failing_command_and_the_edits(cli: CLI, store: Path) -> None:
