@@ -366,6 +366,24 @@ def test_the_slug_copy_found_after_the_hashed_one_replaces_it(cli: CLI, gemini: 
     ]
 
 
+def one_turn_chat(
+    cli: CLI, gemini: Path, short: str, when: str, prompt: str, reply: dict[str, Any]
+) -> dict[str, Any]:
+    """A `.json` chat of one prompt and one reply in the `kiln` project, indexed: its turn."""
+    session = f"{short}-0000-4000-8000-00000000000{short[0]}"
+    doc = {
+        "sessionId": session,
+        "messages": [
+            {"id": "p1", "type": "user", "content": [{"text": prompt}]},
+            {"id": "g1", "type": "gemini", **reply},
+        ],
+    }
+    chat(gemini, "kiln", f"session-{when}-{short}.json").write_text(json.dumps(doc))
+    index(cli)
+    [turn] = cli.json("read", session, "--tools")["turns"]
+    return turn
+
+
 def test_identical_tool_calls_of_one_message_are_each_shown(cli: CLI, gemini: Path) -> None:
     """A reply that runs the same command three times (polling a build) has three calls,
     each with its own id and output: `read --tools` shows all three."""
@@ -379,19 +397,32 @@ def test_identical_tool_calls_of_one_message_are_each_shown(cli: CLI, gemini: Pa
             "timestamp": f"2025-11-04T10:00:0{n}.000Z",
         }  # fmt: skip
 
-    doc = {
-        "sessionId": "ffff6666-0000-4000-8000-000000000006",
-        "startTime": "2025-11-04T10:00:00.000Z", "lastUpdated": "2025-11-04T10:01:00.000Z",
-        "messages": [
-            {"id": "p1", "timestamp": "2025-11-04T10:00:00.000Z", "type": "user",
-             "content": [{"text": "watch the kiln firing until it reaches cone six"}]},
-            {"id": "g1", "timestamp": "2025-11-04T10:00:30.000Z", "type": "gemini",
-             "content": "It reached cone 6.", "toolCalls": [call(1), call(2), call(3)]},
-        ],
-    }  # fmt: skip
-    path = chat(gemini, "kiln", "session-2025-11-04T10-00-ffff6666.json")
-    path.write_text(json.dumps(doc))
-    index(cli)
-    [turn] = cli.json("read", doc["sessionId"], "--tools")["turns"]
+    turn = one_turn_chat(
+        cli, gemini, "ffff6666", "2025-11-04T10-00",
+        "watch the kiln firing until it reaches cone six",
+        {"content": "It reached cone 6.", "toolCalls": [call(1), call(2), call(3)]},
+    )  # fmt: skip
     kinds = [m["kind"] for m in turn["messages"]]
     assert kinds.count("tool_call") == 3 and kinds.count("tool_output") == 3
+
+
+def test_each_call_of_a_batch_has_its_own_output(cli: CLI, gemini: Path) -> None:
+    """When the CLI rebuilds a message from the model's history (a resume, a rollback:
+    `updateMessagesFromHistory`, still in 0.61.0), each call of a batch gets the whole
+    turn of responses as its `result`, as in a real chat of June 2026 (three calls, each
+    result the same three responses): a call's output is its own response only."""
+    outputs = {"read_file-1": "flask==3.1.3", "run_shell_command-2": "pip 25.2"}
+    batch = [
+        {"functionResponse": {"id": cid, "name": cid.split("-")[0], "response": {"output": out}}}
+        for cid, out in outputs.items()
+    ]
+    calls = [
+        {"id": cid, "name": cid.split("-")[0], "args": {}, "result": batch, "status": "success"}
+        for cid in outputs
+    ]
+    turn = one_turn_chat(
+        cli, gemini, "ffff7777", "2026-06-12T04-16", "why does the kiln app not start",
+        {"content": "Flask is not installed in the venv.", "toolCalls": calls},
+    )  # fmt: skip
+    shown = [m["text"] for m in turn["messages"] if m["kind"] == "tool_output"]
+    assert shown == list(outputs.values())

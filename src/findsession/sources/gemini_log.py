@@ -158,12 +158,27 @@ def _checkpoint(live: dict[str, tuple[int, dict[str, Any]]], messages: list[Any]
     turn it leaves out was still said in this session, and is what a person remembers
     of it: it stays, before the new history, as it was. Only a `$rewindTo` (the person
     taking turns back) removes turns.
+
+    A message the history names again keeps what the file first recorded of it: a
+    resume (0.61.0) writes each earlier reply again from the model's context, without
+    its `toolCalls` (results, status), without its structured `thoughts` and at the time
+    of the resume; masking writes a shorter tool output. The new copy adds only the
+    fields the earlier record lacks.
     """
+    earlier = {mid: entry[1] for mid, entry in live.items()}
     named = {m["id"] for m in messages if isinstance(m, dict) and isinstance(m.get("id"), str)}
     kept = [(mid, entry) for mid, entry in live.items() if mid not in named]
     live.clear()
     live.update(kept)
-    _insert_all(live, messages, n)
+    merged = [
+        {**m, **earlier[m["id"]]} if isinstance(m, dict) and _str_id(m) in earlier else m
+        for m in messages
+    ]
+    _insert_all(live, merged, n)
+
+
+def _str_id(msg: dict[str, Any]) -> str | None:
+    return msg["id"] if isinstance(msg.get("id"), str) else None
 
 
 def _insert_all(live: dict[str, tuple[int, dict[str, Any]]], messages: list[Any], n: int) -> None:

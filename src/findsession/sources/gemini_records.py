@@ -111,6 +111,8 @@ def _user(msg: dict[str, Any], base: dict[str, Any], answered: set[str]) -> Iter
             call_id = _str(resp.get("id"))
             if call_id in answered:
                 continue
+            if call_id:
+                answered.add(call_id)  # a response the file records twice counts once
             yield Message(
                 MessageKind.TOOL_OUTPUT,
                 cap(_response_text(resp), TOOL_OUTPUT_CAP),
@@ -215,7 +217,7 @@ def _tool_call(call: dict[str, Any], base: dict[str, Any]) -> Iterator[Message]:
     at = {**base, "timestamp": ts}
     call_id = _str(call.get("id"))
     yield _call_message(call.get("name"), call.get("args"), call_id, at)
-    output = _result_text(call.get("result"))
+    output = _result_text(call.get("result"), call_id)
     if not output.strip() and isinstance(call.get("resultDisplay"), str):
         output = call["resultDisplay"]
     if output.strip():
@@ -283,11 +285,23 @@ def _text(parts: list[dict[str, Any]]) -> str:
     return clean_text("".join(out))
 
 
-def _result_text(result: Any) -> str:
+def _result_text(result: Any, call_id: str | None = None) -> str:
+    """A call's result. When the CLI rebuilds a message from the model's history
+    (`updateMessagesFromHistory`, on a resume or a rollback), each call of a batch gets
+    the whole turn of responses as its result: only the call's own response is its
+    output, when one names it."""
     if isinstance(result, str):
         return clean_text(result)
+    parts = _parts(result)
+    own = [
+        p
+        for p in parts
+        if isinstance(p.get("functionResponse"), dict)
+        and call_id is not None
+        and p["functionResponse"].get("id") == call_id
+    ]
     out = []
-    for part in _parts(result):
+    for part in own or parts:
         if isinstance(part.get("functionResponse"), dict):
             out.append(_response_text(part["functionResponse"]))
         else:

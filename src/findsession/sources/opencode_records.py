@@ -8,8 +8,10 @@ nothing to read (`file`, `step-start`, `step-finish`, `snapshot`, `patch`, `agen
 `compaction`, `subtask`, `retry`). Both hand this module the raw JSON text and ids, so
 one parser numbers the records and reports bad JSON the same way for both.
 
-Line numbers: `foreign_db.line_of(rank, position)`, the session's title and parent at
-position 0 and its messages from 1, in order. A store's sessions take their row id as
+Line numbers: `foreign_db.line_of(rank, position)`, the session's title at position 0
+and its messages from 1, in order; its parent at position 1 too, a line no other
+metadata takes (the index keeps one metadata record a line: at 0 with the title, the
+parent replaced a subagent's title). A store's sessions take their row id as
 rank; a tree file holds one session, rank 0.
 """
 
@@ -82,7 +84,8 @@ def session_records(
             MetaEvent(MetaKind.CUSTOM_TITLE, clean_text(title), head, session_key=session_key)
         )
     if info.parent_id:
-        records.append(MetaEvent(MetaKind.PARENT, info.parent_id, head, session_key=session_key))
+        at = line_of(info.rank, 1)
+        records.append(MetaEvent(MetaKind.PARENT, info.parent_id, at, session_key=session_key))
     by_message: dict[str, list[tuple[str, str | bytes]]] = {}
     for part_id, message_id, raw in parts:
         by_message.setdefault(message_id, []).append((part_id, raw))

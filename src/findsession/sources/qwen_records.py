@@ -36,8 +36,9 @@ from findsession.sources.claude_code_records import copied_by_branch, parse_reco
 from findsession.sources.cursor import Record
 from findsession.sources.jsonl import clean_text
 
-#: User records that are not typed: a background task's or a schedule's message.
-_INJECTED_SUBTYPES = frozenset(("notification", "cron"))
+#: User records that are not typed: a background task's or a schedule's message, and
+#: the nudge a `/goal` sends the model each turn ("Continue working on the active Goal").
+_INJECTED_SUBTYPES = frozenset(("notification", "cron", "goal_runtime"))
 #: What a hook adds to the prompt, as a last part of its own.
 _HOOK_PART = "<qwen:"
 
@@ -112,6 +113,8 @@ class QwenParser:
             typed = _str(payload.get("userText"))
             self.typed = typed.strip() if typed and typed.strip() else None
             return []
+        if subtype == "goal_state" and isinstance(payload, dict):
+            return self._goal(obj, payload, line)
         if subtype == "custom_title" and isinstance(payload, dict):
             title = _str(payload.get("customTitle"))
             if title and title.strip():
@@ -120,6 +123,18 @@ class QwenParser:
                 kind = MetaKind.AI_TITLE if auto else MetaKind.CUSTOM_TITLE
                 return [MetaEvent(kind, title.strip(), line)]
         return []
+
+    def _goal(self, obj: dict[str, Any], payload: dict[str, Any], line: int) -> list[Record]:
+        """A `/goal`'s objective, when the person set it: the only place the CLI keeps
+        what was typed after `/goal` (0.24). Its later states (a turn finished, paused)
+        repeat it and give nothing."""
+        snapshot = payload.get("snapshot")
+        goal = snapshot.get("goal") if isinstance(snapshot, dict) else None
+        objective = _str(goal.get("objective")) if isinstance(goal, dict) else None
+        if payload.get("cause") != "create" or not objective or not objective.strip():
+            return []
+        typed = {**obj, "type": "user", "message": {"role": "user", "parts": [{"text": objective}]}}
+        return self._message(typed, line)
 
     def _message(self, obj: dict[str, Any], line: int) -> list[Record]:
         message = obj.get("message")
