@@ -60,7 +60,9 @@ class GeminiSource(Source):
 
     kind = KIND
     #: 2: each of the A2A server's chats is a session of its own, named by its file.
-    reads = 2
+    #: 3: a resume's rewritten history keeps each message's first form (its calls, its
+    #: time), and a batch's call shows only its own output.
+    reads = 3
 
     def default_roots(self) -> list[Path]:
         return [gemini_home() / "tmp"]

@@ -53,6 +53,9 @@ class OpenCodeSource(Source):
     app = "opencode"
     #: A commit waiting in `<db>-wal` is a change of the store.
     companions = foreign_db.COMPANIONS
+    #: 2: a subagent's session keeps the title OpenCode gave it (its parent link had
+    #: taken the title's place).
+    reads = 2
     #: The store the first OpenCode (Go, before the rewrite) kept in each project, in
     #: the schema Crush has; None for an agent that never had one.
     first_generation: project_db.ProjectStore | None = project_db.OPENCODE_FIRST

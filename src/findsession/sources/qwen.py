@@ -45,7 +45,8 @@ class QwenSource(Source):
     kind = KIND
     #: 2: a prompt with `@file` references is what was typed, not the files' content.
     #: 3: a `/branch` copy's `forkedFrom` records are the other session's, not the branch's.
-    reads = 3
+    #: 4: a `/goal` is the goal typed; its "Continue working" nudges are harness.
+    reads = 4
 
     def default_roots(self) -> list[Path]:
         return [qwen_home() / "projects", qwen_home() / "tmp"]
