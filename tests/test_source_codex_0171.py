@@ -1,0 +1,193 @@
+"""A rollout the real Codex CLI 0.171.0 wrote, read through the real CLI.
+
+The file (`fixtures/codex-0171/home`) was written by `codex exec` offline against a
+scripted Responses API server on localhost, in one project (`greet`): a prompt whose
+answer added a file with `apply_patch`, then `codex exec resume` three times (a patch
+that edited it, an `exec_command` that failed with exit code 2, a plain question), then
+`codex resume` in the terminal UI: a prompt, `/compact`, and one more prompt. Paths were
+renamed to /home/dev; Codex's base instructions (`session_meta`) and its skills list (a
+developer message) were cut, and say so; nothing else was changed.
+
+0.171 no longer writes the `event_msg` `user_message` older rollouts hold for each typed
+prompt: what the person typed is an `event_msg` `item_completed` whose item is a
+`UserMessage` (beside `AgentMessage`, `FileChange`, `CommandExecution` and
+`ContextCompaction` items that copy what the `response_item`s hold). The counts below
+are made from the raw lines, without findsession.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import CLI
+from test_source_codex import index, item, record
+
+from findsession.domain import MessageKind
+from findsession.storage.sqlite import Store
+
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "codex-0171" / "home"
+SID = "01a250af-c820-7363-b82f-ff2bf4bf3bf2"
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    place = tmp_path / "codex"
+    shutil.copytree(FIXTURE, place)
+    return place
+
+
+def raw_lines() -> list[dict[str, Any]]:
+    path = next(FIXTURE.rglob(f"rollout-*{SID}.jsonl"))
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def counted() -> dict[str, Any]:
+    """What the rollout holds, counted from its lines: each typed prompt (the text of a
+    `UserMessage` item), each reply (an assistant `response_item` message), each tool call
+    and output, and the outputs of commands that exited other than 0."""
+    typed, replies, calls, outputs, failed = [], 0, 0, 0, 0
+    for rec in raw_lines():
+        payload = rec.get("payload") or {}
+        kind = payload.get("type")
+        if rec["type"] == "event_msg" and kind == "item_completed":
+            item = payload["item"]
+            if item["type"] == "UserMessage":
+                typed.append("\n".join(b["text"] for b in item["content"] if b["type"] == "text"))
+            if item["type"] == "CommandExecution" and item.get("exit_code") not in (None, 0):
+                failed += 1
+        if rec["type"] != "response_item":
+            continue
+        if kind == "message" and payload["role"] == "assistant":
+            replies += 1
+        elif kind in ("function_call", "custom_tool_call"):
+            calls += 1
+        elif kind in ("function_call_output", "custom_tool_call_output"):
+            outputs += 1
+            code = re.search(r"^(?:Exit code:|Process exited with code) (-?\d+)$",
+                             payload["output"], re.M)  # fmt: skip
+            assert code is not None
+    return {"typed": typed, "replies": replies, "calls": calls, "outputs": outputs,
+            "failed": failed}  # fmt: skip
+
+
+def test_the_raw_count() -> None:
+    """The independent count, pinned: six prompts, ten replies (the compaction's own
+    answer among them), three calls and their outputs, one failure."""
+    c = counted()
+    assert c["typed"] == [
+        "Please zzwrite a greeter script in greeter.py",
+        "Now zzedit the greeting to say good morning",
+        "zzfail: list the quokka directory please",
+        "Thanks, what does greeter.py do now?",
+        "From the TUI: say hello to the pelican keeper",
+        "After compacting, one more question please",
+    ]
+    assert (c["replies"], c["calls"], c["outputs"], c["failed"]) == (10, 4, 4, 1)
+
+
+def test_each_prompt_codex_0171_recorded_is_a_turn_of_its_own(cli: CLI, home: Path) -> None:
+    cli.json("index", "--no-embed", "--source", "codex", str(home))
+    read = cli.json("read", SID, "--tools")
+    messages = [m for t in read["turns"] for m in t["messages"]]
+    c = counted()
+    prompts = [m["text"] for m in messages if m["kind"] == "prompt"]
+    assert prompts == c["typed"]
+    assert read["total_turns"] == len(c["typed"])
+    assert [t["messages"][0]["text"] for t in read["turns"]] == c["typed"]
+    assert sum(m["kind"] == "reply" for m in messages) == c["replies"]
+    assert sum(m["kind"] == "tool_call" for m in messages) == c["calls"]
+    outputs = [m for m in messages if m["kind"] == "tool_output"]
+    assert len(outputs) == c["outputs"]
+    assert sum(m["is_error"] for m in outputs) == c["failed"]
+    failed = next(m for m in outputs if m["is_error"])
+    assert "nonexistent-quokka-dir" in failed["text"]
+    assert read["session"]["cwd"] == "/home/dev/greet"
+    assert read["session"]["title"] == c["typed"][0]
+
+    hits = cli.json("search", "--mode", "keyword", "pelican keeper")["results"]
+    assert hits[0]["session"]["id"] == SID and hits[0]["match"]["field"] == "prompt"
+
+
+def typed_item(text: str) -> dict:
+    """An `item_completed` event's payload for words the person typed, as 0.171 writes it."""
+    content = [{"type": "text", "text": text, "text_elements": []}]
+    return {"type": "item_completed", "item": {"type": "UserMessage", "content": content}}
+
+
+def test_words_written_both_ways_are_one_prompt_and_a_read_goes_on_inside_a_task(
+    store: Store, tmp_path: Path
+) -> None:
+    """A rollout a 0.14x began (`user_message`) and 0.171 resumed (`UserMessage` items),
+    with a task that holds the same words as both records (a version writing both): each
+    typing is read once, words sent into a running task steer it whichever record holds
+    them, and a read that stopped inside a task goes on knowing which record it used."""
+    day = tmp_path / "codex" / "sessions" / "2026" / "12" / "07"
+    day.mkdir(parents=True)
+    sid = "01a250af-0000-7000-8000-0000000000aa"
+    path = day / f"rollout-2026-12-07T13-00-00-{sid}.jsonl"
+    path.write_text(
+        record("session_meta", {"id": sid, "cwd": "/home/dev/greet", "cli_version": "0.146.0"})
+        + record("event_msg", {"type": "task_started", "turn_id": "t1"})
+        + record("event_msg", {"type": "user_message", "message": "sort the guest list"})
+        + record("response_item", item("assistant", "Sorted."))
+        + record("event_msg", {"type": "task_complete", "turn_id": "t1"})
+        + record("event_msg", {"type": "task_started", "turn_id": "t2"})
+        + record("event_msg", {"type": "user_message", "message": "print the seating plan"})
+        + record("event_msg", typed_item("print the seating plan"))
+        + record("response_item", item("assistant", "Printed."))
+        + record("event_msg", {"type": "task_complete", "turn_id": "t2"})
+        + record("event_msg", {"type": "task_started", "turn_id": "t3"})
+        + record("event_msg", typed_item("mail the invitations"))
+    )
+    index(store, tmp_path / "codex")  # stops inside the third task
+    with open(path, "a") as fh:
+        fh.write(
+            record("event_msg", typed_item("to the cousins first"))
+            + record("response_item", item("assistant", "Mailed."))
+            + record("event_msg", {"type": "task_complete", "turn_id": "t3"})
+        )
+    index(store, tmp_path / "codex")
+    kinds = [(m.kind, m.text) for m in store.session_messages(sid)
+             if m.kind in (MessageKind.PROMPT, MessageKind.STEER)]  # fmt: skip
+    assert kinds == [
+        (MessageKind.PROMPT, "sort the guest list"),
+        (MessageKind.PROMPT, "print the seating plan"),
+        (MessageKind.PROMPT, "mail the invitations"),
+        (MessageKind.STEER, "to the cousins first"),
+    ]
+    assert store.get_session(sid).n_turns == 3
+
+
+@pytest.mark.parametrize(
+    ("output", "failed"),
+    [
+        ("Exit code: 1\nWall time: 0 seconds\nOutput:\nerror: no such file\n", True),
+        ("Chunk ID: 9\nWall time: 0.1 seconds\nProcess exited with code 0\nOutput:\nok\n", False),
+        ("Process running with session ID 7\nOutput:\nwatching\n", False),
+        ("Success.\nExit code: 3\n", False),  # no header: the command's own words
+    ],
+)
+def test_a_command_output_is_failed_when_its_header_says_so(
+    store: Store, tmp_path: Path, output: str, failed: bool
+) -> None:
+    day = tmp_path / "codex" / "sessions" / "2026" / "12" / "07"
+    day.mkdir(parents=True)
+    sid = "01a250af-0000-7000-8000-0000000000bb"
+    call = {"type": "function_call", "name": "exec_command", "call_id": "c1",
+            "arguments": json.dumps({"cmd": "make"})}  # fmt: skip
+    (day / f"rollout-2026-12-07T13-00-00-{sid}.jsonl").write_text(
+        record("session_meta", {"id": sid, "cwd": "/home/dev/greet", "cli_version": "0.171.0"})
+        + record("event_msg", {"type": "task_started", "turn_id": "t1"})
+        + record("event_msg", typed_item("build it"))
+        + record("response_item", call)
+        + record("response_item", {"type": "function_call_output", "call_id": "c1",
+                                    "output": output})  # fmt: skip
+    )
+    index(store, tmp_path / "codex")
+    out = [m for m in store.session_messages(sid) if m.kind is MessageKind.TOOL_OUTPUT]
+    assert [m.is_error for m in out] == [failed]
