@@ -58,7 +58,9 @@ class CodexSource(Source):
     #: task runs steer it; a guardian is linked to the session it reviewed.
     #: 4: a `/review` subagent is linked to the session that entered review mode as it
     #: began (`codex_review`).
-    reads = 4
+    #: 5: 0.17x's typed prompts (`item_completed` `UserMessage`, no `user_message`) are
+    #: read; a command's output that says it exited other than 0 is failed.
+    reads = 5
 
     def default_roots(self) -> list[Path]:
         return [default_root()]
@@ -217,7 +219,7 @@ def _lines_of(path: Path, fh: IO[bytes]) -> Iterator[IO[bytes]]:
         yield fh
 
 
-_MODE = ("events", "replaying", "running", "prompted")
+_MODE = ("events", "replaying", "running", "prompted", "by_items")
 
 
 def _pack(cursor: Cursor, state: ParseState) -> Cursor:

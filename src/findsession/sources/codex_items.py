@@ -105,7 +105,23 @@ def output_text(output: Any) -> tuple[str, bool]:
         return output_text(output.get("content"))[0], failed
     if isinstance(output, list):
         return texts(output) or "", False
-    return (output if isinstance(output, str) else ""), False
+    if not isinstance(output, str):
+        return "", False
+    return output, _exited_badly(output)
+
+
+#: The exit code in the header Codex writes above a command's output (`Exit code: N` for
+#: `shell_command` and `apply_patch`, `Process exited with code N` for `exec_command`).
+_EXIT_CODE = re.compile(r"^(?:Exit code:|Process exited with code) (-?\d+)$", re.M)
+_OUTPUT_MARK = "\nOutput:"
+
+
+def _exited_badly(text: str) -> bool:
+    """Whether the header above a command's output (the lines before `Output:`) gives an
+    exit code other than 0; text without that header is not looked into."""
+    head, mark, _ = text.partition(_OUTPUT_MARK)
+    found = _EXIT_CODE.search(head) if mark and len(head) < 500 else None
+    return found is not None and int(found.group(1)) != 0
 
 
 def texts(blocks: Any) -> str:
