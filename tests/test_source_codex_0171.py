@@ -185,9 +185,48 @@ def test_a_command_output_is_failed_when_its_header_says_so(
         + record("event_msg", {"type": "task_started", "turn_id": "t1"})
         + record("event_msg", typed_item("build it"))
         + record("response_item", call)
-        + record("response_item", {"type": "function_call_output", "call_id": "c1",
-                                    "output": output})  # fmt: skip
+        + record(
+            "response_item", {"type": "function_call_output", "call_id": "c1", "output": output}
+        )  # fmt: skip
     )
     index(store, tmp_path / "codex")
     out = [m for m in store.session_messages(sid) if m.kind is MessageKind.TOOL_OUTPUT]
     assert [m.is_error for m in out] == [failed]
+
+
+AGENTS = Path(__file__).resolve().parent / "fixtures" / "codex-0171-agents" / "home"
+LEAD = "01a250b9-1da5-7083-8e87-a89c47b4221b"
+HELPER = "01a250b9-1e31-7ab1-8b15-bb455f6df6d1"
+
+
+def test_a_subagent_of_the_second_multi_agent_mode_answers_its_lead(
+    cli: CLI, tmp_path: Path
+) -> None:
+    """Two rollouts the real Codex 0.171.0 wrote with `--enable multi_agent_v2`, in a
+    project `crew` (renamed to /home/dev, the base instructions and skills list cut): the
+    lead's `spawn_agent` (in the `collaboration` namespace) started a helper, its
+    `wait_agent` waited, and the helper's answer came back to the lead as an
+    `agent_message` line (`Message Type: FINAL_ANSWER` … `Payload:` and the answer), a
+    `response_item` type older versions did not write. It is read as what came back from
+    another agent, like a tool's output: found in the lead's turn. The task the helper was
+    given is an `agent_message` to it whose payload is `encrypted_content`, not read."""
+    home = tmp_path / "codex"
+    shutil.copytree(AGENTS, home)
+    lead_lines = [json.loads(x) for x in next(home.rglob(f"*{LEAD}.jsonl")).open()]
+    answers = [
+        b["text"].partition("Payload:\n")[2]
+        for rec in lead_lines
+        if rec["type"] == "response_item" and rec["payload"]["type"] == "agent_message"
+        for b in rec["payload"]["content"]
+        if b["type"] == "input_text" and "FINAL_ANSWER" in b["text"]
+    ]
+    assert answers == ["The word pelican has three vowels: e, i, a."]
+    cli.json("index", "--no-embed", "--source", "codex", str(home))
+
+    lead = [m for t in cli.json("read", LEAD, "--tools")["turns"] for m in t["messages"]]
+    assert [m["tool"] for m in lead if m["kind"] == "tool_call"] == ["spawn_agent", "wait_agent"]
+    outputs = [m["text"] for m in lead if m["kind"] == "tool_output"]
+    assert outputs[-1] == answers[0]
+    helper = cli.json("read", HELPER)
+    assert helper["session"]["parent_id"] == LEAD
+    assert [m["kind"] for t in helper["turns"] for m in t["messages"]] == ["reply"]

@@ -59,7 +59,8 @@ class CodexSource(Source):
     #: 4: a `/review` subagent is linked to the session that entered review mode as it
     #: began (`codex_review`).
     #: 5: 0.17x's typed prompts (`item_completed` `UserMessage`, no `user_message`) are
-    #: read; a command's output that says it exited other than 0 is failed.
+    #: read; a command's output that says it exited other than 0 is failed; another
+    #: agent's `agent_message` is read as what came back from it.
     reads = 5
 
     def default_roots(self) -> list[Path]:

@@ -88,6 +88,21 @@ def tools_found(payload: dict[str, Any], common: dict[str, Any]) -> Message:
     )
 
 
+def agent_said(payload: dict[str, Any], common: dict[str, Any]) -> list[Message]:
+    """Another agent's message to this one (`agent_message`, multi-agent v2): what came
+    back from it, read as a tool's output is. Its text is a header (`Message Type:`,
+    `Task name:`, `Sender:`) and the payload after `Payload:`; only plain text is read, so
+    a task whose payload is `encrypted_content` (what a lead gives a subagent) gives none."""
+    content = payload.get("content")
+    plain = texts([b for b in content if block_type(b) == "input_text"]) if isinstance(
+        content, list) else ""  # fmt: skip
+    head, mark, said = plain.partition("Payload:")
+    text = said.strip() if mark and head.startswith("Message Type:") else plain
+    if not text:
+        return []
+    return [Message(MessageKind.TOOL_OUTPUT, cap(text, TOOL_OUTPUT_CAP), **common)]
+
+
 def output_text(output: Any) -> tuple[str, bool]:
     """A tool's output and whether it failed. Older builds wrapped it in a JSON string
     `{"output": ..., "metadata": {"exit_code": ...}}`; newer ones may give content items."""

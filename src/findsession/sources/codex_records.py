@@ -26,6 +26,7 @@ from typing import Any
 from findsession.domain import Message, MessageKind, MetaEvent, MetaKind
 from findsession.sources.claude_code_records import PROMPT_CAP, THINKING_CAP
 from findsession.sources.codex_items import (
+    agent_said,
     block_type,
     str_or_none,
     texts,
@@ -233,6 +234,8 @@ class RolloutParser:
             return [tool_output(payload, common)]
         if kind == "tool_search_output":
             return [tools_found(payload, common)]
+        if kind == "agent_message":
+            return agent_said(payload, common)
         return []
 
     def _message(self, payload: dict[str, Any], common: dict[str, Any]) -> list[Message]:
