@@ -63,7 +63,8 @@ def counted() -> dict[str, Any]:
         if rec["type"] != "response_item":
             continue
         if kind == "message" and payload["role"] == "assistant":
-            replies += 1
+            # The compaction's own answer, which the `compacted` line after it holds.
+            replies += rec.get("metadata", {}).get("compaction_output") is not True
         elif kind in ("function_call", "custom_tool_call"):
             calls += 1
         elif kind in ("function_call_output", "custom_tool_call_output"):
@@ -76,8 +77,9 @@ def counted() -> dict[str, Any]:
 
 
 def test_the_raw_count() -> None:
-    """The independent count, pinned: six prompts, ten replies (the compaction's own
-    answer among them), three calls and their outputs, one failure."""
+    """The independent count, pinned: six prompts, nine replies (the compaction's own
+    answer, marked `compaction_output`, is the `compacted` summary's text), four calls and
+    their outputs, one failure."""
     c = counted()
     assert c["typed"] == [
         "Please zzwrite a greeter script in greeter.py",
@@ -87,7 +89,7 @@ def test_the_raw_count() -> None:
         "From the TUI: say hello to the pelican keeper",
         "After compacting, one more question please",
     ]
-    assert (c["replies"], c["calls"], c["outputs"], c["failed"]) == (10, 4, 4, 1)
+    assert (c["replies"], c["calls"], c["outputs"], c["failed"]) == (9, 4, 4, 1)
 
 
 def test_each_prompt_codex_0171_recorded_is_a_turn_of_its_own(cli: CLI, home: Path) -> None:
@@ -108,6 +110,8 @@ def test_each_prompt_codex_0171_recorded_is_a_turn_of_its_own(cli: CLI, home: Pa
     assert "nonexistent-quokka-dir" in failed["text"]
     assert read["session"]["cwd"] == "/home/dev/greet"
     assert read["session"]["title"] == c["typed"][0]
+    # The compaction's answer is its summary, not a reply to the prompt before it.
+    assert not any("Be concise" in m["text"] for m in messages if m["kind"] == "reply")
 
     hits = cli.json("search", "--mode", "keyword", "pelican keeper")["results"]
     assert hits[0]["session"]["id"] == SID and hits[0]["match"]["field"] == "prompt"

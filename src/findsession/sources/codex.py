@@ -60,7 +60,8 @@ class CodexSource(Source):
     #: began (`codex_review`).
     #: 5: 0.17x's typed prompts (`item_completed` `UserMessage`, no `user_message`) are
     #: read; a command's output that says it exited other than 0 is failed; another
-    #: agent's `agent_message` is read as what came back from it.
+    #: agent's `agent_message` is read as what came back from it; a compaction's own
+    #: answer (`compaction_output`) is no reply.
     reads = 5
 
     def default_roots(self) -> list[Path]:

@@ -115,6 +115,10 @@ class RolloutParser:
         if kind == "event_msg":
             return self._event(payload, common)
         if kind == "response_item":
+            meta = obj.get("metadata")
+            if isinstance(meta, dict) and meta.get("compaction_output") is True:
+                # A local compaction's answer (0.17x): the `compacted` line holds it.
+                return []
             records = self._item(payload, common)
         elif kind == "compacted":
             # A real history holds `"message": ""`: a compaction with no summary.
