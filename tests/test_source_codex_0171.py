@@ -233,4 +233,5 @@ def test_a_subagent_of_the_second_multi_agent_mode_answers_its_lead(
     assert outputs[-1] == answers[0]
     helper = cli.json("read", HELPER)
     assert helper["session"]["parent_id"] == LEAD
+    assert helper["session"]["title"] == "agent: vowel_counter"  # its task, no role
     assert [m["kind"] for t in helper["turns"] for m in t["messages"]] == ["reply"]

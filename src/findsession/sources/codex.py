@@ -161,6 +161,7 @@ def describe(path: Path) -> SourceFile:
     sid = _text(own.get("id")) or _id_from_name(path)
     parent: str | None = None
     agent_type: str | None = None
+    description: str | None = None
     spawned = False
     source = own.get("source")
     subagent = source.get("subagent") if isinstance(source, dict) else None
@@ -170,6 +171,10 @@ def describe(path: Path) -> SourceFile:
         if isinstance(spawn, dict):
             parent = _text(spawn.get("parent_thread_id"))
             agent_type = _text(spawn.get("agent_role"))
+            task = _text(spawn.get("agent_path"))
+            # A multi_agent_v2 subagent (its task's path `/root/<task name>`) has no
+            # role, and no prompt to be titled by: its task name describes it.
+            description = task.rsplit("/", 1)[-1] if task and task != "/" else None
         agent_type = agent_type or _text(own.get("agent_role")) or _text(subagent.get("other"))
         if parent is None and agent_type == "guardian":
             parent = _reviewed(path)
@@ -194,6 +199,7 @@ def describe(path: Path) -> SourceFile:
         is_subagent=spawned,
         parent_id=parent,
         agent_type=agent_type,
+        agent_description=description,
     )
 
 
