@@ -6,7 +6,8 @@ scripted Anthropic Messages server on localhost, in one project (`greet`): `clau
 `Agent` call whose subagent ran in the background and whose notice came back as a
 `<task-notification>`, a plain question, `/compact`, a question after it), then
 `--resume` in the terminal UI: a prompt whose tool ran for 8 seconds while more words
-were typed (kept as a `queued_command`), `/rename`, and one more prompt. Paths were
+were typed (kept as a `queued_command`), `/rename`, and one more prompt; then `-p
+--resume --fork-session` of it (`FORK`, one prompt). Paths were
 renamed to /home/dev; the harness text 2.1.332 keeps in its own records was cut where
 a string of it passed 1,500 characters (`[cut for the fixture: harness text]`), and
 the tools a `prompt_snapshot` lists keep only their names; nothing else was changed.
@@ -34,11 +35,13 @@ from typing import Any
 
 import pytest
 from conftest import CLI
+from fork_checks import index_in_order, prompts
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "claude-code-2.1.332" / "home"
 FOLDER = "projects/-home-dev-greet"
 SID = "58b4f31e-1617-4624-9476-326d65c84242"
 AGENT = "agent-a8f117b832190631a"
+FORK = "a8d0c8d6-ca41-45de-a295-038f61e8f8cd"  # -p --resume SID --fork-session
 
 
 @pytest.fixture
@@ -65,10 +68,20 @@ def typed() -> tuple[list[str], list[str]]:
     for rec in lines(FIXTURE / ".claude" / "history.jsonl"):
         seen.append((str(rec["timestamp"]), rec["display"]))
     texts: list[str] = []
+    seen = [(at, text) for at, text in seen if _instant(at) < _instant(_forked_at())]
     for _, text in sorted(seen, key=lambda s: _instant(s[0])):
         if not text.startswith("/") and text not in texts:
             texts.append(text)
     return texts, absorbed
+
+
+def _forked_at() -> str:
+    """When the fork's prompt was typed (its `enqueue`), after every word of `SID`."""
+    return next(
+        rec["timestamp"]
+        for rec in lines(FIXTURE / ".claude" / FOLDER / f"{FORK}.jsonl")
+        if rec["type"] == "queue-operation" and rec["operation"] == "enqueue"
+    )
 
 
 def _instant(stamp: str) -> float:
@@ -136,3 +149,19 @@ def test_the_harness_text_of_its_new_records_is_not_found(cli: CLI, home: Path) 
     for words in ("Co-Authored-By", "CronCreate"):
         assert raw.count(words) >= 2
         assert cli.json("search", "--mode", "keyword", words)["results"] == [], words
+
+
+@pytest.mark.parametrize("fork_first", [True, False], ids=["fork first", "original first"])
+def test_a_fork_of_a_renamed_session_keeps_its_own_turns_whichever_is_read_first(
+    cli: CLI, home: Path, fork_first: bool
+) -> None:
+    """2.1.332's `--fork-session` of a session that has a title writes the title first
+    (`custom-title`, `agent-name`), then the `mode` line, then the copied history with
+    the same `uuid`s: it is a fork all the same, read after the session it copies, so
+    the copied turns stay that session's."""
+    head = [rec["type"] for rec in lines(FIXTURE / ".claude" / FOLDER / f"{FORK}.jsonl")[:3]]
+    assert head == ["custom-title", "agent-name", "mode"]
+    files = [home / FOLDER / f"{sid}.jsonl" for sid in (FORK, SID)]
+    index_in_order(cli, "claude-code", files if fork_first else files[::-1])
+    assert prompts(cli, SID) == typed()[0]
+    assert prompts(cli, FORK) == ["A forked question about the puffin colony"]
