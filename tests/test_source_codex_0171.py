@@ -235,3 +235,37 @@ def test_a_subagent_of_the_second_multi_agent_mode_answers_its_lead(
     assert helper["session"]["parent_id"] == LEAD
     assert helper["session"]["title"] == "agent: vowel_counter"  # its task, no role
     assert [m["kind"] for t in helper["turns"] for m in t["messages"]] == ["reply"]
+
+
+MIGRATED = Path(__file__).resolve().parent / "fixtures" / "codex-0171" / "migrated"
+ORCHARD = "019df26e-2d00-7f29-8645-deec08007ae4"  # test_source_codex's main rollout
+
+
+def test_a_rollout_migrate_rollouts_rewrote_in_place_reads_as_before(
+    cli: CLI, tmp_path: Path
+) -> None:
+    """`codex migrate-rollouts --apply` (0.171.0) rewrites an older rollout in place for
+    its paginated history: each `user_message` becomes an `item_completed` `UserMessage`,
+    `agent_reasoning` a `Reasoning` item, `turn_context` and `token_count` lines go, and
+    every line gains an `ordinal`. The file in `migrated/` is what the real 0.171.0 made of
+    `test_source_codex`'s main rollout (unchanged since). Read again once rewritten, the
+    session holds what it held, once."""
+    home = tmp_path / "codex"
+    shutil.copytree(Path(__file__).resolve().parent / "fixtures" / "codex" / "home", home)
+    cli.json("index", "--no-embed", "--source", "codex", str(home))
+    before = cli.json("read", ORCHARD, "--tools")["turns"]
+    target = next(home.rglob(f"rollout-*{ORCHARD}.jsonl"))
+    migrated = (MIGRATED / target.name).read_text()
+    assert '"user_message"' not in migrated and '"UserMessage"' in migrated
+    target.write_text(migrated)
+    cli.json("index", "--no-embed", "--source", "codex", str(home))
+    after = cli.json("read", ORCHARD, "--tools")["turns"]
+
+    def said(turns: list[dict[str, Any]]) -> list[tuple[str, str]]:
+        return [(m["kind"], m["text"]) for t in turns for m in t["messages"]]
+
+    assert said(after) == said(before)
+    assert [m["text"] for t in after for m in t["messages"] if m["kind"] == "prompt"] == [
+        "Why does the drip scheduler skip the north orchard on Tuesdays?",
+        "Add a regression test for the Tuesday valve window",
+    ]
