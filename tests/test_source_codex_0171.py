@@ -6,7 +6,9 @@ answer added a file with `apply_patch`, then `codex exec resume` three times (a 
 that edited it, an `exec_command` that failed with exit code 2, a plain question), then
 `codex resume` in the terminal UI: a prompt, `/compact`, and one more prompt. Paths were
 renamed to /home/dev; Codex's base instructions (`session_meta`) and its skills list (a
-developer message) were cut, and say so; nothing else was changed.
+developer message) were cut, and say so; nothing else was changed. Beside it, Codex's
+`state_5.sqlite`, its paths renamed the same way, the rows of other threads and of its
+migrations table deleted, and stored with 512-byte pages (so it is small).
 
 0.171 no longer writes the `event_msg` `user_message` older rollouts hold for each typed
 prompt: what the person typed is an `event_msg` `item_completed` whose item is a
@@ -20,6 +22,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -109,7 +112,9 @@ def test_each_prompt_codex_0171_recorded_is_a_turn_of_its_own(cli: CLI, home: Pa
     failed = next(m for m in outputs if m["is_error"])
     assert "nonexistent-quokka-dir" in failed["text"]
     assert read["session"]["cwd"] == "/home/dev/greet"
-    assert read["session"]["title"] == c["typed"][0]
+    # The name Codex gave the thread (`threads.name` of its `state_5.sqlite`), not the
+    # `title` column, which 0.171 fills with the first prompt.
+    assert read["session"]["title"] == "From the TUI: say hello to the pelican keeper"
     # The compaction's answer is its summary, not a reply to the prompt before it.
     assert not any("Be concise" in m["text"] for m in messages if m["kind"] == "reply")
 
@@ -269,3 +274,21 @@ def test_a_rollout_migrate_rollouts_rewrote_in_place_reads_as_before(
         "Why does the drip scheduler skip the north orchard on Tuesdays?",
         "Add a regression test for the Tuesday valve window",
     ]
+
+
+def test_a_thread_without_a_name_keeps_the_name_session_index_gives_it(
+    cli: CLI, home: Path
+) -> None:
+    """0.171's `threads.title` is the first prompt when the thread has no name (what
+    `codex migrate-rollouts` leaves for a thread an older version named in
+    `session_index.jsonl`): no name, so the index's line names it; with neither, the
+    first prompt does."""
+    with sqlite3.connect(home / "state_5.sqlite") as conn:
+        conn.execute("UPDATE threads SET name = NULL")
+    conn.close()
+    cli.json("index", "--no-embed", "--source", "codex", str(home))
+    assert cli.json("read", SID)["session"]["title"] == counted()["typed"][0]
+    line = {"id": SID, "thread_name": "Greeter chores", "updated_at": "2026-12-07T14:00:00Z"}
+    (home / "session_index.jsonl").write_text(json.dumps(line) + "\n")
+    cli.json("index", "--no-embed", "--rebuild", "--source", "codex", str(home))
+    assert cli.json("read", SID)["session"]["title"] == "Greeter chores"
