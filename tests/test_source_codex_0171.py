@@ -292,3 +292,25 @@ def test_a_thread_without_a_name_keeps_the_name_session_index_gives_it(
     (home / "session_index.jsonl").write_text(json.dumps(line) + "\n")
     cli.json("index", "--no-embed", "--rebuild", "--source", "codex", str(home))
     assert cli.json("read", SID)["session"]["title"] == "Greeter chores"
+
+
+FORK = "01a250ce-30b8-7ac1-82d2-ceec87376053"  # `codex fork SID`, then one prompt
+
+
+def test_a_fork_of_0171_names_where_it_forked_and_holds_its_own_turns(
+    cli: CLI, home: Path
+) -> None:
+    """`codex fork` (0.171.0, in the terminal UI) writes no copy of the history it forks:
+    its `session_meta` names the thread and the line it forked at
+    (`forked_from_id`, `forked_from_ordinal_exclusive`). Read first or last, it is a
+    session of its own with its one prompt, and the session it forked keeps its six."""
+    meta = json.loads(next(home.rglob(f"*{FORK}.jsonl")).open().readline())["payload"]
+    assert meta["forked_from_id"] == SID and "forked_from_ordinal_exclusive" in meta
+    files = sorted(home.rglob("rollout-*.jsonl"), key=lambda p: FORK not in p.name)
+    for order in (files, files[::-1]):
+        cli.json("index", "--no-embed", "--rebuild", "--source", "codex", *map(str, order))
+        fork = cli.json("read", FORK)
+        assert fork["session"]["parent_id"] is None
+        said = [m["text"] for t in fork["turns"] for m in t["messages"] if m["kind"] == "prompt"]
+        assert said == ["In the fork: ask about the albatross roost"]
+        assert cli.json("read", SID)["total_turns"] == 6
