@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -49,8 +50,9 @@ class ClaudeCodeSource(Source):
     #: instructions Claude Code gives it are no prompt; a prompt-suggestion agent's file
     #: holds no session. 5: a fork's copy of another session's history is not its own
     #: (`/branch`'s `forkedFrom` records; a `--fork-session` file read after the others),
-    #: so a session a fork was read before gets its turns back.
-    reads = 5
+    #: so a session a fork was read before gets its turns back. 6: a `--fork-session`
+    #: file that begins with the title lines it carries over (2.1.332) is a fork too.
+    reads = 6
 
     def default_roots(self) -> list[Path]:
         return [default_root()]
@@ -145,8 +147,13 @@ def describe(path: Path) -> SourceFile:
 
 #: How a transcript `--fork-session` began starts: the state of the session it resumed
 #: (its `mode`), written before the history it copies; a new session begins otherwise
-#: (a queued prompt, its permission mode, a snapshot, the prompt itself).
-_FORK_HEAD = (b'{"type":"mode",', b'{"type": "mode",')
+#: (a queued prompt, its permission mode, a snapshot, the prompt itself). 2.1.332 writes
+#: the resumed session's title lines first when it has one (`custom-title`, then
+#: `agent-name`).
+_FORK_HEAD = re.compile(rb'\{"type": ?"mode",')
+_TITLE_LINE = re.compile(rb'\{"type": ?"(?:custom-title|agent-name|ai-title)",')
+#: How far into a file its head is looked for: the title lines are short.
+_HEAD_BYTES = 8192
 
 
 def _forked(path: Path) -> bool:
@@ -154,9 +161,15 @@ def _forked(path: Path) -> bool:
     it keeps the copied records' uuids and marks them nowhere else)."""
     try:
         with open_regular(str(path)) as fh:
-            return fh.read(64).startswith(_FORK_HEAD)
+            head = fh.read(_HEAD_BYTES)
     except OSError:
         return False
+    for line in head.split(b"\n"):
+        if _FORK_HEAD.match(line):
+            return True
+        if not _TITLE_LINE.match(line):
+            return False
+    return False
 
 
 def _internal_agent(stem: str) -> str | None:

@@ -58,7 +58,11 @@ class CodexSource(Source):
     #: task runs steer it; a guardian is linked to the session it reviewed.
     #: 4: a `/review` subagent is linked to the session that entered review mode as it
     #: began (`codex_review`).
-    reads = 4
+    #: 5: 0.17x's typed prompts (`item_completed` `UserMessage`, no `user_message`) are
+    #: read; a command's output that says it exited other than 0 is failed; another
+    #: agent's `agent_message` is read as what came back from it; a compaction's own
+    #: answer (`compaction_output`) is no reply.
+    reads = 5
 
     def default_roots(self) -> list[Path]:
         return [default_root()]
@@ -157,6 +161,7 @@ def describe(path: Path) -> SourceFile:
     sid = _text(own.get("id")) or _id_from_name(path)
     parent: str | None = None
     agent_type: str | None = None
+    description: str | None = None
     spawned = False
     source = own.get("source")
     subagent = source.get("subagent") if isinstance(source, dict) else None
@@ -166,6 +171,10 @@ def describe(path: Path) -> SourceFile:
         if isinstance(spawn, dict):
             parent = _text(spawn.get("parent_thread_id"))
             agent_type = _text(spawn.get("agent_role"))
+            task = _text(spawn.get("agent_path"))
+            # A multi_agent_v2 subagent (its task's path `/root/<task name>`) has no
+            # role, and no prompt to be titled by: its task name describes it.
+            description = task.rsplit("/", 1)[-1] if task and task != "/" else None
         agent_type = agent_type or _text(own.get("agent_role")) or _text(subagent.get("other"))
         if parent is None and agent_type == "guardian":
             parent = _reviewed(path)
@@ -190,6 +199,7 @@ def describe(path: Path) -> SourceFile:
         is_subagent=spawned,
         parent_id=parent,
         agent_type=agent_type,
+        agent_description=description,
     )
 
 
@@ -217,7 +227,7 @@ def _lines_of(path: Path, fh: IO[bytes]) -> Iterator[IO[bytes]]:
         yield fh
 
 
-_MODE = ("events", "replaying", "running", "prompted")
+_MODE = ("events", "replaying", "running", "prompted", "by_items")
 
 
 def _pack(cursor: Cursor, state: ParseState) -> Cursor:

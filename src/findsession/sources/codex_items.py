@@ -88,6 +88,21 @@ def tools_found(payload: dict[str, Any], common: dict[str, Any]) -> Message:
     )
 
 
+def agent_said(payload: dict[str, Any], common: dict[str, Any]) -> list[Message]:
+    """Another agent's message to this one (`agent_message`, multi-agent v2): what came
+    back from it, read as a tool's output is. Its text is a header (`Message Type:`,
+    `Task name:`, `Sender:`) and the payload after `Payload:`; only plain text is read, so
+    a task whose payload is `encrypted_content` (what a lead gives a subagent) gives none."""
+    content = payload.get("content")
+    plain = texts([b for b in content if block_type(b) == "input_text"]) if isinstance(
+        content, list) else ""  # fmt: skip
+    head, mark, said = plain.partition("Payload:")
+    text = said.strip() if mark and head.startswith("Message Type:") else plain
+    if not text:
+        return []
+    return [Message(MessageKind.TOOL_OUTPUT, cap(text, TOOL_OUTPUT_CAP), **common)]
+
+
 def output_text(output: Any) -> tuple[str, bool]:
     """A tool's output and whether it failed. Older builds wrapped it in a JSON string
     `{"output": ..., "metadata": {"exit_code": ...}}`; newer ones may give content items."""
@@ -105,7 +120,23 @@ def output_text(output: Any) -> tuple[str, bool]:
         return output_text(output.get("content"))[0], failed
     if isinstance(output, list):
         return texts(output) or "", False
-    return (output if isinstance(output, str) else ""), False
+    if not isinstance(output, str):
+        return "", False
+    return output, _exited_badly(output)
+
+
+#: The exit code in the header Codex writes above a command's output (`Exit code: N` for
+#: `shell_command` and `apply_patch`, `Process exited with code N` for `exec_command`).
+_EXIT_CODE = re.compile(r"^(?:Exit code:|Process exited with code) (-?\d+)$", re.M)
+_OUTPUT_MARK = "\nOutput:"
+
+
+def _exited_badly(text: str) -> bool:
+    """Whether the header above a command's output (the lines before `Output:`) gives an
+    exit code other than 0; text without that header is not looked into."""
+    head, mark, _ = text.partition(_OUTPUT_MARK)
+    found = _EXIT_CODE.search(head) if mark and len(head) < 500 else None
+    return found is not None and int(found.group(1)) != 0
 
 
 def texts(blocks: Any) -> str:

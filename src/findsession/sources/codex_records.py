@@ -5,7 +5,8 @@ Visible text is written twice: as a `response_item` (what the model saw and said
 `event_msg` (what the app showed). One copy is kept of each:
 
 - what the person typed comes from `event_msg` `user_message`, the only record that holds
-  just that (`codex_prompts`: what else a `response_item` user message carries). A rollout
+  just that (`codex_prompts`: what else a `response_item` user message carries); 0.17x
+  writes none, and its `item_completed` event with a `UserMessage` item holds it. A rollout
   written before Codex recorded events has only `response_item`s: there a user message is
   the prompt, less what Codex injected (the parser learns which case it is in from the
   first event);
@@ -25,6 +26,7 @@ from typing import Any
 from findsession.domain import Message, MessageKind, MetaEvent, MetaKind
 from findsession.sources.claude_code_records import PROMPT_CAP, THINKING_CAP
 from findsession.sources.codex_items import (
+    agent_said,
     block_type,
     str_or_none,
     texts,
@@ -57,6 +59,8 @@ class ParseState:
     #: a further `user_message` was typed into it.
     running: bool = False
     prompted: bool = False
+    #: The running task's words came as a `UserMessage` item, not a `user_message`.
+    by_items: bool = False
 
 
 class RolloutParser:
@@ -69,6 +73,7 @@ class RolloutParser:
         self.events = state.events if state else False
         self.running = state.running if state else False
         self.prompted = state.prompted if state else False
+        self.by_items = state.by_items if state else False
         #: A resumed read found events in a rollout first read as one without them.
         self.mode_changed = False
         self.own_meta_seen = self.resumed
@@ -82,7 +87,7 @@ class RolloutParser:
     @property
     def state(self) -> ParseState:
         return ParseState(events=self.events, replaying=self.gate.shut, running=self.running,
-                          prompted=self.prompted)  # fmt: skip
+                          prompted=self.prompted, by_items=self.by_items)  # fmt: skip
 
     def parse(self, line: int, obj: dict[str, Any]) -> list[Record]:
         """Records of one line; anything unknown gives none."""
@@ -110,6 +115,10 @@ class RolloutParser:
         if kind == "event_msg":
             return self._event(payload, common)
         if kind == "response_item":
+            meta = obj.get("metadata")
+            if isinstance(meta, dict) and meta.get("compaction_output") is True:
+                # A local compaction's answer (0.17x): the `compacted` line holds it.
+                return []
             records = self._item(payload, common)
         elif kind == "compacted":
             # A real history holds `"message": ""`: a compaction with no summary.
@@ -172,23 +181,44 @@ class RolloutParser:
         if kind == "thread_name_updated":
             name = (str_or_none(payload.get("thread_name")) or "").strip()
             return [MetaEvent(MetaKind.AI_TITLE, name, line)] if name else []
+        if kind == "item_completed":
+            item = payload.get("item")
+            if not isinstance(item, dict) or item.get("type") != "UserMessage":
+                return []  # the other items copy what the `response_item`s hold
+            content = item.get("content") if isinstance(item.get("content"), list) else []
+            text = typed_text(texts([b for b in content if block_type(b) == "text"]))
+            images = [b for b in content if "image" in str(block_type(b))]
+            return self._typed(text, bool(images), common, from_item=True)
         if kind != "user_message" or payload.get("kind") not in (None, "plain"):
             return []
         text = typed_text(str_or_none(payload.get("message")) or "")
+        images = payload.get("images") or payload.get("local_images")
+        return self._typed(text, bool(images), common, from_item=False)
+
+    def _typed(
+        self, text: str, images: bool, common: dict[str, Any], from_item: bool
+    ) -> list[Record]:
+        """What the person typed: a `user_message` event, or (0.17x, which writes none)
+        the `UserMessage` item of an `item_completed` event."""
         if not text:
-            images = payload.get("images") or payload.get("local_images")
             if not images:
                 return []
             text = "[image]"
+        if self.running and self.prompted and self.by_items != from_item:
+            # The task's words came as the other record: a version that writes both
+            # holds the same words twice.
+            return []
         # Sent while the task runs, after the words that began it: Codex adds it to the
         # running turn (it opens no task), so it steers that turn. The rollout's own
         # `session_meta` written again ends no task: the VS Code extension (0.14x) writes
         # it inside running tasks too.
         steers = self.running and self.prompted
+        if not steers:
+            self.by_items = from_item
         self.prompted = self.running
         kind = MessageKind.STEER if steers else MessageKind.PROMPT
         message = Message(kind, cap(text, PROMPT_CAP), **common)
-        return [_with_uuid(message, f"codex:{self.session_id}:{line}:0")]
+        return [_with_uuid(message, f"codex:{self.session_id}:{common['line']}:0")]
 
     # -- response items: the reply, reasoning, tool calls and outputs
 
@@ -208,6 +238,8 @@ class RolloutParser:
             return [tool_output(payload, common)]
         if kind == "tool_search_output":
             return [tools_found(payload, common)]
+        if kind == "agent_message":
+            return agent_said(payload, common)
         return []
 
     def _message(self, payload: dict[str, Any], common: dict[str, Any]) -> list[Message]:

@@ -3,7 +3,8 @@
 Two places hold them, by generation: `session_index.jsonl` in the Codex home
 (`{id, thread_name, updated_at}` lines, re-appended on every rename: the last line per id
 wins), and, in current builds, the `threads` table of `state_<n>.sqlite` (the highest
-schema generation present). The database belongs to Codex: it is read as every other
+schema generation present): its `title`, or from 0.17x its `name` (`title` there is the
+first prompt until the thread is named). The database belongs to Codex: it is read as every other
 agent's store is (`foreign_db.reading`: nothing written beside it while Codex is not
 running, read-only while it is), queried once per change of the file. Reading another
 tool's own database read-only is not our storage, which is why this module may hold SQL.
@@ -110,14 +111,27 @@ def _from_state_db(home: Path) -> dict[str, str]:
     return titles
 
 
+#: 0.17x keeps a thread's name in `name` and fills `title` with its first prompt when it
+#: has none; earlier schemas have `title` alone, the name.
+_NAMED = "SELECT id, name, title, first_user_message FROM threads"
+_TITLED = "SELECT id, NULL, title, NULL FROM threads"
+
+
 def _query_titles(path: Path) -> dict[str, str]:
     try:
         with foreign_db.reading(path) as conn:
-            rows = conn.execute("SELECT id, title FROM threads").fetchall()
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(threads)")}
+            named = {"name", "first_user_message"} <= columns
+            rows = conn.execute(_NAMED if named else _TITLED).fetchall()
     except OSError:
         return {}  # locked, not a database, or a schema without titles
-    return {
-        clean_text(sid): clean_text(title.strip())
-        for sid, title in rows
-        if isinstance(sid, str) and isinstance(title, str) and title.strip()
-    }
+    titles: dict[str, str] = {}
+    for sid, name, title, first in rows:
+        if not isinstance(sid, str):
+            continue
+        if not (isinstance(name, str) and name.strip()):
+            # A `title` that is only the first prompt names nothing: the next place may.
+            name = title if isinstance(title, str) and title != first else None
+        if name and name.strip():
+            titles[clean_text(sid)] = clean_text(name.strip())
+    return titles
