@@ -469,6 +469,8 @@ FOUND = [
     ("devin", [((0, "rows", "message_nodes", 4, 6, "json", "extensions"), ["x"])]),
     # A message's own id kept as its records': a lone surrogate cannot be stored.
     ("devin", [((0, "rows", "message_nodes", 1, 4, "json", "message_id"), "\ud800")]),
+    # A chat's own id, as each record's session: a lone surrogate cannot be stored.
+    ("gemini-json", [((0, "sessionId"), "\ud800")]),
 ]
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from findsession.domain import Problem
-from findsession.sources.jsonl import cut_point
+from findsession.sources.jsonl import clean_text, cut_point
 
 #: Lines longer than this are skipped, as in `jsonl` (nothing a person reads is that long).
 MAX_LINE_BYTES = 64 * 1024 * 1024
@@ -49,7 +49,7 @@ class Conversation:
         """Keep the metadata fields `obj` sets (a first line, a `$set`, a whole record)."""
         for key, attr in (("sessionId", "session_id"), ("projectHash", "project_hash")):
             if isinstance(obj.get(key), str) and obj[key]:
-                setattr(self, attr, obj[key])
+                setattr(self, attr, clean_text(obj[key]))  # a lone surrogate cannot be stored
         if obj.get("kind") in ("main", "subagent"):
             self.kind = obj["kind"]
         if "summary" in obj:
