@@ -5,8 +5,11 @@ Every file was written by the real Copilot CLI 1.0.102 offline (its custom-provi
 one project (`zoo`), paths renamed to `/home/dev`, each `system.message`'s system prompt
 (some 21,000 characters of the CLI's instructions) cut to a note of its length, nothing
 else changed: `ZEBRA` by `copilot -p` and three `--resume -p` (a `create`, an `edit`, a
-`bash` command that exits 1, a plain question); `PELICAN`, one question; `KESTREL`, whose
-model handed the question to a subagent with the `task` tool.
+`bash` command that exits 1, a plain question); `PELICAN`, one question, then
+`--resume -p /compact` (a compaction: its request and answer written as `model.*` events,
+its summary as `session.compaction_complete`); `KESTREL`, whose model handed the question
+to a subagent with the `task` tool. The `model.messages_snapshot` and
+`model.model_call_success` of the compaction hold the system prompt too: cut alike.
 
 New since the versions read before: a shell command that exits non-zero is written with
 `success: true` and its exit code in `shellExecution.exitCode`; the task a subagent is
@@ -31,6 +34,9 @@ from pathlib import Path
 
 import pytest
 from conftest import CLI
+
+from findsession.indexing import Root, index_roots
+from findsession.storage.sqlite import Store
 
 FIXTURE = Path(__file__).parent / "fixtures" / "copilot-cli-1.0.102" / "home" / ".copilot"
 ZEBRA = "df444b5b-5c1b-47fe-95d0-136f25ff772c"
@@ -112,3 +118,25 @@ def test_a_command_that_exits_non_zero_is_failed(cli: CLI, copilot: Path) -> Non
     outputs = [m for t in turns for m in t["messages"] if m["kind"] == "tool_output"]
     assert [m["is_error"] for m in outputs] == [False, False, True]
     assert "exit code 1" in outputs[2]["text"]
+
+
+def test_a_compaction_is_its_summary_not_a_turn(tmp_path: Path) -> None:
+    """The compaction's request and answer (`model.*` events) give nothing; its summary
+    is kept beside the session's one turn."""
+    state = shutil.copytree(FIXTURE / "session-state", tmp_path / "session-state")
+    log = state / PELICAN / "events.jsonl"
+    [summary] = [
+        json.loads(line)["data"]["summaryContent"]
+        for line in log.read_text().splitlines()
+        if json.loads(line)["type"] == "session.compaction_complete"
+    ]
+    with Store.open(tmp_path / "index.db") as store:
+        assert index_roots(store, [Root(state, "copilot-cli")]).errors == []
+        rows = store.query(
+            "SELECT kind, text FROM messages WHERE session_id = ? ORDER BY line", (PELICAN,)
+        )
+    assert rows == [
+        ("prompt", "pelican: what do pelicans eat?"),
+        ("reply", "Reply to: pelican question answered."),
+        ("compact_summary", summary),
+    ]
