@@ -57,7 +57,9 @@ class CopilotCliSource(Source):
     #: 3: a tool call's arguments are read as every source reads them (`tool_args`): ones
     #: that are not an object (a list, a number) are shown as JSON, not dropped; a value
     #: over several lines is not one of the call's files.
-    reads = 3
+    #: 4: a subagent's task written again as an inter-agent `user.message` (1.0.102) is
+    #: not a prompt of the parent; a shell command that exited other than 0 is failed.
+    reads = 4
 
     def default_roots(self) -> list[Path]:
         return [copilot_home() / STATE, copilot_home() / HISTORY]

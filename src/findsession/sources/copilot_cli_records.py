@@ -3,9 +3,15 @@ of `events.jsonl` mapped to format-free records.
 
 - `user.message`: `content` is what the person typed (`transformedContent` is what was
   sent, with the CLI's context wrapped around it, and is not read); a message a skill
-  injected (`source: skill-…`) is harness text. Attached files become the prompt's files.
+  injected (`source: skill-…`) is harness text, and so is an inter-agent prompt
+  (`source: agent-…`: 1.0.102 writes a subagent's task there again, in the parent's
+  log with no `parentToolCallId`; the subagent's prompt comes from `subagent.started`).
+  Attached files become the prompt's files.
 - `assistant.message`: `content` is the reply, `reasoningText` thinking, each of
-  `toolRequests` a tool call; `tool.execution_complete` gives a call's output.
+  `toolRequests` a tool call; `tool.execution_complete` gives a call's output, failed
+  when `success` is false or a shell command exited other than 0 (`success` stays true
+  then: 1.0.102 gives the code as `shellExecution.exitCode`, every version ends the
+  output with `<… with exit code N>`).
 - `session.start` / `session.resume` name the working directory, branch and version.
   The older flat logs (`producer: copilot-agent`) name none: there the folder is the
   `Current working directory` of the environment a `system.message` gives the model,
@@ -39,8 +45,9 @@ from findsession.sources.jsonl import cap, clean_text
 from findsession.sources.tool_args import args_text, parsed
 from findsession.sources.tool_args import files as arg_files
 
-#: Where a skill's injected message says it came from.
-_SKILL_SOURCE = "skill-"
+#: Where a message the person did not type says it came from: a skill's injection, another
+#: agent (a subagent's task).
+_INJECTED_SOURCES = ("skill-", "agent-")
 #: The argument names Copilot CLI's tools give a file under, in the order they are kept.
 FILE_KEYS = ("path", "file_path", "filePath")
 #: Arguments of the tool call that starts a subagent which hold the task it was given.
@@ -48,6 +55,9 @@ _TASK_KEYS = ("prompt", "task", "description")
 #: The time the CLI appends to a prompt for the model (older flat logs).
 _DATETIME = "<current_datetime>"
 _DATETIME_TAG = re.compile(r"<current_datetime>[^<]*</current_datetime>\s*")
+#: The line the CLI ends a shell command's output with: `<exited with exit code N>`,
+#: 1.0.102's `<shellId: 0 completed with exit code N>`.
+_EXIT_TRAILER = re.compile(r"<[^<>\n]*\bwith exit code (-?\d+)>\s*\Z")
 #: Where the environment in a system message names the folder the CLI runs in.
 _SYSTEM_CWD = re.compile(r"^[ \t*-]*Current working directory:([^\n]*)", re.M)
 #: A `session.info` of type `folder_trust` ("Folder <path> has been added to trusted
@@ -179,7 +189,7 @@ def _user(data: dict[str, Any], common: dict[str, Any]) -> list[Record]:
     if not text.strip():
         return []
     source = data.get("source")
-    injected = isinstance(source, str) and source.startswith(_SKILL_SOURCE)
+    injected = isinstance(source, str) and source.startswith(_INJECTED_SOURCES)
     kind = MessageKind.HARNESS if injected else MessageKind.PROMPT
     attached = data.get("attachments")
     files = tuple(
@@ -213,10 +223,20 @@ def _tool_output(data: dict[str, Any], common: dict[str, Any]) -> list[Record]:
             cap(clean_text(text), TOOL_OUTPUT_CAP),
             tool_id=_str(data.get("toolCallId")),
             tool_name=_str(data.get("toolName")),
-            is_error=data.get("success") is False,
+            is_error=data.get("success") is False or exit_code(data, text) not in (None, 0),
             **common,
         )
     ]
+
+
+def exit_code(data: dict[str, Any], text: str) -> int | None:
+    """The exit code of the shell command a call ran, if it was one and says so."""
+    shell = data.get("shellExecution")
+    code = shell.get("exitCode") if isinstance(shell, dict) else None
+    if isinstance(code, int) and not isinstance(code, bool):
+        return code
+    trailer = _EXIT_TRAILER.search(text[-200:])
+    return int(trailer.group(1)) if trailer else None
 
 
 def _task(args: Any) -> str | None:
