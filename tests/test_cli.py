@@ -17,7 +17,20 @@ from findsession.storage.sqlite.migrations import SCHEMA_VERSION
 
 @pytest.fixture
 def corpus(tmp_path: Path) -> Path:
-    root = tmp_path / "home" / ".claude" / "projects"
+    return write_corpus(tmp_path / "home" / ".claude" / "projects")
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory: pytest.TempPathFactory, model_cache: Path) -> CLI:
+    """The corpus indexed once (with vectors), for the tests that only search and read it."""
+    tmp_path = tmp_path_factory.mktemp("indexed")
+    cli = CLI(tmp_path, tmp_path / "index" / "findsession.db")
+    write_corpus(tmp_path / "home" / ".claude" / "projects")
+    cli.run("index")
+    return cli
+
+
+def write_corpus(root: Path) -> Path:
     t = Transcript(session_id="5ac30ab5-1111-4222-8333-944445555666", cwd="/home/dev/code")
     t.prompt("i have another syncthing conflict, can you look at it and fix.")
     t.reply("The conflict file is notes.sync-conflict-20260611.md; I merged both versions.")
@@ -53,8 +66,8 @@ def test_index_then_search_prints_grouped_results(cli: CLI, corpus: Path) -> Non
     assert cli.run("search", "syncthing", "conflict").stdout == out.stdout
 
 
-def test_search_json_schema(cli: CLI, corpus: Path) -> None:
-    cli.run("index")
+def test_search_json_schema(indexed: CLI) -> None:
+    cli = indexed
     data = cli.json("search", "deploy build hash")
     assert data["schema"] == "findsession.search/1"
     assert data["strategy"] == "hybrid" and data["index_empty"] is False
@@ -71,30 +84,30 @@ def test_search_json_schema(cli: CLI, corpus: Path) -> None:
 @pytest.mark.parametrize(
     "query", ['a-b "c" NOT (d*', "AND", '"', "NEAR(", "*", "col:umn", "'; DROP TABLE units;--"]
 )
-def test_hostile_queries_never_error(cli: CLI, corpus: Path, query: str) -> None:
-    cli.run("index")
+def test_hostile_queries_never_error(indexed: CLI, query: str) -> None:
+    cli = indexed
     proc = cli.run("search", "--", query)
     assert "Traceback" not in proc.stderr
     assert cli.json("search", "--", query)["strategy"] == "hybrid"
 
 
-def test_raw_fts_syntax_passes_through_and_errors_are_explained(cli: CLI, corpus: Path) -> None:
-    cli.run("index")
+def test_raw_fts_syntax_passes_through_and_errors_are_explained(indexed: CLI) -> None:
+    cli = indexed
     data = cli.json("search", "--raw", "syncth*")
     assert data["results"][0]["session"]["title"] == "syncthing-conflict-fix"
     bad = cli.run("search", "--raw", "(d*", check=False)
     assert "FTS5 rejected the query" in bad.stderr and "Traceback" not in bad.stderr
 
 
-def test_exact_token_inside_tool_output_is_found(cli: CLI, corpus: Path) -> None:
-    cli.run("index")
+def test_exact_token_inside_tool_output_is_found(indexed: CLI) -> None:
+    cli = indexed
     data = cli.json("search", "3f9c2ab77e0d1c2b3a4f5e6d7c8b9a0f1e2d3c4b")
     assert data["results"][0]["session"]["title"] == "syncthing-conflict-fix"
     assert data["results"][0]["match"]["field"] == "tools"
 
 
-def test_read_a_turn_with_context_and_tools(cli: CLI, corpus: Path) -> None:
-    cli.run("index")
+def test_read_a_turn_with_context_and_tools(indexed: CLI) -> None:
+    cli = indexed
     out = cli.run("read", "5ac30ab5", "--turn", "1", "--context", "1", "--tools").stdout
     assert "syncthing-conflict-fix" in out
     assert "> i have another syncthing conflict" in out

@@ -19,7 +19,7 @@ from pathlib import Path
 import apsw
 import pytest
 from conftest import CLI
-from test_redaction import _GITHUB_FG, LEAKED_KINDS, SECRETS, pieces
+from test_redaction import _GITHUB_FG, LEAKED_KINDS, SECRETS, Haystack, pieces
 from transcripts import Transcript, project_dir
 
 from findsession.sources.claude_code_records import (
@@ -197,7 +197,7 @@ def test_no_planted_secret_leaves_a_trace(cli: CLI, field: str) -> None:
     assert field != "prompt" or report["embedding"]["chunks"] > 0
 
     raw, values = _stored(Path(cli.env["FINDSESSION_DB"]))
-    raw, text = raw.lower(), "\n".join(values).lower()
+    raw, text = Haystack(raw.lower()), Haystack("\n".join(values).lower())
     leaks = []
     for name, _, secrets in LEAKED_KINDS:
         for secret in secrets:
@@ -239,6 +239,6 @@ def test_a_file_named_after_a_secret_is_left_out_and_named_redacted(
         assert all(named[:12] not in s["path"] for s in report["skipped"])
     assert cli.json("index", "--no-embed")["sessions_total"] == 2  # the plain ones
     raw, values = _stored(Path(cli.env["FINDSESSION_DB"]))
-    raw, text = raw.lower(), "\n".join(values).lower()
+    raw, text = Haystack(raw.lower()), Haystack("\n".join(values).lower())
     for secret in NAMED:
         assert not [p for p in pieces(secret) if p.lower().encode() in raw or p.lower() in text]

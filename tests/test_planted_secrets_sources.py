@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from conftest import CLI
 from test_planted_secrets import _stored
-from test_redaction import _GITHUB_FG, LEAKED_KINDS, SECRETS, pieces
+from test_redaction import _GITHUB_FG, LEAKED_KINDS, SECRETS, Haystack, pieces
 
 FIXTURES = Path(__file__).parent / "fixtures"
 #: Each format's fixture folder, indexed as a root of its source.
@@ -167,7 +167,7 @@ def test_no_secret_planted_in_any_format_leaves_a_trace(
 def leaks(db: Path) -> list[str]:
     """Each planted secret of which a 10-character piece is anywhere in the index."""
     raw, values = _stored(db)
-    raw, text = raw.lower(), "\n".join(values).lower()
+    raw, text = Haystack(raw.lower()), Haystack("\n".join(values).lower())
     found_all = []
     planted = [*((n, s) for n, _, ss in LEAKED_KINDS for s in ss), ("argv", "S3cretMysql9")]
     planted += [("argv", "Pg5ecretVal9"), *(("in a name", t) for t in IN_NAMES)]

@@ -6,6 +6,7 @@ import json
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import CLI
 from transcripts import Transcript, project_dir
@@ -247,6 +248,44 @@ LEAKED_KINDS: list[tuple[str, str, tuple[str, ...]]] = [
 def pieces(secret: str, n: int = 10) -> set[str]:
     """Every `n`-character piece of a secret (the whole of a shorter one)."""
     return {secret[i : i + n] for i in range(max(1, len(secret) - n + 1))}
+
+
+class Haystack:
+    """A large text or bytes (a whole index file) that answers `piece in haystack` as
+    `in` does, for thousands of short pieces: each is looked for with `in` only where a
+    hash of the haystack's windows of its length says it may occur. One pass per length
+    instead of one per piece: a 12 MB index against 2,270 pieces, 86 s to about 1 s."""
+
+    def __init__(self, data: str | bytes) -> None:
+        self.data = data
+        self.codes = self._codes(data)
+        self.windows: dict[int, np.ndarray] = {}
+
+    @staticmethod
+    def _codes(data: str | bytes) -> np.ndarray:
+        if isinstance(data, bytes):
+            return np.frombuffer(data, dtype=np.uint8).astype(np.uint64)
+        return np.frombuffer(data.encode("utf-32-le", "surrogatepass"), np.uint32).astype(np.uint64)
+
+    @staticmethod
+    def _hashes(codes: np.ndarray, length: int) -> np.ndarray:
+        count = len(codes) - length + 1
+        hashes = np.zeros(max(count, 0), dtype=np.uint64)
+        for k in range(length):  # wraps modulo 2**64, the same for piece and window
+            hashes = hashes * np.uint64(1_000_003) + codes[k : k + count]
+        return hashes
+
+    def __contains__(self, piece: str | bytes) -> bool:
+        codes = self._codes(piece)
+        if len(codes) not in self.windows:
+            self.windows[len(codes)] = np.unique(self._hashes(self.codes, len(codes)))
+        windows = self.windows[len(codes)]
+        if len(codes) == 0 or len(windows) == 0:
+            return piece in self.data  # type: ignore[operator]
+        wanted = self._hashes(codes, len(codes))[0]
+        at = int(np.searchsorted(windows, wanted))
+        may = at < len(windows) and windows[at] == wanted
+        return bool(may) and piece in self.data  # type: ignore[operator]
 
 
 @pytest.mark.parametrize(
