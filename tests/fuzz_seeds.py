@@ -412,6 +412,7 @@ _COPILOT = "home/.copilot/session-state"
 _CURSOR_AGENT = "home/.cursor/projects/home-dev-trellis/agent-transcripts"
 _VSCODE = "home/.config/Code/User/workspaceStorage/6f1d2c0b9a8e7d6c5b4a39281706f5e4"
 _CLINE = "User/globalStorage/saoudrizwan.claude-dev/tasks/1733000000000"
+_CLINE_CLI = "sessions/1796653948700_ntm6c/1796653948700_ntm6c"
 _ROO = "User/globalStorage/rooveterinaryinc.roo-cline/tasks/aaaa0001-0000-4000-8000-00000000000a"
 _KIMI = "sessions/9aa9f887151e3c91e1263f701092d3f0/4c2e8a10-0001-4b5d-9e6f-7a8b9c0d1e2f"
 _OPENHANDS = "8d2f6a1c4b3e4f5a9c0d1e2f3a4b5c6d"
@@ -492,6 +493,8 @@ SEEDS = [
     Seed("cline", "cline", _copy("cline"), f"{_CLINE}/ui_messages.json",
          [f"{_CLINE}/ui_messages.json", f"{_CLINE}/task_metadata.json",
           f"{_CLINE}/api_conversation_history.json"]),
+    Seed("cline-cli", "cline", _copy("cline_cli_3065/data"), f"{_CLINE_CLI}.messages.json",
+         [f"{_CLINE_CLI}.messages.json", f"{_CLINE_CLI}.json"]),
     Seed("roo-code", "roo-code", _copy("roo-code"), f"{_ROO}/ui_messages.json",
          [f"{_ROO}/ui_messages.json", f"{_ROO}/history_item.json"]),
     Seed("amp", "amp", _copy("amp"), "threads/T-5f0c2a9e-1111-4aaa-8bbb-000000000001.json",

@@ -7,13 +7,18 @@ folder `sessions/<id>/` holding `<id>.json` (its manifest: `cwd`, `prompt`, `sou
 `metadata.title`) and `<id>.messages.json`, `{version, sessionId, messages: [...]}`,
 rewritten whole after every message; `db/sessions.db` indexes the same manifests. A
 message is `{role, content: [blocks], ts (ms)}` in the shape Claude's API gives it
-(`text`, `thinking`, `tool_use`, `tool_result`). What the person typed is wrapped in
+(`text`, `thinking`, `tool_use`, `tool_result`), except what a tool gave back: a
+`tool_result`'s content is the CLI's own operation results, `{query, result, error,
+success}` (`run_commands`, `read_files` and the like a list of them, `editor` one as a
+JSON string), a failure `success: false` with no `is_error`. What the person typed is
+wrapped in
 `<user_input mode="act|plan|yolo">`; the CLI's own nudges are user messages that begin
 `[SYSTEM] `. A teammate's messages sit in its lead's folder under its own stem.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -95,8 +100,55 @@ def _typed(content: Any) -> Any:
                     continue
                 wrapped = _WRAPPED.match(text)
                 block = {**block, "text": wrapped.group(1).strip() if wrapped else text}
+        elif isinstance(block, dict) and block.get("type") == "tool_result":
+            block = _result(block)
         kept.append(block)
     return kept
+
+
+def _result(block: dict[str, Any]) -> dict[str, Any]:
+    """A `tool_result` whose content is the CLI's operation results as the text of each
+    (its `result`, and its `error` when the result does not say it), failed when one did
+    not succeed; any other content as it is."""
+    operations = _operations(block.get("content"))
+    if operations is None:
+        return block
+    texts = []
+    for op in operations:
+        result = _op_text(op.get("result"))
+        error = _str(op.get("error"))
+        texts += [result] if result else []
+        texts += [error] if error and error not in result else []
+    failed = block.get("is_error") is True or any(op.get("success") is False for op in operations)
+    text = "\n\n".join(texts)
+    return {**block, "content": [{"type": "text", "text": text}], "is_error": failed}
+
+
+def _operations(content: Any) -> list[dict[str, Any]] | None:
+    """The operation results a tool result holds, or None when it holds something else."""
+    if isinstance(content, str) and content.startswith("{") and '"success"' in content:
+        try:
+            content = [json.loads(content)]
+        except (ValueError, RecursionError):
+            return None
+    if not isinstance(content, list) or not content:
+        return None
+    if all(isinstance(op, dict) and "type" not in op and "success" in op for op in content):
+        return content
+    return None
+
+
+def _op_text(result: Any) -> str:
+    """An operation's result: a string, a file's text blocks, else its JSON."""
+    if isinstance(result, str):
+        return clean_text(result)
+    if result is None:
+        return ""
+    if isinstance(result, list) and all(isinstance(b, dict) for b in result):
+        texts = [b.get("text") for b in result if b.get("type") == "text"]
+        if texts:
+            return clean_text("\n".join(t for t in texts if isinstance(t, str)))
+    return clean_text(json.dumps(result, ensure_ascii=False))
 
 
 def _str(value: Any) -> str | None:

@@ -50,7 +50,9 @@ class ContinueSource(Source):
 
     kind = KIND
     #: 2: the first extension's sessions (2023), which gave nothing, give their steps.
-    reads = 2
+    #: 3: what a call of the CLI's gave back, kept only in its item's `toolCallStates`
+    #: (`output`), is its output, failed when the call errored; none was read.
+    reads = 3
 
     def default_roots(self) -> list[Path]:
         return [sessions_folder()]

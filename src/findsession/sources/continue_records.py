@@ -9,7 +9,9 @@ arguments}}]` in agent mode), `thinking` (reasoning a model streamed on its own)
 (`content`, the rendered output of the call `toolCallId` names) and `system`. A user
 item's `contextItems` are what the person attached (`{name, description, content, uri:
 {type, value}}`); an assistant item's `toolCallStates` say how each call ended (`done`,
-`errored`, `canceled`, ...); `reasoning.text` is a reply's thinking. `promptLogs` repeat
+`errored`, `canceled`, ...) and, from the CLI (`cn`, which writes no `tool` message),
+what each gave back (`output`: `[{name, description, content}]`); `reasoning.text` is a
+reply's thinking. `promptLogs` repeat
 the whole prompt sent to the model and `editorState` the input box, so neither is read.
 A session the first extension saved (2023) is another document: `continue_timeline`.
 
@@ -70,6 +72,7 @@ def session_records(
         history = []
     cwd = folder(doc.get("workspaceDirectory"))
     states = _states(history)
+    answered = _answered(history)
     names: dict[str, str] = {}
     records: list[Record] = []
     unknown: dict[str, list[int]] = {}
@@ -83,7 +86,10 @@ def session_records(
             records += _user(message, item.get("contextItems"), base)
         elif role == "assistant":
             own = assistant(item, base) if assistant is not None else None
-            records += own if own is not None else _assistant(message, item, base, names)
+            if own is None:
+                own = _assistant(message, item, base, names)
+                own += _state_outputs(item, base, names, answered)
+            records += own
         elif role == "thinking":
             records += _thinking(_text(message.get("content")), base)
         elif role == "tool":
@@ -171,18 +177,56 @@ def _tool(
     call_id = _str(message.get("toolCallId"))
     status = states.get(call_id or "")
     output = _text(message.get("content")).strip() or (status or "")
-    if not output:
+    return _output(output, call_id, status, names, base)
+
+
+def _output(
+    text: str, call_id: str | None, status: str | None, names: dict[str, str], base: dict[str, Any]
+) -> list[Record]:
+    """What the call `call_id` gave back, failed when it ended `errored` or `canceled`."""
+    if not text:
         return []
     return [
         Message(
             MessageKind.TOOL_OUTPUT,
-            cap(output, TOOL_OUTPUT_CAP),
+            cap(text, TOOL_OUTPUT_CAP),
             tool_name=names.get(call_id or ""),
             tool_id=call_id,
             is_error=status in _FAILED,
             **base,
         )
     ]
+
+
+def _state_outputs(
+    item: dict[str, Any], base: dict[str, Any], names: dict[str, str], answered: set[str]
+) -> list[Record]:
+    """What each call of an assistant item gave back as its state holds it (`output`,
+    context items whose `content` is the text): the CLI writes no `tool` message. A
+    call a `tool` message answers is read from that message instead."""
+    states = item.get("toolCallStates")
+    out: list[Record] = []
+    for state in states if isinstance(states, list) else []:
+        call_id = _str(state.get("toolCallId")) if isinstance(state, dict) else None
+        output = state.get("output") if call_id and call_id not in answered else None
+        if not isinstance(output, list):
+            continue
+        parts = [_text(part.get("content")) for part in output if isinstance(part, dict)]
+        text = "\n\n".join(p.strip() for p in parts if p.strip())
+        out += _output(text, call_id, _str(state.get("status")), names, base)
+    return out
+
+
+def _answered(history: list[Any]) -> set[str]:
+    """The calls a `tool` message answers."""
+    ids = set()
+    for item in history:
+        message = item.get("message") if isinstance(item, dict) else None
+        if isinstance(message, dict) and message.get("role") == "tool":
+            call_id = _str(message.get("toolCallId"))
+            if call_id:
+                ids.add(call_id)
+    return ids
 
 
 def _thinking(text: str, base: dict[str, Any]) -> list[Record]:

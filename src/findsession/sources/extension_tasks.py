@@ -137,6 +137,10 @@ class ClineSource(_TaskSource):
     sessions of its CLI (`cline_cli`)."""
 
     kind = SourceKind.CLINE
+    #: 2: a CLI session's tool result holding the CLI's operation results (`{query,
+    #: result, error, success}`) is their text, failed when one did not succeed; a
+    #: command's output was empty and never failed, an edit's was its JSON.
+    reads = 2
     extensions = ("saoudrizwan.claude-dev",)
     agent = "Cline"
 

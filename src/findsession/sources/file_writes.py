@@ -7,7 +7,8 @@ and the written text back out of that text, by the tool's name: Claude Code's `W
 inside a shell command); Gemini's and Qwen's `write_file` and `replace`; Aider's edit
 blocks; Cline's and Roo Code's `newFileCreated`, `editedExistingFile`, `appliedDiff`,
 `insertContent`, `searchAndReplace` (and their API names `write_to_file`,
-`replace_in_file`, `apply_diff`); Copilot CLI's `create` and `edit`; OpenCode's, Crush's
+`replace_in_file`, `apply_diff`); Cline CLI's `editor` (and a heredoc in its
+`run_commands`); Copilot CLI's `create` and `edit`; OpenCode's, Crush's
 and Pi's `write`, `edit`, `multiedit` and `patch`; Kiro's `fs_write`; Goose's and
 Sourcegraph Cody's `text_editor`; Amp's `create_file` and `edit_file`; Cursor's
 `edit_file` and `search_replace`; VS Code Copilot's `create_file`, `replace_string_in_file` and
@@ -73,18 +74,37 @@ SHELL_TOOLS = frozenset(("bash", "shell", "local_shell", "exec_command", "run_sh
                          "execute_command", "shell_command", "run_in_terminal",
                          "run_terminal_cmd", "run_terminal_command", "terminal", "powershell",
                          "container.exec", "run_command", "launch-process",
-                         "execute_bash", "exec"))  # fmt: skip
+                         "execute_bash", "exec", "run_commands"))  # fmt: skip
 
 #: Tool (lower case) -> (op, keys holding the new text, keys holding the old text).
 _SIMPLE: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     **dict.fromkeys(
-        ("write", "write_file", "create", "create_file", "write_to_file", "newfilecreated",
-         "create_new_file", "writefile", "save-file", "put_complete_file_contents"),  # fmt: skip
+        (
+            "write",
+            "write_file",
+            "create",
+            "create_file",
+            "write_to_file",
+            "newfilecreated",
+            "create_new_file",
+            "writefile",
+            "save-file",
+            "put_complete_file_contents",
+        ),  # fmt: skip
         ("create", _CONTENT, ()),
     ),
     **dict.fromkeys(
-        ("edit", "replace", "str_replace", "search_replace", "replace_string_in_file",
-         "edit_file", "single_find_and_replace", "string_replace", "file_str_replace"),  # fmt: skip
+        (
+            "edit",
+            "replace",
+            "str_replace",
+            "search_replace",
+            "replace_string_in_file",
+            "edit_file",
+            "single_find_and_replace",
+            "string_replace",
+            "file_str_replace",
+        ),  # fmt: skip
         ("edit", (*_NEW, "code_edit"), _OLD),
     ),
     **dict.fromkeys(
@@ -190,6 +210,8 @@ def file_writes(message: Message, source: str) -> list[FileWrite]:
         return []
     if name in _DELETE:
         return [FileWrite(path, "delete", "", tool=tool, truncated=truncated)]
+    if name == "editor" and source == "cline":
+        return _cline_editor(message, text, truncated)
     if name == "file_op":  # Nanocoder's: its `operation` is delete, move, copy or mkdir
         if (fields.get("operation") or "").strip() != "delete":
             return []
@@ -304,6 +326,19 @@ def _commanded(path: str, fields: dict[str, str], tool: str, truncated: bool) ->
     return []  # view, undo_edit, …: nothing written
 
 
+def _cline_editor(message: Message, text: str, truncated: bool) -> list[FileWrite]:
+    """Cline CLI's `editor`: `new_text` replaces `old_text`, or goes in at `insert_line`,
+    or (neither given) is the file it creates."""
+    fields = _fields(text, "editor", ("new_text",))
+    path = _path(message, fields)
+    new = fields.get("new_text")
+    if path is None or (new is None and not truncated):
+        return []
+    op = "edit" if "old_text" in fields or "insert_line" in fields else "create"
+    old = fields.get("old_text") or ""
+    return [FileWrite(path, op, new or "", old, truncated, message.tool_name or "editor")]
+
+
 def _kiro_write(message: Message, text: str, truncated: bool) -> list[FileWrite]:
     """Kiro's later `fs_write`: the file's `path` and its whole `text`, no `command`."""
     fields = _fields(text, "fs_write", ("text",))
@@ -337,8 +372,14 @@ def _auggie_edits(message: Message, text: str, truncated: bool) -> list[FileWrit
     if path is None:
         return []
     return [
-        FileWrite(path, "edit", pair.get("new_str", ""), pair.get("old_str", ""), truncated,
-                  message.tool_name or "")  # fmt: skip
+        FileWrite(
+            path,
+            "edit",
+            pair.get("new_str", ""),
+            pair.get("old_str", ""),
+            truncated,
+            message.tool_name or "",
+        )  # fmt: skip
         for _, pair in sorted(pairs.items())
         if "new_str" in pair or truncated
     ]

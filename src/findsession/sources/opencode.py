@@ -55,7 +55,9 @@ class OpenCodeSource(Source):
     companions = foreign_db.COMPANIONS
     #: 2: a subagent's session keeps the title OpenCode gave it (its parent link had
     #: taken the title's place).
-    reads = 2
+    #: 3: a command that exited non-zero (`state.metadata.exit`, its status `completed`)
+    #: is a failed call.
+    reads = 3
     #: The store the first OpenCode (Go, before the rewrite) kept in each project, in
     #: the schema Crush has; None for an agent that never had one.
     first_generation: project_db.ProjectStore | None = project_db.OPENCODE_FIRST

@@ -117,7 +117,6 @@ def session_records(
     return records
 
 
-
 def _part(
     part: dict[str, Any],
     msg: dict[str, Any],
@@ -166,7 +165,11 @@ def _tool(part: dict[str, Any], part_id: str, base: dict[str, Any]) -> Iterator[
     )
     status = state.get("status")
     if status == "completed":
-        output, failed = state.get("output"), False
+        # A command that exited non-zero still completed: its code is in the metadata.
+        metadata = state.get("metadata") if isinstance(state.get("metadata"), dict) else {}
+        code = metadata.get("exit")
+        failed = isinstance(code, int) and not isinstance(code, bool) and code != 0
+        output = state.get("output")
     elif status == "error":
         output, failed = state.get("error"), True
     else:

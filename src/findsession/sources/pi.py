@@ -25,6 +25,7 @@ copied lines stay the session's they were first written in and the fork keeps it
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -33,6 +34,7 @@ from findsession.domain import Resume, Session
 from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.epoch import iso_seconds
+from findsession.sources.json_doc import side_object
 from findsession.sources.jsonl import clean_text, read_appended, texts_at
 from findsession.sources.opening import open_regular
 from findsession.sources.pi_records import PiParser
@@ -56,7 +58,7 @@ class PiSource(Source):
     reads = 3
 
     def default_roots(self) -> list[Path]:
-        return [pi_agent_dir() / "sessions"]
+        return session_dirs()
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         return discover(root, skip)
@@ -114,6 +116,24 @@ class PiSource(Source):
 def pi_agent_dir() -> Path:
     """`$PI_CODING_AGENT_DIR`, else `~/.pi/agent`."""
     return env_home("PI_CODING_AGENT_DIR", ".pi", "agent")
+
+
+def session_dirs() -> list[Path]:
+    """`<agent dir>/sessions`, and the folder Pi is told to keep sessions in instead
+    (`$PI_CODING_AGENT_SESSION_DIR`, else `sessionDir` in the agent folder's
+    `settings.json`; Pi 0.71 on) when it names one absolutely: a relative one is
+    resolved from wherever Pi runs. The sessions written before it was set stay in the
+    first. Files there lie in the folder itself, not in a folder per project."""
+    agent = pi_agent_dir()
+    roots = [agent / "sessions"]
+    named = os.environ.get("PI_CODING_AGENT_SESSION_DIR") or side_object(
+        agent / "settings.json"
+    ).get("sessionDir")
+    if isinstance(named, str) and named.strip():
+        place = Path(named.strip()).expanduser()
+        if place.is_absolute() and place not in roots:
+            roots.append(place)
+    return roots
 
 
 def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:

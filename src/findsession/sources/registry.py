@@ -185,7 +185,12 @@ ENTRIES: tuple[Entry, ...] = (
         start=Start(("droid",)),
     ),
     # "pi" is the number far more often than the agent: no query is taken to name it.
-    Entry(SourceKind.PI, "pi:PiSource", spoken=(), env=("PI_CODING_AGENT_DIR",)),
+    Entry(
+        SourceKind.PI,
+        "pi:PiSource",
+        spoken=(),
+        env=("PI_CODING_AGENT_DIR", "PI_CODING_AGENT_SESSION_DIR"),
+    ),
     Entry(
         SourceKind.COPILOT_CLI,
         "copilot_cli:CopilotCliSource",
