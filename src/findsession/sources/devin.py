@@ -24,12 +24,11 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
 
 from findsession.domain import Problem, Resume, Session
 from findsession.sources import devin_db, foreign_db
-from findsession.sources.base import Skip, Source, SourceFile, store_id
-from findsession.sources.cursor import Cursor, Reading, Record
+from findsession.sources.base import Skip, SourceFile, store_id
+from findsession.sources.cursor import Record
 from findsession.sources.devin_records import session_records
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_in_cwd
@@ -54,11 +53,11 @@ def file_id(path: Path) -> str:
     return store_id("devin", path)
 
 
-class DevinSource(Source):
+class DevinSource(foreign_db.OneStoreSource):
     """Devin CLI's `cli/sessions.db`."""
 
     kind = KIND
-    companions = foreign_db.COMPANIONS
+    prefix = "devin"
 
     def default_roots(self) -> list[Path]:
         return data_homes()
@@ -74,17 +73,8 @@ class DevinSource(Source):
         elif (root / DB_NAME).is_file():
             yield root / DB_NAME
 
-    def describe(self, path: Path) -> SourceFile:
-        return SourceFile(path=path, source=KIND, session_id=file_id(path), sibling_sessions=True)
-
-    def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
-        """The sessions whose token moved since `cursor`, each whole."""
-        size = os.fstat(fh.fileno()).st_size
-        return foreign_db.read_changed(sf.path, size, cursor, _survey)
-
-    def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
-        """Each wanted message as the store holds it now, numbered as `read` did."""
-        return foreign_db.read_back(path, lines, _survey)
+    def survey(self, conn: devin_db.Conn) -> foreign_db.Survey | Problem:
+        return _survey(conn)
 
     def resume(self, session: Session) -> Resume:
         """`devin --resume <id>` (the CLI's command reference: resume a session by its

@@ -35,16 +35,17 @@ position in it; `position_of` takes them apart again for `read --raw`.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from findsession.domain import Message, MessageKind, Problem
-from findsession.sources.base import texts_by_line
+from findsession.sources.base import Source, SourceFile, store_id, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, Record
 from findsession.sources.foreign_quiet import Quiet, quiet
 from findsession.sources.jsonl import cap, clean_text
@@ -211,6 +212,33 @@ def read_back(path: Path, lines: set[int], survey: Surveyor) -> dict[tuple[int, 
             return {}
         records = found.records({key for key, rank in found.ranks.items() if rank in ranks})
     return texts_by_line(records, lines)
+
+
+class OneStoreSource(Source):
+    """A `Source` whose sessions all live in one SQLite store of the agent's, each read
+    again whole when its change token moved (Hermes, llm, Devin CLI). How such a store
+    is described, read and read back is written here once; each source names its
+    sessions' prefix and gives `survey`, its queries."""
+
+    companions = COMPANIONS
+    #: The store's sessions are kept as `<prefix>-<hash of its path>:<their id>`.
+    prefix: str
+
+    def survey(self, conn: sqlite3.Connection) -> Survey | Problem:
+        """The store's sessions, their change tokens and a reader (`Survey`)."""
+        raise NotImplementedError
+
+    def describe(self, path: Path) -> SourceFile:
+        sid = store_id(self.prefix, path)
+        return SourceFile(path=path, source=self.kind, session_id=sid, sibling_sessions=True)
+
+    def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
+        """The sessions whose token moved since `cursor`, each whole."""
+        return read_changed(sf.path, os.fstat(fh.fileno()).st_size, cursor, self.survey)
+
+    def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
+        """Each wanted message as the store holds it now, numbered as `read` did."""
+        return read_back(path, lines, self.survey)
 
 
 def line_of(rank: int, position: int) -> int:

@@ -26,12 +26,11 @@ import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
 
 from findsession.domain import Problem, Resume, Session
 from findsession.sources import foreign_db, hermes_db
-from findsession.sources.base import Skip, Source, SourceFile, store_id
-from findsession.sources.cursor import Cursor, Reading, Record
+from findsession.sources.base import Skip, SourceFile, store_id
+from findsession.sources.cursor import Record
 from findsession.sources.hermes_records import conversation_records
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_anywhere
@@ -77,11 +76,11 @@ def file_id(path: Path) -> str:
     return store_id("hermes", path)
 
 
-class HermesSource(Source):
+class HermesSource(foreign_db.OneStoreSource):
     """Hermes Agent's `state.db`, the default home's and each profile's."""
 
     kind = KIND
-    companions = foreign_db.COMPANIONS
+    prefix = "hermes"
 
     def default_roots(self) -> list[Path]:
         return [root()]
@@ -105,17 +104,8 @@ class HermesSource(Source):
             if (profiles / name / DB_NAME).is_file():
                 yield profiles / name / DB_NAME
 
-    def describe(self, path: Path) -> SourceFile:
-        return SourceFile(path=path, source=KIND, session_id=file_id(path), sibling_sessions=True)
-
-    def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
-        """The conversations whose token moved since `cursor`, each whole."""
-        size = os.fstat(fh.fileno()).st_size
-        return foreign_db.read_changed(sf.path, size, cursor, _survey)
-
-    def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
-        """Each wanted message as the store holds it now, numbered as `read` did."""
-        return foreign_db.read_back(path, lines, _survey)
+    def survey(self, conn: hermes_db.Conn) -> foreign_db.Survey | Problem:
+        return _survey(conn)
 
     def resume(self, session: Session) -> Resume:
         """`hermes --resume <id>`, which finds a session by its id from any folder and goes

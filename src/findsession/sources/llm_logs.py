@@ -19,12 +19,11 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
 
 from findsession.domain import Problem, Resume, Session
 from findsession.sources import foreign_db, llm_db
-from findsession.sources.base import Skip, Source, SourceFile, store_id
-from findsession.sources.cursor import Cursor, Reading, Record
+from findsession.sources.base import Skip, SourceFile, store_id
+from findsession.sources.cursor import Record
 from findsession.sources.llm_records import conversation_records
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_anywhere
@@ -55,11 +54,11 @@ def file_id(path: Path) -> str:
     return store_id("llm", path)
 
 
-class LlmSource(Source):
+class LlmSource(foreign_db.OneStoreSource):
     """The `llm` CLI's `logs.db`."""
 
     kind = KIND
-    companions = foreign_db.COMPANIONS
+    prefix = "llm"
 
     def default_roots(self) -> list[Path]:
         return [user_dir()]
@@ -73,17 +72,8 @@ class LlmSource(Source):
         elif (root / DB_NAME).is_file():
             yield root / DB_NAME
 
-    def describe(self, path: Path) -> SourceFile:
-        return SourceFile(path=path, source=KIND, session_id=file_id(path), sibling_sessions=True)
-
-    def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
-        """The conversations whose token moved since `cursor`, each whole."""
-        size = os.fstat(fh.fileno()).st_size
-        return foreign_db.read_changed(sf.path, size, cursor, _survey)
-
-    def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
-        """Each wanted message as the log holds it now, numbered as `read` did."""
-        return foreign_db.read_back(path, lines, _survey)
+    def survey(self, conn: llm_db.Conn) -> foreign_db.Survey | Problem:
+        return _survey(conn)
 
     def resume(self, session: Session) -> Resume:
         """`llm chat --cid <id>`, which carries the conversation on in `llm`'s chat; with
