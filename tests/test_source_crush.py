@@ -158,6 +158,7 @@ def test_sub_agents_are_linked_to_the_session_that_started_them(
     fid = file_id(cli)
     child = hits(cli, "barometric report export")[0]["session"]
     assert child["subagent"] and child["parent_id"] == f"{fid}:{RIVET}"
+    assert child["title"] == "Find callers"  # the parent link took the title's line
     legacy = hits(cli, "forty millimetres")[0]["session"]
     assert legacy["subagent"] and legacy["parent_id"] == f"{fid}:{SPROCKET}"
     resume = hits(cli, "barometric report")[0]["resume"]

@@ -128,6 +128,7 @@ def test_a_subagent_is_linked_and_resumes_the_session_that_started_it(
     [hit] = [h for h in hits(cli, "cancelled for fog") if h["session"]["subagent"]]
     assert hit["session"]["id"] == sid(goose, FOG)
     assert hit["session"]["subagent"] and hit["session"]["parent_id"] == sid(goose, FERRY)
+    assert hit["session"]["title"] == "Fog check"  # the parent link took the title's line
     assert hit["resume"]["command"] == ["goose", "session", "--resume", "--session-id", FERRY]
     assert hit["resume"]["cwd"] == "/home/dev/ferry times"
     own = hits(cli, "lighthouse leap days")[0]["resume"]

@@ -205,6 +205,7 @@ def test_a_subagent_thread_is_linked_to_the_thread_that_started_it(cli: CLI, zed
     index(cli)
     [hit] = hits(cli, "thermocouple probe")
     assert hit["session"]["subagent"] and hit["session"]["parent_id"] == sid(zed, KILN)
+    assert hit["session"]["title"] == "Thermocouple probe"  # the parent link took its line
 
 
 def test_only_the_thread_zed_saved_again_is_read_again(cli: CLI, zed: ZedStore) -> None:

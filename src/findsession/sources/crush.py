@@ -85,6 +85,9 @@ class CrushSource(Source):
 
     kind = KIND
     companions = foreign_db.COMPANIONS
+    #: 2: a subagent's session keeps its own title (its parent link had taken the title's
+    #: line in the index).
+    reads = 2
 
     def default_roots(self) -> list[Path]:
         """The data folder (its `projects.json` lists the projects), then each listed

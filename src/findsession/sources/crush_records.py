@@ -85,7 +85,8 @@ def session_records(
             MetaEvent(MetaKind.CUSTOM_TITLE, clean_text(title), head, session_key=row.id)
         )
     if parent and parent != row.id:
-        records.append(MetaEvent(MetaKind.PARENT, parent, head, session_key=row.id))
+        at = foreign_db.parent_line(row.rank)
+        records.append(MetaEvent(MetaKind.PARENT, parent, at, session_key=row.id))
     return records
 
 

@@ -246,6 +246,13 @@ def line_of(rank: int, position: int) -> int:
     return rank * _POSITIONS + min(position, _POSITIONS - 1)
 
 
+def parent_line(rank: int) -> int:
+    """The line a session's link to its parent is kept on. The index keeps one metadata
+    record a line, and the title takes the session's first (position 0): a parent kept
+    there too replaced a titled subagent's title. No message's metadata takes position 1."""
+    return line_of(rank, 1)
+
+
 def position_of(line: int) -> tuple[int, int]:
     """The session rank and position `line_of` packed into `line`."""
     return divmod(line, _POSITIONS)

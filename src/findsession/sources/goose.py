@@ -39,6 +39,9 @@ class GooseSource(Source):
     kind = KIND
     #: A commit waiting in `sessions.db-wal` is a change of the database.
     companions = foreign_db.COMPANIONS
+    #: 2: a subagent's session keeps its own title (its parent link had taken the title's
+    #: line in the index).
+    reads = 2
 
     def default_roots(self) -> list[Path]:
         return [sessions_dir()]

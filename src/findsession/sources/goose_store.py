@@ -133,7 +133,8 @@ def _session(
         kind = MetaKind.CUSTOM_TITLE if row.user_set_name else MetaKind.AI_TITLE
         records.append(MetaEvent(kind, clean_text(name), head, session_key=row.key))
     if row.parent and row.parent != row.key:
-        records.append(MetaEvent(MetaKind.PARENT, row.parent, head, session_key=row.key))
+        at = foreign_db.parent_line(row.rank)
+        records.append(MetaEvent(MetaKind.PARENT, row.parent, at, session_key=row.key))
     return records
 
 

@@ -81,6 +81,9 @@ class HermesSource(foreign_db.OneStoreSource):
 
     kind = KIND
     prefix = "hermes"
+    #: 2: a continuation or branch keeps its own title (its parent link had taken the
+    #: title's line in the index).
+    reads = 2
 
     def default_roots(self) -> list[Path]:
         return [root()]

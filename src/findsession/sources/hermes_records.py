@@ -286,7 +286,8 @@ def _meta(conversation: Conversation) -> Iterator[MetaEvent]:
     if title:
         yield MetaEvent(MetaKind.AI_TITLE, title, head, session_key=conversation.key)
     if conversation.parent and conversation.parent != conversation.key:
-        yield MetaEvent(MetaKind.PARENT, conversation.parent, head, session_key=conversation.key)
+        at = foreign_db.parent_line(conversation.rank)
+        yield MetaEvent(MetaKind.PARENT, conversation.parent, at, session_key=conversation.key)
 
 
 def _is_summary(text: str) -> bool:

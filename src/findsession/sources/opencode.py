@@ -56,7 +56,7 @@ class OpenCodeSource(Source):
     #: 2: a subagent's session keeps the title OpenCode gave it (its parent link had
     #: taken the title's place).
     #: 3: a command that exited non-zero (`state.metadata.exit`, its status `completed`)
-    #: is a failed call.
+    #: is a failed call; a subagent of the first OpenCode's store keeps its own title.
     reads = 3
     #: The store the first OpenCode (Go, before the rewrite) kept in each project, in
     #: the schema Crush has; None for an agent that never had one.

@@ -26,7 +26,7 @@ from typing import Any
 
 from findsession.domain import Message, MessageKind, MetaEvent, MetaKind, Problem
 from findsession.sources.cursor import Record
-from findsession.sources.foreign_db import line_of
+from findsession.sources.foreign_db import line_of, parent_line
 from findsession.sources.jsonl import cap, clean_text
 from findsession.sources.tool_args import args_text
 from findsession.sources.tool_args import files as arg_files
@@ -84,7 +84,7 @@ def session_records(
             MetaEvent(MetaKind.CUSTOM_TITLE, clean_text(title), head, session_key=session_key)
         )
     if info.parent_id:
-        at = line_of(info.rank, 1)
+        at = parent_line(info.rank)
         records.append(MetaEvent(MetaKind.PARENT, info.parent_id, at, session_key=session_key))
     by_message: dict[str, list[tuple[str, str | bytes]]] = {}
     for part_id, message_id, raw in parts:

@@ -60,7 +60,9 @@ class ZedSource(Source):
     companions = foreign_db.COMPANIONS
     #: 2: a thread whose row has no folder columns takes its folder and branch from the
     #: project snapshot its document keeps.
-    reads = 2
+    #: 3: a subagent's thread keeps its own title (its parent link had taken the
+    #: title's line in the index).
+    reads = 3
 
     def default_roots(self) -> list[Path]:
         return [data_folder() / "threads"]

@@ -74,7 +74,8 @@ def thread_records(
     if title and title.strip():
         records.append(MetaEvent(MetaKind.AI_TITLE, title.strip(), head, session_key=thread.key))
     if thread.parent and thread.parent != thread.key:
-        records.append(MetaEvent(MetaKind.PARENT, thread.parent, head, session_key=thread.key))
+        at = foreign_db.parent_line(thread.rank)
+        records.append(MetaEvent(MetaKind.PARENT, thread.parent, at, session_key=thread.key))
     return records
 
 
