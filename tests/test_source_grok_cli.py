@@ -1,9 +1,9 @@
 """Grok CLI's own store, `~/.grok/grok.db`, read through the real findsession CLI.
 
 `fixtures/grok-cli/.grok/grok.db` is what the real Grok CLI (superagent-ai's `grok-dev`
-1.1.7, its newest source, run with Bun; the npm registry here holds only the older
-`@vibe-kit/grok-cli` 0.0.34, which keeps nothing on disk) wrote against a scripted
-OpenAI-compatible model on localhost, its home a scratch folder:
+1.1.7, its newest source, run with Bun; the older `@vibe-kit/grok-cli` 0.0.x keeps
+nothing on disk) wrote against a scripted OpenAI-compatible model on localhost, its
+home a scratch folder:
 
 - `SHOPPING`, in `proj`: `grok -p` (a `write_file`), then `grok -s latest -p` twice (an
   `edit_file`; a `bash` whose `ls` fails, then one that works). Headless runs set no
@@ -134,7 +134,7 @@ def test_title_folder_turns_and_resume(cli: CLI, store: Path) -> None:
     assert len(read["turns"]) == 3
 
 
-def test_blame_finds_the_write_and_the_edit(cli: CLI, store: Path) -> None:
+def test_blame_finds_the_write_and_the_edit_not_the_failed_one(cli: CLI, store: Path) -> None:
     cli.json("index", "--no-embed", "--source", "grok-cli")
     writers = cli.json("blame", "/home/dev/proj/notes.txt")["writers"]
     assert [(w["turn"], w["op"], w["tool"]) for w in writers] == [
@@ -142,6 +142,9 @@ def test_blame_finds_the_write_and_the_edit(cli: CLI, store: Path) -> None:
         (1, "create", "write_file"),
     ]
     assert {w["session"]["id"] for w in writers} == {index_id(cli, SHOPPING)}
+    # The `edit_file` that found no pears wrote nothing.
+    writers = cli.json("blame", "/home/dev/garden/notes.txt")["writers"]
+    assert [(w["turn"], w["op"], w["tool"]) for w in writers] == [(1, "create", "write_file")]
 
 
 def test_only_a_changed_session_is_read_again(cli: CLI, store: Path) -> None:
