@@ -12,6 +12,9 @@ home a scratch folder:
 - `GARDEN`, in `garden`: the terminal UI, driven through a pseudo-terminal (two
   prompts; the UI had the model title the session), then `grok --session <id> -p` (an
   `edit_file` whose old text is not there, so it failed, and a `read_file`).
+- `ORCHARD`, in `orchard`: `grok -p` whose model thought aloud (`reasoning_content`) and
+  handed the folder to an `explore` subagent (`task`): the subagent keeps no session of
+  its own, its answer is the `task` call's result.
 
 Its WAL checkpointed into the file and the home folder renamed to `/home/dev` in every
 text column; nothing else changed. The counts come from the store's own `tool_calls`
@@ -35,6 +38,7 @@ FIXTURE = Path(__file__).parent / "fixtures" / "grok-cli"
 SHOPPING = "64fa8cb88a31"
 CAPITAL = "7b0aec6cdeb8"
 GARDEN = "fb4eedb407d4"
+ORCHARD = "859d4d332b54"
 
 
 @pytest.fixture
@@ -80,8 +84,8 @@ def index_id(cli: CLI, sid: str) -> str:
 
 def test_each_session_gives_what_its_store_counts(cli: CLI, store: Path) -> None:
     report = cli.json("index", "--no-embed", "--source", "grok-cli")
-    assert (report["problems"], report["errors"], report["sessions_total"]) == ([], [], 3)
-    for sid in (SHOPPING, CAPITAL, GARDEN):
+    assert (report["problems"], report["errors"], report["sessions_total"]) == ([], [], 4)
+    for sid in (SHOPPING, CAPITAL, GARDEN, ORCHARD):
         assert indexed(cli, index_id(cli, sid)) == expected(store, sid), sid
     assert expected(store, SHOPPING) == {
         "prompts": [
@@ -95,6 +99,24 @@ def test_each_session_gives_what_its_store_counts(cli: CLI, store: Path) -> None
         "failed": 1,
     }
     assert expected(store, GARDEN)["failed"] == 1
+
+
+def test_thinking_and_a_subagents_answer(cli: CLI, store: Path) -> None:
+    cli.json("index", "--no-embed", "--source", "grok-cli")
+    read = cli.json("read", index_id(cli, ORCHARD), "--tools")
+    got = [(m["kind"], m.get("tool")) for t in read["turns"] for m in t["messages"]]
+    assert got == [
+        ("prompt", None),
+        ("thinking", None),
+        ("tool_call", "task"),
+        ("tool_output", "task"),
+        ("thinking", None),
+        ("reply", None),
+    ]
+    texts = [m["text"] for t in read["turns"] for m in t["messages"]]
+    assert texts[1] == "The plan needs a survey of the folder first; a subagent can look."
+    assert texts[3] == "The orchard folder holds only plan.md."
+    assert read["session"]["cwd"] == "/home/dev/orchard"
 
 
 def test_failed_calls_are_marked(cli: CLI, store: Path) -> None:
