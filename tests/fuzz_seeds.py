@@ -569,6 +569,7 @@ SEEDS = [
     Seed("llm-0.13", "llm", _copy("llm/0.13"), "logs.db", ["logs.db"]),
     Seed("hermes", "hermes", _copy("hermes/home/.hermes"), "state.db", ["state.db"]),
     Seed("hermes-0.13", "hermes", _copy("hermes/0.13"), "state.db", ["state.db"]),
+    Seed("grok-cli", "grok-cli", _copy("grok-cli/.grok"), "grok.db", ["grok.db"]),
     Seed("codebuddy", "codebuddy", _copy("codebuddy/home/.codebuddy"),
          f"{_CODEBUDDY}.jsonl", [f"{_CODEBUDDY}.jsonl"]),
     Seed("codebuddy-subagent", "codebuddy", _copy("codebuddy/home/.codebuddy"),

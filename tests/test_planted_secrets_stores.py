@@ -177,6 +177,13 @@ def _devin(cli: CLI, home: Path) -> list[Path]:
     return [build(home / ".local" / "share" / "devin")]
 
 
+def _grok_cli(cli: CLI, home: Path) -> list[Path]:
+    from test_source_grok_cli import FIXTURE
+
+    shutil.copytree(FIXTURE / ".grok", home / ".grok")
+    return [home / ".grok" / "grok.db"]
+
+
 def _ra_aid(cli: CLI, home: Path) -> list[Path]:
     from test_source_ra_aid import FIXTURE
 
@@ -197,6 +204,7 @@ STORES: dict[str, Build] = {
     "hermes": _hermes,
     "ra-aid": _ra_aid,
     "devin": _devin,
+    "grok-cli": _grok_cli,
 }
 
 

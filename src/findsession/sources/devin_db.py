@@ -23,7 +23,6 @@ connection is the one `foreign_db.reading` opens; `devin_records` makes the reco
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 from dataclasses import dataclass
 
@@ -100,7 +99,7 @@ def sessions(conn: Conn) -> list[SessionRow]:
                 title=title if isinstance(title, str) else None,
                 created_at=_number(created),
                 head=head if isinstance(head, int) and not isinstance(head, bool) else None,
-                token=":".join(str(v) for v in (_digest(title), head, *moved)),
+                token=":".join(str(v) for v in (foreign_db.text_digest(title), head, *moved)),
             )
         )
     return rows
@@ -154,13 +153,6 @@ def tool_states(conn: Conn, session_id: str) -> dict[str, tuple[str | None, str 
         for cid, c, u in conn.execute(query, (session_id,))
         if isinstance(cid, str)
     }
-
-
-def _digest(text: object) -> str:
-    """A short hash of a text, so a token moves when the text does without holding it
-    (the index keeps tokens as they are, and a title may quote a secret)."""
-    raw = text.encode("utf-8", "replace") if isinstance(text, str) else b"\x00"
-    return hashlib.blake2b(raw, digest_size=6).hexdigest()
 
 
 def _number(value: object) -> float | None:

@@ -34,7 +34,8 @@ Open Interpreter's heredocs in its `shell` blocks (`bash`, `sh`, `zsh`...); Lett
 RA.Aid's `put_complete_file_contents` (its store keeps the path, not the text) and
 `file_str_replace`; Kiro IDE's later `fs_write` (`path` and `text`), `str_replace`
 (`oldStr`, `newStr`) and `delete_file` (`targetFile`); Devin CLI's `write` and `edit`
-(Claude Code's arguments) and a heredoc in its `exec`.
+(Claude Code's arguments) and a heredoc in its `exec`; Grok CLI's `write_file` and
+`edit_file` and a heredoc in its `bash`.
 A call of another name writes nothing here.
 """
 

@@ -35,6 +35,7 @@ position in it; `position_of` takes them apart again for `read --raw`.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sqlite3
 import threading
@@ -216,7 +217,7 @@ def read_back(path: Path, lines: set[int], survey: Surveyor) -> dict[tuple[int, 
 
 class OneStoreSource(Source):
     """A `Source` whose sessions all live in one SQLite store of the agent's, each read
-    again whole when its change token moved (Hermes, llm, Devin CLI). How such a store
+    again whole when its change token moved (Hermes, llm, Devin CLI, Grok CLI). How such a store
     is described, read and read back is written here once; each source names its
     sessions' prefix and gives `survey`, its queries."""
 
@@ -275,6 +276,14 @@ class Lines:
         self.position += 1
         line = line_of(self.rank, self.position)
         return Message(kind, cap(text, limit), line, session_key=self.key, **fields)
+
+
+def text_digest(text: object) -> str:
+    """A short hash of a text for a session's change token, so the token moves when the
+    text does without holding it (the index keeps tokens as they are, and a title may
+    quote a secret)."""
+    raw = text.encode("utf-8", "replace") if isinstance(text, str) else b"\x00"
+    return hashlib.blake2b(raw, digest_size=6).hexdigest()
 
 
 def agent_id(session_id: str) -> str:

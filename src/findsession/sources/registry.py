@@ -75,6 +75,7 @@ class SourceKind(StrEnum):
     RA_AID = "ra-aid"
     OPEN_INTERPRETER = "open-interpreter"
     DEVIN = "devin"
+    GROK_CLI = "grok-cli"
     SPECSTORY = "specstory"
     CHATGPT = "chatgpt"
     CLAUDE_AI = "claude-ai"
@@ -425,6 +426,11 @@ ENTRIES: tuple[Entry, ...] = (
         env=_DATA,
         start=Start(("devin", "--")),
     ),
+    # "grok" alone is xAI's model, which many agents run, and an English verb ("help me
+    # grok this"): people who mean this CLI say its package's name. Whether `grok
+    # "prompt"` stays in its terminal UI after answering was not checked, so no handoff
+    # starts it. Its store is in `~/.grok`: no variable moves it.
+    Entry(SourceKind.GROK_CLI, "grok_cli:GrokCliSource", spoken=("grok-cli", "grok-dev")),
     # "warp" alone is a word of code talk (Rust's web framework, a warp's threads).
     Entry(
         SourceKind.WARP,
@@ -529,6 +535,7 @@ NAMES: dict[str, str] = {
     SourceKind.RA_AID: "RA.Aid",
     SourceKind.OPEN_INTERPRETER: "Open Interpreter",
     SourceKind.DEVIN: "Devin CLI (its local sessions)",
+    SourceKind.GROK_CLI: "Grok CLI (superagent-ai's grok-dev)",
     SourceKind.WARP: "Warp's agent conversations",
     SourceKind.SPECSTORY: "SpecStory's Markdown exports",
     SourceKind.CHATGPT: "ChatGPT",
