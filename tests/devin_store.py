@@ -65,6 +65,13 @@ CREATE TABLE tool_call_state (
   PRIMARY KEY (session_id, tool_call_id),
   FOREIGN KEY (session_id) REFERENCES sessions(id)
 );
+CREATE TABLE subagent_heads (
+  session_id TEXT NOT NULL,
+  agent_id TEXT NOT NULL,
+  chain_node_id INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (session_id, agent_id)
+);
 """
 #: Before `tool_call_state`, and with only the columns every reader asks for.
 OLDER_SCHEMA = """
@@ -149,6 +156,13 @@ class DevinStore:
              json.dumps({"toolCallId": call_id, **update})),
         )  # fmt: skip
 
+    def subagent_head(self, sid: str, agent: str, node: int) -> None:
+        """Where a subagent's chain ends now (`subagent_heads`, schema 17), moved as it goes."""
+        self.conn.execute(
+            "INSERT OR REPLACE INTO subagent_heads VALUES (?, ?, ?, ?)",
+            (sid, agent, node, self.clock),
+        )
+
     def close(self) -> None:
         self.conn.close()
 
@@ -180,8 +194,11 @@ def call(call_id: str, name: str, **arguments: Any) -> dict[str, Any]:
     return {"id": call_id, "index": 0, "kind": "function", "name": name, "arguments": arguments}
 
 
-def result(call_id: str, text: str) -> dict[str, Any]:
-    return {
-        "role": "tool", "tool_call_id": call_id, "content": text,
-        "metadata": {"telemetry": {"source": "tool_result", "operation": call_id.split(":")[0]}},
-    }  # fmt: skip
+def result(call_id: str, text: str, **extensions: Any) -> dict[str, Any]:
+    """A tool's result; `extensions` its `metadata.extensions` (a `run_subagent` result's
+    `subagent/agent_id` and `subagent/chain_node_id`, given as `subagent__agent_id=...`)."""
+    meta: dict[str, Any] = {
+        "telemetry": {"source": "tool_result", "operation": call_id.split(":")[0]}}
+    if extensions:
+        meta["extensions"] = {k.replace("__", "/"): v for k, v in extensions.items()}
+    return {"role": "tool", "tool_call_id": call_id, "content": text, "metadata": meta}
