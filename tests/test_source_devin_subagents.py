@@ -107,6 +107,8 @@ def test_each_subagent_is_a_session_linked_to_its_parent(cli: CLI, db: Path) -> 
         ("tool_output", "stations/noaa.py: def parse_noaa"),
         ("reply", "One parser: parse_noaa in stations/noaa.py, a cormorant."),
     ]
+    raw = cli.json("read", explorer["id"], "--raw")["turns"]
+    assert raw == cli.json("read", explorer["id"])["turns"]  # read back from the store
     surveyor = hits(cli, "guillemot")[0]["session"]
     assert surveyor["subagent"] and surveyor["parent_id"] == parent
     assert [k for k, _ in texts(cli, surveyor["id"])] == ["prompt", "reply"]
