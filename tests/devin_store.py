@@ -2,7 +2,8 @@
 stores (the CLI is closed source, and no real store of a person's was found published).
 
 The schema is the one an isolated run of the CLI was seen to create (the `sessions`,
-`message_nodes` and `tool_call_state` tables, times in Unix seconds); a node's
+`message_nodes` and `tool_call_state` tables, times in Unix seconds), with schema 17's
+`subagent_heads` as other readers of the store declare it; a node's
 `chat_message` is `{message_id, role, content, thinking?, tool_calls?, tool_call_id?,
 metadata}` as the readers of kenn-io/agentsview and getagentseal/codeburn, and the
 synthetic stores other readers test against, show it: `metadata.is_user_input` true on
