@@ -70,9 +70,11 @@ def _candidates(folder: Path, messages: str, meta: str, began: float | None) -> 
         except OSError:
             continue
         if began is not None:
+            if written < began:
+                continue  # not written to since the subagent began
             theirs = _began(Path(entry.path) / meta)
-            if written < began or (theirs is not None and theirs > began):
-                continue
+            if theirs is not None and theirs > began:
+                continue  # begun after it
         found.append((written, log))
     found.sort(reverse=True)
     return [log for _, log in found[:_FILES]]
