@@ -2,7 +2,8 @@
 stores (the CLI is closed source, and no real store of a person's was found published).
 
 The schema is the one an isolated run of the CLI was seen to create (the `sessions`,
-`message_nodes` and `tool_call_state` tables, times in Unix seconds); a node's
+`message_nodes` and `tool_call_state` tables, times in Unix seconds), with schema 17's
+`subagent_heads` as other readers of the store declare it; a node's
 `chat_message` is `{message_id, role, content, thinking?, tool_calls?, tool_call_id?,
 metadata}` as the readers of kenn-io/agentsview and getagentseal/codeburn, and the
 synthetic stores other readers test against, show it: `metadata.is_user_input` true on
@@ -64,6 +65,13 @@ CREATE TABLE tool_call_state (
   tool_call_update_json TEXT,
   PRIMARY KEY (session_id, tool_call_id),
   FOREIGN KEY (session_id) REFERENCES sessions(id)
+);
+CREATE TABLE subagent_heads (
+  session_id TEXT NOT NULL,
+  agent_id TEXT NOT NULL,
+  chain_node_id INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (session_id, agent_id)
 );
 """
 #: Before `tool_call_state`, and with only the columns every reader asks for.
@@ -149,6 +157,13 @@ class DevinStore:
              json.dumps({"toolCallId": call_id, **update})),
         )  # fmt: skip
 
+    def subagent_head(self, sid: str, agent: str, node: int) -> None:
+        """Where a subagent's chain ends now (`subagent_heads`, schema 17), moved as it goes."""
+        self.conn.execute(
+            "INSERT OR REPLACE INTO subagent_heads VALUES (?, ?, ?, ?)",
+            (sid, agent, node, self.clock),
+        )
+
     def close(self) -> None:
         self.conn.close()
 
@@ -180,8 +195,11 @@ def call(call_id: str, name: str, **arguments: Any) -> dict[str, Any]:
     return {"id": call_id, "index": 0, "kind": "function", "name": name, "arguments": arguments}
 
 
-def result(call_id: str, text: str) -> dict[str, Any]:
-    return {
-        "role": "tool", "tool_call_id": call_id, "content": text,
-        "metadata": {"telemetry": {"source": "tool_result", "operation": call_id.split(":")[0]}},
-    }  # fmt: skip
+def result(call_id: str, text: str, **extensions: Any) -> dict[str, Any]:
+    """A tool's result; `extensions` its `metadata.extensions` (a `run_subagent` result's
+    `subagent/agent_id` and `subagent/chain_node_id`, given as `subagent__agent_id=...`)."""
+    meta: dict[str, Any] = {
+        "telemetry": {"source": "tool_result", "operation": call_id.split(":")[0]}}
+    if extensions:
+        meta["extensions"] = {k.replace("__", "/"): v for k, v in extensions.items()}
+    return {"role": "tool", "tool_call_id": call_id, "content": text, "metadata": meta}

@@ -222,3 +222,52 @@ def test_a_watchers_run_reads_the_session_whose_title_changed(kiro: Path, tmp_pa
         snapshot.write_text("KNOTS = 1.94\n")
         report = index_roots(store, roots, only=[str(snapshot)])
         assert not report.full_scan and report.files_read == 0
+
+
+SUBAGENT = "sess_7e6d5c4b-3a29-4c18-9f07-e6d5c4b3a291"  # the reviewer TIDES started
+
+
+def write_subagent(kiro: Path) -> Path:
+    """The session of the subagent TIDES's `sub_agent_start` names, beside it in its
+    workspace's folder, as Kiro keeps a subagent's chat: its task its prompt. Written by
+    hand in the layout's shapes (no subagent's session of Kiro's was found published)."""
+    folder = session_file(kiro, TIDES).parent.with_name(SUBAGENT)
+    folder.mkdir()
+    meta = {"schemaVersion": "1.0.0", "id": SUBAGENT, "title": "New Session",
+            "agentMode": "vibe", "workspacePaths": ["/home/dev/tides"],
+            "createdAt": "2026-09-14T08:03:03.520Z",
+            "lastModifiedAt": "2026-09-14T08:03:03.880Z", "status": "idle"}  # fmt: skip
+    (folder / "session.json").write_text(json.dumps(meta, indent=2))
+    events = [
+        {"type": "user", "content": "Check tides.py for lines longer than 80 columns"},
+        {"type": "assistant", "operationType": "Say",
+         "content": "Two lines run past 80 columns, the puffin check found."},
+    ]  # fmt: skip
+    with (folder / "messages.jsonl").open("w") as fh:
+        for n, payload in enumerate(events):
+            at = f"2026-09-14T08:03:03.{600 + n * 100}Z"
+            fh.write(json.dumps({"id": f"sub-{n}", "timestamp": at, "payload": payload}) + "\n")
+    return folder / "messages.jsonl"
+
+
+def test_a_subagents_session_is_linked_to_the_session_that_started_it(
+    cli: CLI, kiro: Path
+) -> None:
+    write_subagent(kiro)
+    report = cli.json("index", "--no-embed")
+    assert (report["errors"], report["problems"]) == ([], [])
+    listed = {s["kind"]: s for s in cli.json("sources")["sources"]}["kiro-ide"]
+    assert (listed["sessions"], listed["subagents"]) == (2, 1)
+    [hit] = hits(cli, "puffin")
+    child = hit["session"]
+    assert child["subagent"] and child["parent_id"] == TIDES
+    assert child["agent_type"] == "reviewer"
+    assert held(cli, SUBAGENT) == Counter(prompts=1, replies=1)
+
+
+def test_a_subagent_written_after_its_parent_was_read_is_linked(cli: CLI, kiro: Path) -> None:
+    cli.json("index", "--no-embed")
+    write_subagent(kiro)
+    cli.json("index", "--no-embed")
+    [hit] = hits(cli, "puffin")
+    assert hit["session"]["subagent"] and hit["session"]["parent_id"] == TIDES

@@ -10,7 +10,9 @@ cloud (`devin --cloud`) lives in Devin's cloud, not here.
 One store holds many sessions, each indexed as `<file id>:<Devin's session id>` (ids
 such as `victorious-bead`), read again whole when its change token moved (`devin_db`
 for the queries, `devin_records` for the chain the person saw). A hidden session
-(`hidden = 1`) is read too: it is still the person's history, kept by the CLI.
+(`hidden = 1`) is read too: it is still the person's history, kept by the CLI. Each
+subagent, whose messages Devin keeps among its parent's, is a session of its own,
+`<file id>:<session id>/<subagent id>`, linked to its parent and read with it.
 
 `cli/transcripts/<id>.json` beside the store is an export of part of a session in the
 Agent Trajectory Interchange Format (`--export`, each turn): it holds nothing the store
@@ -58,6 +60,8 @@ class DevinSource(foreign_db.OneStoreSource):
 
     kind = KIND
     prefix = "devin"
+    #: 2: each subagent's chain, not read before, is a session linked to its parent.
+    reads = 2
 
     def default_roots(self) -> list[Path]:
         return data_homes()
@@ -99,7 +103,8 @@ def _survey(conn: devin_db.Conn) -> foreign_db.Survey | Problem:
         for session in (s for s in found if s.id in keys):
             nodes = devin_db.nodes(conn, session.id)
             states = devin_db.tool_states(conn, session.id)
-            out += session_records(session, nodes, states, problems)
+            heads = devin_db.subagent_heads(conn, session.id)
+            out += session_records(session, nodes, states, problems, heads)
         return out
 
     tokens = {s.id: s.token for s in found}

@@ -14,7 +14,10 @@ The store, as other tools' readers of real ones found it (docs/sources.md, "Devi
   nodes off it;
 - `tool_call_state(session_id, tool_call_id, tool_call_json, tool_call_update_json)`:
   each tool call's last state as the CLI showed it (Agent Client Protocol's `tool_call`
-  and `tool_call_update`), a failed one `status: failed`.
+  and `tool_call_update`), a failed one `status: failed`;
+- `subagent_heads(session_id, agent_id, chain_node_id, updated_at)` (schema 17): the
+  last node of each subagent's chain. A subagent runs in its parent's `message_nodes`,
+  in a tree of its own.
 
 Columns came and went between the CLI's versions (`tool_call_state` is later than the
 tree), so each query asks only for what the file has (`foreign_db.columns`). The only
@@ -152,6 +155,25 @@ def tool_states(conn: Conn, session_id: str) -> dict[str, tuple[str | None, str 
         cid: (c if isinstance(c, str) else None, u if isinstance(u, str) else None)
         for cid, c, u in conn.execute(query, (session_id,))
         if isinstance(cid, str)
+    }
+
+
+def subagent_heads(conn: Conn, session_id: str) -> dict[str, int]:
+    """The last node of each subagent's chain by the subagent's id, as `subagent_heads`
+    keeps it; empty for a store from before it."""
+    if not {"session_id", "agent_id", "chain_node_id"} <= foreign_db.columns(
+        conn, "subagent_heads"
+    ):
+        return {}
+    query = (
+        "SELECT agent_id, chain_node_id FROM subagent_heads WHERE session_id = ? "
+        "ORDER BY agent_id"
+    )
+    return {
+        agent: node
+        for agent, node in conn.execute(query, (session_id,))
+        if isinstance(agent, str) and agent and isinstance(node, int)
+        and not isinstance(node, bool)
     }
 
 

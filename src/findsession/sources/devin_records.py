@@ -47,6 +47,7 @@ TOOL_INPUT_CAP = 2_000
 TOOL_OUTPUT_CAP = 4_000
 #: Compactions nested deeper than this are read as the chain holds them.
 _DEPTH = 32
+States = dict[str, tuple[str | None, str | None]]
 
 
 def session_records(
@@ -54,8 +55,10 @@ def session_records(
     nodes: list[devin_db.Node],
     states: dict[str, tuple[str | None, str | None]],
     problems: list[Problem],
+    heads: dict[str, int] | None = None,
 ) -> list[Record]:
-    """Every record of one session: the main chain's messages, then its title."""
+    """Every record of one session: the main chain's messages, its title, then each
+    subagent's chain under a key of its own, linked to the session (`_subagents`)."""
     lines = Lines(session.rank, session.id)
     by_id = {n.node_id: n for n in nodes}
     if session.head in by_id:
@@ -64,8 +67,46 @@ def session_records(
         chain = _expanded(nodes[-1].node_id, by_id, problems, lines, 0)  # the last written
     else:
         chain = nodes  # no tree recorded at all: every node, in the order written
-    calls: dict[str, str] = {}
     failed = _failed(states)
+    records = _chain_records(chain, by_id, session, lines, states, failed, problems, task=False)
+    title = clean_text(re.sub(r"\s+", " ", session.title or "")).strip()
+    if title:
+        head_line = foreign_db.line_of(session.rank, 0)
+        records.append(MetaEvent(MetaKind.AI_TITLE, title, head_line, session_key=session.id))
+    on_main = {n.node_id for n in chain}
+    for agent, head in _subagents(nodes, heads or {}).items():
+        own = Lines(session.rank, f"{session.id}/{agent}")
+        own.position = lines.position
+        if head not in by_id:
+            line = foreign_db.line_of(session.rank, 0)
+            why = f"subagent {agent} of session {session.id} ends at node {head}, not in the store"
+            problems.append(Problem(line, "a subagent's chain is missing", why))
+            continue
+        sub = [n for n in _expanded(head, by_id, problems, own, 0) if n.node_id not in on_main]
+        said = _chain_records(sub, by_id, session, own, states, failed, problems, task=True)
+        if said:
+            own.position += 1  # the link on a line of its own: one metadata record a line
+            link = foreign_db.line_of(session.rank, own.position)
+            said.append(MetaEvent(MetaKind.PARENT, session.id, link, session_key=own.key))
+        records += said
+        lines.position = own.position
+    return records
+
+
+def _chain_records(
+    chain: list[devin_db.Node],
+    by_id: dict[int, devin_db.Node],
+    session: devin_db.SessionRow,
+    lines: Lines,
+    states: States,
+    failed: set[str],
+    problems: list[Problem],
+    *,
+    task: bool,
+) -> list[Record]:
+    """The messages of one chain, numbered by `lines`; with `task`, a subagent's, whose
+    first `user` message is its prompt (the task its parent gave it) however it is marked."""
+    calls: dict[str, str] = {}
     records: list[Record] = []
     for node in _once(chain, by_id):
         message = _message(node, lines, problems)
@@ -76,12 +117,31 @@ def session_records(
             "message_id": _s(message.get("message_id")) or str(node.node_id),
             "cwd": session.cwd,
         }
-        records.extend(_records(message, node, lines, base, calls, states, failed))
-    title = clean_text(re.sub(r"\s+", " ", session.title or "")).strip()
-    if title:
-        head_line = foreign_db.line_of(session.rank, 0)
-        records.append(MetaEvent(MetaKind.AI_TITLE, title, head_line, session_key=session.id))
+        given = task and message.get("role") == "user"
+        records.extend(_records(message, node, lines, base, calls, states, failed, given))
+        task = task and not given
     return [r for r in records if r is not None]
+
+
+def _subagents(nodes: list[devin_db.Node], heads: dict[str, int]) -> dict[str, int]:
+    """The last node of each subagent's chain, by the subagent's id: as a `run_subagent`
+    result (or a later notice of a background subagent's end) names it in its
+    `metadata.extensions` (`subagent/agent_id`, `subagent/chain_node_id`), the one
+    written last winning, and as `subagent_heads` keeps it, which wins over both."""
+    found: dict[str, int] = {}
+    for node in nodes:
+        if node.message is None or "subagent/chain_node_id" not in node.message:
+            continue
+        data = parsed(node.message)
+        meta = data.get("metadata") if isinstance(data, dict) else None
+        ext = meta.get("extensions") if isinstance(meta, dict) else None
+        agent = _s(ext.get("subagent/agent_id")) if isinstance(ext, dict) else None
+        head = ext.get("subagent/chain_node_id") if isinstance(ext, dict) else None
+        if agent and isinstance(head, int) and not isinstance(head, bool):
+            found[agent] = head
+    for agent, head in heads.items():
+        found[agent] = head
+    return found
 
 
 def _chain(
@@ -178,12 +238,13 @@ def _records(
     calls: dict[str, str],
     states: dict[str, tuple[str | None, str | None]],
     failed: set[str],
+    given: bool = False,
 ) -> Iterator[Message | None]:
     role = message.get("role")
     text = text_of(message.get("content"))
     meta = message.get("metadata") if isinstance(message.get("metadata"), dict) else {}
     if role == "user":
-        typed = meta.get("is_user_input") is True or "is_user_input" not in meta
+        typed = given or meta.get("is_user_input") is True or "is_user_input" not in meta
         kind = MessageKind.PROMPT if typed else MessageKind.HARNESS
         yield lines.message(kind, text, PROMPT_CAP, **base)
     elif role == "system":
@@ -236,9 +297,6 @@ def _call_id(given: str | None, calls: dict[str, str]) -> str | None:
         if given.startswith(known + "#"):
             return known
     return given
-
-
-States = dict[str, tuple[str | None, str | None]]
 
 
 def _state_name(states: States, call_id: str | None) -> str | None:

@@ -194,11 +194,14 @@ def read_changed(path: Path, size: int, old: Cursor | None, survey: Surveyor) ->
         if not todo:
             return Reading([], now, fresh=False, unchanged=True)
         records = found.records(todo)
+    # A session's records may name sessions of their own, keyed under it (a subagent
+    # whose messages its parent's row holds): those are read again with it.
+    owned = {k for r in records if (k := getattr(r, "session_key", None)) and k not in todo}
     return Reading(
         records,
         now,
         fresh=False,
-        replaced=frozenset(todo),
+        replaced=frozenset(todo | owned),
         lines_read=len(todo),
         problems=found.problems,
     )

@@ -74,7 +74,9 @@ class KiroIdeSource(Source):
     its later `~/.kiro/sessions/<workspace>/sess_<id>/messages.jsonl`."""
 
     kind = KIND
-    reads = 1
+    #: 2: a subagent's session in the later layout is linked to the session that
+    #: started it.
+    reads = 2
 
     def default_roots(self) -> list[Path]:
         return [agent_folder() / SESSIONS, kiro_sessions.sessions_folder()]
@@ -106,7 +108,7 @@ class KiroIdeSource(Source):
 
     def describe(self, path: Path) -> SourceFile:
         if path.name == kiro_sessions.MESSAGES:
-            return SourceFile(path=path, source=KIND, session_id=kiro_sessions.session_id(path))
+            return kiro_sessions.describe(path, KIND)
         return SourceFile(path=path, source=KIND, session_id=path.name[: -len(".json")])
 
     def stamp_paths(self, path: Path) -> list[str]:

@@ -13,6 +13,9 @@ by walking, never by computing it):
 - `publish.cursor` and `snapshots/` (Kiro's own mark of what it published, and the files
   as they were before each change): not read.
 
+A subagent's chat is a session of its own beside its parent's, linked to the session
+whose `sub_agent_start` names it (`kiro_sessions_parents`).
+
 `sessions/cli/` beside them is Kiro CLI's older layout, read by the `kiro` source. Kiro
 CLI's later builds are said to write their sessions in this layout too (one user's
 report of 1.0.288): those are read here, as Kiro IDE's, with nothing in them found yet
@@ -28,7 +31,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from findsession.domain import MetaEvent, MetaKind
-from findsession.sources.base import Skip, named_results, texts_by_line
+from findsession.sources.base import Skip, SourceFile, named_results, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, Record
 from findsession.sources.json_doc import side_object
 from findsession.sources.jsonl import (
@@ -39,6 +42,7 @@ from findsession.sources.jsonl import (
     read_appended,
     unknown_kinds,
 )
+from findsession.sources.kiro_sessions_parents import subagent_parent
 from findsession.sources.kiro_sessions_records import Lines, line_records
 from findsession.sources.opening import open_regular
 from findsession.sources.walking import walk
@@ -100,6 +104,24 @@ def discover(root: Path, skip: Skip) -> Iterator[Path]:
 def session_id(path: Path) -> str:
     """The session's folder's name, `sess_<id>` (the `id` of its `session.json`)."""
     return path.parent.name
+
+
+def describe(path: Path, kind: str) -> SourceFile:
+    """The session of a `messages.jsonl`; a subagent's, linked to the session whose
+    `sub_agent_start` names it (`kiro_sessions_parents`), with the subagent's name and
+    task."""
+    started = subagent_parent(path, MESSAGES, META)
+    if started is None:
+        return SourceFile(path=path, source=kind, session_id=session_id(path))
+    return SourceFile(
+        path=path,
+        source=kind,
+        session_id=session_id(path),
+        is_subagent=True,
+        parent_id=started.parent,
+        agent_type=clean_text(started.agent)[:100] if started.agent else None,
+        agent_description=clean_text(started.task)[:500] if started.task else None,
+    )
 
 
 def read(path: Path, fh: IO[bytes], cursor: Cursor | None) -> Reading:

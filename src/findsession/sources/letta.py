@@ -25,7 +25,9 @@ the oldest rows (`parts`, which Letta itself reads only after `letta local-backe
 migrate-transcripts`) are not.
 
 A conversation's id is unique within its storage folder only, so its session is indexed
-as `<store id>:<key>` (`base.store_id` of the storage folder), as a store's are.
+as `<store id>:<key>` (`base.store_id` of the storage folder), as a store's are. A
+subagent's conversation (another agent's, in the same storage folder) is linked to the
+conversation that started it (`letta_subagents`).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from findsession.sources.cursor import Cursor, Reading, Record, State
 from findsession.sources.json_doc import side_object
 from findsession.sources.jsonl import clean_text, read_with_state, texts_at
 from findsession.sources.letta_records import LettaParser
+from findsession.sources.letta_subagents import subagent
 from findsession.sources.opening import open_regular
 from findsession.sources.pi import header_cwd
 from findsession.sources.registry import SourceKind
@@ -69,7 +72,8 @@ class LettaSource(Source):
 
     kind = KIND
     #: 2: a message appended again under its id replaces its earlier copy.
-    reads = 2
+    #: 3: a subagent's conversation is linked to the conversation that started it.
+    reads = 3
 
     def default_roots(self) -> list[Path]:
         return [storage_dir()]
@@ -90,7 +94,15 @@ class LettaSource(Source):
                 dirs[:] = [d for d in dirs if d not in _NOT_CONVERSATIONS]
 
     def describe(self, path: Path) -> SourceFile:
-        return SourceFile(path=path, source=KIND, session_id=session_id(path))
+        """A conversation; a subagent's (`letta_subagents`) linked to the conversation
+        that started it."""
+        sid = session_id(path)
+        started = subagent(path, side_object(path.with_name(CONVERSATION), _SIDE_BYTES))
+        if started is None:
+            return SourceFile(path=path, source=KIND, session_id=sid)
+        parent = f"{sid.split(':', 1)[0]}:{started.parent_key}" if started.parent_key else None
+        return SourceFile(path=path, source=KIND, session_id=sid, is_subagent=True,
+                          parent_id=parent, agent_type=started.kind)  # fmt: skip
 
     def stamp_paths(self, path: Path) -> list[str]:
         """`conversation.json`, where a title lands without a new message."""
