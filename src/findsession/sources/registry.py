@@ -70,6 +70,7 @@ class SourceKind(StrEnum):
     LLM = "llm"
     HERMES = "hermes"
     NANOCODER = "nanocoder"
+    AVANTE = "avante"
     CODE_PUPPY = "code-puppy"
     LETTA = "letta"
     RA_AID = "ra-aid"
@@ -382,6 +383,15 @@ ENTRIES: tuple[Entry, ...] = (
         # (100), when it starts and when it saves a new session.
         deletes_own_files=True,
     ),
+    # avante.nvim runs inside Neovim, which takes no first prompt for it, so no handoff
+    # starts it. Neovim's state folder holds its chats: moved by `XDG_STATE_HOME`, named
+    # after `NVIM_APPNAME`, under `LOCALAPPDATA` on Windows.
+    Entry(
+        SourceKind.AVANTE,
+        "avante:AvanteSource",
+        spoken=("avante",),
+        env=("NVIM_APPNAME", "XDG_STATE_HOME", "LOCALAPPDATA"),
+    ),
     # `code-puppy "prompt"` runs that prompt in its interactive mode and stays there
     # (`-p` runs it and exits). "puppy" alone is no one's name for a program.
     Entry(
@@ -524,6 +534,7 @@ NAMES: dict[str, str] = {
     SourceKind.LLM: "Simon Willison's llm CLI",
     SourceKind.HERMES: "Hermes Agent (the terminal and its messaging gateway)",
     SourceKind.NANOCODER: "Nanocoder",
+    SourceKind.AVANTE: "avante.nvim",
     SourceKind.CODE_PUPPY: "Code Puppy",
     SourceKind.LETTA: "Letta Code (its local backend)",
     SourceKind.RA_AID: "RA.Aid",
