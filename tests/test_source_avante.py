@@ -192,6 +192,17 @@ def test_titles_folders_and_local_times(cli: CLI, storage: Path) -> None:
     assert ":AvanteHistory" in resume["note"]
 
 
+def test_blame_through_its_writing_tools(cli: CLI, storage: Path) -> None:
+    cli.json("index", "--no-embed")
+    writes = cli.json("blame", "/home/dev/projects/demo/hello.py")["writers"]
+    assert [(w["session"]["id"], w["op"], w["tool"]) for w in writes] == [
+        (SECOND, "edit", "str_replace"),
+        (FIRST, "create", "write_to_file"),
+    ]
+    assert writes[0]["added"] == ["print('hi')"]
+    assert writes[1]["added"] == ["print('hello, world')"]
+
+
 def test_a_broken_chat_is_one_problem_and_the_others_are_read(cli: CLI, storage: Path) -> None:
     path = chat_file(storage, DEMO_DIR, "2")
     whole = path.read_bytes()

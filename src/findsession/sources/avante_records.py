@@ -182,13 +182,23 @@ def _entries_records(entries: list[Any], cwd: str | None) -> list[Record]:
 
 
 def _call(name: Any, args: Any, call_id: Any, number: int, base: dict[str, Any]) -> Message:
-    loaded = parsed(args) if isinstance(args, str) else args
+    loaded = _paths_first(parsed(args) if isinstance(args, str) else args)
     text = cap(clean_text(args_text(loaded, TOOL_INPUT_CAP)).strip(), TOOL_INPUT_CAP)
     return Message(
         MessageKind.TOOL_CALL, text, number, **base,
         tool_name=_text(name) or "tool", tool_id=_text(call_id),
         files=arg_files(loaded, FILE_KEYS),
     )  # fmt: skip
+
+
+def _paths_first(args: Any) -> Any:
+    """The arguments with the file they name first: Neovim's JSON writer gives an
+    object's keys in no set order (`the_content` before `path` as often as after), and a
+    path after the written text would read as part of it."""
+    if not isinstance(args, dict):
+        return args
+    first = {k: args[k] for k in FILE_KEYS if k in args}
+    return {**first, **{k: v for k, v in args.items() if k not in first}}
 
 
 def _result(part: dict[str, Any], number: int, base: dict[str, Any], failed: bool) -> Message:
