@@ -1,16 +1,20 @@
 """avante.nvim's chats (`~/.local/state/nvim/avante/projects/<root>/history/<n>.json`),
 through the real CLI: prompts, replies, calls and results counted by a reader of its own,
 avante's own reminders kept out of the prompts, failed calls, titles, project folders,
-local times, a broken document, and the places the storage folder moves to.
+local times, thinking, an error avante displayed, blame, a broken document, and the
+places the storage folder moves to.
 
-The two chats of `projects/__home__dev__projects__demo/` (and its `metadata.json`) were
-written by the real avante.nvim (its main branch of August 2026, in Neovim 0.11.4, run
-headless against a scripted OpenAI-compatible model on localhost, with a stand-in for its
-compiled prompt-template library that renders every system prompt as one short line,
+The three chats of `projects/__home__dev__projects__demo/` (and its `metadata.json`)
+were written by the real avante.nvim (its main branch of August 2026, in Neovim 0.11.4,
+run headless against a scripted OpenAI-compatible model on localhost, with a stand-in for
+its compiled prompt-template library that renders every system prompt as one short line,
 which avante does not save): chat 1, two prompts (write_to_file, then a pytest command
 that failed); chat 2, a `view` answered with text alone, so avante added its hidden
-`<system-reminder>`, then a second prompt with `str_replace`. Only the home folder was
-renamed to `/home/dev`. The older layouts were written by hand to the shapes avante's
+`<system-reminder>`, then a second prompt with `str_replace`; chat 3 (from a second run
+of the same script, whose first two chats are not kept), a prompt and another sent a
+moment after it, answered with the model's reasoning, then a prompt the server failed,
+whose error avante showed in the chat. Only the home folder was renamed to `/home/dev`.
+The older layouts were written by hand to the shapes avante's
 code wrote then, not by avante itself: `__home__dev__tide_tables/history/0.json`, a chat
 of `entries` with `tool_histories` (March to April 2025) beside a `metadata.json` that
 names no project yet, and `__home__dev__lighthouse.json`, a project's single chat as a
@@ -41,7 +45,7 @@ def chat_id(project: str, number: str | None = None) -> str:
     return f"avante-{digest}" + (f"-{number}" if number else "")
 
 
-FIRST, SECOND = chat_id(DEMO_DIR, "1"), chat_id(DEMO_DIR, "2")
+FIRST, SECOND, THIRD = (chat_id(DEMO_DIR, n) for n in ("1", "2", "3"))
 TIDES, LIGHTHOUSE = chat_id(TIDES_DIR, "0"), chat_id(LIGHTHOUSE_FILE)
 
 
@@ -73,7 +77,8 @@ def counted(path: Path) -> dict[str, Any]:
                 )
                 if role == "user" and typed:
                     prompts.append(content.strip())
-                replies += role == "assistant" and bool(content.strip())
+                shown = item.get("just_for_display") is True  # an error avante displayed
+                replies += role == "assistant" and bool(content.strip()) and not shown
                 continue
             for part in content:
                 calls += part["type"] == "tool_use"
@@ -102,12 +107,13 @@ def hits(cli: CLI, query: str, *options: str) -> list[dict[str, Any]]:
 def test_each_chat_is_a_session_as_an_independent_count_reads_it(cli: CLI, storage: Path) -> None:
     report = cli.json("index", "--no-embed")
     assert str(storage) in report["roots"] and report["errors"] == []
-    assert (report["files_read"], report["problems"]) == (4, [])  # metadata.json is none
+    assert (report["files_read"], report["problems"]) == (5, [])  # metadata.json is none
     listed = {s["kind"]: s for s in cli.json("sources")["sources"]}["avante"]
-    assert (listed["sessions"], listed["subagents"]) == (4, 0)
+    assert (listed["sessions"], listed["subagents"]) == (5, 0)
     files = {
         FIRST: chat_file(storage, DEMO_DIR, "1"),
         SECOND: chat_file(storage, DEMO_DIR, "2"),
+        THIRD: chat_file(storage, DEMO_DIR, "3"),
         TIDES: chat_file(storage, TIDES_DIR, "0"),
         LIGHTHOUSE: storage / f"{LIGHTHOUSE_FILE}.json",
     }
@@ -116,7 +122,7 @@ def test_each_chat_is_a_session_as_an_independent_count_reads_it(cli: CLI, stora
         mine = counted(path)
         assert indexed(cli, sid) == mine, sid
         totals = {k: totals[k] + (len(v) if k == "prompts" else v) for k, v in mine.items()}
-    assert totals == {"prompts": 8, "replies": 10, "calls": 10, "results": 10, "failed": 2}
+    assert totals == {"prompts": 11, "replies": 12, "calls": 11, "results": 11, "failed": 2}
     assert indexed(cli, FIRST)["prompts"] == [
         "Create hello.py that prints a greeting",
         "Run the tests with pytest please",
@@ -133,6 +139,27 @@ def test_a_prompt_is_found_and_avantes_reminder_is_not_a_prompt(cli: CLI, storag
     assert [t["messages"][0]["text"] for t in turns] == [
         "What does hello.py do?",
         "Change the greeting so it will say hi",
+    ]
+
+
+def test_thinking_a_second_prompt_sent_at_once_and_an_error_avante_showed(
+    cli: CLI, storage: Path
+) -> None:
+    cli.json("index", "--no-embed")
+    turns = cli.json("read", THIRD, "--tools")["turns"]
+    kinds = [[(m["kind"], m["text"][:24]) for m in t["messages"]] for t in turns]
+    assert kinds == [
+        [("prompt", "Tell me about the tide t")],
+        [
+            ("prompt", "and mention the harbour "),
+            ("thinking", "The tide tables need a p"),
+            ("reply", "The tide tables are in t"),
+            ("tool_call", "result: Described the ti"),
+            ("tool_output", "true"),
+            ("reply", "I am not sure what you m"),
+        ],
+        # The error avante displayed when the model's server failed is not a reply.
+        [("prompt", "Now cause a server failu")],
     ]
 
 
@@ -209,7 +236,7 @@ def test_a_broken_chat_is_one_problem_and_the_others_are_read(cli: CLI, storage:
     path.write_bytes(whole[: len(whole) // 2])
     report = cli.json("index", "--no-embed")
     assert [p["reason"] for p in report["problems"]] == ["truncated JSON"]
-    assert report["files_read"] == 4 and report["errors"] == []
+    assert report["files_read"] == 5 and report["errors"] == []
     assert hits(cli, "pytest please")[0]["session"]["id"] == FIRST
     assert SECOND not in [h["session"]["id"] for h in hits(cli, "greeting say hi")]
     path.write_bytes(whole)
@@ -226,7 +253,7 @@ def test_the_state_folder_moves_with_xdg_state_home_and_nvim_appname(
     cli.env["XDG_STATE_HOME"] = str(tmp_path / "state")
     cli.env["NVIM_APPNAME"] = "nvim-work"
     report = cli.json("index", "--no-embed")
-    assert str(moved) in report["roots"] and report["files_read"] == 4
+    assert str(moved) in report["roots"] and report["files_read"] == 5
     assert cli.json("read", FIRST)["session"]["path"] == str(
         moved / "projects" / DEMO_DIR / "history" / "1.json"
     )

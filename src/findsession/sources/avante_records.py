@@ -1,8 +1,8 @@
 """An avante.nvim chat history document as format-free records.
 
 avante.nvim keeps a chat as one JSON object, `{title, timestamp, messages, entries, todos,
-filename, memory?}`, written again whole at every save. Since April 2025 (release
-v0.0.24's "history messages") the conversation is `messages`: each `{uuid, timestamp,
+filename, memory?}`, written again whole at every save. Since April 2025 (every
+release from v0.0.24) the conversation is `messages`: each `{uuid, timestamp,
 state, visible, is_user_submission, message: {role, content}, ...}`, its `content` a text
 or a list of one item:
 
