@@ -565,3 +565,6 @@ STARTS: dict[str, Start] = {
 HANDOFF_AGENTS: tuple[str, ...] = tuple(dict.fromkeys(e.start.agent for e in ENTRIES if e.start))
 #: Every variable any source reads to find its files, each once.
 ENVIRONMENT: tuple[str, ...] = tuple(dict.fromkeys(v for e in ENTRIES for v in e.env))
+#: Those of them that hold a name rather than a folder (Neovim's `NVIM_APPNAME`, the
+#: folder name under its state folder): carried as they are, never made a path.
+NAMED_ENVIRONMENT: frozenset[str] = frozenset(("NVIM_APPNAME",))
