@@ -440,6 +440,8 @@ _CODY_AGENT = "JetBrains-globalState/cody-local-chatHistory-v2"
 _CODY_EXPORT = "cody-chat-history-2025-03-22T17-12-00.json"
 _GPTME_NATIVE = "2026-12-06-singing-blue-shark"
 _NANOCODER = "0ab7146e-2723-4071-9898-466731f5eead.json"
+_AVANTE = "projects/__home__dev__projects__demo/history/1.json"
+_AVANTE_ENTRIES = "projects/__home__dev__tide_tables/history/0.json"
 _CODE_PUPPY = "autosaves/lighthouse-hours.json"
 _CODE_PUPPY_AGENT = "subagent_sessions/planning-agent-session-3a14b6.json"
 _CODE_PUPPY_ABOUT = "subagent_sessions/planning-agent-session-3a14b6.txt"
@@ -600,6 +602,9 @@ SEEDS = [
          f"{_GPTME_NATIVE}/conversation.jsonl", [f"{_GPTME_NATIVE}/conversation.jsonl"]),
     Seed("nanocoder", "nanocoder", _copy("nanocoder/home/.local/share/nanocoder/sessions"),
          _NANOCODER, [_NANOCODER]),
+    Seed("avante", "avante", _copy("avante/home/.local/state/nvim/avante"), _AVANTE, [_AVANTE]),
+    Seed("avante-entries", "avante", _copy("avante/home/.local/state/nvim/avante"),
+         _AVANTE_ENTRIES, [_AVANTE_ENTRIES]),
     Seed("code-puppy", "code-puppy", _copy("code-puppy/home/.code_puppy"), _CODE_PUPPY,
          [_CODE_PUPPY, "autosaves/lighthouse-hours_meta.json"]),
     Seed("code-puppy-subagent", "code-puppy", _copy("code-puppy/home/.code_puppy"),

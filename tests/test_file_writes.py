@@ -173,6 +173,15 @@ def test_cline_and_roo_search_replace_blocks_and_aiders_edit_blocks() -> None:
     assert one(edit, "aider")[:3] == ("station/b.py", "patch", "b")
 
 
+def test_avantes_write_to_file_and_replace_in_file() -> None:
+    """avante.nvim names its written text `the_content` and its blocks `the_diff`."""
+    write = call("write_to_file", {"path": "tides.py", "the_content": "print('tides')"})
+    assert one(write, "avante")[:3] == ("tides.py", "create", "print('tides')")
+    blocks = "------- SEARCH\nlow = 1\n=======\nlow = 2\n+++++++ REPLACE"
+    replace = call("replace_in_file", {"path": "tides.py", "the_diff": blocks})
+    assert one(replace, "avante")[:4] == ("tides.py", "edit", "low = 2", "low = 1")
+
+
 # --- real transcripts ------------------------------------------------------------------
 
 CORPUS = SHARED / "corpus"

@@ -52,6 +52,7 @@ FORMATS = {
     "gptme": "gptme/home/.local/share/gptme/logs",
     "codebuddy": "codebuddy/home/.codebuddy/projects",
     "nanocoder": "nanocoder/home/.local/share/nanocoder/sessions",
+    "avante": "avante/home/.local/state/nvim/avante",
     "letta": "letta/home/.letta/lc-local-backend",
     "code-puppy": "code-puppy/home/.code_puppy",
     "open-interpreter": "open_interpreter/home/.config/open-interpreter/conversations",

@@ -322,6 +322,20 @@ def test_the_scheduled_command_line_indexes_the_corpus(login: Login, tmp_path: P
     assert by_kind["markdown"]["sessions"] > 0, by_kind["markdown"]
 
 
+@linux_only
+def test_a_variable_that_names_a_folder_rather_than_holding_one_is_carried_as_it_is(
+    login: Login, tmp_path: Path
+) -> None:
+    """`NVIM_APPNAME` (the name Neovim gives its folders, where avante.nvim's chats are)
+    is a name: made an absolute path, the service would read a folder of that name in
+    its own working folder instead of Neovim's. A path beside it is still made whole."""
+    proc = login.run("service", "install", NVIM_APPNAME="nvim-work", XDG_STATE_HOME="state")
+    assert proc.returncode == 0, proc.stderr
+    _, env = unit_command(login.units / "findsession.service")
+    assert env["NVIM_APPNAME"] == "nvim-work"
+    assert env["XDG_STATE_HOME"] == os.path.abspath("state")
+
+
 def test_the_launchd_agents_hold_what_launchd_needs(tmp_path: Path) -> None:
     job = units.job(
         "/opt/py thon/bin/python3",

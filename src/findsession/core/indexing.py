@@ -15,7 +15,7 @@ from findsession import config
 from findsession.core.archiving import ArchivingMixin
 from findsession.domain import Root
 from findsession.roots import RootChoice, choose_roots
-from findsession.sources import ENVIRONMENT
+from findsession.sources import ENVIRONMENT, NAMED_ENVIRONMENT
 
 if TYPE_CHECKING:
     from findsession.indexing import IndexReport, Progress
@@ -42,6 +42,11 @@ class IndexingMixin(ArchivingMixin):
         that keeps the index fresh, must be given those set here to read the same
         places as `roots`."""
         return ENVIRONMENT
+
+    def source_name_variables(self) -> frozenset[str]:
+        """Those of `source_variables` that hold a name, not a folder (`NVIM_APPNAME`):
+        a process started elsewhere is given them as they are."""
+        return NAMED_ENVIRONMENT
 
     def watched_roots(self) -> list[Root]:
         """What the service keeps fresh: the roots `index` reads without arguments and

@@ -53,7 +53,14 @@ def _plan(
     system = units.init_system()
     chosen = getattr(args, "db", None) or os.environ.get("FINDSESSION_DB")
     where = fs.path if chosen else None
-    job = units.job(sys.executable, command, where, os.environ, fs.source_variables())
+    job = units.job(
+        sys.executable,
+        command,
+        where,
+        os.environ,
+        fs.source_variables(),
+        names=fs.source_name_variables(),
+    )
     return units.plan(which, system, job, Path.home(), os.environ)
 
 

@@ -90,15 +90,21 @@ def job(
     db: Path | None,
     environ: Mapping[str, str],
     sources: Iterable[str] = (),
+    names: Iterable[str] = (),
 ) -> Job:
     """`python -m findsession COMMAND [--db DB]` with the carried variables that are set,
-    findsession's own and the `sources` ones. `db` is given only for an index the person
-    chose (else the default is found again)."""
+    findsession's own and the `sources` ones, each made an absolute path but those in
+    `names`, which hold a name (a unit runs in another folder). `db` is given only for an
+    index the person chose (else the default is found again)."""
     argv = (python, "-m", "findsession", *command)
     if db is not None:
         argv += ("--db", os.path.abspath(db))
+    kept = frozenset(names)
     env = tuple(
-        (name, os.path.abspath(os.path.expanduser(environ[name])))
+        (
+            name,
+            environ[name] if name in kept else os.path.abspath(os.path.expanduser(environ[name])),
+        )
         for name in dict.fromkeys((*CARRIED_ENV, *sources))
         if environ.get(name)
     )

@@ -35,7 +35,8 @@ RA.Aid's `put_complete_file_contents` (its store keeps the path, not the text) a
 `file_str_replace`; Kiro IDE's later `fs_write` (`path` and `text`), `str_replace`
 (`oldStr`, `newStr`) and `delete_file` (`targetFile`); Devin CLI's `write` and `edit`
 (Claude Code's arguments) and a heredoc in its `exec`; Grok CLI's `write_file` and
-`edit_file` and a heredoc in its `bash`.
+`edit_file` and a heredoc in its `bash`; avante.nvim's `write_to_file` (`the_content`),
+`str_replace` and `replace_in_file` (SEARCH/REPLACE blocks in `the_diff`).
 A call of another name writes nothing here.
 """
 
@@ -60,7 +61,7 @@ PATH_KEYS = ("file_path", "filePath", "filepath", "path", "target_file", "target
              "notebook_path", "absolute_path", "file", "filename",
              "relative_workspace_path")  # fmt: skip
 _CONTENT = ("content", "contents", "file_text", "fileText", "CodeContent", "file_content",
-            "complete_file_contents")  # fmt: skip
+            "complete_file_contents", "the_content")  # fmt: skip
 _NEW = ("new_string", "new_str", "newString", "newText", "new_text", "newStr")
 _OLD = ("old_string", "old_str", "oldString", "oldText", "old_text", "oldStr")
 _PATCH_KEYS = ("input", "patch", "patchText", "patch_text", "diff")
@@ -232,7 +233,7 @@ def file_writes(message: Message, source: str) -> list[FileWrite]:
         old = "\n".join(_json_strings(_MULTI_OLD, edits))
         return [FileWrite(path, "edit", new, old, truncated, tool)]
     if name in _BLOCKS:
-        body = _first(fields, ("diff", "content", *_NEW)) or ""
+        body = _first(fields, ("diff", "the_diff", "content", *_NEW)) or ""
         blocks = search_replace(body)
         if blocks is not None:
             return [FileWrite(path, "edit", blocks[0], blocks[1], truncated, tool)]

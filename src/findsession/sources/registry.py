@@ -70,6 +70,7 @@ class SourceKind(StrEnum):
     LLM = "llm"
     HERMES = "hermes"
     NANOCODER = "nanocoder"
+    AVANTE = "avante"
     CODE_PUPPY = "code-puppy"
     LETTA = "letta"
     RA_AID = "ra-aid"
@@ -383,6 +384,15 @@ ENTRIES: tuple[Entry, ...] = (
         # (100), when it starts and when it saves a new session.
         deletes_own_files=True,
     ),
+    # avante.nvim runs inside Neovim, which takes no first prompt for it, so no handoff
+    # starts it. Neovim's state folder holds its chats: moved by `XDG_STATE_HOME`, named
+    # after `NVIM_APPNAME`, under `LOCALAPPDATA` on Windows.
+    Entry(
+        SourceKind.AVANTE,
+        "avante:AvanteSource",
+        spoken=("avante",),
+        env=("NVIM_APPNAME", "XDG_STATE_HOME", "LOCALAPPDATA"),
+    ),
     # `code-puppy "prompt"` runs that prompt in its interactive mode and stays there
     # (`-p` runs it and exits). "puppy" alone is no one's name for a program.
     Entry(
@@ -530,6 +540,7 @@ NAMES: dict[str, str] = {
     SourceKind.LLM: "Simon Willison's llm CLI",
     SourceKind.HERMES: "Hermes Agent (the terminal and its messaging gateway)",
     SourceKind.NANOCODER: "Nanocoder",
+    SourceKind.AVANTE: "avante.nvim",
     SourceKind.CODE_PUPPY: "Code Puppy",
     SourceKind.LETTA: "Letta Code (its local backend)",
     SourceKind.RA_AID: "RA.Aid",
@@ -561,3 +572,6 @@ STARTS: dict[str, Start] = {
 HANDOFF_AGENTS: tuple[str, ...] = tuple(dict.fromkeys(e.start.agent for e in ENTRIES if e.start))
 #: Every variable any source reads to find its files, each once.
 ENVIRONMENT: tuple[str, ...] = tuple(dict.fromkeys(v for e in ENTRIES for v in e.env))
+#: Those of them that hold a name rather than a folder (Neovim's `NVIM_APPNAME`, the
+#: folder name under its state folder): carried as they are, never made a path.
+NAMED_ENVIRONMENT: frozenset[str] = frozenset(("NVIM_APPNAME",))
