@@ -6,19 +6,21 @@ scripted Anthropic Messages server on localhost, in one project (`greet2`): in t
 terminal UI `/rename` before any prompt, then one prompt (`ORIGINAL`); `-p --resume
 ORIGINAL --fork-session` with one prompt (`PRINTED_FORK`); `-p --resume ORIGINAL` with
 one more prompt; then `--resume ORIGINAL --fork-session` in the terminal UI with one
-prompt (`TYPED_FORK`). Paths were renamed to /home/dev; the harness text of Claude
-Code's own records was cut where a string of it passed 1,500 characters (`[cut for the
-fixture: harness text]`), the tools a `prompt_snapshot` lists keep only their names;
-nothing else was changed.
+prompt (`TYPED_FORK`). In a second project (`greet3`), `claude -n` in the terminal UI
+with one prompt whose `Edit` ran (`NAMED`), `-p --resume NAMED --fork-session` with one
+prompt (`NAMED_FORK`), then `-p --resume NAMED` with one more. Paths were renamed to
+/home/dev; the harness text of Claude Code's own records was cut where a string of it
+passed 1,500 characters (`[cut for the fixture: harness text]`), the tools a
+`prompt_snapshot` lists keep only their names; nothing else was changed.
 
-A session named before its first prompt begins as a `--fork-session` of a named
-session does: its title lines (`custom-title`, `agent-name`), then `mode`, and the
-history (which a fork copies with the same `uuid`s). What tells them apart is the copy:
-Claude Code stamps every user record a fork copies with the `promptId` of the prompt
-the fork was made for, where the session's own records have one per prompt (the
-`/rename` notice its own, the first prompt another). The counts below come from Claude
-Code's own record of the typing (`history.jsonl` for the terminal UI, the `enqueue`
-`queue-operation` of a `-p` prompt), without findsession.
+A session named before its first prompt (`/rename`, or `-n` in the terminal UI) begins
+as a `--fork-session` of a named session does: its title lines (`custom-title`,
+`agent-name`), then `mode`, and the history (which a fork copies with the same `uuid`s). What
+tells them apart is the copy: Claude Code stamps every user record a fork copies with
+the `promptId` of the prompt the fork was made for, where in the session's own records
+each typed prompt has its own (its tool results share it). The counts below come from
+Claude Code's own record of the typing (`history.jsonl` for the terminal UI, the
+`enqueue` `queue-operation` of a `-p` prompt), without findsession.
 """
 
 from __future__ import annotations
@@ -38,6 +40,9 @@ FOLDER = "projects/-home-dev-greet2"
 ORIGINAL = "39e43d70-0668-4359-9057-bee5a2321657"
 PRINTED_FORK = "b3beab08-f30f-4872-86ff-9ad1448d28bb"  # -p --resume ORIGINAL --fork-session
 TYPED_FORK = "a9868835-2a30-406b-a8a1-323c5d053764"  # --resume ORIGINAL --fork-session
+NAMED_FOLDER = "projects/-home-dev-greet3"
+NAMED = "cee50f06-0afd-47cc-a210-5e00c33a0614"  # claude -n "gannet census"
+NAMED_FORK = "1312870e-e366-44ae-99ae-5044cf932070"  # -p --resume NAMED --fork-session
 SESSIONS = (ORIGINAL, PRINTED_FORK, TYPED_FORK)
 
 
@@ -45,7 +50,7 @@ def lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
-def typed(sid: str) -> list[str]:
+def typed(sid: str, folder: str = FOLDER) -> list[str]:
     """What was typed into `sid` itself, in order, slash commands aside."""
     seen = [
         (rec["timestamp"], rec["display"])
@@ -54,7 +59,7 @@ def typed(sid: str) -> list[str]:
     ]
     seen += [
         (_millis(rec["timestamp"]), rec["content"])
-        for rec in lines(FIXTURE / ".claude" / FOLDER / f"{sid}.jsonl")
+        for rec in lines(FIXTURE / ".claude" / folder / f"{sid}.jsonl")
         if rec["type"] == "queue-operation" and rec["operation"] == "enqueue"
     ]
     return [text for _, text in sorted(seen) if not text.startswith("/")]
@@ -79,10 +84,14 @@ def test_the_raw_count() -> None:
     ]
     assert typed(PRINTED_FORK) == ["A fork question about the seals"]
     assert typed(TYPED_FORK) == ["An interactive fork about the cormorants"]
-    heads = {
-        sid: [rec["type"] for rec in lines(FIXTURE / ".claude" / FOLDER / f"{sid}.jsonl")[:3]]
-        for sid in SESSIONS
-    }
+    assert typed(NAMED, NAMED_FOLDER) == [
+        "Edit hello.py to greet the gannets",
+        "Back in the named original: how many gannets?",
+    ]
+    assert typed(NAMED_FORK, NAMED_FOLDER) == ["A fork question about the gannet nests"]
+    files = [FIXTURE / ".claude" / FOLDER / f"{sid}.jsonl" for sid in SESSIONS]
+    files += [FIXTURE / ".claude" / NAMED_FOLDER / f"{sid}.jsonl" for sid in (NAMED, NAMED_FORK)]
+    heads = {path: [rec["type"] for rec in lines(path)[:3]] for path in files}
     assert set(map(tuple, heads.values())) == {("custom-title", "agent-name", "mode")}
 
 
@@ -101,3 +110,19 @@ def test_a_session_named_before_its_first_prompt_keeps_its_turns_beside_its_fork
     for sid in SESSIONS:
         assert prompts(cli, sid) == typed(sid), sid
     assert cli.json("read", ORIGINAL)["session"]["title"] == "tide tables before any prompt"
+
+
+@pytest.mark.parametrize("original_last", [True, False], ids=["original last", "fork last"])
+def test_a_session_named_as_it_started_keeps_its_turns_beside_its_fork(
+    cli: CLI, home: Path, original_last: bool
+) -> None:
+    """`claude -n NAME`'s session: its first prompt and that prompt's tool result share
+    one `promptId`, as a fork's copied records do; its prompts do not."""
+    files = {sid: home / NAMED_FOLDER / f"{sid}.jsonl" for sid in (NAMED, NAMED_FORK)}
+    order = [NAMED_FORK, NAMED] if original_last else [NAMED, NAMED_FORK]
+    for age, sid in enumerate(order):
+        os.utime(files[sid], (1_800_000_000 + age * 60,) * 2)
+    index_in_order(cli, "claude-code", list(files.values()))
+    for sid in files:
+        assert prompts(cli, sid) == typed(sid, NAMED_FOLDER), sid
+    assert cli.json("read", NAMED)["session"]["title"] == "gannet census"
