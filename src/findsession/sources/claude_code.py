@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from findsession.domain import COMPACTION_AGENT, Message, Resume, Session
+from findsession.domain import COMPACTION_AGENT, Message, MessageKind, Resume, Session
 from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.claude_code_records import parse_record
 from findsession.sources.cursor import Cursor, Reading
@@ -156,9 +156,9 @@ _FORK_HEAD = re.compile(rb'\{"type": ?"mode",')
 _TITLE_LINE = re.compile(rb'\{"type": ?"(?:custom-title|agent-name|ai-title)",')
 #: How far into a file its head is looked for: the title lines are short.
 _HEAD_BYTES = 8192
-#: How far into a file its first user records are looked for (past the harness's long
-#: lines a session begins with), and how a line that may be one is told cheaply.
-_COPY_BYTES = 4 << 20
+#: How far into a file its first typed prompts are looked for (past the long lines of
+#: the harness and of tool results), and how a line that may hold one is told cheaply.
+_COPY_BYTES = 16 << 20
 _USER_LINE = re.compile(rb'"type": ?"user"')
 
 
@@ -181,16 +181,15 @@ def _forked(path: Path) -> bool:
 
 
 def _copied_under_one_prompt(fh: IO[bytes]) -> bool:
-    """Whether the file's first two user records that name a prompt (`promptId`) name
-    the same one: a fork stamps every user record it copies with the id of the prompt
-    it was made for, where a session's own records carry one id a prompt (a session
-    named before its first prompt: the `/rename` notice's, then the prompt's). A file
-    that shows neither (no two such records near its start, versions without the field)
-    is taken for the fork its head says it is."""
+    """Whether the file's first two typed prompts name the same prompt (`promptId`): a
+    fork stamps every user record it copies with the id of the prompt it was made for,
+    where in a session's own records each typed prompt has an id of its own (its tool
+    results share it). A file that shows neither (fewer than two typed prompts near its
+    start, versions without the field) is taken for the fork its head says it is."""
     fh.seek(0)
     seen: list[str] = []
     read = 0
-    for line in fh:
+    for number, line in enumerate(fh):
         read += len(line)
         if read > _COPY_BYTES:
             break
@@ -203,7 +202,11 @@ def _copied_under_one_prompt(fh: IO[bytes]) -> bool:
         if not isinstance(record, dict) or record.get("type") != "user":
             continue
         prompt = record.get("promptId")
-        if isinstance(prompt, str):
+        typed = any(
+            isinstance(m, Message) and m.kind == MessageKind.PROMPT
+            for m in parse_record(record, number, False)
+        )
+        if typed and isinstance(prompt, str):
             seen.append(prompt)
             if len(seen) == 2:
                 return seen[0] == seen[1]
