@@ -197,7 +197,7 @@ def _copied_under_one_prompt(fh: IO[bytes]) -> bool:
             continue
         try:
             record = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if not isinstance(record, dict) or record.get("type") != "user":
             continue
