@@ -93,3 +93,31 @@ def test_a_session_its_title_subagent_blame_and_resume(cli: CLI, home: Path) -> 
     assert resume["command"] == ["qodercli", "-r", TIDE]
     assert resume["cwd"] == "/home/dev/tide-clock"
     assert cli.json("read", TIDE, "--raw")["turns"] == cli.json("read", TIDE)["turns"]
+
+
+@pytest.mark.parametrize(
+    ("variables", "folder"),
+    [
+        ({"QODER_CLI_HOME": "elsewhere"}, "elsewhere/.qoder"),
+        ({"GEMINI_CLI_HOME": "elsewhere"}, "elsewhere/.qoder"),
+        ({"QODER_CONFIG_DIR_NAME": ".qoder-work"}, "home/.qoder-work"),
+        (
+            {"QODER_CLI_HOME": "elsewhere", "QODER_CONFIG_DIR_NAME": ".qoder-work"},
+            "elsewhere/.qoder-work",
+        ),
+    ],
+    ids=["its home moved", "Gemini CLI's home moved", "its folder renamed", "both"],
+)
+def test_the_folder_qoder_writes_to_when_its_variables_move_it(
+    cli: CLI, tmp_path: Path, variables: dict[str, str], folder: str
+) -> None:
+    """Qoder CLI 1.1.52's bundled code puts its user folder at `$QODER_CONFIG_DIR`, else
+    at `<home>/<name>`: `<home>` is `$QODER_CLI_HOME`, else `$GEMINI_CLI_HOME` (it is
+    built on Gemini CLI), else the user's; `<name>` is `$QODER_CONFIG_DIR_NAME`, else
+    `.qoder`. A session there is found with no folder named."""
+    shutil.copytree(FIXTURE, tmp_path / folder)
+    for name, value in variables.items():
+        cli.env[name] = value if name.endswith("_NAME") else str(tmp_path / value)
+    report = cli.json("index", "--no-embed")
+    assert str(tmp_path / folder / "projects") in report["roots"]
+    assert found(cli, "tide clock backwards") == [TIDE]

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from findsession.domain import COMPACTION_AGENT, Message, Resume, Session
+from findsession.domain import COMPACTION_AGENT, Message, MessageKind, Resume, Session
 from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.claude_code_records import parse_record
 from findsession.sources.cursor import Cursor, Reading
@@ -52,7 +52,9 @@ class ClaudeCodeSource(Source):
     #: (`/branch`'s `forkedFrom` records; a `--fork-session` file read after the others),
     #: so a session a fork was read before gets its turns back. 6: a `--fork-session`
     #: file that begins with the title lines it carries over (2.1.332) is a fork too.
-    reads = 6
+    #: 7: a session named before its first prompt, which begins as such a fork does, is
+    #: not one (2.1.337): read after a fork of it, it had lost its turns to the fork.
+    reads = 7
 
     def default_roots(self) -> list[Path]:
         return [default_root()]
@@ -149,11 +151,15 @@ def describe(path: Path) -> SourceFile:
 #: (its `mode`), written before the history it copies; a new session begins otherwise
 #: (a queued prompt, its permission mode, a snapshot, the prompt itself). 2.1.332 writes
 #: the resumed session's title lines first when it has one (`custom-title`, then
-#: `agent-name`).
+#: `agent-name`), as a session named before its first prompt begins too (2.1.337).
 _FORK_HEAD = re.compile(rb'\{"type": ?"mode",')
 _TITLE_LINE = re.compile(rb'\{"type": ?"(?:custom-title|agent-name|ai-title)",')
 #: How far into a file its head is looked for: the title lines are short.
 _HEAD_BYTES = 8192
+#: How far into a file its first typed prompts are looked for (past the long lines of
+#: the harness and of tool results), and how a line that may hold one is told cheaply.
+_COPY_BYTES = 16 << 20
+_USER_LINE = re.compile(rb'"type": ?"user"')
 
 
 def _forked(path: Path) -> bool:
@@ -162,14 +168,49 @@ def _forked(path: Path) -> bool:
     try:
         with open_regular(str(path)) as fh:
             head = fh.read(_HEAD_BYTES)
+            titled = False
+            for line in head.split(b"\n"):
+                if _FORK_HEAD.match(line):
+                    return not titled or _copied_under_one_prompt(fh)
+                if not _TITLE_LINE.match(line):
+                    return False
+                titled = True
     except OSError:
         return False
-    for line in head.split(b"\n"):
-        if _FORK_HEAD.match(line):
-            return True
-        if not _TITLE_LINE.match(line):
-            return False
     return False
+
+
+def _copied_under_one_prompt(fh: IO[bytes]) -> bool:
+    """Whether the file's first two typed prompts name the same prompt (`promptId`): a
+    fork stamps every user record it copies with the id of the prompt it was made for,
+    where in a session's own records each typed prompt has an id of its own (its tool
+    results share it). A file that shows neither (fewer than two typed prompts near its
+    start, versions without the field) is taken for the fork its head says it is."""
+    fh.seek(0)
+    seen: list[str] = []
+    read = 0
+    for number, line in enumerate(fh):
+        read += len(line)
+        if read > _COPY_BYTES:
+            break
+        if not _USER_LINE.search(line):
+            continue
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(record, dict) or record.get("type") != "user":
+            continue
+        prompt = record.get("promptId")
+        typed = any(
+            isinstance(m, Message) and m.kind == MessageKind.PROMPT
+            for m in parse_record(record, number, False)
+        )
+        if typed and isinstance(prompt, str):
+            seen.append(prompt)
+            if len(seen) == 2:
+                return seen[0] == seen[1]
+    return True
 
 
 def _internal_agent(stem: str) -> str | None:

@@ -1,15 +1,17 @@
 """Qoder CLI: where its sessions are, and the `Source` that reads them.
 
-Qoder's documentation ("Managing Sessions" in docs.qoder.com/cli) puts each session at
-`~/.qoder/projects/<project>/<session id>.jsonl`, the project's folder with its
-separators made `-`, beside `<session id>/state.json`, and the user folder at
-`$QODER_CONFIG_DIR`, else `~/.qoder`; `qodercli -r <id>` resumes one. Its lines take
-Claude Code's shape (`user`, `assistant`, `custom-title`, `ai-title`, `last-prompt`,
-`system`, ... with `uuid`, `parentUuid`, `sessionId`, `cwd`, `gitBranch`), with lines of
-its own (`runtime-config`, `workspace-directories`, `worktree-state`, `active-leaf`) that
-carry nothing to search: so other tools' readers found in real files, and they are read
-by Claude Code's mapping (`claude_code_records`). A subagent's lines are in
-`<session id>/subagents/agent-<id>.jsonl`. Qoder deletes a session only when the person
+Each session is `<user folder>/projects/<project>/<session id>.jsonl`, the project's
+folder with every character but letters and digits made `-`, beside `<session id>/`
+(its `state.json`, a compaction's `compression-v2/` state); `qodercli -r <id>` resumes
+one. Its lines take Claude Code's shape (`user`, `assistant`, `custom-title`,
+`ai-title`, `last-prompt`, `summary`, `system`, ... with `uuid`, `parentUuid`,
+`sessionId`, `cwd`, `gitBranch`), with lines of its own (`runtime-config`,
+`workspace-directories`, `worktree-state`, `active-leaf`, `relocated`, `token-stats`)
+that carry nothing to search: other tools' readers found so in real files, and Qoder
+CLI 1.1.52's bundled code writes them so (it is built on Gemini CLI, its transcript a
+port of Claude Code's). They are read by Claude Code's mapping (`claude_code_records`).
+A subagent's lines are in `<session id>/subagents/agent-<id>.jsonl`, beside its
+`.meta.json` (`agentType`, `description`). Qoder deletes a session only when the person
 does (`--delete-session`).
 """
 
@@ -31,9 +33,16 @@ KIND = SourceKind.QODER
 
 
 def config_dir() -> Path:
-    """Qoder CLI's user folder, as its documentation names it."""
+    """Qoder CLI's user folder, found as its code finds it: `$QODER_CONFIG_DIR`, else
+    `<home>/<name>`, `<home>` being `$QODER_CLI_HOME`, else `$GEMINI_CLI_HOME` (Qoder
+    CLI is built on Gemini CLI and still honours its variable), else the user's, and
+    `<name>` being `$QODER_CONFIG_DIR_NAME`, else `.qoder`."""
     base = os.environ.get("QODER_CONFIG_DIR")
-    return Path(base).expanduser() if base else Path.home() / ".qoder"
+    if base:
+        return Path(base).expanduser()
+    home = os.environ.get("QODER_CLI_HOME") or os.environ.get("GEMINI_CLI_HOME")
+    name = os.environ.get("QODER_CONFIG_DIR_NAME") or ".qoder"
+    return (Path(home).expanduser() if home else Path.home()) / name
 
 
 class QoderSource(claude_code.ClaudeCodeSource):
@@ -65,8 +74,11 @@ class QoderSource(claude_code.ClaudeCodeSource):
         return replace(claude_code.describe(path), source=KIND)
 
     def title_line(self, sf: SourceFile, title: str) -> bytes | None:
-        """None: where Qoder keeps a name given with `-n` or `/rename` is not documented,
-        and a line Qoder might not read is not appended to its transcript."""
+        """None. Qoder's code keeps a name given with `-n` or `/rename` as a
+        `custom-title` line (`type`, `sessionId`, `customTitle`), the last one the
+        session's name, but no line Qoder wrote has been seen (it runs only signed in to
+        its service): a line it might not read as its own is not appended to its
+        transcript. The title is kept in the index."""
         return None
 
     def resume(self, session: Session) -> Resume:

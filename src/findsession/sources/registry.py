@@ -317,7 +317,12 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(SourceKind.JUNIE, "junie:JunieSource", spoken=("junie",), env=("JUNIE_HOME",)),
     Entry(SourceKind.ANTIGRAVITY, "antigravity:AntigravitySource", spoken=("antigravity", "agy")),
     Entry(SourceKind.IFLOW, "iflow:IflowSource", spoken=("iflow",), env=("IFLOW_HOME",)),
-    Entry(SourceKind.QODER, "qoder:QoderSource", spoken=("qoder",), env=("QODER_CONFIG_DIR",)),
+    Entry(
+        SourceKind.QODER,
+        "qoder:QoderSource",
+        spoken=("qoder",),
+        env=("QODER_CONFIG_DIR", "QODER_CLI_HOME", "GEMINI_CLI_HOME", "QODER_CONFIG_DIR_NAME"),
+    ),
     # "augment" is a word of code talk ("augment the list"). Auggie's folder moves only
     # with a flag: no variable.
     # `auggie "instruction"` opens its full-screen UI with it (`--print` runs and exits).
