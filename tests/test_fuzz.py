@@ -471,6 +471,8 @@ FOUND = [
     ("devin", [((0, "rows", "message_nodes", 1, 4, "json", "message_id"), "\ud800")]),
     # A chat's own id, as each record's session: a lone surrogate cannot be stored.
     ("gemini-json", [((0, "sessionId"), "\ud800")]),
+    # A tool output's kind looked up in a set of the failed ones: a list is no key.
+    ("grok-cli", [((0, "rows", "messages", 2, 3, "json", "content", 0, "output", "type"), [])]),
 ]
 
 

@@ -153,7 +153,7 @@ def outcome(output: Any) -> tuple[str, bool]:
     if kind == "content":
         return text_of(value), False
     text = value if isinstance(value, str) else _json(value)
-    return text, kind in _FAILED_KINDS
+    return text, isinstance(kind, str) and kind in _FAILED_KINDS
 
 
 def _own(result: dict[str, Any]) -> tuple[str, bool]:
