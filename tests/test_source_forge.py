@@ -111,9 +111,16 @@ def build(home: Path, *, answered: bool = True) -> Path:
     s.save(FIXME, "Kettle FIXMEs", [
         system("/home/dev/kettle"),
         harness("Use the following summary frames as the authoritative reference.\n\n"
-                "## Summary\n\n### 1. user\n\nthe kettle boils twice", droppable=False),
+                "## Summary\n\n### 1. user\n\nthe kettle descales weekly", droppable=False),
         assistant("Picking up from the summary."),
         command("fixme", ["kettle.rs"], "Fix every FIXME in kettle.rs"),
+        assistant("Fixing both.", call("call_k1", "multi_patch",
+                  file_path="/home/dev/kettle/kettle.rs", edits=[
+                      {"old_string": "// FIXME boil", "new_string": "boil_once();"},
+                      {"old_string": "// FIXME beep", "new_string": "beep();"}]),
+                  call("call_k2", "remove", path="/home/dev/kettle/old_kettle.rs")),
+        result("call_k1", "multi_patch", "patched kettle.rs"),
+        result("call_k2", "remove", "removed old_kettle.rs"),
         assistant("No FIXME is left in kettle.rs."),
     ], "2026-12-06 12:00:00", "2026-12-06 12:10:00")  # fmt: skip
     s.save(EMPTY, None, None, "2026-12-07 11:00:00")
@@ -247,9 +254,9 @@ def test_title_folder_times_and_resume(cli: CLI, store: Path) -> None:
 def test_a_command_and_a_compaction_summary(cli: CLI, store: Path) -> None:
     cli.json("index", "--no-embed", "--source", "forge")
     got = indexed(cli, sid(store, FIXME))
-    assert (got["prompts"], got["replies"]) == (["/fixme kettle.rs"], 2)
+    assert (got["prompts"], got["replies"]) == (["/fixme kettle.rs"], 3)
     # The summary restates turns a compaction replaced: neither a prompt nor a reply.
-    hits = cli.json("search", "--mode", "keyword", "--source", "forge", "boils twice")
+    hits = cli.json("search", "--mode", "keyword", "--source", "forge", "descales weekly")
     assert hits["results"] == []
 
 
@@ -314,3 +321,19 @@ def test_a_file_that_is_not_a_forge_store(cli: CLI, tmp_path: Path) -> None:
     sqlite3.connect(folder / ".forge.db").execute("CREATE TABLE other (x)").connection.close()
     report = cli.json("index", "--no-embed", "--source", "forge")
     assert "not a Forge store" in json.dumps(report["problems"])
+
+
+def test_blame_finds_the_writes_and_the_patch(cli: CLI, store: Path) -> None:
+    cli.json("index", "--no-embed", "--source", "forge")
+    writers = cli.json("blame", "/home/dev/shelf/books.txt")["writers"]
+    assert [(w["turn"], w["op"], w["tool"]) for w in writers] == [
+        (2, "edit", "patch"),
+        (1, "create", "write"),
+    ]
+    assert {w["session"]["id"] for w in writers} == {sid(store, SHELF)}
+    writers = cli.json("blame", "/home/dev/shelf/count.py")["writers"]
+    assert [(w["turn"], w["op"], w["tool"]) for w in writers] == [(1, "create", "write")]
+    writers = cli.json("blame", "/home/dev/kettle/kettle.rs")["writers"]
+    assert [(w["op"], w["tool"]) for w in writers] == [("edit", "multi_patch")]
+    writers = cli.json("blame", "/home/dev/kettle/old_kettle.rs")["writers"]
+    assert [(w["op"], w["tool"]) for w in writers] == [("delete", "remove")]
