@@ -106,6 +106,10 @@ def build(home: Path, *, answered: bool = True) -> Path:
         system("/home/dev/kettle"),
         {"text": {"role": "User", "content": "<task>Tune the kettle timer</task>"}},
         {"bogus": {"role": "User"}},
+        # `patch` as Forge wrote it before `file_path`, `old_string` and `new_string`.
+        assistant("Changing the wait.", call("call_t1", "patch", content="WAIT = 240",
+                  operation="replace", path="/home/dev/kettle/timer.py", search="WAIT = 180")),
+        result("call_t1", "patch", "patched timer.py"),
         assistant("The timer now waits 240 seconds."),
     ], "2025-10-01 08:00:00", "2025-10-01 08:05:00", direct=True)  # fmt: skip
     s.save(FIXME, "Kettle FIXMEs", [
@@ -196,7 +200,7 @@ def test_a_bad_message_or_context_is_one_problem_and_the_rest_is_read(
     assert problems.count("malformed JSON") == 1
     # The older row: read from its `<task>` wrapper, the message after the bad one read.
     assert indexed(cli, sid(store, KETTLE)) == {
-        "prompts": ["Tune the kettle timer"], "replies": 1, "calls": 0, "results": 0,
+        "prompts": ["Tune the kettle timer"], "replies": 2, "calls": 1, "results": 1,
         "failed": 0}  # fmt: skip
     hits = cli.json("search", "--mode", "keyword", "--source", "forge", "half written")
     assert all(BROKEN not in h["session"]["id"] for h in hits["results"])
@@ -337,3 +341,18 @@ def test_blame_finds_the_writes_and_the_patch(cli: CLI, store: Path) -> None:
     assert [(w["op"], w["tool"]) for w in writers] == [("edit", "multi_patch")]
     writers = cli.json("blame", "/home/dev/kettle/old_kettle.rs")["writers"]
     assert [(w["op"], w["tool"]) for w in writers] == [("delete", "remove")]
+
+
+def test_an_older_patch_is_read_by_the_names_forge_reads_it_by(cli: CLI, store: Path) -> None:
+    """Forge's catalog takes `path`, `search` and `content` as aliases of a patch's
+    `file_path`, `old_string` and `new_string`: the edit is found with its texts."""
+    cli.json("index", "--no-embed", "--source", "forge")
+    [writer] = cli.json("blame", "/home/dev/kettle/timer.py")["writers"]
+    assert (writer["op"], writer["tool"]) == ("edit", "patch")
+    turns = cli.json("read", sid(store, KETTLE), "--tools")["turns"]
+    [call_text] = [m["text"] for t in turns for m in t["messages"] if m["kind"] == "tool_call"]
+    assert call_text.splitlines()[:3] == [
+        "file_path: /home/dev/kettle/timer.py",
+        "old_string: WAIT = 180",
+        "new_string: WAIT = 240",
+    ]

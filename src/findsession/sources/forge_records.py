@@ -58,6 +58,13 @@ TOOL_OUTPUT_CAP = 4_000
 _CWD = re.compile(r"<current_working_directory>([^<\n]+)</current_working_directory>")
 _WRAPPED = re.compile(r"\A\s*<(task|feedback)>(.*?)</\1>", re.S)
 _SUMMARY = "Use the following summary frames"
+#: The argument names Forge's tool catalog takes as aliases (`serde(alias)`), by tool.
+_ALIASES = {
+    "patch": {"path": "file_path", "search": "old_string", "content": "new_string"},
+    "read": {"path": "file_path"},
+    "write": {"path": "file_path"},
+}
+_ORDER = ("file_path", "old_string", "new_string")
 
 
 def conversation_records(
@@ -171,11 +178,25 @@ def _call(
     call_id = _s(call.get("call_id")) or None
     if call_id:
         calls[call_id] = name
-    args = call.get("arguments")
+    args = _aliased(name, call.get("arguments"))
     return lines.message(
         MessageKind.TOOL_CALL, args_text(args, TOOL_INPUT_CAP), TOOL_INPUT_CAP,
         tool_name=name, tool_id=call_id, files=files(args), **base,
     )  # fmt: skip
+
+
+def _aliased(name: str, args: Any) -> Any:
+    """A call's arguments under the names Forge reads them by today: its `patch` took
+    `path`, `search` and `content` (and `operation`) before `file_path`, `old_string` and
+    `new_string`, and its tool catalog still accepts the old names as aliases of the
+    new, as for `read`'s and `write`'s `path`."""
+    renames = _ALIASES.get(name)
+    if not renames or not isinstance(args, dict) or any(new in args for new in renames.values()):
+        return args
+    # The path first, then the old text and the new, as a call of today's names reads.
+    named = sorted((renames[k], v) for k, v in args.items() if k in renames)
+    named.sort(key=lambda pair: _ORDER.index(pair[0]))
+    return {**dict(named), **{k: v for k, v in args.items() if k not in renames}}
 
 
 def _result(
