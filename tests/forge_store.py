@@ -1,6 +1,7 @@
 """A Forge `.forge.db` for tests, in the shapes Forge's own code writes (antinomyhq/forge,
-`crates/forge_repo`). Forge could not be installed here (its npm package fetches its
-binary from GitHub when installed), so no store it wrote is at hand.
+`crates/forge_repo`). Forge could not be installed here (its install script fetches a
+binary from GitHub; no package registry here held a build of it), so no store it wrote
+is at hand.
 
 The schema is its Diesel migrations' (`conversations`, after the one that added
 `metrics`; the `workspace` and `indexing_auth` tables they added later dropped again).

@@ -6,8 +6,9 @@ was read before its parent's answer was saved), a command, a row of the older sh
 malformed message and a malformed context each one problem with the rest read, only
 the conversations that changed read again, and `forge --conversation-id` to resume.
 
-Forge could not be run here (its npm package downloads its binary from GitHub when
-installed), and no store of a person's was found published: the store is built
+Forge could not be run here (it installs from its site's script, which fetches a binary
+from GitHub; no package registry here held a build of it), and no store of a person's
+was found published: the store is built
 (`forge_store`) in the schema of Forge's own migrations and the JSON shapes its
 `conversation_record.rs` writes (docs/sources.md, "Forge"). The reader was also checked,
 outside the suite, against the two conversations Forge's developers committed as test
