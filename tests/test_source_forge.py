@@ -4,13 +4,15 @@ replies, thinking, calls and their results (a failed one marked), what Forge wro
 the user itself left out of the prompts, a subagent linked to its parent (also when it
 was read before its parent's answer was saved), a command, a row of the older shape, a
 malformed message and a malformed context each one problem with the rest read, only
-the conversations that changed read again, and `forge --conversation-id` to resume.
+the conversations that changed read again, `forge --conversation-id` to resume, and
+blame through its `write`, `patch` (today's argument names and the older ones),
+`multi_patch` and `remove`.
 
 Forge could not be run here (it installs from its site's script, which fetches a binary
 from GitHub; no package registry here held a build of it), and no store of a person's
-was found published: the store is built
-(`forge_store`) in the schema of Forge's own migrations and the JSON shapes its
-`conversation_record.rs` writes (docs/sources.md, "Forge"). The reader was also checked,
+was found published: the store is built (`forge_store`) in the schema of Forge's own
+migrations and the JSON shapes its `conversation_record.rs` writes (docs/sources.md,
+"Forge"). The reader was also checked,
 outside the suite, against the two conversations Forge's developers committed as test
 fixtures, read the same way into a store: the same prompts, replies, calls, results and
 failed results as a count of their JSON.
