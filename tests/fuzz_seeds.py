@@ -27,6 +27,13 @@ from devin_store import assistant as devin_assistant
 from devin_store import call as devin_call
 from devin_store import result as devin_result
 from devin_store import user as devin_user
+from forge_store import ForgeStore
+from forge_store import agent_result as forge_agent_result
+from forge_store import assistant as forge_assistant
+from forge_store import call as forge_call
+from forge_store import result as forge_result
+from forge_store import system as forge_system
+from forge_store import task as forge_task
 from goose_store import GooseStore, tool_request, tool_response
 from goose_store import text as goose_text
 from kiro_store import KiroStore, prompt, reply, results, tool_use
@@ -287,6 +294,24 @@ def _devin(folder: Path) -> None:
     s.close()
 
 
+def _forge(folder: Path) -> None:
+    s = ForgeStore(folder / ".forge.db")
+    child = "7c1d2e3f-4a5b-4c6d-9e7f-8091a2b3c4d5"
+    s.save(child, "find the pin", [
+        forge_system("/home/dev/lamp"), forge_task("find the pin"), forge_assistant("Pin 4."),
+    ], "2026-12-07 10:00:05", "2026-12-07 10:00:20", initiator="agent")  # fmt: skip
+    s.save("3b9e7a20-1c44-4d1f-8e2a-55c0f1a2b3c4", "Lamp wiring", [
+        forge_system("/home/dev/lamp"),
+        forge_task("wire the lamp"),
+        forge_assistant("Asking.", forge_call("c1", "sage", tasks=["find the pin"]),
+                        forge_call("c2", "shell", command="ls"), thinking="Look first."),
+        forge_agent_result("c1", "sage", "Pin 4.", child),
+        forge_result("c2", "shell", "ls: cannot access", failed=True),
+        forge_assistant("Wired to pin 4."),
+    ], "2026-12-07 10:00:00", "2026-12-07 10:00:30")  # fmt: skip
+    s.close()
+
+
 def _goose(folder: Path) -> None:
     s = GooseStore(folder / "sessions.db")
     s.session("g-1", "/home/dev/ferry", "Ferry timetable")
@@ -513,6 +538,7 @@ SEEDS = [
          ["sessions/kelp-farm.jsonl"]),
     Seed("crush", "crush", _crush, ".crush/crush.db", [".crush/crush.db"]),
     Seed("devin", "devin", _devin, "cli/sessions.db", ["cli/sessions.db"]),
+    Seed("forge", "forge", _forge, ".forge.db", [".forge.db"]),
     Seed("kiro-db", "kiro", _kiro, "data.sqlite3", ["data.sqlite3"]),
     Seed("amazon-q", "amazon-q", _amazon_q, "data.sqlite3", ["data.sqlite3"]),
     Seed("kiro-lines", "kiro", _copy("kiro/sessions/cli"),

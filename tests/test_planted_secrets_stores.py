@@ -184,6 +184,13 @@ def _grok_cli(cli: CLI, home: Path) -> list[Path]:
     return [home / ".grok" / "grok.db"]
 
 
+def _forge(cli: CLI, home: Path) -> list[Path]:
+    from test_source_forge import build
+
+    cli.env.pop("FORGE_CONFIG", None)
+    return [build(home)]
+
+
 def _ra_aid(cli: CLI, home: Path) -> list[Path]:
     from test_source_ra_aid import FIXTURE
 
@@ -205,6 +212,7 @@ STORES: dict[str, Build] = {
     "ra-aid": _ra_aid,
     "devin": _devin,
     "grok-cli": _grok_cli,
+    "forge": _forge,
 }
 
 

@@ -36,7 +36,8 @@ RA.Aid's `put_complete_file_contents` (its store keeps the path, not the text) a
 (`oldStr`, `newStr`) and `delete_file` (`targetFile`); Devin CLI's `write` and `edit`
 (Claude Code's arguments) and a heredoc in its `exec`; Grok CLI's `write_file` and
 `edit_file` and a heredoc in its `bash`; avante.nvim's `write_to_file` (`the_content`),
-`str_replace` and `replace_in_file` (SEARCH/REPLACE blocks in `the_diff`).
+`str_replace` and `replace_in_file` (SEARCH/REPLACE blocks in `the_diff`); Forge's
+`write`, `patch`, `multi_patch` and `remove`, and a heredoc in its `shell`.
 A call of another name writes nothing here.
 """
 
@@ -136,6 +137,10 @@ _OPEN_INTERPRETER_SHELLS = frozenset(("sh", "zsh"))
 #: Warp's `apply_file_diffs` reaches the index as an envelope (`warp_tools`).
 _PATCH = frozenset(("apply_patch", "patch", "applypatch", "apply_file_diffs"))
 _DELETE = frozenset(("delete_file", "deletefile", "filedeleted", "delete"))
+#: Forge's writing tools under the names of the same kind here: `patch` (`file_path`,
+#: `old_string`, `new_string`), `multi_patch` (`file_path`, `edits`), `remove` (`path`);
+#: its `write` (`file_path`, `content`) is a `write` already.
+_FORGE = {"patch": "edit", "multi_patch": "multiedit", "remove": "delete"}
 #: Tools that take a `command` saying what they do (Anthropic's text editor, Kiro, Goose).
 _COMMANDED = frozenset(("fs_write", "text_editor", "str_replace_editor",
                         "str_replace_based_edit_tool", "file_editor"))  # fmt: skip
@@ -190,6 +195,8 @@ def file_writes(message: Message, source: str) -> list[FileWrite]:
         return _kiro_write(message, text, truncated)
     if source == "hermes" and name == "patch" and not is_patch(text):
         name = "edit"  # its `mode: replace`: `path`, `old_string`, `new_string`
+    if source == "forge":
+        name = _FORGE.get(name, name)
     if name in SHELL_TOOLS:
         changes = heredoc_writes(text)
         if not changes and "*** Begin Patch" in text:  # `["apply_patch", "*** Begin…"]`

@@ -220,9 +220,9 @@ def read_back(path: Path, lines: set[int], survey: Surveyor) -> dict[tuple[int, 
 
 class OneStoreSource(Source):
     """A `Source` whose sessions all live in one SQLite store of the agent's, each read
-    again whole when its change token moved (Hermes, llm, Devin CLI, Grok CLI). How such a store
-    is described, read and read back is written here once; each source names its
-    sessions' prefix and gives `survey`, its queries."""
+    again whole when its change token moved (Hermes, llm, Devin CLI, Grok CLI, Forge).
+    How such a store is described, read and read back is written here once; each source
+    names its sessions' prefix and gives `survey`, its queries."""
 
     companions = COMPANIONS
     #: The store's sessions are kept as `<prefix>-<hash of its path>:<their id>`.

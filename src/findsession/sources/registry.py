@@ -77,6 +77,7 @@ class SourceKind(StrEnum):
     OPEN_INTERPRETER = "open-interpreter"
     DEVIN = "devin"
     GROK_CLI = "grok-cli"
+    FORGE = "forge"
     SPECSTORY = "specstory"
     CHATGPT = "chatgpt"
     CLAUDE_AI = "claude-ai"
@@ -446,6 +447,16 @@ ENTRIES: tuple[Entry, ...] = (
     # "prompt"` stays in its terminal UI after answering was not checked, so no handoff
     # starts it. Its store is in `~/.grok`: no variable moves it.
     Entry(SourceKind.GROK_CLI, "grok_cli:GrokCliSource", spoken=("grok-cli", "grok-dev")),
+    # "forge" alone names many other things (SourceForge, Minecraft Forge, Laravel Forge,
+    # a forge in code talk): people who mean this agent say "forgecode", its site's and
+    # package's name. Whether `forge "prompt"` stays in its shell after answering was not
+    # checked, so no handoff starts it.
+    Entry(
+        SourceKind.FORGE,
+        "forge:ForgeSource",
+        spoken=("forgecode", "forge-code"),
+        env=("FORGE_CONFIG",),
+    ),
     # "warp" alone is a word of code talk (Rust's web framework, a warp's threads).
     Entry(
         SourceKind.WARP,
@@ -552,6 +563,7 @@ NAMES: dict[str, str] = {
     SourceKind.OPEN_INTERPRETER: "Open Interpreter",
     SourceKind.DEVIN: "Devin CLI (its local sessions)",
     SourceKind.GROK_CLI: "Grok CLI (superagent-ai's grok-dev)",
+    SourceKind.FORGE: "Forge (antinomyhq's ForgeCode)",
     SourceKind.WARP: "Warp's agent conversations",
     SourceKind.SPECSTORY: "SpecStory's Markdown exports",
     SourceKind.CHATGPT: "ChatGPT",
