@@ -28,7 +28,6 @@ session's title sits on line 0.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -109,7 +108,7 @@ def _chain_records(
     calls: dict[str, str] = {}
     records: list[Record] = []
     for node in _once(chain, by_id):
-        message = _message(node, lines, problems)
+        message = lines.json_object(node.message, problems, f"chat_message of node {node.node_id}")
         if message is None:
             continue
         base = {
@@ -214,20 +213,6 @@ def _once(chain: list[devin_db.Node], by_id: dict[int, devin_db.Node]) -> Iterat
 def _placement(node: devin_db.Node) -> dict[str, Any]:
     data = parsed(node.placement) if node.placement else None
     return data if isinstance(data, dict) else {}
-
-
-def _message(node: devin_db.Node, lines: Lines, problems: list[Problem]) -> dict | None:
-    """The node's chat message, or None (with a problem) when it is no JSON object."""
-    try:
-        data = json.loads(node.message) if node.message is not None else None
-    except (ValueError, RecursionError):
-        data = None
-    if isinstance(data, dict):
-        return data
-    line = foreign_db.line_of(lines.rank, lines.position + 1)
-    why = f"chat_message of node {node.node_id} of session {lines.key}"
-    problems.append(Problem(line, "malformed JSON", why))
-    return None
 
 
 def _records(

@@ -36,6 +36,7 @@ position in it; `position_of` takes them apart again for `read --raw`.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import sqlite3
 import threading
@@ -279,6 +280,22 @@ class Lines:
         self.position += 1
         line = line_of(self.rank, self.position)
         return Message(kind, cap(text, limit), line, session_key=self.key, **fields)
+
+    def json_object(
+        self, text: str | None, problems: list[Problem], what: str
+    ) -> dict[str, Any] | None:
+        """A cell's JSON object (a message, a conversation), or None with a problem on
+        the line the next message would take, naming `what` held it: one bad cell costs
+        itself, never its session."""
+        try:
+            data = json.loads(text) if text is not None else None
+        except (ValueError, RecursionError):
+            data = None
+        if isinstance(data, dict):
+            return data
+        line = line_of(self.rank, self.position + 1)
+        problems.append(Problem(line, "malformed JSON", f"{what} of session {self.key}"))
+        return None
 
 
 def text_digest(text: object) -> str:

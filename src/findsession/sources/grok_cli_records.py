@@ -52,7 +52,7 @@ def session_records(
     calls: dict[str, str] = {}
     records: list[Record] = []
     for row in rows:
-        message = _message(row, lines, problems)
+        message = lines.json_object(row.message, problems, f"message_json of message {row.seq}")
         if message is None:
             continue
         base = {
@@ -66,22 +66,6 @@ def session_records(
         head_line = foreign_db.line_of(session.rank, 0)
         records.append(MetaEvent(MetaKind.AI_TITLE, title, head_line, session_key=session.id))
     return records
-
-
-def _message(
-    row: grok_cli_db.MessageRow, lines: Lines, problems: list[Problem]
-) -> dict[str, Any] | None:
-    """The row's message, or None (with a problem) when it is no JSON object."""
-    try:
-        data = json.loads(row.message) if row.message is not None else None
-    except (ValueError, RecursionError):
-        data = None
-    if isinstance(data, dict):
-        return data
-    line = foreign_db.line_of(lines.rank, lines.position + 1)
-    why = f"message_json of message {row.seq} of session {lines.key}"
-    problems.append(Problem(line, "malformed JSON", why))
-    return None
 
 
 def _records(
