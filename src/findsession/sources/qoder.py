@@ -45,13 +45,28 @@ def config_dir() -> Path:
     return (Path(home).expanduser() if home else Path.home()) / name
 
 
+def china_config_dir() -> Path:
+    """The China edition's user folder (npm `@qoder-ai/qoderclicn`, the same program):
+    its code, built as the `cn` edition, names its folder `.qoder-cn` and its variables
+    with the prefix `QODERCN_` where Qoder CLI has `QODER_`, so `$QODERCN_CONFIG_DIR`,
+    else `<home>/.qoder-cn`, `<home>` being `$QODERCN_CLI_HOME`, else `$GEMINI_CLI_HOME`,
+    else the user's. (Its 0.2.0 on npm was built as the global edition and writes to
+    `.qoder`, read above.)"""
+    base = os.environ.get("QODERCN_CONFIG_DIR")
+    if base:
+        return Path(base).expanduser()
+    home = os.environ.get("QODERCN_CLI_HOME") or os.environ.get("GEMINI_CLI_HOME")
+    return (Path(home).expanduser() if home else Path.home()) / ".qoder-cn"
+
+
 class QoderSource(claude_code.ClaudeCodeSource):
     """Qoder CLI's `~/.qoder/projects/<project>/<id>.jsonl` and their subagents."""
 
     kind = KIND
 
     def default_roots(self) -> list[Path]:
-        return [config_dir() / "projects"]
+        """Qoder CLI's folder and its China edition's: the same transcripts in each."""
+        return [config_dir() / "projects", china_config_dir() / "projects"]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """Each session at a project folder's top and each subagent in a session's
