@@ -156,8 +156,9 @@ def test_a_read_files_attachment_and_an_aborted_message_as_opencode_1_1_wrote_th
     person committed; none of its text here): in the `global` project, a user message
     with no `path`, a reply whose `read` of a PDF carries the file in
     `state.attachments` as a base64 data URL (1.4 MB there), then a message the person
-    aborted (`error: MessageAbortedError`) holding only a step start and thinking. The
-    session reads as one prompt, one reply, two thoughts, one call and its output, in
+    aborted (`error: MessageAbortedError`) holding only a step start and thinking, and
+    (as in a second real session) an aborted message with no part at all. The session
+    reads as one prompt, one reply, two thoughts, one call and its output, in
     the session's folder; the attached file's bytes are not indexed."""
     session, storage = "ses_5a1f00000004SpeakerNotes", data / "storage"
     blob = "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo"
@@ -192,6 +193,10 @@ def test_a_read_files_attachment_and_an_aborted_message_as_opencode_1_1_wrote_th
                 "data": {"message": "The operation was aborted."},
             },
             "path": {"cwd": "/home/dev/deck", "root": "/home/dev"},
+        },
+        "msg_5a1f0000000404": {  # aborted before its first part: no part folder at all
+            "role": "assistant",
+            "error": {"name": "MessageAbortedError", "data": {}},
         },
     }
     for n, (message, doc) in enumerate(messages.items()):
