@@ -138,10 +138,13 @@ def test_the_china_editions_folder_is_read_too(
     """Qoder's China edition (npm `@qoder-ai/qoderclicn`) is the same program: its code
     names, for the `cn` edition, the folder `.qoder-cn` and the prefix `QODERCN_` for its
     variables (`QODERCN_CONFIG_DIR`, `QODERCN_CLI_HOME`, still `GEMINI_CLI_HOME`), and
-    writes the same transcripts there. A session there is found with no folder named."""
+    writes the same transcripts there. A session there is found with no folder named, and
+    resumed with the China edition's own command, `qoderclicn -r`."""
     shutil.copytree(FIXTURE, tmp_path / folder)
     for name, value in variables.items():
         cli.env[name] = str(tmp_path / value)
     report = cli.json("index", "--no-embed")
     assert str(tmp_path / folder / "projects") in report["roots"]
     assert found(cli, "tide clock backwards") == [TIDE]
+    resume = hits(cli, "tide clock backwards")[0]["resume"]
+    assert resume["command"] == ["qoderclicn", "-r", TIDE]

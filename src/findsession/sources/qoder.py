@@ -98,5 +98,16 @@ class QoderSource(claude_code.ClaudeCodeSource):
 
     def resume(self, session: Session) -> Resume:
         """`qodercli -r <id>`, in the session's folder: Qoder keeps each project's
-        sessions apart and looks the id up among those of the folder it starts in."""
-        return resume_in_cwd(session, "qodercli", *option("-r", session.id))
+        sessions apart and looks the id up among those of the folder it starts in. A
+        session in the China edition's folder is its own: `qoderclicn -r <id>`."""
+        program = "qoderclicn" if in_china_folder(session.file_path) else "qodercli"
+        return resume_in_cwd(session, program, *option("-r", session.id))
+
+
+def in_china_folder(file_path: str | None) -> bool:
+    """Whether a transcript lies in the China edition's user folder, where the
+    global edition's `qodercli` does not look."""
+    if not file_path:
+        return False
+    china = china_config_dir()
+    return Path(file_path).is_relative_to(china) or ".qoder-cn" in Path(file_path).parts
