@@ -147,3 +147,109 @@ def test_a_session_the_database_also_holds_is_indexed_once_from_the_database(
     assert found(cli, "lighthouse lamp rotation") == [LAMP]
     assert hits(cli, "lighthouse lamp rotation")[0]["session"]["path"] == str(data / "opencode.db")
     db.close()
+
+
+def test_a_read_files_attachment_and_an_aborted_message_as_opencode_1_1_wrote_them(
+    cli: CLI, data: Path
+) -> None:
+    """Shaped after a real session of OpenCode 1.1.44 (its tree published in a home a
+    person committed; none of its text here): in the `global` project, a user message
+    with no `path`, a reply whose `read` of a PDF carries the file in
+    `state.attachments` as a base64 data URL (1.4 MB there), then a message the person
+    aborted (`error: MessageAbortedError`) holding only a step start and thinking, and
+    (as in a second real session) an aborted message with no part at all. The session
+    reads as one prompt, one reply, two thoughts, one call and its output, in
+    the session's folder; the attached file's bytes are not indexed."""
+    session, storage = "ses_5a1f00000004SpeakerNotes", data / "storage"
+    blob = "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo"
+
+    def put(path: Path, doc: dict[str, Any]) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(doc))
+
+    put(storage / "project" / "global.json", {"id": "global", "worktree": "/"})
+    put(
+        storage / "session" / "global" / f"{session}.json",
+        {
+            "id": session,
+            "version": "1.1.44",
+            "projectID": "global",
+            "directory": "/home/dev/deck",
+            "title": "Speaker notes from the deck",
+            "time": {"created": 1769826586949, "updated": 1769826596497},
+        },
+    )
+    messages = {
+        "msg_5a1f0000000401": {"role": "user", "agent": "plan"},
+        "msg_5a1f0000000402": {
+            "role": "assistant",
+            "finish": "tool-calls",
+            "path": {"cwd": "/home/dev/deck", "root": "/home/dev"},
+        },
+        "msg_5a1f0000000403": {
+            "role": "assistant",
+            "error": {
+                "name": "MessageAbortedError",
+                "data": {"message": "The operation was aborted."},
+            },
+            "path": {"cwd": "/home/dev/deck", "root": "/home/dev"},
+        },
+        "msg_5a1f0000000404": {  # aborted before its first part: no part folder at all
+            "role": "assistant",
+            "error": {"name": "MessageAbortedError", "data": {}},
+        },
+    }
+    for n, (message, doc) in enumerate(messages.items()):
+        put(
+            storage / "message" / session / f"{message}.json",
+            {"id": message, "sessionID": session, "time": {"created": 1769826587000 + n}} | doc,
+        )
+    parts = [
+        ("msg_5a1f0000000401", {"type": "text", "text": "draft speaker notes from deck.pdf"}),
+        ("msg_5a1f0000000402", {"type": "step-start", "snapshot": "5fac"}),
+        ("msg_5a1f0000000402", {"type": "reasoning", "text": "plan mode, read the deck first"}),
+        ("msg_5a1f0000000402", {"type": "text", "text": "Reading the deck first."}),
+        (
+            "msg_5a1f0000000402",
+            {
+                "type": "tool",
+                "callID": "call_1",
+                "tool": "read",
+                "state": {
+                    "status": "completed",
+                    "input": {"filePath": "/home/dev/deck/deck.pdf"},
+                    "output": "PDF read successfully",
+                    "title": "deck/deck.pdf",
+                    "attachments": [
+                        {
+                            "type": "file",
+                            "mime": "application/pdf",
+                            "url": f"data:application/pdf;base64,{blob}",
+                        }
+                    ],
+                },
+            },
+        ),
+        ("msg_5a1f0000000402", {"type": "step-finish", "reason": "tool-calls"}),
+        ("msg_5a1f0000000403", {"type": "step-start", "snapshot": "5fac"}),
+        ("msg_5a1f0000000403", {"type": "reasoning", "text": "aborted quokka musing"}),
+    ]
+    for n, (message, doc) in enumerate(parts):
+        part = f"prt_5a1f00000004{n:02d}"
+        put(
+            storage / "part" / message / f"{part}.json",
+            {"id": part, "sessionID": session, "messageID": message} | doc,
+        )
+
+    report = index(cli)
+    assert report["errors"] == []
+    assert [p for p in report["problems"] if session in p["path"]] == []
+    read = cli.json("read", hits(cli, "speaker notes deck")[0]["session"]["id"], "--tools")
+    kinds = [m["kind"] for t in read["turns"] for m in t["messages"]]
+    assert sorted(kinds) == sorted(
+        ["prompt", "thinking", "reply", "tool_call", "tool_output", "thinking"]
+    )
+    assert read["session"]["cwd"] == "/home/dev/deck"
+    assert read["session"]["title"] == "Speaker notes from the deck"
+    assert found(cli, "aborted quokka musing") == [session]
+    assert found(cli, blob) == []

@@ -121,3 +121,30 @@ def test_the_folder_qoder_writes_to_when_its_variables_move_it(
     report = cli.json("index", "--no-embed")
     assert str(tmp_path / folder / "projects") in report["roots"]
     assert found(cli, "tide clock backwards") == [TIDE]
+
+
+@pytest.mark.parametrize(
+    ("variables", "folder"),
+    [
+        ({}, "home/.qoder-cn"),
+        ({"QODERCN_CLI_HOME": "elsewhere"}, "elsewhere/.qoder-cn"),
+        ({"QODERCN_CONFIG_DIR": "elsewhere/cn"}, "elsewhere/cn"),
+    ],
+    ids=["its own folder", "its home moved", "its folder named"],
+)
+def test_the_china_editions_folder_is_read_too(
+    cli: CLI, tmp_path: Path, variables: dict[str, str], folder: str
+) -> None:
+    """Qoder's China edition (npm `@qoder-ai/qoderclicn`) is the same program: its code
+    names, for the `cn` edition, the folder `.qoder-cn` and the prefix `QODERCN_` for its
+    variables (`QODERCN_CONFIG_DIR`, `QODERCN_CLI_HOME`, still `GEMINI_CLI_HOME`), and
+    writes the same transcripts there. A session there is found with no folder named, and
+    resumed with the China edition's own command, `qoderclicn -r`."""
+    shutil.copytree(FIXTURE, tmp_path / folder)
+    for name, value in variables.items():
+        cli.env[name] = str(tmp_path / value)
+    report = cli.json("index", "--no-embed")
+    assert str(tmp_path / folder / "projects") in report["roots"]
+    assert found(cli, "tide clock backwards") == [TIDE]
+    resume = hits(cli, "tide clock backwards")[0]["resume"]
+    assert resume["command"] == ["qoderclicn", "-r", TIDE]

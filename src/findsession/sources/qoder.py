@@ -45,13 +45,28 @@ def config_dir() -> Path:
     return (Path(home).expanduser() if home else Path.home()) / name
 
 
+def china_config_dir() -> Path:
+    """The China edition's user folder (npm `@qoder-ai/qoderclicn`, the same program):
+    its code, built as the `cn` edition, names its folder `.qoder-cn` and its variables
+    with the prefix `QODERCN_` where Qoder CLI has `QODER_`, so `$QODERCN_CONFIG_DIR`,
+    else `<home>/.qoder-cn`, `<home>` being `$QODERCN_CLI_HOME`, else `$GEMINI_CLI_HOME`,
+    else the user's. (Its 0.2.0 on npm was built as the global edition and writes to
+    `.qoder`, read above.)"""
+    base = os.environ.get("QODERCN_CONFIG_DIR")
+    if base:
+        return Path(base).expanduser()
+    home = os.environ.get("QODERCN_CLI_HOME") or os.environ.get("GEMINI_CLI_HOME")
+    return (Path(home).expanduser() if home else Path.home()) / ".qoder-cn"
+
+
 class QoderSource(claude_code.ClaudeCodeSource):
     """Qoder CLI's `~/.qoder/projects/<project>/<id>.jsonl` and their subagents."""
 
     kind = KIND
 
     def default_roots(self) -> list[Path]:
-        return [config_dir() / "projects"]
+        """Qoder CLI's folder and its China edition's: the same transcripts in each."""
+        return [config_dir() / "projects", china_config_dir() / "projects"]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """Each session at a project folder's top and each subagent in a session's
@@ -83,5 +98,16 @@ class QoderSource(claude_code.ClaudeCodeSource):
 
     def resume(self, session: Session) -> Resume:
         """`qodercli -r <id>`, in the session's folder: Qoder keeps each project's
-        sessions apart and looks the id up among those of the folder it starts in."""
-        return resume_in_cwd(session, "qodercli", *option("-r", session.id))
+        sessions apart and looks the id up among those of the folder it starts in. A
+        session in the China edition's folder is its own: `qoderclicn -r <id>`."""
+        program = "qoderclicn" if in_china_folder(session.file_path) else "qodercli"
+        return resume_in_cwd(session, program, *option("-r", session.id))
+
+
+def in_china_folder(file_path: str | None) -> bool:
+    """Whether a transcript lies in the China edition's user folder, where the
+    global edition's `qodercli` does not look."""
+    if not file_path:
+        return False
+    china = china_config_dir()
+    return Path(file_path).is_relative_to(china) or ".qoder-cn" in Path(file_path).parts

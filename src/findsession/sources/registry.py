@@ -322,7 +322,14 @@ ENTRIES: tuple[Entry, ...] = (
         SourceKind.QODER,
         "qoder:QoderSource",
         spoken=("qoder",),
-        env=("QODER_CONFIG_DIR", "QODER_CLI_HOME", "GEMINI_CLI_HOME", "QODER_CONFIG_DIR_NAME"),
+        env=(
+            "QODER_CONFIG_DIR",
+            "QODER_CLI_HOME",
+            "GEMINI_CLI_HOME",
+            "QODER_CONFIG_DIR_NAME",
+            "QODERCN_CONFIG_DIR",
+            "QODERCN_CLI_HOME",
+        ),
     ),
     # "augment" is a word of code talk ("augment the list"). Auggie's folder moves only
     # with a flag: no variable.
