@@ -274,3 +274,40 @@ def test_help_and_version_answer_without_loading_the_search_machinery(argv: list
     )
     assert "findsession" in proc.stdout
     assert proc.stderr.strip().splitlines()[-1] == "[]"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["read", "5ac30ab5", "--tools"],
+        ["status"],
+        ["search", "--mode", "keyword", "syncthing"],
+        ["sources"],
+    ],
+)
+def test_commands_that_need_no_vector_start_without_the_vector_machinery(
+    indexed: CLI, argv: list[str]
+) -> None:
+    """Scripts and agents run `read`, `status` and keyword searches by the dozen, each a
+    new process: none may import numpy or the model (a tenth of a second each, a third of
+    such a command's time), nor the HTTP client a model summary needs."""
+    heavy = ["numpy", "onnxruntime", "sentencepiece", "tokenizers", "http.client", "mcp"]
+    probe = (
+        "import sys\n"
+        "from findsession.cli import main\n"
+        "try:\n"
+        f"    main({argv!r})\n"
+        "except SystemExit as exc:\n"
+        "    assert not exc.code, exc.code\n"
+        f"print(sorted(m for m in {heavy!r} if m in sys.modules), file=sys.stderr)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+        env={**indexed.env, "FINDSESSION_NO_SERVICE": "1"},
+    )
+    assert proc.stdout.strip()
+    assert proc.stderr.strip().splitlines()[-1] == "[]", proc.stderr

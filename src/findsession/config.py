@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import tomllib
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -230,5 +229,7 @@ def default_roots(config: Config) -> list[Root]:
 
 def sample_root() -> Root:
     """The sample corpus shipped with the package, for a first run without transcripts."""
+    from importlib import resources
+
     path = Path(str(resources.files("findsession") / "sample" / "claude" / "projects"))
     return Root(path, "claude-code")

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 from findsession.domain import Message, MessageKind, Session
 from findsession.errors import SessionNotFound
 from findsession.projects import within as in_scope
-from findsession.redact import redact
 from findsession.search.ids import family_heads
 from findsession.sources import SOURCES, Source
 from findsession.storage.views import ReadStore
@@ -162,7 +161,7 @@ def _from_transcript(
     out = []
     for msg, key in zip(messages, sources, strict=True):
         text = originals.get(key)
-        if text is not None and redact(text)[0] == msg.text:
+        if text is not None and _redact(text) == msg.text:
             msg = replace(msg, text=text)
         out.append(msg)
     return out
@@ -187,3 +186,11 @@ def _from_archive(
             return source.read_back(copy, lines)
         except OSError:
             return {}
+
+
+def _redact(text: str) -> str:
+    """A transcript line as the index would store it. The rules (hundreds of patterns)
+    are compiled only when a raw reading asks: `read` and `search` never need them."""
+    from findsession.redact import redact
+
+    return redact(text)[0]

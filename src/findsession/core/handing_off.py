@@ -9,10 +9,8 @@ from __future__ import annotations
 from findsession.core.base import Core
 from findsession.core.options import HandoffOptions
 from findsession.domain import Brief, Resume, Session
-from findsession.handoff import add_model_summary, build_brief
 from findsession.reader import resolve_session
 from findsession.resume import resume_of
-from findsession.sources.starting import start_command
 
 
 class HandingOffMixin(Core):
@@ -23,6 +21,10 @@ class HandingOffMixin(Core):
         from the index; with `model` and a `[titles] provider` set, the model writes a
         summary on top (the extracted parts stay). Under a boundary (`options.within`: see
         `projects.bounded`) only a session of that project."""
+        # The brief's builders (and the HTTP client a model summary needs) are
+        # imported here: every other command starts without them.
+        from findsession.handoff import add_model_summary, build_brief
+
         o = options or HandoffOptions()
         session = resolve_session(self.store, ref, o.within)
         plan = resume_of(self.store, session, self.settings.machine)
@@ -34,4 +36,6 @@ class HandingOffMixin(Core):
     def start_with(self, session: Session, agent: str, prompt: str) -> Resume:
         """The command that starts `agent` in the session's directory with `prompt` as
         its first message (not run: an interface runs it after `open`'s checks)."""
+        from findsession.sources.starting import start_command
+
         return start_command(agent, prompt, session.cwd)

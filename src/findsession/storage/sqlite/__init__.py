@@ -23,7 +23,7 @@ from findsession.storage.sqlite.keyword_index import KeywordMixin
 from findsession.storage.sqlite.opening import BUSY_TIMEOUT_MS
 from findsession.storage.sqlite.push_source import PushSourceMixin
 from findsession.storage.sqlite.titles import title_writes_in
-from findsession.storage.sqlite.vector_index import VectorSearchMixin
+from findsession.storage.sqlite.vector_search import VectorSearchMixin
 
 
 class Store(

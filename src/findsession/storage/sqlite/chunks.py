@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from findsession.storage.base import Chunk
 from findsession.storage.sql import vectors
-from findsession.storage.sqlite import vector_pack
 from findsession.storage.sqlite.connection import Connection
 
 
@@ -13,6 +12,10 @@ class VectorsMixin(vectors.VectorsMixin, Connection):
     """Stored vectors."""
 
     def clear_vectors(self) -> None:
+        # The pack module brings numpy: imported here, so a command that never touches
+        # vectors (read, list, status) starts without it.
+        from findsession.storage.sqlite import vector_pack
+
         super().clear_vectors()
         vector_pack.drop_pack(self)
 

@@ -227,18 +227,3 @@ def _mask(store: Store, arrays: ChunkArrays, filters: Filters) -> np.ndarray | N
 def _epoch(when: str) -> int:
     """Seconds since 1970 of a normalised UTC time ('YYYY-MM-DDTHH:MM:SSZ')."""
     return int(datetime.fromisoformat(when.replace("Z", "+00:00")).timestamp())
-
-
-class VectorSearchMixin(Store):
-    """The store's vector search (see findsession.storage.base.VectorIndex)."""
-
-    def load_vectors(self) -> None:
-        VectorMatrix.current(self)
-
-    def pack_vectors(self) -> bool:
-        """Write the packed arrays a cold searcher loads with one read, when the vectors
-        changed enough since the last pack; inside a write transaction."""
-        return vector_pack.write_pack(self)
-
-    def vector_search(self, vector: np.ndarray, filters: Filters, limit: int) -> list[VectorMatch]:
-        return VectorMatrix.current(self).search(self, vector, filters, limit)
