@@ -8,18 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeRemainingColumn,
-)
+from typing import TYPE_CHECKING
 
 from findsession import render
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress, TaskID
 
 #: Told how far a run is: done of total, and the file it is on (the API's `Progress`).
 Report = Callable[[int, int, str], None]
@@ -41,6 +36,14 @@ class progress_bar:  # noqa: N801 - used as a context manager like a function
     def __enter__(self) -> Report | None:
         if not self.err.is_terminal:
             return None
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )
+
         self.bar = Progress(
             TextColumn(self.label),
             BarColumn(),

@@ -11,8 +11,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import zstandard
-
 from findsession.sources.codex_zst import is_compressed
 from findsession.sources.opening import open_regular
 
@@ -27,11 +25,16 @@ def head(path: Path, lines: int) -> bytes:
     """A rollout's first lines (at most `HEAD_BYTES`), decompressed; empty if unreadable."""
     try:
         with open_regular(str(path)) as fh:
-            if is_compressed(path.name):
+            if not is_compressed(path.name):
+                return _read_head(fh, lines)
+            import zstandard  # only a compressed rollout pays its import
+
+            try:
                 reader = zstandard.ZstdDecompressor().stream_reader(fh, read_across_frames=True)
                 return _read_head(reader, lines)
-            return _read_head(fh, lines)
-    except (OSError, zstandard.ZstdError):
+            except zstandard.ZstdError:
+                return b""
+    except OSError:
         return b""
 
 

@@ -31,8 +31,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import IO
 
-import zstandard
-
 from findsession.domain import Problem
 from findsession.sources import budget
 from findsession.sources.cursor import Cursor, Reading
@@ -82,6 +80,10 @@ def _limit(fh: IO[bytes]) -> int:
 
 
 def _decompress(fh: IO[bytes], out: IO[bytes], limit: int, spend: budget.Budget) -> Stopped:
+    # Imported here, not with the module: every index run imports every source, and
+    # only compressed rollouts (and Zed's threads) need the decompressor.
+    import zstandard
+
     fh.seek(0)
     written = lines = 0
     dobj = zstandard.ZstdDecompressor().decompressobj()
