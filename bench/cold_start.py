@@ -5,9 +5,10 @@
 Runs whole `python -m findsession` processes (no resident service, nothing warm but the
 OS page cache) with this tree's `src` and the `--baseline` tree's on PYTHONPATH, one of
 each in turn and the order swapped every pair (A B, B A, ...), so the noise of a shared
-machine falls on both alike. Commands: `--version`, `--help`, a keyword-only search and a
-hybrid search with the default model. Prints, per command, both medians of wall seconds
-and CPU seconds (user + system) and the median of the pair ratios (this tree / baseline).
+machine falls on both alike. Commands: `--version`, `--help`, `status`, `read` of the
+first keyword hit, a keyword-only search and a hybrid search with the default model.
+Prints, per command, both medians of wall seconds and CPU seconds (user + system) and
+the median of the pair ratios (this tree / baseline).
 
 Before timing, `--check` queries run once through each tree with `--json` and their
 output is compared whole (the search JSON holds no timing);
@@ -42,10 +43,12 @@ QUERIES = [
 HYBRID = QUERIES[0]
 
 
-def commands(query: str) -> dict[str, list[str]]:
+def commands(query: str, session: str) -> dict[str, list[str]]:
     return {
         "`findsession --version`": ["--version"],
         "`findsession --help`": ["--help"],
+        "cold `status`": ["status"],
+        "cold `read` (a whole session)": ["read", session],
         "cold `search --mode keyword`": ["search", "--mode", "keyword", query],
         "cold `search` (hybrid, e5)": [query],
     }
@@ -103,7 +106,8 @@ def main() -> int:
     print(f"\n{args.pairs} pairs, order swapped every pair; seconds, medians\n")
     print("| command | baseline wall | this wall | this/baseline | baseline cpu | this cpu |")
     print("|---|---:|---:|---:|---:|---:|")
-    for name, argv in commands(HYBRID).items():
+    first = json.loads(run(HERE, ["search", "--json", "--mode", "keyword", HYBRID], env)[2])
+    for name, argv in commands(HYBRID, first["results"][0]["session"]["id"]).items():
         times: dict[Path, list[tuple[float, float]]] = {args.baseline: [], HERE: []}
         ratios = []
         for pair in range(args.pairs):
