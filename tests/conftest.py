@@ -32,6 +32,10 @@ hypothesis_settings.register_profile("ci", derandomize=True, database=None, prin
 hypothesis_settings.register_profile("hunt", derandomize=False, print_blob=True)
 hypothesis_settings.load_profile("ci")
 
+# Helper modules that test files both import and load as plugins (`pytest_plugins`): their
+# asserts are rewritten whichever comes first, so a failure in them says what differed.
+pytest.register_assert_rewrite("web_page", "other_user")
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("FINDSESSION_SHARED", REPO.parent / "shared"))
 SAMPLE = REPO / "src" / "findsession" / "sample" / "claude" / "projects"
