@@ -254,26 +254,38 @@ def test_damage_found_while_searching_is_one_line_not_a_traceback(
     assert damaged_seen, "no damaged page was ever read: the test damaged nothing it uses"
 
 
+def loaded(argv: list[str], heavy: list[str], env: dict[str, str] | None = None) -> tuple[str, str]:
+    """Run the CLI's `main(argv)` in a new process: what it printed, and which of the
+    `heavy` modules it had imported by the end (sorted, as a list's text)."""
+    probe = (
+        "import sys\n"
+        "from findsession.cli import main\n"
+        "try:\n"
+        f"    main({argv!r})\n"
+        "except SystemExit as exc:\n"
+        "    assert exc.code in (0, None), exc.code\n"
+        f"print(sorted(m for m in {heavy!r} if m in sys.modules), file=sys.stderr)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+        env=env,
+    )
+    return proc.stdout, proc.stderr.strip().splitlines()[-1]
+
+
 @pytest.mark.parametrize("argv", [["--version"], ["--help"], ["search", "--help"]])
 def test_help_and_version_answer_without_loading_the_search_machinery(argv: list[str]) -> None:
     """`findsession --help` is what people type first and scripts call to probe: it must
     answer from the grammar alone, not after importing numpy, onnxruntime, SQLite or the
     MCP server (which once made `--version` take 0.3 s of a 0.02 s answer)."""
     heavy = ["numpy", "onnxruntime", "sentencepiece", "tokenizers", "apsw", "mcp", "rich"]
-    probe = (
-        "import sys\n"
-        "from findsession.cli import main\n"
-        "try:\n"
-        f"    main({argv!r})\n"
-        "except SystemExit:\n"
-        "    pass\n"
-        f"print(sorted(m for m in {heavy!r} if m in sys.modules), file=sys.stderr)\n"
-    )
-    proc = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
-    )
-    assert "findsession" in proc.stdout
-    assert proc.stderr.strip().splitlines()[-1] == "[]"
+    out, modules = loaded(argv, heavy)
+    assert "findsession" in out
+    assert modules == "[]"
 
 
 @pytest.mark.parametrize(
@@ -292,22 +304,6 @@ def test_commands_that_need_no_vector_start_without_the_vector_machinery(
     new process: none may import numpy or the model (a tenth of a second each, a third of
     such a command's time), nor the HTTP client a model summary needs."""
     heavy = ["numpy", "onnxruntime", "sentencepiece", "tokenizers", "http.client", "mcp"]
-    probe = (
-        "import sys\n"
-        "from findsession.cli import main\n"
-        "try:\n"
-        f"    main({argv!r})\n"
-        "except SystemExit as exc:\n"
-        "    assert not exc.code, exc.code\n"
-        f"print(sorted(m for m in {heavy!r} if m in sys.modules), file=sys.stderr)\n"
-    )
-    proc = subprocess.run(
-        [sys.executable, "-c", probe],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-        env={**indexed.env, "FINDSESSION_NO_SERVICE": "1"},
-    )
-    assert proc.stdout.strip()
-    assert proc.stderr.strip().splitlines()[-1] == "[]", proc.stderr
+    out, modules = loaded(argv, heavy, {**indexed.env, "FINDSESSION_NO_SERVICE": "1"})
+    assert out.strip()
+    assert modules == "[]", modules

@@ -13,7 +13,7 @@ class VectorsMixin(vectors.VectorsMixin, Connection):
 
     def clear_vectors(self) -> None:
         # The pack module brings numpy: imported here, so a command that never touches
-        # vectors (read, list, status) starts without it.
+        # vectors (read, status, a keyword search) starts without it.
         from findsession.storage.sqlite import vector_pack
 
         super().clear_vectors()
