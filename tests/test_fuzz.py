@@ -524,6 +524,21 @@ def test_a_broken_export_zip_is_read_or_refused_in_one_line(
         _well_formed(reading)
 
 
+def test_a_zip_member_whose_name_is_gone_is_passed_over(export_zip: tuple[Path, bytes]) -> None:
+    """Found by the fuzzing: a zero byte at the start of a member's name in the zip's
+    directory (one byte of a bad download) gave a member named "" (`zipfile` ends a name
+    at its first zero), and asking whether it was a folder raised `IndexError`, which
+    ended the file's read as a crash. A nameless member is no file the export is read
+    from: the conversations are still read."""
+    path, pristine = export_zip
+    blob = bytearray(pristine)
+    blob[blob.rindex(b"shared_conversations.json")] = 0  # its name in the directory
+    path.write_bytes(bytes(blob))
+    reading = _read("chatgpt", path, may_refuse=True)
+    assert reading is not None and reading.records
+    _well_formed(reading)
+
+
 def test_a_zip_of_a_version_not_read_here_is_refused(export_zip: tuple[Path, bytes]) -> None:
     """Found by the fuzzing: a central directory entry asking for zip version 6.4 made
     `zipfile` raise `NotImplementedError`, which ended the file's read as a crash."""

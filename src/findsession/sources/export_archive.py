@@ -43,7 +43,8 @@ def document(fh: IO[bytes], fmt: Export) -> Iterator[tuple[IO[bytes] | None, str
         return
     try:
         archive = zipfile.ZipFile(fh)
-        members = [m for m in archive.infolist() if not m.is_dir()]
+        # A name `zipfile` read as "" (a zero byte where it began) is no file to read.
+        members = [m for m in archive.infolist() if m.filename and not m.is_dir()]
     except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, NotImplementedError) as exc:
         raise OSError(f"not a readable zip archive ({exc})") from exc
     found = sorted(
