@@ -21,7 +21,7 @@ from findsession.sources import ENTRIES, ENVIRONMENT, SOURCES, SPOKEN_NAMES, Sou
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "findsession"
 #: Where an agent's home is read from a variable its caller names (`env_home`).
-READS_BY_NAME = {"walking.py"}
+READS_BY_NAME = {"places.py"}
 
 #: Every member of the protocol a caller may use.
 MEMBERS = {
@@ -91,12 +91,39 @@ def variables_read() -> dict[str, set[str]]:
     return found
 
 
+def rules_read() -> dict[str, set[str]]:
+    """The variables each function of `places.py` reads, itself or through the
+    functions of that module it calls or passes on, by function name."""
+    tree = ast.parse((PACKAGE / "sources" / "places.py").read_text(encoding="utf-8"))
+    functions = [node for node in tree.body if isinstance(node, ast.FunctionDef)]
+    own: dict[str, set[str]] = {}
+    uses: dict[str, set[str]] = {}
+    for function in functions:
+        names = [_environment_read(node) for node in ast.walk(function)]
+        own[function.name] = {n.value for n in names if isinstance(n, ast.Constant)}
+        uses[function.name] = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)}
+
+    def reads(name: str, seen: set[str]) -> set[str]:
+        seen.add(name)
+        found = set(own[name])
+        for used in uses[name] & own.keys() - seen:
+            found |= reads(used, seen)
+        return found
+
+    return {name: reads(name, set()) for name in own}
+
+
 def test_every_variable_a_source_reads_is_declared_in_its_registry_entry() -> None:
+    """Its module's reads and its place rule's (`Entry.places`, in `places.py`)."""
     read = variables_read()
+    rules = rules_read()
     assert set().union(*read.values()) == set(ENVIRONMENT)
     for entry in ENTRIES:
         module = entry.home.split(":")[0] + ".py"
         assert read.get(module, set()) <= set(entry.env), (entry.kind, read.get(module))
+        assert entry.places.__module__ == "findsession.sources.places", entry.kind
+        rule = rules[entry.places.__name__]
+        assert rule <= set(entry.env), (entry.kind, entry.places.__name__, rule)
 
 
 def test_each_source_is_one_entry_made_from_the_class_it_names() -> None:

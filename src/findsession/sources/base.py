@@ -11,6 +11,7 @@ from typing import IO, Protocol
 
 from findsession.domain import Message, MessageKind, Resume, Session
 from findsession.sources.cursor import Cursor, Reading, Record
+from findsession.sources.registry import PLACES
 
 #: Called as `skip(path, reason)` for a file or folder left out of the run.
 Skip = Callable[[Path, str], None]
@@ -75,9 +76,10 @@ class Source(Protocol):
     #: not need it.
     reads: int = 1
 
-    @abstractmethod
     def default_roots(self) -> list[Path]:
-        """Roots indexed when the user names none."""
+        """Roots indexed when the user names none: its entry's place rule
+        (`sources.places`), which the index reads without importing any source."""
+        return PLACES[self.kind]()
 
     @abstractmethod
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:

@@ -115,9 +115,6 @@ class NoteSource(Source):
         # runs before `read` in an index run): `read` is given the file alone.
         self._roots: dict[str, str] = {}
 
-    def default_roots(self) -> list[Path]:
-        return []
-
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         folder = os.path.abspath(root if root.is_dir() else root.parent)
         for path in walk_notes(root, skip):

@@ -22,7 +22,6 @@ source, and indexed as OpenCode's, the agent people ran.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -37,12 +36,6 @@ from findsession.sources.resuming import option, resume_in_cwd
 
 #: How today's OpenCode (and Kilo Code) start a session id.
 _SESSION_PREFIX = "ses_"
-
-
-def data_home() -> Path:
-    """`$XDG_DATA_HOME`, else `~/.local/share`: where OpenCode puts its data on every OS."""
-    value = os.environ.get("XDG_DATA_HOME", "")
-    return Path(value) if value and Path(value).is_absolute() else Path.home() / ".local" / "share"
 
 
 class OpenCodeSource(Source):
@@ -65,9 +58,6 @@ class OpenCodeSource(Source):
     @property
     def store_name(self) -> str:
         return f"{self.app}.db"
-
-    def default_roots(self) -> list[Path]:
-        return [data_home() / self.app]
 
     def project_root(self, project: Path) -> Path | None:
         """A project's `.opencode/` folder, when the first OpenCode kept a store there."""

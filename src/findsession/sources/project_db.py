@@ -26,6 +26,7 @@ from findsession.sources import crush_db, foreign_db
 from findsession.sources.base import Skip
 from findsession.sources.crush_records import session_records
 from findsession.sources.cursor import Cursor, Reading, Record
+from findsession.sources.places import CRUSH_FOLDER
 
 #: Folders a walk for a project's store never enters: too big, and no project's own.
 _HEAVY = frozenset(
@@ -51,7 +52,7 @@ class ProjectStore:
         return str(db.parent.parent) if db.parent.name == self.folder else str(db.parent)
 
 
-CRUSH = ProjectStore(agent="Crush", folder=".crush", db_name="crush.db")
+CRUSH = ProjectStore(agent="Crush", folder=CRUSH_FOLDER, db_name="crush.db")
 #: OpenCode before its rewrite: `data.directory` defaulted to `.opencode`, in the project.
 OPENCODE_FIRST = ProjectStore(agent="OpenCode", folder=".opencode", db_name="opencode.db")
 

@@ -1,8 +1,10 @@
-"""Every source, once: its kind, where its class is, the names people call its agent by,
-and the environment variables that move where it reads.
+"""Every source, once: its kind, where its class is, the rule for where its agent keeps
+its files, the names people call its agent by, and the environment variables that move
+where it reads.
 
 Everything else that needs to know the sources reads this list: the index (`SOURCES`,
-each source imported and made the first time its kind is looked up), search (an agent a
+each source imported and made the first time its kind is looked up, and `PLACES`, the
+standard places of them all, read without importing one), search (an agent a
 query names, `SPOKEN_NAMES`), titles and the project roots (which sources are agents),
 and a process started away from the person's shell, as the login unit that keeps the
 index fresh, which must be given the same variables to read the same places
@@ -15,11 +17,14 @@ Markdown, zstandard among them) cost a cold command a third of its imports.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from importlib import import_module
+from pathlib import Path
 from typing import TYPE_CHECKING
+
+from findsession.sources import places as standard
 
 if TYPE_CHECKING:  # the registry names sources; it loads none until one is asked for
     from findsession.sources.base import Source
@@ -110,6 +115,9 @@ class Entry:
     kind: str
     #: `module:Class` of its `Source`, the module under `findsession.sources`.
     home: str
+    #: Its rule for where its agent keeps its files by default (`Source.default_roots`),
+    #: in `sources.places`: read without importing the source.
+    places: Callable[[], list[Path]] = standard.nowhere
     #: What people call the agent when they ask for one of its sessions ("the Codex chat
     #: where..."): search favours the sessions of an agent the query names.
     spoken: tuple[str, ...] = ()
@@ -139,6 +147,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.CLAUDE_CODE,
         "claude_code:ClaudeCodeSource",
+        places=standard.claude_code,
         spoken=("claude",),
         env=("CLAUDE_CONFIG_DIR",),
         start=Start(("claude",)),
@@ -147,6 +156,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.CODEX,
         "codex:CodexSource",
+        places=standard.codex,
         spoken=("codex",),
         env=("CODEX_HOME",),
         start=Start(("codex",)),
@@ -154,6 +164,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.AIDER,
         "aider:AiderSource",
+        places=standard.aider,
         spoken=("aider",),
         env=("AIDER_CHAT_HISTORY_FILE",),
     ),
@@ -161,12 +172,14 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.CECLI,
         "cecli:CecliSource",
+        places=standard.cecli,
         spoken=("cecli", "aider-ce"),
         env=("CECLI_CHAT_HISTORY_FILE",),
     ),
     Entry(
         SourceKind.GEMINI,
         "gemini:GeminiSource",
+        places=standard.gemini,
         spoken=("gemini",),
         env=("GEMINI_CLI_HOME", "GEMINI_CLI_TRUSTED_FOLDERS_PATH"),
         start=Start(("gemini", "--prompt-interactive"), as_option=True),
@@ -175,6 +188,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.QWEN,
         "qwen:QwenSource",
+        places=standard.qwen,
         spoken=("qwen",),
         env=("QWEN_HOME",),
         start=Start(("qwen", "--prompt-interactive"), as_option=True),
@@ -183,6 +197,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.DROID,
         "droid:DroidSource",
+        places=standard.droid,
         spoken=("droid",),
         env=("FACTORY_HOME_OVERRIDE",),
         start=Start(("droid",)),
@@ -191,12 +206,14 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.PI,
         "pi:PiSource",
+        places=standard.pi,
         spoken=(),
         env=("PI_CODING_AGENT_DIR", "PI_CODING_AGENT_SESSION_DIR"),
     ),
     Entry(
         SourceKind.COPILOT_CLI,
         "copilot_cli:CopilotCliSource",
+        places=standard.copilot_cli,
         spoken=("copilot",),
         env=("COPILOT_HOME",),
         # `-i, --interactive <prompt>`: "start interactive mode and automatically execute
@@ -207,36 +224,53 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.CURSOR_AGENT,
         "cursor_agent:CursorAgentSource",
+        places=standard.cursor_agent,
         spoken=("cursor-agent",),
         start=_CURSOR_AGENT,
     ),
     Entry(
         SourceKind.VSCODE_COPILOT,
         "vscode_copilot:VSCodeCopilotSource",
+        places=standard.vscode_copilot,
         spoken=("vscode", "copilot"),
         env=_CONFIG,
     ),
     Entry(
         SourceKind.CLINE,
         "extension_tasks:ClineSource",
+        places=standard.cline,
         spoken=("cline",),
         # The extension's tasks under the editor's config folder; the CLI's data under
         # `~/.cline/data`, which these move (its own order: sessions, data, home).
         env=(*_CONFIG, "CLINE_SESSION_DATA_DIR", "CLINE_DATA_DIR", "CLINE_DIR"),
     ),
-    Entry(SourceKind.ROO_CODE, "extension_tasks:RooCodeSource", spoken=("roo",), env=_CONFIG),
-    Entry(SourceKind.AMP, "amp:AmpSource", spoken=("amp",), env=_DATA),
+    Entry(
+        SourceKind.ROO_CODE,
+        "extension_tasks:RooCodeSource",
+        places=standard.roo_code,
+        spoken=("roo",),
+        env=_CONFIG,
+    ),
+    Entry(SourceKind.AMP, "amp:AmpSource", places=standard.amp, spoken=("amp",), env=_DATA),
     Entry(
         SourceKind.OPENCODE,
         "opencode:OpenCodeSource",
+        places=standard.opencode,
         spoken=("opencode",),
         env=_DATA,
         start=Start(("opencode", "--prompt"), as_option=True),
     ),
-    Entry(SourceKind.KILO_CODE, "opencode:KiloCodeSource", spoken=("kilo",), env=_DATA),
+    Entry(
+        SourceKind.KILO_CODE,
+        "opencode:KiloCodeSource",
+        places=standard.kilo_code,
+        spoken=("kilo",),
+        env=_DATA,
+    ),
     Entry(
         SourceKind.GOOSE,
         "goose:GooseSource",
+        places=standard.goose,
         spoken=("goose",),
         env=("GOOSE_PATH_ROOT", *_DATA, "APPDATA"),
         # `goose run --text TEXT` runs and exits; `--interactive` ("continue in interactive
@@ -246,6 +280,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.CRUSH,
         "crush:CrushSource",
+        places=standard.crush,
         spoken=("crush",),
         env=("CRUSH_GLOBAL_DATA", *_DATA, "LOCALAPPDATA"),
     ),
@@ -254,17 +289,25 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.KIRO,
         "kiro:KiroSource",
+        places=standard.kiro,
         spoken=("kiro",),
         env=(*_DATA, "APPDATA"),
         start=Start(("kiro-cli", "chat")),
     ),
     # The editor's chats; the editor has no command that opens one.
-    Entry(SourceKind.KIRO_IDE, "kiro_ide:KiroIdeSource", spoken=("kiro",), env=_CONFIG),
+    Entry(
+        SourceKind.KIRO_IDE,
+        "kiro_ide:KiroIdeSource",
+        places=standard.kiro_ide,
+        spoken=("kiro",),
+        env=_CONFIG,
+    ),
     # Kiro CLI's former self, no longer released: no handoff starts it.
     # "q" alone is any letter of any query; people write "AmazonQ".
     Entry(
         SourceKind.AMAZON_Q,
         "amazon_q:AmazonQSource",
+        places=standard.amazon_q,
         spoken=("amazonq",),
         env=(*_DATA, "LOCALAPPDATA"),
     ),
@@ -275,22 +318,31 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.CURSOR,
         "cursor_ide:CursorIdeSource",
+        places=standard.cursor,
         spoken=("cursor-ide",),
         env=_CONFIG,
         start=_CURSOR_AGENT,
     ),
-    Entry(SourceKind.WINDSURF, "cursor_ide:WindsurfSource", spoken=("windsurf",), env=_CONFIG),
+    Entry(
+        SourceKind.WINDSURF,
+        "cursor_ide:WindsurfSource",
+        places=standard.windsurf,
+        spoken=("windsurf",),
+        env=_CONFIG,
+    ),
     # The extension's history in the editor's global state; the JetBrains plugin's in
     # its agent's data folder, or (2024) in each project's `.idea/`.
     Entry(
         SourceKind.CODY,
         "cody:CodySource",
+        places=standard.cody,
         spoken=("cody",),
         env=(*_CONFIG, *_DATA, "LOCALAPPDATA"),
     ),
     Entry(
         SourceKind.ZED,
         "zed:ZedSource",
+        places=standard.zed,
         spoken=("zed",),
         env=("FLATPAK_XDG_DATA_HOME", *_DATA, "LOCALAPPDATA"),
     ),
@@ -299,28 +351,55 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.CONTINUE,
         "continue_dev:ContinueSource",
+        places=standard.continue_dev,
         spoken=(),
         env=("CONTINUE_GLOBAL_DIR",),
     ),
-    Entry(SourceKind.KIMI, "kimi:KimiSource", spoken=("kimi",), env=("KIMI_SHARE_DIR",)),
+    Entry(
+        SourceKind.KIMI,
+        "kimi:KimiSource",
+        places=standard.kimi,
+        spoken=("kimi",),
+        env=("KIMI_SHARE_DIR",),
+    ),
     Entry(
         SourceKind.KIMI_CODE,
         "kimi_code:KimiCodeSource",
+        places=standard.kimi_code,
         spoken=("kimi",),
         env=("KIMI_CODE_HOME",),
     ),
     Entry(
         SourceKind.OPENHANDS,
         "openhands:OpenHandsSource",
+        places=standard.openhands,
         spoken=("openhands",),
         env=("OPENHANDS_CONVERSATIONS_DIR", "OPENHANDS_PERSISTENCE_DIR"),
     ),
-    Entry(SourceKind.JUNIE, "junie:JunieSource", spoken=("junie",), env=("JUNIE_HOME",)),
-    Entry(SourceKind.ANTIGRAVITY, "antigravity:AntigravitySource", spoken=("antigravity", "agy")),
-    Entry(SourceKind.IFLOW, "iflow:IflowSource", spoken=("iflow",), env=("IFLOW_HOME",)),
+    Entry(
+        SourceKind.JUNIE,
+        "junie:JunieSource",
+        places=standard.junie,
+        spoken=("junie",),
+        env=("JUNIE_HOME",),
+    ),
+    Entry(
+        SourceKind.ANTIGRAVITY,
+        "antigravity:AntigravitySource",
+        places=standard.antigravity,
+        spoken=("antigravity", "agy"),
+    ),
+    Entry(
+        SourceKind.IFLOW,
+        "iflow:IflowSource",
+        places=standard.iflow,
+        spoken=("iflow",),
+        env=("IFLOW_HOME",),
+    ),
     Entry(
         SourceKind.QODER,
         "qoder:QoderSource",
+        places=standard.qoder,
         spoken=("qoder",),
         env=(
             "QODER_CONFIG_DIR",
@@ -334,15 +413,27 @@ ENTRIES: tuple[Entry, ...] = (
     # "augment" is a word of code talk ("augment the list"). Auggie's folder moves only
     # with a flag: no variable.
     # `auggie "instruction"` opens its full-screen UI with it (`--print` runs and exits).
-    Entry(SourceKind.AUGGIE, "auggie:AuggieSource", spoken=("auggie",), start=Start(("auggie",))),
+    Entry(
+        SourceKind.AUGGIE,
+        "auggie:AuggieSource",
+        places=standard.auggie,
+        spoken=("auggie",),
+        start=Start(("auggie",)),
+    ),
     # No variable is known to move TRAE CLI's home.
-    Entry(SourceKind.TRAE_CLI, "trae_cli:TraeCliSource", spoken=("trae", "traecli")),
+    Entry(
+        SourceKind.TRAE_CLI,
+        "trae_cli:TraeCliSource",
+        places=standard.trae_cli,
+        spoken=("trae", "traecli"),
+    ),
     # `vibe "prompt"` opens its interactive session with that first prompt (`-p` runs it
     # and exits). "vibe" is also said of a way of coding ("vibe coding"): it nudges only
     # a person who has Vibe sessions, who most likely means the agent.
     Entry(
         SourceKind.VIBE,
         "vibe:VibeSource",
+        places=standard.vibe,
         spoken=("vibe",),
         env=("VIBE_HOME",),
         start=Start(("vibe",)),
@@ -352,6 +443,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.GPTME,
         "gptme:GptmeSource",
+        places=standard.gptme,
         spoken=("gptme",),
         env=("GPTME_LOGS_HOME", *_DATA, "LOCALAPPDATA"),
         start=Start(("gptme",)),
@@ -361,6 +453,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.CODEBUDDY,
         "codebuddy:CodeBuddySource",
+        places=standard.codebuddy,
         spoken=("codebuddy",),
         env=("CODEBUDDY_CONFIG_DIR",),
         start=Start(("codebuddy",)),
@@ -373,6 +466,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.LLM,
         "llm_logs:LlmSource",
+        places=standard.llm,
         spoken=("llm-cli",),
         env=("LLM_USER_PATH", *_CONFIG),
     ),
@@ -382,6 +476,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.HERMES,
         "hermes:HermesSource",
+        places=standard.hermes,
         spoken=("hermes",),
         env=("HERMES_HOME", "LOCALAPPDATA"),
     ),
@@ -390,6 +485,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.NANOCODER,
         "nanocoder:NanocoderSource",
+        places=standard.nanocoder,
         spoken=("nanocoder",),
         # The data folder, and the config folder whose preferences may name another.
         env=("NANOCODER_DATA_DIR", "NANOCODER_CONFIG_DIR", *_DATA, *_CONFIG),
@@ -403,6 +499,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.AVANTE,
         "avante:AvanteSource",
+        places=standard.avante,
         spoken=("avante",),
         env=("NVIM_APPNAME", "XDG_STATE_HOME", "LOCALAPPDATA"),
     ),
@@ -411,6 +508,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.CODE_PUPPY,
         "code_puppy:CodePuppySource",
+        places=standard.code_puppy,
         spoken=("code-puppy", "codepuppy"),
         # Each moves its folder of that kind (else everything is in ~/.code_puppy).
         env=("XDG_CACHE_HOME", *_DATA),
@@ -422,18 +520,20 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.LETTA,
         "letta:LettaSource",
+        places=standard.letta,
         spoken=("letta",),
         env=("LETTA_LOCAL_BACKEND_DIR",),
     ),
     # `ra-aid -m "..."` runs its task to the end and exits, and `--chat` takes no first
     # prompt, so no handoff starts it. Its stores sit in each project: no variable moves them.
-    Entry(SourceKind.RA_AID, "ra_aid:RaAidSource", spoken=("ra-aid",)),
+    Entry(SourceKind.RA_AID, "ra_aid:RaAidSource", places=standard.ra_aid, spoken=("ra-aid",)),
     # "interpreter" alone is a word of every talk about Python; people say the package's
     # name. Its `interpreter WORDS` shortcut sends "I WORDS" with instructions of its own
     # to hurry, so no handoff starts it.
     Entry(
         SourceKind.OPEN_INTERPRETER,
         "open_interpreter:OpenInterpreterSource",
+        places=standard.open_interpreter,
         spoken=("open-interpreter",),
         env=(*_CONFIG, "LOCALAPPDATA"),
     ),
@@ -445,6 +545,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.DEVIN,
         "devin:DevinSource",
+        places=standard.devin,
         spoken=("devin",),
         env=_DATA,
         start=Start(("devin", "--")),
@@ -453,7 +554,12 @@ ENTRIES: tuple[Entry, ...] = (
     # grok this"): people who mean this CLI say its package's name. Whether `grok
     # "prompt"` stays in its terminal UI after answering was not checked, so no handoff
     # starts it. Its store is in `~/.grok`: no variable moves it.
-    Entry(SourceKind.GROK_CLI, "grok_cli:GrokCliSource", spoken=("grok-cli", "grok-dev")),
+    Entry(
+        SourceKind.GROK_CLI,
+        "grok_cli:GrokCliSource",
+        places=standard.grok_cli,
+        spoken=("grok-cli", "grok-dev"),
+    ),
     # "forge" alone names many other things (SourceForge, Minecraft Forge, Laravel Forge,
     # a forge in code talk): people who mean this agent say "forgecode", its site's and
     # package's name. Whether `forge "prompt"` stays in its shell after answering was not
@@ -461,6 +567,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.FORGE,
         "forge:ForgeSource",
+        places=standard.forge,
         spoken=("forgecode", "forge-code"),
         env=("FORGE_CONFIG",),
     ),
@@ -468,29 +575,49 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.WARP,
         "warp:WarpSource",
+        places=standard.warp,
         spoken=("warp-terminal",),
         env=("XDG_STATE_HOME", "LOCALAPPDATA"),
         # Beyond 200 conversations: its store is a database, which the archive never
         # copies; the index keeps what it read of each conversation.
         deletes_own_files=True,
     ),
-    Entry(SourceKind.SPECSTORY, "specstory:SpecStorySource", spoken=("specstory",)),
-    Entry(SourceKind.CHATGPT, "chatgpt:ChatGptSource", spoken=("chatgpt",), export=True),
+    Entry(
+        SourceKind.SPECSTORY,
+        "specstory:SpecStorySource",
+        places=standard.nowhere,
+        spoken=("specstory",),
+    ),
+    Entry(
+        SourceKind.CHATGPT,
+        "chatgpt:ChatGptSource",
+        places=standard.nowhere,
+        spoken=("chatgpt",),
+        export=True,
+    ),
     Entry(
         SourceKind.CLAUDE_AI,
         "claude_ai:ClaudeAiSource",
+        places=standard.nowhere,
         spoken=("claude", "claude.ai"),
         export=True,
     ),
     Entry(
         SourceKind.GEMINI_APPS,
         "gemini_apps:GeminiAppsSource",
+        places=standard.nowhere,
         spoken=("gemini", "bard"),
         export=True,
     ),
-    Entry(SourceKind.MARKDOWN, "markdown:MarkdownSource", agent=False),
-    Entry(SourceKind.JOURNAL, "journal:JournalSource", agent=False),
-    Entry(SourceKind.MEMORY, "memory:MemorySource", env=("CLAUDE_CONFIG_DIR",), agent=False),
+    Entry(SourceKind.MARKDOWN, "markdown:MarkdownSource", places=standard.nowhere, agent=False),
+    Entry(SourceKind.JOURNAL, "journal:JournalSource", places=standard.nowhere, agent=False),
+    Entry(
+        SourceKind.MEMORY,
+        "memory:MemorySource",
+        places=standard.memory,
+        env=("CLAUDE_CONFIG_DIR",),
+        agent=False,
+    ),
 )
 
 
@@ -594,6 +721,9 @@ STARTS: dict[str, Start] = {
 }
 #: The agents `handoff --to` can start, each once, by the name it takes.
 HANDOFF_AGENTS: tuple[str, ...] = tuple(dict.fromkeys(e.start.agent for e in ENTRIES if e.start))
+#: Each source's rule for its standard places (`Entry.places`), by kind: what
+#: `config.default_roots` and `Source.default_roots` read, importing no source.
+PLACES: dict[str, Callable[[], list[Path]]] = {e.kind: e.places for e in ENTRIES}
 #: Every variable any source reads to find its files, each once.
 ENVIRONMENT: tuple[str, ...] = tuple(dict.fromkeys(v for e in ENTRIES for v in e.env))
 #: Those of them that hold a name rather than a folder (Neovim's `NVIM_APPNAME`, the

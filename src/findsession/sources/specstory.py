@@ -60,10 +60,6 @@ class SpecStorySource(Source):
     def __init__(self) -> None:
         self.copies = Copies()
 
-    def default_roots(self) -> list[Path]:
-        """None: the exports live in each project (see `project_root`)."""
-        return []
-
     def project_root(self, project: Path) -> Path | None:
         """A project's own SpecStory history folder, when it has one."""
         folder = project / FOLDER / HISTORY
