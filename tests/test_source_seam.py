@@ -126,6 +126,14 @@ def test_every_variable_a_source_reads_is_declared_in_its_registry_entry() -> No
         assert rule <= set(entry.env), (entry.kind, entry.places.__name__, rule)
 
 
+def test_the_sources_that_find_a_store_in_a_project_are_those_their_entries_say() -> None:
+    """An index run asks only the entries marked `in_project` about each indexed
+    project: a source that finds a store there but is not marked would never be asked."""
+    for entry in ENTRIES:
+        finds = type(SOURCES[entry.kind]).project_root is not Source.project_root
+        assert entry.in_project == finds, entry.kind
+
+
 def test_each_source_is_one_entry_made_from_the_class_it_names() -> None:
     assert [e.kind for e in ENTRIES] == list(SOURCES)
     for entry in ENTRIES:

@@ -107,13 +107,15 @@ def project_memory_roots(settings: Config, store: RootsStore, roots: list[Root])
 def project_store_roots(settings: Config, store: RootsStore, roots: list[Root]) -> list[Root]:
     """Each indexed project's own store of an agent that keeps one inside the project
     (Crush's `.crush/`), for every enabled source that says where (`project_root`): a
-    stat or two per project, so a project Crush never listed is still read."""
+    stat or two per project, so a project Crush never listed is still read. Only the
+    sources whose entry says they may keep one (`Entry.in_project`) are imported."""
     dirs = [Path(d) for d in store.project_dirs(tuple(SPOKEN_NAMES)) if Path(d).is_absolute()]
     have = set(roots)
     extra: list[Root] = []
-    for kind, source in SOURCES.items():
+    for kind in (e.kind for e in ENTRIES if e.in_project and dirs):
         if kind in settings.disabled:
             continue
+        source = SOURCES[kind]
         for folder in dirs:
             place = source.project_root(folder)
             if place is not None and Root(place, kind) not in have:

@@ -136,6 +136,10 @@ class Entry:
     #: A chat app's data export: read from the roots the person names (never looked for
     #: on the machine), which the index remembers and reads again.
     export: bool = False
+    #: Its agent may keep a store inside a project (Crush's `.crush/`): its
+    #: `Source.project_root` says where. An index run asks only these sources about each
+    #: indexed project, so it imports no other.
+    in_project: bool = False
 
 
 _CONFIG = ("XDG_CONFIG_HOME", "APPDATA")  # an editor's `User` folder and its extensions'
@@ -256,6 +260,7 @@ ENTRIES: tuple[Entry, ...] = (
         SourceKind.OPENCODE,
         "opencode:OpenCodeSource",
         places=standard.opencode,
+        in_project=True,
         spoken=("opencode",),
         env=_DATA,
         start=Start(("opencode", "--prompt"), as_option=True),
@@ -264,6 +269,7 @@ ENTRIES: tuple[Entry, ...] = (
         SourceKind.KILO_CODE,
         "opencode:KiloCodeSource",
         places=standard.kilo_code,
+        in_project=True,
         spoken=("kilo",),
         env=_DATA,
     ),
@@ -281,6 +287,7 @@ ENTRIES: tuple[Entry, ...] = (
         SourceKind.CRUSH,
         "crush:CrushSource",
         places=standard.crush,
+        in_project=True,
         spoken=("crush",),
         env=("CRUSH_GLOBAL_DATA", *_DATA, "LOCALAPPDATA"),
     ),
@@ -336,6 +343,7 @@ ENTRIES: tuple[Entry, ...] = (
         SourceKind.CODY,
         "cody:CodySource",
         places=standard.cody,
+        in_project=True,
         spoken=("cody",),
         env=(*_CONFIG, *_DATA, "LOCALAPPDATA"),
     ),
@@ -526,7 +534,13 @@ ENTRIES: tuple[Entry, ...] = (
     ),
     # `ra-aid -m "..."` runs its task to the end and exits, and `--chat` takes no first
     # prompt, so no handoff starts it. Its stores sit in each project: no variable moves them.
-    Entry(SourceKind.RA_AID, "ra_aid:RaAidSource", places=standard.ra_aid, spoken=("ra-aid",)),
+    Entry(
+        SourceKind.RA_AID,
+        "ra_aid:RaAidSource",
+        places=standard.ra_aid,
+        in_project=True,
+        spoken=("ra-aid",),
+    ),
     # "interpreter" alone is a word of every talk about Python; people say the package's
     # name. Its `interpreter WORDS` shortcut sends "I WORDS" with instructions of its own
     # to hurry, so no handoff starts it.
@@ -586,6 +600,7 @@ ENTRIES: tuple[Entry, ...] = (
         SourceKind.SPECSTORY,
         "specstory:SpecStorySource",
         places=standard.nowhere,
+        in_project=True,
         spoken=("specstory",),
     ),
     Entry(
