@@ -121,17 +121,21 @@ def test_every_variable_a_source_reads_is_declared_in_its_registry_entry() -> No
     for entry in ENTRIES:
         module = entry.home.split(":")[0] + ".py"
         assert read.get(module, set()) <= set(entry.env), (entry.kind, read.get(module))
-        assert entry.places.__module__ == "findsession.sources.places", entry.kind
-        rule = rules[entry.places.__name__]
-        assert rule <= set(entry.env), (entry.kind, entry.places.__name__, rule)
+        for rule in (entry.places, entry.in_project):
+            read_by_rule = rules[rule.__name__] if rule else set()
+            assert read_by_rule <= set(entry.env), (entry.kind, read_by_rule)
 
 
-def test_the_sources_that_find_a_store_in_a_project_are_those_their_entries_say() -> None:
-    """An index run asks only the entries marked `in_project` about each indexed
-    project: a source that finds a store there but is not marked would never be asked."""
+def test_where_a_source_reads_is_its_entry_s_rules_alone() -> None:
+    """An index run reads the standard places and the stores inside projects from the
+    entries' rules (`sources.places`), importing no source: a source class that answered
+    otherwise would read elsewhere than the run does."""
     for entry in ENTRIES:
-        finds = type(SOURCES[entry.kind]).project_root is not Source.project_root
-        assert entry.in_project == finds, entry.kind
+        made = type(SOURCES[entry.kind])
+        assert made.default_roots is Source.default_roots, entry.kind
+        assert made.project_root is Source.project_root, entry.kind
+        for rule in (entry.places, entry.in_project):
+            assert rule is None or rule.__module__ == "findsession.sources.places", entry.kind
 
 
 def test_each_source_is_one_entry_made_from_the_class_it_names() -> None:

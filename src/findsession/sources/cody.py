@@ -91,11 +91,6 @@ class CodySource(Source):
             elif name.startswith(_EXPORT_PREFIX) and name.endswith(".json"):
                 yield root / name
 
-    def project_root(self, project: Path) -> Path | None:
-        """A JetBrains project's `.idea`, when the plugin kept its chats there."""
-        folder = project / IDEA
-        return folder if (folder / HISTORY_XML).is_file() else None
-
     def kept_in_project(self, path: Path) -> bool:
         return path.name == HISTORY_XML
 

@@ -26,12 +26,12 @@ from findsession.domain import Resume, Session
 from findsession.sources import foreign_db, project_db
 from findsession.sources.base import Skip, Source, SourceFile, store_id
 from findsession.sources.cursor import Cursor, Reading
-from findsession.sources.places import CRUSH_PROJECTS, crush_projects
+from findsession.sources.places import CRUSH_PROJECTS, CRUSH_STORE, crush_projects
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_in_cwd
 
 KIND = SourceKind.CRUSH
-STORE = project_db.CRUSH
+STORE = CRUSH_STORE
 DB_NAME = STORE.db_name
 
 
@@ -49,10 +49,6 @@ class CrushSource(Source):
     #: 2: a subagent's session keeps its own title (its parent link had taken the title's
     #: line in the index).
     reads = 2
-
-    def project_root(self, project: Path) -> Path | None:
-        """A project's own Crush data folder, when it has a database."""
-        return STORE.in_project(project)
 
     def kept_in_project(self, path: Path) -> bool:
         """Every database of Crush's: each is a project's `.crush/crush.db`."""

@@ -31,6 +31,7 @@ from findsession.sources import foreign_db, opencode_db, opencode_tree, project_
 from findsession.sources.base import Skip, Source, SourceFile, store_id, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, Record
 from findsession.sources.opencode_records import SessionInfo, session_records
+from findsession.sources.places import OPENCODE_FIRST, ProjectStore
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_in_cwd
 
@@ -53,15 +54,11 @@ class OpenCodeSource(Source):
     reads = 3
     #: The store the first OpenCode (Go, before the rewrite) kept in each project, in
     #: the schema Crush has; None for an agent that never had one.
-    first_generation: project_db.ProjectStore | None = project_db.OPENCODE_FIRST
+    first_generation: ProjectStore | None = OPENCODE_FIRST
 
     @property
     def store_name(self) -> str:
         return f"{self.app}.db"
-
-    def project_root(self, project: Path) -> Path | None:
-        """A project's `.opencode/` folder, when the first OpenCode kept a store there."""
-        return self.first_generation.in_project(project) if self.first_generation else None
 
     def kept_in_project(self, path: Path) -> bool:
         """The first OpenCode's `.opencode/opencode.db`; not the data folder's store."""
@@ -149,7 +146,7 @@ class OpenCodeSource(Source):
         """None: the sessions are rows of the agent's own database, never written here."""
         return None
 
-    def _first_generation(self, store: Path) -> project_db.ProjectStore | None:
+    def _first_generation(self, store: Path) -> ProjectStore | None:
         """The first OpenCode's layout when the store at `store` is one of its (Crush's
         schema: `sessions` and `messages`, no `part`), else None."""
         first = self.first_generation

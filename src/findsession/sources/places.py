@@ -1,12 +1,13 @@
-"""Where each agent keeps its files by default: every source's place rules, in one light
-module (the standard library only).
+"""Where each agent keeps its files by default, and the store it keeps inside a project:
+every source's place rules, in one light module (the standard library only).
 
 An index run with no folder named reads every enabled source's standard places, and
 `sources` lists them; usually one or two of those places exist. Asking each source's
 class for them imported all ~57 source modules and their parsers (a third to half of a
 cold `index`'s imports) to learn paths: the rules live here instead, each source's
-entry in `registry.ENTRIES` names its rule (`Entry.places`), and `Source.default_roots`
-answers from it, so a rule is written once and read without its parser.
+entry in `registry.ENTRIES` names its rules (`Entry.places`, `Entry.in_project`), and
+`Source.default_roots` and `Source.project_root` answer from them, so a rule is written
+once and read without its parser.
 
 A rule follows its agent's own resolution: the variable that moves its home, the
 platform's data or config folder, a config file that names another folder. Each reads
@@ -19,6 +20,7 @@ import json
 import os
 import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +76,65 @@ def nowhere() -> list[Path]:
 
 #: Editors' `globalStorage` and `workspaceStorage` folders.
 GLOBAL, WORKSPACES = "globalStorage", "workspaceStorage"
+
+# -- Stores an agent keeps inside a project ------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectStore:
+    """Where one agent keeps a project's store, and its name in what is reported."""
+
+    agent: str
+    folder: str
+    db_name: str
+
+    def in_project(self, project: Path) -> Path | None:
+        """`project`'s folder of this store, when it holds the database."""
+        folder = project / self.folder
+        return folder if (folder / self.db_name).is_file() else None
+
+    def project_of(self, db: Path) -> str:
+        """The project a database belongs to: the folder that holds the store's folder."""
+        return str(db.parent.parent) if db.parent.name == self.folder else str(db.parent)
+
+
+CRUSH_STORE = ProjectStore(agent="Crush", folder=".crush", db_name="crush.db")
+#: OpenCode before its rewrite: `data.directory` defaulted to `.opencode`, in the project.
+OPENCODE_FIRST = ProjectStore(agent="OpenCode", folder=".opencode", db_name="opencode.db")
+#: RA.Aid's store, in a project's folder (and the home folder's, when run there).
+RA_AID_STORE = ProjectStore(agent="RA.Aid", folder=".ra-aid", db_name="pk.db")
+#: Where SpecStory keeps a project's chat exports (`.specstory/history/`).
+SPECSTORY_FOLDER, SPECSTORY_HISTORY = ".specstory", "history"
+#: Where Cody's JetBrains plugin (2024) kept a project's chats.
+CODY_IDEA, CODY_HISTORY_XML = ".idea", "cody_history.xml"
+
+
+def crush_project(project: Path) -> Path | None:
+    """A project's own Crush data folder, when it has a database."""
+    return CRUSH_STORE.in_project(project)
+
+
+def opencode_project(project: Path) -> Path | None:
+    """A project's `.opencode/` folder, when the first OpenCode kept a store there."""
+    return OPENCODE_FIRST.in_project(project)
+
+
+def ra_aid_project(project: Path) -> Path | None:
+    """A project's own `.ra-aid/` folder, when it has a store."""
+    return RA_AID_STORE.in_project(project)
+
+
+def specstory_project(project: Path) -> Path | None:
+    """A project's own SpecStory history folder, when it has one."""
+    folder = project / SPECSTORY_FOLDER / SPECSTORY_HISTORY
+    return folder if folder.is_dir() else None
+
+
+def cody_project(project: Path) -> Path | None:
+    """A JetBrains project's `.idea`, when the Cody plugin kept its chats there."""
+    folder = project / CODY_IDEA
+    return folder if (folder / CODY_HISTORY_XML).is_file() else None
+
 
 # -- Claude Code, its memory notes, Codex ---------------------------------------------
 
@@ -362,15 +423,11 @@ def letta() -> list[Path]:
     return [letta_storage_dir()]
 
 
-#: RA.Aid's store, in a project's folder (and the home folder's, when run there).
-RA_AID_FOLDER, RA_AID_DB = ".ra-aid", "pk.db"
-
-
 def ra_aid() -> list[Path]:
     """The home folder's own store, when RA.Aid was run there; the projects' stores
-    are found through `project_root` and the roots people name."""
-    home = Path.home() / RA_AID_FOLDER
-    return [home] if (home / RA_AID_DB).is_file() else []
+    are found through `ra_aid_project` and the roots people name."""
+    home = RA_AID_STORE.in_project(Path.home())
+    return [home] if home is not None else []
 
 
 def grok_cli() -> list[Path]:
@@ -593,8 +650,6 @@ def goose() -> list[Path]:
     return [base / "goose" / "sessions"]
 
 
-#: Crush's folder in a project (and the name of its data folder's store).
-CRUSH_FOLDER = ".crush"
 CRUSH_PROJECTS = "projects.json"
 _LIST_BYTES = 16 << 20
 
@@ -627,7 +682,8 @@ def crush_projects(home: Path | None = None) -> list[tuple[str, Path]]:
             continue
         path, data = entry.get("path"), entry.get("data_dir")
         if isinstance(path, str) and path and "\x00" not in path:
-            data = data if isinstance(data, str) and data else os.path.join(path, CRUSH_FOLDER)
+            if not (isinstance(data, str) and data):
+                data = os.path.join(path, CRUSH_STORE.folder)
             if "\x00" not in data:
                 found.append((path, Path(data)))
     return found

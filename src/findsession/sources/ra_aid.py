@@ -25,13 +25,13 @@ from findsession.domain import Problem, Resume, Session
 from findsession.sources import foreign_db, project_db, ra_aid_db
 from findsession.sources.base import Skip, Source, SourceFile, store_id
 from findsession.sources.cursor import Cursor, Reading, Record
-from findsession.sources.places import RA_AID_DB, RA_AID_FOLDER
+from findsession.sources.places import RA_AID_STORE
 from findsession.sources.ra_aid_records import run_records
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import no_resume
 
 KIND = SourceKind.RA_AID
-STORE = project_db.ProjectStore(agent="RA.Aid", folder=RA_AID_FOLDER, db_name=RA_AID_DB)
+STORE = RA_AID_STORE
 _NO_RESUME = (
     "RA.Aid has no way back into a run: start `ra-aid` again in the project, which reads"
     " the notes and facts its earlier runs kept"
@@ -48,10 +48,6 @@ class RaAidSource(Source):
 
     kind = KIND
     companions = foreign_db.COMPANIONS
-
-    def project_root(self, project: Path) -> Path | None:
-        """A project's own `.ra-aid/` folder, when it has a store."""
-        return STORE.in_project(project)
 
     def kept_in_project(self, path: Path) -> bool:
         """Every store of RA.Aid's: each is a project's `.ra-aid/pk.db`."""

@@ -136,10 +136,11 @@ class Entry:
     #: A chat app's data export: read from the roots the person names (never looked for
     #: on the machine), which the index remembers and reads again.
     export: bool = False
-    #: Its agent may keep a store inside a project (Crush's `.crush/`): its
-    #: `Source.project_root` says where. An index run asks only these sources about each
-    #: indexed project, so it imports no other.
-    in_project: bool = False
+    #: Its rule for the store its agent may keep inside a project (Crush's `.crush/`):
+    #: the folder of it in a project, or None (`Source.project_root`), in
+    #: `sources.places`, so an index run asks each indexed project without importing
+    #: the source.
+    in_project: Callable[[Path], Path | None] | None = None
 
 
 _CONFIG = ("XDG_CONFIG_HOME", "APPDATA")  # an editor's `User` folder and its extensions'
@@ -260,7 +261,7 @@ ENTRIES: tuple[Entry, ...] = (
         SourceKind.OPENCODE,
         "opencode:OpenCodeSource",
         places=standard.opencode,
-        in_project=True,
+        in_project=standard.opencode_project,
         spoken=("opencode",),
         env=_DATA,
         start=Start(("opencode", "--prompt"), as_option=True),
@@ -269,7 +270,6 @@ ENTRIES: tuple[Entry, ...] = (
         SourceKind.KILO_CODE,
         "opencode:KiloCodeSource",
         places=standard.kilo_code,
-        in_project=True,
         spoken=("kilo",),
         env=_DATA,
     ),
@@ -287,7 +287,7 @@ ENTRIES: tuple[Entry, ...] = (
         SourceKind.CRUSH,
         "crush:CrushSource",
         places=standard.crush,
-        in_project=True,
+        in_project=standard.crush_project,
         spoken=("crush",),
         env=("CRUSH_GLOBAL_DATA", *_DATA, "LOCALAPPDATA"),
     ),
@@ -343,7 +343,7 @@ ENTRIES: tuple[Entry, ...] = (
         SourceKind.CODY,
         "cody:CodySource",
         places=standard.cody,
-        in_project=True,
+        in_project=standard.cody_project,
         spoken=("cody",),
         env=(*_CONFIG, *_DATA, "LOCALAPPDATA"),
     ),
@@ -538,7 +538,7 @@ ENTRIES: tuple[Entry, ...] = (
         SourceKind.RA_AID,
         "ra_aid:RaAidSource",
         places=standard.ra_aid,
-        in_project=True,
+        in_project=standard.ra_aid_project,
         spoken=("ra-aid",),
     ),
     # "interpreter" alone is a word of every talk about Python; people say the package's
@@ -600,7 +600,7 @@ ENTRIES: tuple[Entry, ...] = (
         SourceKind.SPECSTORY,
         "specstory:SpecStorySource",
         places=standard.nowhere,
-        in_project=True,
+        in_project=standard.specstory_project,
         spoken=("specstory",),
     ),
     Entry(
@@ -739,6 +739,10 @@ HANDOFF_AGENTS: tuple[str, ...] = tuple(dict.fromkeys(e.start.agent for e in ENT
 #: Each source's rule for its standard places (`Entry.places`), by kind: what
 #: `config.default_roots` and `Source.default_roots` read, importing no source.
 PLACES: dict[str, Callable[[], list[Path]]] = {e.kind: e.places for e in ENTRIES}
+#: Each rule for a store an agent keeps inside a project (`Entry.in_project`), by kind.
+IN_PROJECT: dict[str, Callable[[Path], Path | None]] = {
+    e.kind: e.in_project for e in ENTRIES if e.in_project
+}
 #: Every variable any source reads to find its files, each once.
 ENVIRONMENT: tuple[str, ...] = tuple(dict.fromkeys(v for e in ENTRIES for v in e.env))
 #: Those of them that hold a name rather than a folder (Neovim's `NVIM_APPNAME`, the
