@@ -21,7 +21,7 @@ from findsession.sources import ENTRIES, ENVIRONMENT, SOURCES, SPOKEN_NAMES, Sou
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "findsession"
 #: Where an agent's home is read from a variable its caller names (`env_home`).
-READS_BY_NAME = {"places.py"}
+READS_BY_NAME = {"places/common.py"}
 
 #: Every member of the protocol a caller may use.
 MEMBERS = {
@@ -74,28 +74,34 @@ def _is_environ(node: ast.expr) -> bool:
 
 
 def variables_read() -> dict[str, set[str]]:
-    """The environment variables each module of `sources/` reads, by file name."""
+    """The environment variables each module of `sources/` reads, by its path there."""
     found: dict[str, set[str]] = {}
-    for path in sorted((PACKAGE / "sources").glob("*.py")):
+    for path in sorted((PACKAGE / "sources").rglob("*.py")):
+        name = path.relative_to(PACKAGE / "sources").as_posix()
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            name = _environment_read(node)
-            if name is None:
+            name_read = _environment_read(node)
+            if name_read is None:
                 continue
-            literal = isinstance(name, ast.Constant) and isinstance(name.value, str)
-            assert literal or path.name in READS_BY_NAME, (
-                f"{path.name}:{getattr(node, 'lineno', 0)}: read the environment by a"
+            literal = isinstance(name_read, ast.Constant) and isinstance(name_read.value, str)
+            assert literal or name in READS_BY_NAME, (
+                f"{name}:{getattr(node, 'lineno', 0)}: read the environment by a"
                 " literal name, so the registry check can see it"
             )
             if literal:
-                found.setdefault(path.name, set()).add(name.value)
+                found.setdefault(name, set()).add(name_read.value)
     return found
 
 
 def rules_read() -> dict[str, set[str]]:
-    """The variables each function of `places.py` reads, itself or through the
-    functions of that module it calls or passes on, by function name."""
-    tree = ast.parse((PACKAGE / "sources" / "places.py").read_text(encoding="utf-8"))
-    functions = [node for node in tree.body if isinstance(node, ast.FunctionDef)]
+    """The variables each function of `sources/places/` reads, itself or through the
+    functions of that package it calls or passes on, by function name (each name once)."""
+    functions = [
+        node
+        for path in sorted((PACKAGE / "sources" / "places").glob("*.py"))
+        for node in ast.parse(path.read_text(encoding="utf-8")).body
+        if isinstance(node, ast.FunctionDef)
+    ]
+    assert len({f.name for f in functions}) == len(functions)
     own: dict[str, set[str]] = {}
     uses: dict[str, set[str]] = {}
     for function in functions:
@@ -114,7 +120,7 @@ def rules_read() -> dict[str, set[str]]:
 
 
 def test_every_variable_a_source_reads_is_declared_in_its_registry_entry() -> None:
-    """Its module's reads and its place rule's (`Entry.places`, in `places.py`)."""
+    """Its module's reads and its place rules' (`Entry.places`, `Entry.in_project`)."""
     read = variables_read()
     rules = rules_read()
     assert set().union(*read.values()) == set(ENVIRONMENT)
@@ -135,7 +141,9 @@ def test_where_a_source_reads_is_its_entry_s_rules_alone() -> None:
         assert made.default_roots is Source.default_roots, entry.kind
         assert made.project_root is Source.project_root, entry.kind
         for rule in (entry.places, entry.in_project):
-            assert rule is None or rule.__module__ == "findsession.sources.places", entry.kind
+            assert rule is None or rule.__module__.startswith("findsession.sources.places."), (
+                entry.kind
+            )
 
 
 def test_each_source_is_one_entry_made_from_the_class_it_names() -> None:

@@ -23,7 +23,7 @@ from findsession.sources.base import Skip, Source, SourceFile, store_id, texts_b
 from findsession.sources.cursor import HEAD, Cursor, Reading, Record, looks_binary
 from findsession.sources.jsonl import prefix_hash
 from findsession.sources.opening import open_regular
-from findsession.sources.places import AIDER_HISTORY as FILE_NAME
+from findsession.sources.places.homes import AIDER_HISTORY as FILE_NAME
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_in_cwd
 from findsession.sources.walking import walk

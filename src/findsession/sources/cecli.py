@@ -22,9 +22,9 @@ from findsession.sources.aider_records import session_key
 from findsession.sources.base import Skip, SourceFile, store_id, texts_by_line
 from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.opening import open_regular
-from findsession.sources.places import CECLI_CHAT_NAME as CHAT_NAME
-from findsession.sources.places import CECLI_FOLDER as FOLDER
-from findsession.sources.places import CECLI_HISTORY as FILE_NAME
+from findsession.sources.places.homes import CECLI_CHAT_NAME as CHAT_NAME
+from findsession.sources.places.homes import CECLI_FOLDER as FOLDER
+from findsession.sources.places.homes import CECLI_HISTORY as FILE_NAME
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import resume_in_cwd
 

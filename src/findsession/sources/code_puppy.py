@@ -42,8 +42,8 @@ from findsession.sources.generations import texts_by_generation
 from findsession.sources.json_doc import load_or_none, read_document, side_object
 from findsession.sources.jsonl import clean_text
 from findsession.sources.opening import open_regular
-from findsession.sources.places import CODE_PUPPY_SUBAGENTS as _SUBAGENTS
-from findsession.sources.places import code_puppy_autosaves
+from findsession.sources.places.data import CODE_PUPPY_SUBAGENTS as _SUBAGENTS
+from findsession.sources.places.data import code_puppy_autosaves
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_anywhere
 from findsession.sources.walking import walk

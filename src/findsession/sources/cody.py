@@ -3,7 +3,7 @@
 - **The VS Code extension** (`sourcegraph.cody-ai`) keeps the history in the editor's
   global state: the `ItemTable` row `sourcegraph.cody-ai` of the `User` folder's
   `globalStorage/state.vscdb` (VS Code's, VS Code Insiders', VSCodium's; `<User>` as for
-  Cursor, `cursor_ide.user_folder`), one JSON object of every key Cody keeps there,
+  Cursor, `places.common.user_folder`), one JSON object of every key Cody keeps there,
   the history under `cody-local-chatHistory-v2` (`cody_history`, `cody_records`). Cody installed in
   Cursor or Windsurf writes the same row into their database, which their own sources
   read as theirs: it is not read here.

@@ -28,8 +28,8 @@ from xml.etree import ElementTree
 from findsession.domain import Problem
 from findsession.sources.cody_history import Chat, chat_key
 from findsession.sources.epoch import iso_utc
-from findsession.sources.places import CODY_HISTORY_XML as HISTORY_XML
-from findsession.sources.places import CODY_IDEA as IDEA
+from findsession.sources.places.projects import CODY_HISTORY_XML as HISTORY_XML
+from findsession.sources.places.projects import CODY_IDEA as IDEA
 
 _SPEAKERS = {"HUMAN": "human", "ASSISTANT": "assistant"}
 

@@ -34,8 +34,8 @@ from findsession.sources.json_doc import load_or_none, read_document
 from findsession.sources.jsonl import clean_text, read_appended, texts_at
 from findsession.sources.names import entry_name
 from findsession.sources.opening import open_regular
-from findsession.sources.places import COPILOT_HISTORY as HISTORY
-from findsession.sources.places import COPILOT_STATE as STATE
+from findsession.sources.places.clis import COPILOT_HISTORY as HISTORY
+from findsession.sources.places.clis import COPILOT_STATE as STATE
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_in_cwd
 from findsession.sources.walking import walk

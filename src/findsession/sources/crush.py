@@ -26,7 +26,8 @@ from findsession.domain import Resume, Session
 from findsession.sources import foreign_db, project_db
 from findsession.sources.base import Skip, Source, SourceFile, store_id
 from findsession.sources.cursor import Cursor, Reading
-from findsession.sources.places import CRUSH_PROJECTS, CRUSH_STORE, crush_projects
+from findsession.sources.places.data import CRUSH_PROJECTS, crush_projects
+from findsession.sources.places.projects import CRUSH_STORE
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_in_cwd
 

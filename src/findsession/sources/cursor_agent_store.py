@@ -34,7 +34,7 @@ from findsession.sources.cursor import Cursor, Reading, Record
 from findsession.sources.cursor_agent_db import blob, has_blobs, meta_value
 from findsession.sources.cursor_agent_meta import decoded_json, folder_meta, started_at
 from findsession.sources.cursor_agent_records import TranscriptParser, workspace_in
-from findsession.sources.places import CURSOR_AGENT_CHATS as CHATS
+from findsession.sources.places.clis import CURSOR_AGENT_CHATS as CHATS
 from findsession.sources.protobuf_wire import Wire, WireError
 
 STORE = "store.db"

@@ -33,7 +33,7 @@ from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.cursor_ide_records import workspace_dir, workspace_id
 from findsession.sources.cursor_ide_store import Folder, read_back, read_store
 from findsession.sources.opening import open_regular
-from findsession.sources.places import GLOBAL, WORKSPACES
+from findsession.sources.places.common import GLOBAL, WORKSPACES
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import no_resume
 from findsession.sources.vscode_copilot_records import uri_path

@@ -31,8 +31,8 @@ from findsession.sources import foreign_db, hermes_db
 from findsession.sources.base import Skip, SourceFile, store_id
 from findsession.sources.cursor import Record
 from findsession.sources.hermes_records import conversation_records
-from findsession.sources.places import HERMES_PROFILES as PROFILES
-from findsession.sources.places import hermes_root
+from findsession.sources.places.clis import HERMES_PROFILES as PROFILES
+from findsession.sources.places.clis import hermes_root
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_anywhere
 

@@ -26,7 +26,7 @@ from typing import IO, Any
 
 from findsession.domain import Problem
 from findsession.sources.cursor import HEAD, Cursor, Reading, Record, State, looks_binary
-from findsession.sources.places import side_object as side_object
+from findsession.sources.places.common import side_object as side_object
 
 #: Turns a whole parsed document into records; problems found on the way go to the list.
 ParseDocument = Callable[[Any, list[Problem]], list[Record]]

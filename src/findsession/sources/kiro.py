@@ -35,7 +35,7 @@ from findsession.sources.epoch import iso_utc
 from findsession.sources.jsonl import ReadStats, clean_text, iter_objects, read_appended
 from findsession.sources.kiro_records import conversation_records, line_records
 from findsession.sources.opening import open_regular
-from findsession.sources.places import kiro_data_folder
+from findsession.sources.places.editors import kiro_data_folder
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_in_cwd
 

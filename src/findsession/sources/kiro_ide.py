@@ -2,7 +2,7 @@
 
 Kiro IDE (AWS's editor built on VS Code, its agent built on Continue) keeps its chats in
 its `User` folder's `globalStorage/kiro.kiroagent/` (`<config>/Kiro/User` as for any
-editor of VS Code's family, `cursor_ide.user_folder`):
+editor of VS Code's family, `places.common.user_folder`):
 
 - `workspace-sessions/<workspace>/<session id>.json`, one per chat, the folder named by
   the workspace's path in base64 (`=` written `_`), beside `sessions.json`, the list of
@@ -47,7 +47,7 @@ from findsession.sources.epoch import epoch_iso
 from findsession.sources.json_doc import load_or_none, read_document
 from findsession.sources.kiro_ide_records import execution_records
 from findsession.sources.opening import open_regular
-from findsession.sources.places import KIRO_IDE_SESSIONS as SESSIONS
+from findsession.sources.places.editors import KIRO_IDE_SESSIONS as SESSIONS
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import no_resume
 

@@ -48,7 +48,7 @@ from findsession.sources.letta_records import LettaParser
 from findsession.sources.letta_subagents import subagent
 from findsession.sources.opening import open_regular
 from findsession.sources.pi import header_cwd
-from findsession.sources.places import letta_storage_dir
+from findsession.sources.places.clis import letta_storage_dir
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_in_cwd
 from findsession.sources.walking import walk

@@ -24,7 +24,7 @@ from findsession.sources import foreign_db, llm_db
 from findsession.sources.base import Skip, SourceFile, store_id
 from findsession.sources.cursor import Record
 from findsession.sources.llm_records import conversation_records
-from findsession.sources.places import llm_user_dir
+from findsession.sources.places.data import llm_user_dir
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_anywhere
 

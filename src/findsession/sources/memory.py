@@ -24,7 +24,7 @@ from findsession.sources.base import Skip
 from findsession.sources.notes import NoteSource, is_note, storable
 from findsession.sources.notes_parse import Note
 from findsession.sources.opening import open_regular
-from findsession.sources.places import claude_home
+from findsession.sources.places.homes import claude_home
 from findsession.sources.registry import SourceKind
 
 #: The instruction files agents read at the top of a project.

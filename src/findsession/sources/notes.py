@@ -26,7 +26,7 @@ from findsession.sources.jsonl import cap, clean_text
 from findsession.sources.notes_dates import iso
 from findsession.sources.notes_parse import Note, decode, heading_path, parse_note, span_text, spans
 from findsession.sources.opening import open_regular
-from findsession.sources.places import SPECSTORY_FOLDER
+from findsession.sources.places.projects import SPECSTORY_FOLDER
 from findsession.sources.resuming import no_resume
 from findsession.sources.walking import walk
 

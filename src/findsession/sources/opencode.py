@@ -31,7 +31,7 @@ from findsession.sources import foreign_db, opencode_db, opencode_tree, project_
 from findsession.sources.base import Skip, Source, SourceFile, store_id, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, Record
 from findsession.sources.opencode_records import SessionInfo, session_records
-from findsession.sources.places import OPENCODE_FIRST, ProjectStore
+from findsession.sources.places.projects import OPENCODE_FIRST, ProjectStore
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_in_cwd
 

@@ -25,7 +25,7 @@ from findsession.sources import crush_db, foreign_db
 from findsession.sources.base import Skip
 from findsession.sources.crush_records import session_records
 from findsession.sources.cursor import Cursor, Reading, Record
-from findsession.sources.places import ProjectStore
+from findsession.sources.places.projects import ProjectStore
 
 #: Folders a walk for a project's store never enters: too big, and no project's own.
 _HEAVY = frozenset(

@@ -24,7 +24,7 @@ from pathlib import Path
 from findsession.domain import Resume, Session
 from findsession.sources import claude_code
 from findsession.sources.base import Skip, SourceFile
-from findsession.sources.places import qoder_china_config_dir
+from findsession.sources.places.homes import qoder_china_config_dir
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_in_cwd
 from findsession.sources.walking import walk

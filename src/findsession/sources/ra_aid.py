@@ -25,7 +25,7 @@ from findsession.domain import Problem, Resume, Session
 from findsession.sources import foreign_db, project_db, ra_aid_db
 from findsession.sources.base import Skip, Source, SourceFile, store_id
 from findsession.sources.cursor import Cursor, Reading, Record
-from findsession.sources.places import RA_AID_STORE
+from findsession.sources.places.projects import RA_AID_STORE
 from findsession.sources.ra_aid_records import run_records
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import no_resume

@@ -24,7 +24,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from findsession.sources import places as standard
+from findsession.sources.places import clis, common, data, editors, homes, projects
 
 if TYPE_CHECKING:  # the registry names sources; it loads none until one is asked for
     from findsession.sources.base import Source
@@ -117,7 +117,7 @@ class Entry:
     home: str
     #: Its rule for where its agent keeps its files by default (`Source.default_roots`),
     #: in `sources.places`: read without importing the source.
-    places: Callable[[], list[Path]] = standard.nowhere
+    places: Callable[[], list[Path]] = common.nowhere
     #: What people call the agent when they ask for one of its sessions ("the Codex chat
     #: where..."): search favours the sessions of an agent the query names.
     spoken: tuple[str, ...] = ()
@@ -152,7 +152,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.CLAUDE_CODE,
         "claude_code:ClaudeCodeSource",
-        places=standard.claude_code,
+        places=homes.claude_code,
         spoken=("claude",),
         env=("CLAUDE_CONFIG_DIR",),
         start=Start(("claude",)),
@@ -161,7 +161,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.CODEX,
         "codex:CodexSource",
-        places=standard.codex,
+        places=homes.codex,
         spoken=("codex",),
         env=("CODEX_HOME",),
         start=Start(("codex",)),
@@ -169,7 +169,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.AIDER,
         "aider:AiderSource",
-        places=standard.aider,
+        places=homes.aider,
         spoken=("aider",),
         env=("AIDER_CHAT_HISTORY_FILE",),
     ),
@@ -177,14 +177,14 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.CECLI,
         "cecli:CecliSource",
-        places=standard.cecli,
+        places=homes.cecli,
         spoken=("cecli", "aider-ce"),
         env=("CECLI_CHAT_HISTORY_FILE",),
     ),
     Entry(
         SourceKind.GEMINI,
         "gemini:GeminiSource",
-        places=standard.gemini,
+        places=homes.gemini,
         spoken=("gemini",),
         env=("GEMINI_CLI_HOME", "GEMINI_CLI_TRUSTED_FOLDERS_PATH"),
         start=Start(("gemini", "--prompt-interactive"), as_option=True),
@@ -193,7 +193,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.QWEN,
         "qwen:QwenSource",
-        places=standard.qwen,
+        places=homes.qwen,
         spoken=("qwen",),
         env=("QWEN_HOME",),
         start=Start(("qwen", "--prompt-interactive"), as_option=True),
@@ -202,7 +202,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.DROID,
         "droid:DroidSource",
-        places=standard.droid,
+        places=clis.droid,
         spoken=("droid",),
         env=("FACTORY_HOME_OVERRIDE",),
         start=Start(("droid",)),
@@ -211,14 +211,14 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.PI,
         "pi:PiSource",
-        places=standard.pi,
+        places=clis.pi,
         spoken=(),
         env=("PI_CODING_AGENT_DIR", "PI_CODING_AGENT_SESSION_DIR"),
     ),
     Entry(
         SourceKind.COPILOT_CLI,
         "copilot_cli:CopilotCliSource",
-        places=standard.copilot_cli,
+        places=clis.copilot_cli,
         spoken=("copilot",),
         env=("COPILOT_HOME",),
         # `-i, --interactive <prompt>`: "start interactive mode and automatically execute
@@ -229,21 +229,21 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.CURSOR_AGENT,
         "cursor_agent:CursorAgentSource",
-        places=standard.cursor_agent,
+        places=clis.cursor_agent,
         spoken=("cursor-agent",),
         start=_CURSOR_AGENT,
     ),
     Entry(
         SourceKind.VSCODE_COPILOT,
         "vscode_copilot:VSCodeCopilotSource",
-        places=standard.vscode_copilot,
+        places=editors.vscode_copilot,
         spoken=("vscode", "copilot"),
         env=_CONFIG,
     ),
     Entry(
         SourceKind.CLINE,
         "extension_tasks:ClineSource",
-        places=standard.cline,
+        places=editors.cline,
         spoken=("cline",),
         # The extension's tasks under the editor's config folder; the CLI's data under
         # `~/.cline/data`, which these move (its own order: sessions, data, home).
@@ -252,16 +252,16 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.ROO_CODE,
         "extension_tasks:RooCodeSource",
-        places=standard.roo_code,
+        places=editors.roo_code,
         spoken=("roo",),
         env=_CONFIG,
     ),
-    Entry(SourceKind.AMP, "amp:AmpSource", places=standard.amp, spoken=("amp",), env=_DATA),
+    Entry(SourceKind.AMP, "amp:AmpSource", places=clis.amp, spoken=("amp",), env=_DATA),
     Entry(
         SourceKind.OPENCODE,
         "opencode:OpenCodeSource",
-        places=standard.opencode,
-        in_project=standard.opencode_project,
+        places=data.opencode,
+        in_project=projects.opencode_project,
         spoken=("opencode",),
         env=_DATA,
         start=Start(("opencode", "--prompt"), as_option=True),
@@ -269,14 +269,14 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.KILO_CODE,
         "opencode:KiloCodeSource",
-        places=standard.kilo_code,
+        places=data.kilo_code,
         spoken=("kilo",),
         env=_DATA,
     ),
     Entry(
         SourceKind.GOOSE,
         "goose:GooseSource",
-        places=standard.goose,
+        places=data.goose,
         spoken=("goose",),
         env=("GOOSE_PATH_ROOT", *_DATA, "APPDATA"),
         # `goose run --text TEXT` runs and exits; `--interactive` ("continue in interactive
@@ -286,8 +286,8 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.CRUSH,
         "crush:CrushSource",
-        places=standard.crush,
-        in_project=standard.crush_project,
+        places=data.crush,
+        in_project=projects.crush_project,
         spoken=("crush",),
         env=("CRUSH_GLOBAL_DATA", *_DATA, "LOCALAPPDATA"),
     ),
@@ -296,7 +296,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.KIRO,
         "kiro:KiroSource",
-        places=standard.kiro,
+        places=editors.kiro,
         spoken=("kiro",),
         env=(*_DATA, "APPDATA"),
         start=Start(("kiro-cli", "chat")),
@@ -305,7 +305,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.KIRO_IDE,
         "kiro_ide:KiroIdeSource",
-        places=standard.kiro_ide,
+        places=editors.kiro_ide,
         spoken=("kiro",),
         env=_CONFIG,
     ),
@@ -314,7 +314,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.AMAZON_Q,
         "amazon_q:AmazonQSource",
-        places=standard.amazon_q,
+        places=data.amazon_q,
         spoken=("amazonq",),
         env=(*_DATA, "LOCALAPPDATA"),
     ),
@@ -325,7 +325,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.CURSOR,
         "cursor_ide:CursorIdeSource",
-        places=standard.cursor,
+        places=editors.cursor,
         spoken=("cursor-ide",),
         env=_CONFIG,
         start=_CURSOR_AGENT,
@@ -333,7 +333,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.WINDSURF,
         "cursor_ide:WindsurfSource",
-        places=standard.windsurf,
+        places=editors.windsurf,
         spoken=("windsurf",),
         env=_CONFIG,
     ),
@@ -342,15 +342,15 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.CODY,
         "cody:CodySource",
-        places=standard.cody,
-        in_project=standard.cody_project,
+        places=editors.cody,
+        in_project=projects.cody_project,
         spoken=("cody",),
         env=(*_CONFIG, *_DATA, "LOCALAPPDATA"),
     ),
     Entry(
         SourceKind.ZED,
         "zed:ZedSource",
-        places=standard.zed,
+        places=data.zed,
         spoken=("zed",),
         env=("FLATPAK_XDG_DATA_HOME", *_DATA, "LOCALAPPDATA"),
     ),
@@ -359,55 +359,55 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.CONTINUE,
         "continue_dev:ContinueSource",
-        places=standard.continue_dev,
+        places=clis.continue_dev,
         spoken=(),
         env=("CONTINUE_GLOBAL_DIR",),
     ),
     Entry(
         SourceKind.KIMI,
         "kimi:KimiSource",
-        places=standard.kimi,
+        places=clis.kimi,
         spoken=("kimi",),
         env=("KIMI_SHARE_DIR",),
     ),
     Entry(
         SourceKind.KIMI_CODE,
         "kimi_code:KimiCodeSource",
-        places=standard.kimi_code,
+        places=clis.kimi_code,
         spoken=("kimi",),
         env=("KIMI_CODE_HOME",),
     ),
     Entry(
         SourceKind.OPENHANDS,
         "openhands:OpenHandsSource",
-        places=standard.openhands,
+        places=clis.openhands,
         spoken=("openhands",),
         env=("OPENHANDS_CONVERSATIONS_DIR", "OPENHANDS_PERSISTENCE_DIR"),
     ),
     Entry(
         SourceKind.JUNIE,
         "junie:JunieSource",
-        places=standard.junie,
+        places=clis.junie,
         spoken=("junie",),
         env=("JUNIE_HOME",),
     ),
     Entry(
         SourceKind.ANTIGRAVITY,
         "antigravity:AntigravitySource",
-        places=standard.antigravity,
+        places=homes.antigravity,
         spoken=("antigravity", "agy"),
     ),
     Entry(
         SourceKind.IFLOW,
         "iflow:IflowSource",
-        places=standard.iflow,
+        places=homes.iflow,
         spoken=("iflow",),
         env=("IFLOW_HOME",),
     ),
     Entry(
         SourceKind.QODER,
         "qoder:QoderSource",
-        places=standard.qoder,
+        places=homes.qoder,
         spoken=("qoder",),
         env=(
             "QODER_CONFIG_DIR",
@@ -424,7 +424,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.AUGGIE,
         "auggie:AuggieSource",
-        places=standard.auggie,
+        places=clis.auggie,
         spoken=("auggie",),
         start=Start(("auggie",)),
     ),
@@ -432,7 +432,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.TRAE_CLI,
         "trae_cli:TraeCliSource",
-        places=standard.trae_cli,
+        places=homes.trae_cli,
         spoken=("trae", "traecli"),
     ),
     # `vibe "prompt"` opens its interactive session with that first prompt (`-p` runs it
@@ -441,7 +441,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.VIBE,
         "vibe:VibeSource",
-        places=standard.vibe,
+        places=clis.vibe,
         spoken=("vibe",),
         env=("VIBE_HOME",),
         start=Start(("vibe",)),
@@ -451,7 +451,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.GPTME,
         "gptme:GptmeSource",
-        places=standard.gptme,
+        places=data.gptme,
         spoken=("gptme",),
         env=("GPTME_LOGS_HOME", *_DATA, "LOCALAPPDATA"),
         start=Start(("gptme",)),
@@ -461,7 +461,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.CODEBUDDY,
         "codebuddy:CodeBuddySource",
-        places=standard.codebuddy,
+        places=clis.codebuddy,
         spoken=("codebuddy",),
         env=("CODEBUDDY_CONFIG_DIR",),
         start=Start(("codebuddy",)),
@@ -474,7 +474,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.LLM,
         "llm_logs:LlmSource",
-        places=standard.llm,
+        places=data.llm,
         spoken=("llm-cli",),
         env=("LLM_USER_PATH", *_CONFIG),
     ),
@@ -484,7 +484,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.HERMES,
         "hermes:HermesSource",
-        places=standard.hermes,
+        places=clis.hermes,
         spoken=("hermes",),
         env=("HERMES_HOME", "LOCALAPPDATA"),
     ),
@@ -493,7 +493,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.NANOCODER,
         "nanocoder:NanocoderSource",
-        places=standard.nanocoder,
+        places=data.nanocoder,
         spoken=("nanocoder",),
         # The data folder, and the config folder whose preferences may name another.
         env=("NANOCODER_DATA_DIR", "NANOCODER_CONFIG_DIR", *_DATA, *_CONFIG),
@@ -507,7 +507,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.AVANTE,
         "avante:AvanteSource",
-        places=standard.avante,
+        places=data.avante,
         spoken=("avante",),
         env=("NVIM_APPNAME", "XDG_STATE_HOME", "LOCALAPPDATA"),
     ),
@@ -516,7 +516,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.CODE_PUPPY,
         "code_puppy:CodePuppySource",
-        places=standard.code_puppy,
+        places=data.code_puppy,
         spoken=("code-puppy", "codepuppy"),
         # Each moves its folder of that kind (else everything is in ~/.code_puppy).
         env=("XDG_CACHE_HOME", *_DATA),
@@ -528,7 +528,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.LETTA,
         "letta:LettaSource",
-        places=standard.letta,
+        places=clis.letta,
         spoken=("letta",),
         env=("LETTA_LOCAL_BACKEND_DIR",),
     ),
@@ -537,8 +537,8 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.RA_AID,
         "ra_aid:RaAidSource",
-        places=standard.ra_aid,
-        in_project=standard.ra_aid_project,
+        places=clis.ra_aid,
+        in_project=projects.ra_aid_project,
         spoken=("ra-aid",),
     ),
     # "interpreter" alone is a word of every talk about Python; people say the package's
@@ -547,7 +547,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.OPEN_INTERPRETER,
         "open_interpreter:OpenInterpreterSource",
-        places=standard.open_interpreter,
+        places=data.open_interpreter,
         spoken=("open-interpreter",),
         env=(*_CONFIG, "LOCALAPPDATA"),
     ),
@@ -559,7 +559,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.DEVIN,
         "devin:DevinSource",
-        places=standard.devin,
+        places=data.devin,
         spoken=("devin",),
         env=_DATA,
         start=Start(("devin", "--")),
@@ -571,7 +571,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.GROK_CLI,
         "grok_cli:GrokCliSource",
-        places=standard.grok_cli,
+        places=clis.grok_cli,
         spoken=("grok-cli", "grok-dev"),
     ),
     # "forge" alone names many other things (SourceForge, Minecraft Forge, Laravel Forge,
@@ -581,7 +581,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.FORGE,
         "forge:ForgeSource",
-        places=standard.forge,
+        places=clis.forge,
         spoken=("forgecode", "forge-code"),
         env=("FORGE_CONFIG",),
     ),
@@ -589,7 +589,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.WARP,
         "warp:WarpSource",
-        places=standard.warp,
+        places=data.warp,
         spoken=("warp-terminal",),
         env=("XDG_STATE_HOME", "LOCALAPPDATA"),
         # Beyond 200 conversations: its store is a database, which the archive never
@@ -599,37 +599,37 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.SPECSTORY,
         "specstory:SpecStorySource",
-        places=standard.nowhere,
-        in_project=standard.specstory_project,
+        places=common.nowhere,
+        in_project=projects.specstory_project,
         spoken=("specstory",),
     ),
     Entry(
         SourceKind.CHATGPT,
         "chatgpt:ChatGptSource",
-        places=standard.nowhere,
+        places=common.nowhere,
         spoken=("chatgpt",),
         export=True,
     ),
     Entry(
         SourceKind.CLAUDE_AI,
         "claude_ai:ClaudeAiSource",
-        places=standard.nowhere,
+        places=common.nowhere,
         spoken=("claude", "claude.ai"),
         export=True,
     ),
     Entry(
         SourceKind.GEMINI_APPS,
         "gemini_apps:GeminiAppsSource",
-        places=standard.nowhere,
+        places=common.nowhere,
         spoken=("gemini", "bard"),
         export=True,
     ),
-    Entry(SourceKind.MARKDOWN, "markdown:MarkdownSource", places=standard.nowhere, agent=False),
-    Entry(SourceKind.JOURNAL, "journal:JournalSource", places=standard.nowhere, agent=False),
+    Entry(SourceKind.MARKDOWN, "markdown:MarkdownSource", places=common.nowhere, agent=False),
+    Entry(SourceKind.JOURNAL, "journal:JournalSource", places=common.nowhere, agent=False),
     Entry(
         SourceKind.MEMORY,
         "memory:MemorySource",
-        places=standard.memory,
+        places=homes.memory,
         env=("CLAUDE_CONFIG_DIR",),
         agent=False,
     ),

@@ -30,7 +30,7 @@ from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, looks_binary
 from findsession.sources.notes_parse import decode_text
 from findsession.sources.opening import open_regular
-from findsession.sources.places import SPECSTORY_FOLDER, SPECSTORY_HISTORY
+from findsession.sources.places.projects import SPECSTORY_FOLDER, SPECSTORY_HISTORY
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import no_resume
 from findsession.sources.specstory_copies import Copies, agent_kind, claude_transcript, head_ids

@@ -26,7 +26,8 @@ from pathlib import Path
 
 from findsession.sources import cursor_ide, cursor_ide_db, foreign_db
 from findsession.sources.opening import open_regular
-from findsession.sources.places import GLOBAL, claude_projects, user_folder
+from findsession.sources.places.common import GLOBAL, user_folder
+from findsession.sources.places.homes import claude_projects
 from findsession.sources.registry import SourceKind
 from findsession.sources.specstory_parse import is_export_name, session_ids
 

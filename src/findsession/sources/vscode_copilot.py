@@ -26,7 +26,7 @@ from findsession.domain import Message, MetaEvent, Problem, Resume, Session
 from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, read_whole
 from findsession.sources.opening import open_regular
-from findsession.sources.places import EMPTY_WINDOW
+from findsession.sources.places.editors import EMPTY_WINDOW
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import no_resume
 from findsession.sources.vscode_copilot_log import load_json, replay
