@@ -307,3 +307,18 @@ def test_commands_that_need_no_vector_start_without_the_vector_machinery(
     out, modules = loaded(argv, heavy, {**indexed.env, "FINDSESSION_NO_SERVICE": "1"})
     assert out.strip()
     assert modules == "[]", modules
+
+
+def test_an_index_run_imports_only_the_sources_it_reads(cli: CLI, corpus: Path) -> None:
+    """An index run with no folder named looks at every source's standard places, but
+    only Claude Code's exist here: it must not import the other sources' parsers to
+    learn where they would be (a third of a cold `index`'s imports), neither on a first
+    run nor on the next, when the index knows the corpus's projects and asks the sources
+    that keep a store inside a project."""
+    others = ["codex", "warp", "hermes", "aider", "gemini", "cursor_ide", "zed", "vibe"]
+    heavy = [f"findsession.sources.{name}" for name in ["claude_code", *others]]
+    env = {**cli.env, "FINDSESSION_NO_SERVICE": "1"}
+    for run in ("first", "next"):
+        _, modules = loaded(["index", "--no-embed"], heavy, env)
+        assert modules == "['findsession.sources.claude_code']", (run, modules)
+    assert "syncthing" in cli.run("search", "--mode", "keyword", "syncthing").stdout

@@ -15,7 +15,8 @@ from conftest import CLI, SHARED
 from findsession.domain import Root
 from findsession.indexing import IndexReport, index_roots
 from findsession.search.engine import SearchOptions, search
-from findsession.sources.aider import FILE_NAME, default_roots, discover, session_id
+from findsession.sources.aider import FILE_NAME, discover, session_id
+from findsession.sources.places.homes import aider as default_roots
 from findsession.storage.sqlite import Store
 
 KW = SearchOptions(mode="keyword")

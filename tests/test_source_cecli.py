@@ -23,7 +23,8 @@ from conftest import CLI
 from findsession.domain import Root
 from findsession.indexing import IndexReport, index_roots
 from findsession.sources.aider_inputs import MAX_INPUT_BYTES
-from findsession.sources.cecli import FILE_NAME, default_roots, discover, session_id
+from findsession.sources.cecli import FILE_NAME, discover, session_id
+from findsession.sources.places.homes import cecli as default_roots
 from findsession.storage.sqlite import Store
 
 FIXTURE = Path(__file__).parent / "fixtures" / "cecli" / "rain-gauge"

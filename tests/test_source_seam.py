@@ -21,7 +21,7 @@ from findsession.sources import ENTRIES, ENVIRONMENT, SOURCES, SPOKEN_NAMES, Sou
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "findsession"
 #: Where an agent's home is read from a variable its caller names (`env_home`).
-READS_BY_NAME = {"walking.py"}
+READS_BY_NAME = {"places/common.py"}
 
 #: Every member of the protocol a caller may use.
 MEMBERS = {
@@ -74,29 +74,76 @@ def _is_environ(node: ast.expr) -> bool:
 
 
 def variables_read() -> dict[str, set[str]]:
-    """The environment variables each module of `sources/` reads, by file name."""
+    """The environment variables each module of `sources/` reads, by its path there."""
     found: dict[str, set[str]] = {}
-    for path in sorted((PACKAGE / "sources").glob("*.py")):
+    for path in sorted((PACKAGE / "sources").rglob("*.py")):
+        name = path.relative_to(PACKAGE / "sources").as_posix()
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            name = _environment_read(node)
-            if name is None:
+            name_read = _environment_read(node)
+            if name_read is None:
                 continue
-            literal = isinstance(name, ast.Constant) and isinstance(name.value, str)
-            assert literal or path.name in READS_BY_NAME, (
-                f"{path.name}:{getattr(node, 'lineno', 0)}: read the environment by a"
+            literal = isinstance(name_read, ast.Constant) and isinstance(name_read.value, str)
+            assert literal or name in READS_BY_NAME, (
+                f"{name}:{getattr(node, 'lineno', 0)}: read the environment by a"
                 " literal name, so the registry check can see it"
             )
             if literal:
-                found.setdefault(path.name, set()).add(name.value)
+                found.setdefault(name, set()).add(name_read.value)
     return found
 
 
+def rules_read() -> dict[str, set[str]]:
+    """The variables each function of `sources/places/` reads, itself or through the
+    functions of that package it calls or passes on, by function name (each name once)."""
+    functions = [
+        node
+        for path in sorted((PACKAGE / "sources" / "places").glob("*.py"))
+        for node in ast.parse(path.read_text(encoding="utf-8")).body
+        if isinstance(node, ast.FunctionDef)
+    ]
+    assert len({f.name for f in functions}) == len(functions)
+    own: dict[str, set[str]] = {}
+    uses: dict[str, set[str]] = {}
+    for function in functions:
+        names = [_environment_read(node) for node in ast.walk(function)]
+        own[function.name] = {n.value for n in names if isinstance(n, ast.Constant)}
+        uses[function.name] = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)}
+
+    def reads(name: str, seen: set[str]) -> set[str]:
+        seen.add(name)
+        found = set(own[name])
+        for used in uses[name] & own.keys() - seen:
+            found |= reads(used, seen)
+        return found
+
+    return {name: reads(name, set()) for name in own}
+
+
 def test_every_variable_a_source_reads_is_declared_in_its_registry_entry() -> None:
+    """Its module's reads and its place rules' (`Entry.places`, `Entry.in_project`)."""
     read = variables_read()
+    rules = rules_read()
     assert set().union(*read.values()) == set(ENVIRONMENT)
     for entry in ENTRIES:
         module = entry.home.split(":")[0] + ".py"
         assert read.get(module, set()) <= set(entry.env), (entry.kind, read.get(module))
+        for rule in (entry.places, entry.in_project):
+            read_by_rule = rules[rule.__name__] if rule else set()
+            assert read_by_rule <= set(entry.env), (entry.kind, read_by_rule)
+
+
+def test_where_a_source_reads_is_its_entry_s_rules_alone() -> None:
+    """An index run reads the standard places and the stores inside projects from the
+    entries' rules (`sources.places`), importing no source: a source class that answered
+    otherwise would read elsewhere than the run does."""
+    for entry in ENTRIES:
+        made = type(SOURCES[entry.kind])
+        assert made.default_roots is Source.default_roots, entry.kind
+        assert made.project_root is Source.project_root, entry.kind
+        for rule in (entry.places, entry.in_project):
+            assert rule is None or rule.__module__.startswith("findsession.sources.places."), (
+                entry.kind
+            )
 
 
 def test_each_source_is_one_entry_made_from_the_class_it_names() -> None:

@@ -19,7 +19,7 @@ from findsession.errors import FindsessionError
 from findsession.paths import APP as APP  # re-exported: callers name them config.*
 from findsession.paths import config_path as config_path
 from findsession.paths import db_path as db_path
-from findsession.sources import DEFAULT_SOURCE, SOURCES
+from findsession.sources import DEFAULT_SOURCE, PLACES, SOURCES
 from findsession.storage import BACKENDS, SERVER_BACKENDS
 from findsession.titles.settings import BadTitleSettings, TitleSettings
 
@@ -216,12 +216,15 @@ def _read_sources(table: Any, config: Config) -> None:
 
 
 def default_roots(config: Config) -> list[Root]:
-    """Each enabled source's standard location, then the roots the config file adds."""
+    """Each enabled source's standard location, then the roots the config file adds.
+
+    Read from the sources' place rules (`sources.places`), not from the sources: a run
+    imports only the sources whose places it reads."""
     roots = [
         Root(p, kind)
-        for kind, src in SOURCES.items()
+        for kind, where in PLACES.items()
         if kind not in config.disabled
-        for p in src.default_roots()
+        for p in where()
     ]
     roots += [r for r in config.roots if r not in roots and r.source not in config.disabled]
     return roots

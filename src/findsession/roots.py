@@ -18,7 +18,7 @@ from findsession.config import Config
 from findsession.domain import Root, SourceCounts, SourceReport
 from findsession.errors import FindsessionError
 from findsession.search.filters import BadOption
-from findsession.sources import DEFAULT_SOURCE, ENTRIES, SOURCES, SPOKEN_NAMES, Source
+from findsession.sources import DEFAULT_SOURCE, ENTRIES, IN_PROJECT, SOURCES, SPOKEN_NAMES, Source
 from findsession.sources.git_index import tracked
 from findsession.storage.views import RootsStore
 
@@ -107,15 +107,16 @@ def project_memory_roots(settings: Config, store: RootsStore, roots: list[Root])
 def project_store_roots(settings: Config, store: RootsStore, roots: list[Root]) -> list[Root]:
     """Each indexed project's own store of an agent that keeps one inside the project
     (Crush's `.crush/`), for every enabled source that says where (`project_root`): a
-    stat or two per project, so a project Crush never listed is still read."""
+    stat or two per project, so a project Crush never listed is still read. Asked of the
+    sources' rules (`sources.places`), which import no source."""
     dirs = [Path(d) for d in store.project_dirs(tuple(SPOKEN_NAMES)) if Path(d).is_absolute()]
     have = set(roots)
     extra: list[Root] = []
-    for kind, source in SOURCES.items():
+    for kind, rule in IN_PROJECT.items():
         if kind in settings.disabled:
             continue
         for folder in dirs:
-            place = source.project_root(folder)
+            place = rule(folder)
             if place is not None and Root(place, kind) not in have:
                 have.add(Root(place, kind))
                 extra.append(Root(place, kind))

@@ -15,10 +15,15 @@ read again with the same text is not embedded again.
 
 An index made before readings were recorded holds no such row: its files were read
 with the first reading (`FIRST`). So a source with no file in the index gets this
-release's reading recorded at once: the files a run reads from now on are read with it.
+release's reading recorded by the first run that walks one of its roots, before it reads
+a file there: the files a run reads from now on are read with it. (A file enters the
+index only by such a run: a run told which files changed reads only files it knows.)
+Only those sources are asked, so a run imports no source it does not read.
 """
 
 from __future__ import annotations
+
+from collections.abc import Collection
 
 from findsession.sources import SOURCES
 from findsession.storage.base import FileState
@@ -39,9 +44,13 @@ def reading(kind: str) -> str:
     return f"{SHARED}.{SOURCES[kind].reads}"
 
 
-def read_again_if_read_differently(store: IndexStore, known: dict[str, FileState]) -> list[str]:
+def read_again_if_read_differently(
+    store: IndexStore, known: dict[str, FileState], walked: Collection[str]
+) -> list[str]:
     """Mark to be read from the start every known file of a source whose stored reading
-    is not this release's, record this release's, and return the sources so marked.
+    is not this release's, record this release's, and return the sources so marked;
+    record this release's reading for each source of the roots about to be `walked`
+    that has none and no file in the index yet.
 
     Called at the start of a run that walks its roots, before it decides what changed;
     the caller reads the files' states again when any source was marked."""
@@ -60,7 +69,7 @@ def read_again_if_read_differently(store: IndexStore, known: dict[str, FileState
                 store.read_again(path)
             store.set_setting(key, reading(kind))
             marked.append(kind)
-        for kind in SOURCES:
-            if kind not in by_kind and store.setting(f"reading.{kind}") is None:
+        for kind in dict.fromkeys(walked):
+            if kind in SOURCES and kind not in by_kind and store.setting(f"reading.{kind}") is None:
                 store.set_setting(f"reading.{kind}", reading(kind))
     return marked

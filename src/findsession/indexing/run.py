@@ -80,7 +80,9 @@ def index_roots(
             report.full_scan = False
         else:
             known = store.file_states()
-            report.read_anew = read_again_if_read_differently(store, known)
+            report.read_anew = read_again_if_read_differently(
+                store, known, [r.source for r in roots]
+            )
             if report.read_anew:
                 known = store.file_states()
             unwalked: set[str] = set()

@@ -1,8 +1,9 @@
 """Transcript sources, one module per agent format, behind the `Source` protocol.
 
-A new format is a module with a class deriving from `Source` and one entry in
-`registry.ENTRIES` (its kind, its class, what people call its agent, the environment
-variables that move where it reads); nothing else names it.
+A new format is a module with a class deriving from `Source`, the rule for its standard
+places in `places`, and one entry in `registry.ENTRIES` (its kind, its class, its place
+rule, what people call its agent, the environment variables that move where it reads);
+nothing else names it.
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from findsession.sources.registry import (
     ENTRIES,
     ENVIRONMENT,
     HANDOFF_AGENTS,
+    IN_PROJECT,
     KINDS,
     NAMED_ENVIRONMENT,
+    PLACES,
     SOURCES,
     SPOKEN_NAMES,
     Entry,
@@ -84,7 +87,9 @@ __all__ = [
     "ENVIRONMENT",
     "NAMED_ENVIRONMENT",
     "HANDOFF_AGENTS",
+    "IN_PROJECT",
     "KINDS",
+    "PLACES",
     "SOURCES",
     "SPOKEN_NAMES",
     "Cursor",

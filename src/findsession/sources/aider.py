@@ -12,7 +12,6 @@ blocks may have grown), and nothing before it is read twice.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -24,12 +23,12 @@ from findsession.sources.base import Skip, Source, SourceFile, store_id, texts_b
 from findsession.sources.cursor import HEAD, Cursor, Reading, Record, looks_binary
 from findsession.sources.jsonl import prefix_hash
 from findsession.sources.opening import open_regular
+from findsession.sources.places.homes import AIDER_HISTORY as FILE_NAME
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_in_cwd
 from findsession.sources.walking import walk
 
 KIND = SourceKind.AIDER
-FILE_NAME = ".aider.chat.history.md"
 #: Lines longer than this are skipped: nothing a person reads is that long.
 MAX_LINE_BYTES = 64 * 1024 * 1024
 _CHUNK = 1024 * 1024
@@ -55,9 +54,6 @@ class AiderSource(Source):
     #: aider's own answers to a group of questions and an architect's reply sent again
     #: without its thinking are not.
     reads = 2
-
-    def default_roots(self) -> list[Path]:
-        return default_roots()
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         return discover(root, skip)
@@ -102,40 +98,6 @@ class AiderSource(Source):
             " whole chat history file (every run in it, summarised by Aider when long),"
             " not this run alone",
         )
-
-
-def default_roots() -> list[Path]:
-    """The history file aider is told to use (`AIDER_CHAT_HISTORY_FILE`, or
-    `chat-history-file` in `~/.aider.conf.yml`) when it is an absolute path, and the one
-    in the home folder (aider run outside a git repository). Project folders are not
-    guessed: walking a whole home folder is not cheap; the config adds roots."""
-    home = Path.home()
-    named = os.environ.get("AIDER_CHAT_HISTORY_FILE")
-    return named_and_home(named, [home / ".aider.conf.yml"], home / FILE_NAME)
-
-
-def named_and_home(named: str | None, configs: list[Path], at_home: Path) -> list[Path]:
-    """The history `named` (an environment variable's value), else the one the first of
-    `configs` names, when that is an absolute path; then `at_home`."""
-    roots = []
-    named = named or next(filter(None, map(_configured, configs)), None)
-    if named and Path(named).expanduser().is_absolute():
-        roots.append(Path(named).expanduser())
-    if at_home not in roots:
-        roots.append(at_home)
-    return roots
-
-
-_CONF_KEY = re.compile(r"""^chat-history-file:\s*["']?([^"'#\n]+?)["']?\s*(?:#.*)?$""", re.M)
-
-
-def _configured(conf: Path) -> str | None:
-    """`chat-history-file` from aider's YAML config, read as the one line it is."""
-    try:
-        found = _CONF_KEY.search(conf.read_text(encoding="utf-8", errors="replace"))
-    except OSError:
-        return None
-    return found.group(1) if found else None
 
 
 def discover(root: Path, skip: Skip | None = None, name: str = FILE_NAME) -> Iterator[Path]:

@@ -14,8 +14,6 @@ has no conversations table and holds none.
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -31,26 +29,11 @@ from findsession.sources.resuming import resume_in_cwd
 KIND = SourceKind.AMAZON_Q
 
 
-def data_folder() -> Path:
-    """Amazon Q Developer CLI's data folder, where `data.sqlite3` is (Rust's
-    `dirs::data_local_dir()` and `amazon-q`)."""
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Application Support" / "amazon-q"
-    if sys.platform == "win32":
-        local = os.environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
-        return Path(local) / "amazon-q"
-    base = os.environ.get("XDG_DATA_HOME")
-    return (Path(base).expanduser() if base else Path.home() / ".local" / "share") / "amazon-q"
-
-
 class AmazonQSource(Source):
     """Amazon Q Developer CLI's `data.sqlite3`."""
 
     kind = KIND
     companions = foreign_db.COMPANIONS
-
-    def default_roots(self) -> list[Path]:
-        return [data_folder()]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """`data.sqlite3` at `root` (or `root` itself)."""

@@ -14,7 +14,6 @@ thread of their own, so there is none to link.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -47,13 +46,6 @@ class AmpSource(Source):
     """Amp's `~/.local/share/amp/threads/`."""
 
     kind = KIND
-
-    def default_roots(self) -> list[Path]:
-        """`$XDG_DATA_HOME/amp/threads`, else `~/.local/share/amp/threads`: Amp's CLI
-        keeps its data there on every OS."""
-        data = os.environ.get("XDG_DATA_HOME")
-        base = Path(data).expanduser() if data else Path.home() / ".local" / "share"
-        return [base / "amp" / "threads"]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """Every `T-*.json` under `root` (the threads folder, a copy of it, or one file)."""

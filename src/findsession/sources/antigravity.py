@@ -42,8 +42,6 @@ OVERVIEW = "overview.txt"
 #: A conversation's logs, the one read first where several are.
 LOGS = (FULL, COMPACT, OVERVIEW)
 SYSTEM = ".system_generated"
-#: The data folders under `~/.gemini`, the editor's first.
-APPS = ("antigravity", "antigravity-ide", "antigravity-cli")
 CLI_APP = "antigravity-cli"
 _NO_RESUME = (
     "The Antigravity editor has no command that opens a conversation by its id: open the "
@@ -58,9 +56,6 @@ class AntigravitySource(Source):
     #: 2: an error step that answers no call keeps its `error` text (it gave nothing); a
     #: background command's result, in a system message, is its call's output.
     reads = 2
-
-    def default_roots(self) -> list[Path]:
-        return [Path.home() / ".gemini" / app / "brain" for app in APPS]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """Each conversation's transcript under `root` (a brain folder, one conversation's

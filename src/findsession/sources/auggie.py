@@ -30,18 +30,10 @@ KIND = SourceKind.AUGGIE
 _BACKUP = re.compile(r"-backup\d+\.json\Z")
 
 
-def sessions_folder() -> Path:
-    """Auggie's sessions folder, where it keeps it by default."""
-    return Path.home() / ".augment" / "sessions"
-
-
 class AuggieSource(Source):
     """Auggie's `sessions/<id>.json`."""
 
     kind = KIND
-
-    def default_roots(self) -> list[Path]:
-        return [sessions_folder()]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """Every session file at `root`'s top (or `root` itself); no backup copy."""

@@ -18,8 +18,6 @@ is read whole when its content changed (`json_doc`).
 from __future__ import annotations
 
 import hashlib
-import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -39,29 +37,10 @@ METADATA = "metadata.json"
 _NOTE = "In Neovim, open avante's chat list (:AvanteHistory) and pick the chat by its title."
 
 
-def state_dir() -> Path:
-    """Neovim's state folder (`stdpath("state")`), as Neovim finds it."""
-    app = os.environ.get("NVIM_APPNAME", "").strip() or "nvim"
-    home = Path.home()
-    if sys.platform == "win32":
-        local = os.environ.get("LOCALAPPDATA") or str(home / "AppData" / "Local")
-        return Path(local) / f"{app}-data"
-    state = os.environ.get("XDG_STATE_HOME", "").strip()
-    return Path(state).expanduser() / app if state else home / ".local" / "state" / app
-
-
-def storage_dir() -> Path:
-    """avante's default storage folder."""
-    return state_dir() / "avante"
-
-
 class AvanteSource(Source):
     """avante.nvim's `projects/<root>/history/<n>.json` (and its older `<root>.json`)."""
 
     kind = KIND
-
-    def default_roots(self) -> list[Path]:
-        return [storage_dir()]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """Each chat document under `root` (the storage folder, a project's folder or

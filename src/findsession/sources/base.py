@@ -11,6 +11,7 @@ from typing import IO, Protocol
 
 from findsession.domain import Message, MessageKind, Resume, Session
 from findsession.sources.cursor import Cursor, Reading, Record
+from findsession.sources.registry import IN_PROJECT, PLACES
 
 #: Called as `skip(path, reason)` for a file or folder left out of the run.
 Skip = Callable[[Path, str], None]
@@ -75,9 +76,10 @@ class Source(Protocol):
     #: not need it.
     reads: int = 1
 
-    @abstractmethod
     def default_roots(self) -> list[Path]:
-        """Roots indexed when the user names none."""
+        """Roots indexed when the user names none: its entry's place rule
+        (`sources.places`), which the index reads without importing any source."""
+        return PLACES[self.kind]()
 
     @abstractmethod
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
@@ -140,9 +142,11 @@ class Source(Protocol):
         """The folder inside an indexed project where this source's files are kept
         (Crush's `.crush/`, the first OpenCode's `.opencode/`, SpecStory's
         `.specstory/history/`), when the project has one: each is read as a root of this
-        source, so a project the agent's own list never named is still read. None by
-        default: the source keeps nothing inside projects."""
-        return None
+        source, so a project the agent's own list never named is still read. Its entry's
+        rule (`Entry.in_project`, in `sources.places`), which the index reads without
+        importing any source; None for a source that keeps nothing inside projects."""
+        rule = IN_PROJECT.get(self.kind)
+        return rule(project) if rule else None
 
     def kept_in_project(self, path: Path) -> bool:
         """Whether the file at `path` is a store the agent keeps inside a project (what

@@ -11,26 +11,25 @@ and is read as Aider.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
 from findsession.domain import Resume, Session
-from findsession.sources.aider import AiderSource, named_and_home, read_history, walked_name
+from findsession.sources.aider import AiderSource, read_history, walked_name
 from findsession.sources.aider import discover as discover_histories
 from findsession.sources.aider_records import session_key
 from findsession.sources.base import Skip, SourceFile, store_id, texts_by_line
 from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.opening import open_regular
+from findsession.sources.places.homes import CECLI_CHAT_NAME as CHAT_NAME
+from findsession.sources.places.homes import CECLI_FOLDER as FOLDER
+from findsession.sources.places.homes import CECLI_HISTORY as FILE_NAME
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import resume_in_cwd
 
 KIND = SourceKind.CECLI
-FOLDER = ".cecli"
 #: Where cecli keeps its chat history, from the project's root (cecli/args.py).
-CHAT_NAME = "chat.history"
-FILE_NAME = f"{FOLDER}/{CHAT_NAME}"
 #: Where cecli keeps what was typed, beside its chat history (`--input-history-file`).
 INPUTS_NAME = "input.history"
 
@@ -41,9 +40,6 @@ class CecliSource(AiderSource):
     kind = KIND
     #: 2: the prompts only `input.history` holds (cecli stopped logging the run) are read.
     reads = 2
-
-    def default_roots(self) -> list[Path]:
-        return default_roots()
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         return discover(root, skip)
@@ -95,17 +91,6 @@ def inputs_beside(path: Path) -> Path | None:
     """`input.history` beside a `chat.history` (where cecli keeps both, cecli/args.py);
     None for a history named otherwise, whose inputs may be kept anywhere."""
     return path.with_name(INPUTS_NAME) if path.name == CHAT_NAME else None
-
-
-def default_roots() -> list[Path]:
-    """The history cecli is told to use (`CECLI_CHAT_HISTORY_FILE`, or
-    `chat-history-file` in `~/.cecli.conf.yml` or `~/.cecli/.cecli.conf.yml`) when it
-    is an absolute path, and `~/.cecli/chat.history` (cecli run outside a git
-    repository, in the home folder). Project folders are not guessed, as for Aider."""
-    home = Path.home()
-    configs = [home / ".cecli.conf.yml", home / FOLDER / ".cecli.conf.yml"]
-    named = os.environ.get("CECLI_CHAT_HISTORY_FILE")
-    return named_and_home(named, configs, home / FILE_NAME)
 
 
 def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:

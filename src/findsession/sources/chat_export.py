@@ -131,10 +131,6 @@ class ChatExportSource(Source):
     kind: str
     format: ExportFormat
 
-    def default_roots(self) -> list[Path]:
-        """None: an export is wherever the person saved it, and is named to be read."""
-        return []
-
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """The export named (a zip, or the conversations' file), or every zip and every
         conversations' file under a folder named (an unpacked export, or a folder the

@@ -10,7 +10,6 @@ append-only JSON lines, read on from the JSON-lines cursor.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -56,9 +55,6 @@ class ClaudeCodeSource(Source):
     #: not one (2.1.337): read after a fork of it, it had lost its turns to the fork.
     reads = 7
 
-    def default_roots(self) -> list[Path]:
-        return [default_root()]
-
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         return discover(root, skip)
 
@@ -93,12 +89,6 @@ class ClaudeCodeSource(Source):
         """`claude --resume <id>`, in the session's directory: Claude Code looks the
         session up among the transcripts of the project it is started in."""
         return resume_in_cwd(session, "claude", *option("--resume", session.id))
-
-
-def default_root() -> Path:
-    """`$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`."""
-    base = os.environ.get("CLAUDE_CONFIG_DIR")
-    return (Path(base).expanduser() if base else Path.home() / ".claude") / "projects"
 
 
 def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:

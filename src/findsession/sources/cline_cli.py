@@ -19,7 +19,6 @@ wrapped in
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -33,17 +32,6 @@ MESSAGES = ".messages.json"
 _WRAPPED = re.compile(r"^\s*<user_input\b[^>]*>(.*)</user_input>\s*$", re.S)
 
 Record = Message | MetaEvent
-
-
-def sessions_folder() -> Path:
-    """Where the CLI keeps its sessions on this machine (its own resolution order)."""
-    if value := os.environ.get("CLINE_SESSION_DATA_DIR", "").strip():
-        return Path(value)
-    data = os.environ.get("CLINE_DATA_DIR", "").strip()
-    if not data:
-        home = os.environ.get("CLINE_DIR", "").strip() or str(Path.home() / ".cline")
-        data = str(Path(home) / "data")
-    return Path(data) / "sessions"
 
 
 def is_messages(path: Path) -> bool:

@@ -42,6 +42,8 @@ from findsession.sources.generations import texts_by_generation
 from findsession.sources.json_doc import load_or_none, read_document, side_object
 from findsession.sources.jsonl import clean_text
 from findsession.sources.opening import open_regular
+from findsession.sources.places.data import CODE_PUPPY_SUBAGENTS as _SUBAGENTS
+from findsession.sources.places.data import code_puppy_autosaves
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_anywhere
 from findsession.sources.walking import walk
@@ -50,7 +52,6 @@ KIND = SourceKind.CODE_PUPPY
 #: The folders a session file lies in; any other JSON in Code Puppy's folder (its
 #: models, agents, plugins' settings) is not a session.
 _FOLDERS = frozenset(("autosaves", "acp", "contexts", "subagent_sessions"))
-_SUBAGENTS = "subagent_sessions"
 #: Code Puppy's own sidecars, which share the `.json` suffix.
 _SIDECARS = ("_meta.json", "_acp.json")
 #: Where migrated pickles (and those it could not migrate) go: not sessions to read.
@@ -60,20 +61,6 @@ _PICKLE = (
     "a Code Puppy session saved as a Python pickle: not read, since unpickling runs code "
     "(Code Puppy rewrites it as JSON the next time it starts)"
 )
-
-
-def _folder(base: str | None) -> Path:
-    """Code Puppy's folder for one XDG kind, as its `_get_xdg_dir` finds it: under the
-    XDG variable's folder when it is set, else `~/.code_puppy` for every kind."""
-    return Path(base) / "code_puppy" if base else Path.home() / ".code_puppy"
-
-
-def cache_dir() -> Path:
-    return _folder(os.environ.get("XDG_CACHE_HOME"))
-
-
-def data_dir() -> Path:
-    return _folder(os.environ.get("XDG_DATA_HOME"))
 
 
 def is_session_file(path: Path) -> bool:
@@ -93,10 +80,6 @@ class CodePuppySource(Source):
     #: messages stand); an index made before has its sessions read again once, which
     #: loses nothing: it held what each file held, read whole at every change.
     reads = 2
-
-    def default_roots(self) -> list[Path]:
-        roots = [cache_dir() / "autosaves", data_dir() / "contexts", data_dir() / _SUBAGENTS]
-        return list(dict.fromkeys(roots))
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """Every session file under `root` (a sessions folder, a copy of Code Puppy's
@@ -129,7 +112,7 @@ class CodePuppySource(Source):
             source=KIND,
             session_id=sid,
             is_subagent=True,
-            parent_id=subagent_parent(path, [cache_dir() / "autosaves"]),
+            parent_id=subagent_parent(path, [code_puppy_autosaves()]),
             agent_type=clean_text(agent)[:100] if isinstance(agent, str) and agent else None,
             agent_description=clean_text(prompt)[:500] if isinstance(prompt, str) else None,
         )

@@ -30,23 +30,14 @@ from findsession.sources.jsonl import objects_at, read_appended
 from findsession.sources.opening import open_regular
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_anywhere
-from findsession.sources.walking import env_home
 
 KIND = SourceKind.CODEBUDDY
-
-
-def config_dir() -> Path:
-    """CodeBuddy Code's user folder, as it finds it."""
-    return env_home("CODEBUDDY_CONFIG_DIR", ".codebuddy")
 
 
 class CodeBuddySource(Source):
     """CodeBuddy Code's `~/.codebuddy/projects/<project>/<id>.jsonl` and their subagents."""
 
     kind = KIND
-
-    def default_roots(self) -> list[Path]:
-        return [config_dir() / "projects"]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """Every transcript under `root`, as in Claude Code's layout (its `tool-results/`

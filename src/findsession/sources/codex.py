@@ -20,7 +20,6 @@ the session that entered review mode as it began (`codex_review`).
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -63,9 +62,6 @@ class CodexSource(Source):
     #: agent's `agent_message` is read as what came back from it; a compaction's own
     #: answer (`compaction_output`) is no reply.
     reads = 5
-
-    def default_roots(self) -> list[Path]:
-        return [default_root()]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         return discover(root, skip)
@@ -117,12 +113,6 @@ class CodexSource(Source):
         """`codex resume <id>`, in the session's directory: Codex runs a resumed
         session in the directory it is started in."""
         return resume_in_cwd(session, "codex", "resume", *positional(session.id))
-
-
-def default_root() -> Path:
-    """`$CODEX_HOME`, else `~/.codex`."""
-    base = os.environ.get("CODEX_HOME")
-    return Path(base).expanduser() if base else Path.home() / ".codex"
 
 
 def is_rollout(name: str) -> bool:

@@ -3,7 +3,7 @@
 - **The VS Code extension** (`sourcegraph.cody-ai`) keeps the history in the editor's
   global state: the `ItemTable` row `sourcegraph.cody-ai` of the `User` folder's
   `globalStorage/state.vscdb` (VS Code's, VS Code Insiders', VSCodium's; `<User>` as for
-  Cursor, `cursor_ide.user_folder`), one JSON object of every key Cody keeps there,
+  Cursor, `places.common.user_folder`), one JSON object of every key Cody keeps there,
   the history under `cody-local-chatHistory-v2` (`cody_history`, `cody_records`). Cody installed in
   Cursor or Windsurf writes the same row into their database, which their own sources
   read as theirs: it is not read here.
@@ -28,7 +28,6 @@ Cody has no command that opens a chat by its id.
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -42,7 +41,7 @@ from findsession.sources.cody_history import HISTORY_KEY, Chat, chats_of, histor
 from findsession.sources.cody_jetbrains import HISTORY_XML, IDEA, project_chats
 from findsession.sources.cody_records import chat_records
 from findsession.sources.cursor import Cursor, Reading, Record
-from findsession.sources.cursor_ide import DB, GLOBAL, user_folder
+from findsession.sources.cursor_ide import DB, GLOBAL
 from findsession.sources.cursor_ide_layouts import item_token, token_of
 from findsession.sources.cursor_ide_records import loads, rank_of
 from findsession.sources.registry import SourceKind
@@ -51,9 +50,6 @@ from findsession.sources.resuming import no_resume
 KIND = SourceKind.CODY
 #: The extension's id: its global state's row in `ItemTable`.
 EXTENSION = "sourcegraph.cody-ai"
-#: The editors whose database no other source reads.
-EDITORS = ("Code", "Code - Insiders", "VSCodium")
-AGENT_DATA = "Cody-nodejs"
 _STATE_DIR = "-globalState"
 #: The cursor's token of the whole history value (never a chat's key).
 _WHOLE = "value:"
@@ -69,12 +65,6 @@ class CodySource(Source):
 
     kind = KIND
     companions = foreign_db.COMPANIONS
-
-    def default_roots(self) -> list[Path]:
-        """Each editor's `globalStorage` and the agent's data folder that exist; else
-        VS Code's, so `sources` names one place."""
-        places = [user_folder(app) / GLOBAL for app in EDITORS] + [agent_data()]
-        return [p for p in places if p.is_dir()] or places[:1]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """A database, the agent's history file or an export named itself; in a folder,
@@ -100,11 +90,6 @@ class CodySource(Source):
                 yield root / name / HISTORY_KEY
             elif name.startswith(_EXPORT_PREFIX) and name.endswith(".json"):
                 yield root / name
-
-    def project_root(self, project: Path) -> Path | None:
-        """A JetBrains project's `.idea`, when the plugin kept its chats there."""
-        folder = project / IDEA
-        return folder if (folder / HISTORY_XML).is_file() else None
 
     def kept_in_project(self, path: Path) -> bool:
         return path.name == HISTORY_XML
@@ -163,17 +148,6 @@ class CodySource(Source):
         """None: the titles are in the editor's database or the agent's state, which
         findsession never writes."""
         return None
-
-
-def agent_data() -> Path:
-    """The Cody agent's data folder (`env-paths`' for `Cody`, with its `-nodejs` suffix)."""
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Application Support" / AGENT_DATA
-    if sys.platform == "win32":
-        local = os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local"
-        return Path(local) / AGENT_DATA / "Data"
-    xdg = os.environ.get("XDG_DATA_HOME")
-    return (Path(xdg).expanduser() if xdg else Path.home() / ".local" / "share") / AGENT_DATA
 
 
 def _raw(path: Path, fh: IO[bytes], problems: list[Problem]) -> str | bytes | None:

@@ -28,9 +28,9 @@ from xml.etree import ElementTree
 from findsession.domain import Problem
 from findsession.sources.cody_history import Chat, chat_key
 from findsession.sources.epoch import iso_utc
+from findsession.sources.places.projects import CODY_HISTORY_XML as HISTORY_XML
+from findsession.sources.places.projects import CODY_IDEA as IDEA
 
-HISTORY_XML = "cody_history.xml"
-IDEA = ".idea"
 _SPEAKERS = {"HUMAN": "human", "ASSISTANT": "assistant"}
 
 

@@ -39,12 +39,6 @@ _NOTE = (
 )
 
 
-def sessions_folder() -> Path:
-    """Continue's sessions folder, as Continue finds it."""
-    base = os.environ.get("CONTINUE_GLOBAL_DIR")
-    return (Path(base).expanduser() if base else Path.home() / ".continue") / "sessions"
-
-
 class ContinueSource(Source):
     """Continue's `sessions/<id>.json`."""
 
@@ -53,9 +47,6 @@ class ContinueSource(Source):
     #: 3: what a call of the CLI's gave back, kept only in its item's `toolCallStates`
     #: (`output`), is its output, failed when the call errored; none was read.
     reads = 3
-
-    def default_roots(self) -> list[Path]:
-        return [sessions_folder()]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """Every session file at `root`'s top (or `root` itself); the list is not one."""

@@ -34,15 +34,15 @@ from findsession.sources.json_doc import load_or_none, read_document
 from findsession.sources.jsonl import clean_text, read_appended, texts_at
 from findsession.sources.names import entry_name
 from findsession.sources.opening import open_regular
+from findsession.sources.places.clis import COPILOT_HISTORY as HISTORY
+from findsession.sources.places.clis import COPILOT_STATE as STATE
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_in_cwd
-from findsession.sources.walking import env_home, walk
+from findsession.sources.walking import walk
 
 KIND = SourceKind.COPILOT_CLI
 EVENTS = "events.jsonl"
 WORKSPACE = "workspace.yaml"
-STATE = "session-state"
-HISTORY = "history-session-state"
 #: `workspace.yaml` is a few hundred bytes; more than this is not one the CLI wrote.
 _WORKSPACE_MAX = 64 * 1024
 
@@ -60,9 +60,6 @@ class CopilotCliSource(Source):
     #: 4: a subagent's task written again as an inter-agent `user.message` (1.0.102) is
     #: not a prompt of the parent; a shell command that exited other than 0 is failed.
     reads = 4
-
-    def default_roots(self) -> list[Path]:
-        return [copilot_home() / STATE, copilot_home() / HISTORY]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         return discover(root, skip)
@@ -105,11 +102,6 @@ class CopilotCliSource(Source):
         """`copilot --resume <id>`, in the session's directory: the CLI's own way back
         into a session, which then works in the directory it is started in."""
         return resume_in_cwd(session, "copilot", *option("--resume", session.id))
-
-
-def copilot_home() -> Path:
-    """`$COPILOT_HOME`, else `~/.copilot`."""
-    return env_home("COPILOT_HOME", ".copilot")
 
 
 def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:

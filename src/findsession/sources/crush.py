@@ -17,9 +17,7 @@ started it.
 
 from __future__ import annotations
 
-import json
 import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -28,50 +26,14 @@ from findsession.domain import Resume, Session
 from findsession.sources import foreign_db, project_db
 from findsession.sources.base import Skip, Source, SourceFile, store_id
 from findsession.sources.cursor import Cursor, Reading
-from findsession.sources.opening import open_regular
+from findsession.sources.places.data import CRUSH_PROJECTS, crush_projects
+from findsession.sources.places.projects import CRUSH_STORE
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_in_cwd
 
 KIND = SourceKind.CRUSH
-STORE = project_db.CRUSH
-DATA_FOLDER = STORE.folder
+STORE = CRUSH_STORE
 DB_NAME = STORE.db_name
-PROJECTS = "projects.json"
-_LIST_BYTES = 16 << 20
-
-
-def data_home() -> Path:
-    """Crush's data folder, where `projects.json` is, as Crush itself finds it."""
-    for value, tail in (
-        (os.environ.get("CRUSH_GLOBAL_DATA"), ()),
-        (os.environ.get("XDG_DATA_HOME"), ("crush",)),
-    ):
-        if value:
-            return Path(value).expanduser().joinpath(*tail)
-    if sys.platform == "win32":
-        local = os.environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
-        return Path(local) / "crush"
-    return Path.home() / ".local" / "share" / "crush"
-
-
-def listed_projects(home: Path | None = None) -> list[tuple[str, Path]]:
-    """`(project folder, data folder)` of each project `projects.json` names."""
-    try:
-        with open_regular(str((home or data_home()) / PROJECTS)) as fh:
-            doc = json.loads(fh.read(_LIST_BYTES).decode("utf-8", "replace"))
-    except (OSError, ValueError, RecursionError):
-        return []
-    entries = doc.get("projects") if isinstance(doc, dict) else None
-    found = []
-    for entry in entries if isinstance(entries, list) else []:
-        if not isinstance(entry, dict):
-            continue
-        path, data = entry.get("path"), entry.get("data_dir")
-        if isinstance(path, str) and path and "\x00" not in path:
-            data = data if isinstance(data, str) and data else os.path.join(path, DATA_FOLDER)
-            if "\x00" not in data:
-                found.append((path, Path(data)))
-    return found
 
 
 def file_id(path: Path) -> str:
@@ -89,17 +51,6 @@ class CrushSource(Source):
     #: line in the index).
     reads = 2
 
-    def default_roots(self) -> list[Path]:
-        """The data folder (its `projects.json` lists the projects), then each listed
-        project's own data folder, so a change in one is seen where it happens."""
-        home = data_home()
-        listed = [data for _, data in listed_projects(home) if data.is_dir()]
-        return [home, *dict.fromkeys(listed)]
-
-    def project_root(self, project: Path) -> Path | None:
-        """A project's own Crush data folder, when it has a database."""
-        return STORE.in_project(project)
-
     def kept_in_project(self, path: Path) -> bool:
         """Every database of Crush's: each is a project's `.crush/crush.db`."""
         return True
@@ -110,8 +61,8 @@ class CrushSource(Source):
         if root.is_file():
             yield root
             return
-        if (root / PROJECTS).is_file():
-            for _, data in listed_projects(root):
+        if (root / CRUSH_PROJECTS).is_file():
+            for _, data in crush_projects(root):
                 if (data / DB_NAME).is_file():
                     yield data / DB_NAME
             return
@@ -144,7 +95,7 @@ def project_of(db: Path) -> str | None:
     """The project a database belongs to: as `projects.json` lists it, else the folder
     that holds its `.crush/`."""
     folder = os.path.abspath(db.parent)
-    for project, data in listed_projects():
+    for project, data in crush_projects():
         if os.path.abspath(data) == folder:
             return project
     return STORE.project_of(db)

@@ -69,9 +69,6 @@ class CursorAgentSource(Source):
     #: A commit waiting in a chat's `store.db-wal` is a change of the store.
     companions = foreign_db.COMPANIONS
 
-    def default_roots(self) -> list[Path]:
-        return [Path.home() / ".cursor" / "projects", Path.home() / ".cursor" / CHATS]
-
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         return discover(root, skip)
 

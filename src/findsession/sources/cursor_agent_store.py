@@ -34,10 +34,10 @@ from findsession.sources.cursor import Cursor, Reading, Record
 from findsession.sources.cursor_agent_db import blob, has_blobs, meta_value
 from findsession.sources.cursor_agent_meta import decoded_json, folder_meta, started_at
 from findsession.sources.cursor_agent_records import TranscriptParser, workspace_in
+from findsession.sources.places.clis import CURSOR_AGENT_CHATS as CHATS
 from findsession.sources.protobuf_wire import Wire, WireError
 
 STORE = "store.db"
-CHATS = "chats"
 #: The root blob's field that lists the messages.
 _MESSAGES_FIELD = 1
 #: A message blob larger than this is not one the agent wrote as JSON.

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
@@ -34,12 +33,12 @@ from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.cursor_ide_records import workspace_dir, workspace_id
 from findsession.sources.cursor_ide_store import Folder, read_back, read_store
 from findsession.sources.opening import open_regular
+from findsession.sources.places.common import GLOBAL, WORKSPACES
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import no_resume
 from findsession.sources.vscode_copilot_records import uri_path
 
 DB = "state.vscdb"
-GLOBAL, WORKSPACES = "globalStorage", "workspaceStorage"
 
 
 class _StateDbSource(Source):
@@ -51,10 +50,6 @@ class _StateDbSource(Source):
     companions = foreign_db.COMPANIONS
     #: 2: a message kept only as the editor's saved state (`initText`) reads as its text.
     reads = 2
-
-    def default_roots(self) -> list[Path]:
-        user = user_folder(self.app)
-        return [user / GLOBAL, user / WORKSPACES]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         return discover(root, skip)
@@ -106,18 +101,6 @@ class WindsurfSource(_StateDbSource):
             "Cascade history (~/.codeium/windsurf/cascade) is encrypted: only the older"
             " chat panel is read"
         ]
-
-
-def user_folder(app: str) -> Path:
-    """An editor's `User` folder on this system."""
-    if sys.platform == "darwin":
-        base = Path.home() / "Library" / "Application Support"
-    elif sys.platform == "win32":
-        base = Path(os.environ.get("APPDATA") or Path.home() / "AppData" / "Roaming")
-    else:
-        xdg = os.environ.get("XDG_CONFIG_HOME")
-        base = Path(xdg).expanduser() if xdg else Path.home() / ".config"
-    return base / app / "User"
 
 
 def file_id(kind: str, path: Path) -> str:

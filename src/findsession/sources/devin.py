@@ -22,8 +22,6 @@ comes only from other tools' readers of real stores (docs/sources.md, "Devin CLI
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -40,16 +38,6 @@ DB_NAME = "sessions.db"
 CLI = "cli"
 
 
-def data_homes() -> list[Path]:
-    """The CLI's data folders on this machine (see the module's docstring)."""
-    given = os.environ.get("XDG_DATA_HOME")
-    homes = [Path(given).expanduser() / "devin"] if given else []
-    homes.append(Path.home() / ".local" / "share" / "devin")
-    if sys.platform == "darwin":
-        homes.append(Path.home() / "Library" / "Application Support" / "devin")
-    return list(dict.fromkeys(homes))
-
-
 def file_id(path: Path) -> str:
     """`devin-` and a hash of the store's path: its sessions are `<file id>:<id>`."""
     return store_id("devin", path)
@@ -62,9 +50,6 @@ class DevinSource(foreign_db.OneStoreSource):
     prefix = "devin"
     #: 2: each subagent's chain, not read before, is a session linked to its parent.
     reads = 2
-
-    def default_roots(self) -> list[Path]:
-        return data_homes()
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """`cli/sessions.db` in `root` (the data folder, or a copy of it), `sessions.db`

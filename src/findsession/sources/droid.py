@@ -22,7 +22,6 @@ A file only grows: it is read on from the JSON-lines cursor.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -51,10 +50,6 @@ class DroidSource(Source):
     #: 2: Droid's own user messages (a background task's completion told to its model,
     #: its notices, hooks') are harness, not prompts; a `Task` worker is linked to its caller.
     reads = 2
-
-    def default_roots(self) -> list[Path]:
-        home = os.environ.get("FACTORY_HOME_OVERRIDE")
-        return [(Path(home).expanduser() if home else Path.home()) / ".factory" / "sessions"]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         return discover(root, skip)

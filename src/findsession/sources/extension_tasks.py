@@ -18,8 +18,6 @@ and resumes them with the CLI's `cline --id <id>`.
 from __future__ import annotations
 
 import json
-import os
-import sys
 from collections.abc import Iterator
 from dataclasses import replace
 from functools import lru_cache
@@ -39,38 +37,14 @@ from findsession.sources.ui_messages import cwd_from_requests, ui_records
 from findsession.sources.walking import walk
 
 UI_FILE = "ui_messages.json"
-#: Editors that host VS Code extensions, each with its own user folder.
-EDITORS = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")
 _SIDECAR_MAX = 4 * 1024 * 1024
-
-
-def user_folders() -> list[Path]:
-    """Each editor's `User` folder on this system (`<config>/<Editor>/User`)."""
-    if sys.platform == "darwin":
-        base = Path.home() / "Library" / "Application Support"
-    elif sys.platform == "win32":
-        base = Path(os.environ.get("APPDATA") or Path.home() / "AppData" / "Roaming")
-    else:
-        base = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
-    return [base / editor / "User" for editor in EDITORS]
 
 
 class _TaskSource(Source):
     """What Cline and Roo Code share: the task layout and the UI message list."""
 
     kind: str
-    extensions: tuple[str, ...]  # the extension folders under `globalStorage`
     agent: str
-
-    def default_roots(self) -> list[Path]:
-        """The task folders that exist, in every editor; else the first one (VS Code's
-        own, for the first extension), so `sources` names one place, not ten."""
-        places = [
-            user / "globalStorage" / ext / "tasks"
-            for ext in self.extensions
-            for user in user_folders()
-        ]
-        return [p for p in places if p.is_dir()] or places[:1]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """Every task's `ui_messages.json` under `root` (a tasks folder, one task, or a
@@ -141,14 +115,7 @@ class ClineSource(_TaskSource):
     #: result, error, success}`) is their text, failed when one did not succeed; a
     #: command's output was empty and never failed, an edit's was its JSON.
     reads = 2
-    extensions = ("saoudrizwan.claude-dev",)
     agent = "Cline"
-
-    def default_roots(self) -> list[Path]:
-        """The extension's task folders (as `_TaskSource`) and the CLI's sessions folder
-        when it exists."""
-        cli = cline_cli.sessions_folder()
-        return [*super().default_roots(), *([cli] if cli.is_dir() else [])]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """The extension's tasks under `root` and the CLI's sessions: each session
@@ -208,7 +175,6 @@ class RooCodeSource(_TaskSource):
     """Roo Code's tasks (`rooveterinaryinc.roo-cline`) and Kilo Code's legacy ones."""
 
     kind = SourceKind.ROO_CODE
-    extensions = ("rooveterinaryinc.roo-cline", "kilocode.kilo-code")
     agent = "Roo Code"
 
 

@@ -16,7 +16,6 @@ the folder (its settings and credentials, `.forge_history` of the lines typed, l
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -32,14 +31,6 @@ KIND = SourceKind.FORGE
 DB_NAME = ".forge.db"
 
 
-def homes() -> list[Path]:
-    """Forge's folders on this machine (see the module's docstring)."""
-    given = os.environ.get("FORGE_CONFIG")
-    if given:
-        return [Path(given).expanduser()]
-    return [Path.home() / "forge", Path.home() / ".forge"]
-
-
 def file_id(path: Path) -> str:
     """`forge-` and a hash of the store's path: its sessions are `<file id>:<id>`."""
     return store_id("forge", path)
@@ -50,9 +41,6 @@ class ForgeSource(foreign_db.OneStoreSource):
 
     kind = KIND
     prefix = "forge"
-
-    def default_roots(self) -> list[Path]:
-        return homes()
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """`.forge.db` in `root` (Forge's folder, or a copy of it), or `root` itself when

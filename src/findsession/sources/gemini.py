@@ -64,9 +64,6 @@ class GeminiSource(Source):
     #: time), and a batch's call shows only its own output.
     reads = 3
 
-    def default_roots(self) -> list[Path]:
-        return [gemini_home() / "tmp"]
-
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         return discover(root, skip)
 
@@ -100,13 +97,6 @@ class GeminiSource(Source):
                 "the id every such chat shares: the CLI cannot resume it"
             )
         return resume_in_cwd(session, "gemini", *option("--resume", session.id))
-
-
-def gemini_home() -> Path:
-    """`$GEMINI_CLI_HOME/.gemini`, else `~/.gemini` (the variable stands for the home
-    folder, not for the `.gemini` folder itself)."""
-    base = os.environ.get("GEMINI_CLI_HOME")
-    return (Path(base).expanduser() if base else Path.home()) / ".gemini"
 
 
 def file_records(

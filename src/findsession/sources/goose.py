@@ -43,9 +43,6 @@ class GooseSource(Source):
     #: line in the index).
     reads = 2
 
-    def default_roots(self) -> list[Path]:
-        return [sessions_dir()]
-
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """`sessions.db` and the `*.jsonl` sessions under `root` (the sessions folder, a
         copy of it, or one file). Symlinked folders are not followed."""
@@ -93,20 +90,6 @@ class GooseSource(Source):
         """None: a title lives in the session's database row (or, in an older file, on
         its first line), not in a line that could be appended."""
         return None
-
-
-def sessions_dir() -> Path:
-    """Where Goose keeps its sessions on this machine (see the module's docstring)."""
-    root = os.environ.get("GOOSE_PATH_ROOT")
-    if root and os.path.isabs(root):
-        return Path(root) / "data" / "sessions"
-    if os.name == "nt":
-        appdata = os.environ.get("APPDATA")
-        base = Path(appdata) if appdata else Path.home() / "AppData" / "Roaming"
-        return base / "Block" / "goose" / "data" / "sessions"
-    xdg = os.environ.get("XDG_DATA_HOME")
-    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".local" / "share"
-    return base / "goose" / "sessions"
 
 
 def file_id(path: Path) -> str:

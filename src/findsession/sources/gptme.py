@@ -25,7 +25,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -54,30 +53,10 @@ _HEAD_LINES, _HEAD_BYTES = 16, 1 << 20
 _GENERATED = re.compile(r"\A(?:\d{4}-\d{2}-\d{2}-|chat-\d|subagent-|[0-9a-f]{8}-[0-9a-f]{4}-)")
 
 
-def logs_dir() -> Path:
-    """gptme's logs folder, as gptme finds it (`gptme.dirs.get_logs_dir`)."""
-    logs = os.environ.get("GPTME_LOGS_HOME", "").strip()
-    if logs:
-        return Path(logs).expanduser()
-    data = os.environ.get("XDG_DATA_HOME", "").strip()
-    if data:
-        return Path(data).expanduser() / "gptme" / "logs"
-    home = Path.home()
-    if sys.platform == "darwin" and not (home / ".local" / "share" / "gptme").exists():
-        return home / "Library" / "Application Support" / "gptme" / "logs"
-    if sys.platform == "win32" and not (home / ".local" / "share" / "gptme").exists():
-        local = os.environ.get("LOCALAPPDATA") or str(home / "AppData" / "Local")
-        return Path(local) / "gptme" / "gptme" / "logs"
-    return home / ".local" / "share" / "gptme" / "logs"
-
-
 class GptmeSource(Source):
     """gptme's `logs/<conversation>/conversation.jsonl` (or its `lossless.jsonl`)."""
 
     kind = KIND
-
-    def default_roots(self) -> list[Path]:
-        return [logs_dir()]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """Each conversation's file under `root` (the logs folder, one conversation's

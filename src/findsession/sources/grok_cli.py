@@ -30,11 +30,6 @@ KIND = SourceKind.GROK_CLI
 DB_NAME = "grok.db"
 
 
-def home() -> Path:
-    """The CLI's folder, `~/.grok`."""
-    return Path.home() / ".grok"
-
-
 def file_id(path: Path) -> str:
     """`grok-` and a hash of the store's path: its sessions are `<file id>:<id>`."""
     return store_id("grok", path)
@@ -45,9 +40,6 @@ class GrokCliSource(foreign_db.OneStoreSource):
 
     kind = KIND
     prefix = "grok"
-
-    def default_roots(self) -> list[Path]:
-        return [home()]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """`grok.db` in `root` (the CLI's folder, or a copy of it), or `root` itself when

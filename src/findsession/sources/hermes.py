@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -32,43 +31,15 @@ from findsession.sources import foreign_db, hermes_db
 from findsession.sources.base import Skip, SourceFile, store_id
 from findsession.sources.cursor import Record
 from findsession.sources.hermes_records import conversation_records
+from findsession.sources.places.clis import HERMES_PROFILES as PROFILES
+from findsession.sources.places.clis import hermes_root
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_anywhere
 
 KIND = SourceKind.HERMES
 DB_NAME = "state.db"
-PROFILES = "profiles"
 #: A profile's name as `hermes -p` takes it (`hermes_cli.profiles`).
 _PROFILE = re.compile(r"\A[a-z0-9][a-z0-9_-]{0,63}\Z")
-
-
-def native_home() -> Path:
-    """Hermes' home when nothing moves it."""
-    if sys.platform == "win32":
-        local = os.environ.get("LOCALAPPDATA", "").strip()
-        return (Path(local) if local else Path.home() / "AppData" / "Local") / "hermes"
-    return Path.home() / ".hermes"
-
-
-def root() -> Path:
-    """The folder that holds Hermes' default home and its `profiles/` (see the module's
-    docstring)."""
-    native = native_home()
-    given = os.environ.get("HERMES_HOME", "").strip()
-    if not given:
-        return native
-    home = Path(given).expanduser()
-    if _within(home, native):
-        return native
-    return home.parent.parent if home.parent.name == PROFILES else home
-
-
-def _within(path: Path, folder: Path) -> bool:
-    try:
-        path.resolve().relative_to(folder.resolve())
-    except (ValueError, OSError):
-        return False
-    return True
 
 
 def file_id(path: Path) -> str:
@@ -84,9 +55,6 @@ class HermesSource(foreign_db.OneStoreSource):
     #: 2: a continuation or branch keeps its own title (its parent link had taken the
     #: title's line in the index).
     reads = 2
-
-    def default_roots(self) -> list[Path]:
-        return [root()]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """`state.db` in `root` and in each of its `profiles/*/`, or `root` itself when it
@@ -156,7 +124,7 @@ def _survey(conn: hermes_db.Conn) -> foreign_db.Survey | Problem:
 def _profile_args(home: Path) -> list[str] | None:
     """What `hermes` needs to open the store in `home`: nothing, `-p <name>`, or None when
     no profile names it (then `HERMES_HOME` does)."""
-    top = root()
+    top = hermes_root()
     given = os.environ.get("HERMES_HOME", "").strip()
     opens = Path(given).expanduser() if given else None
     # Without `-p`, Hermes opens `$HERMES_HOME` when it names a profile, else the

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -59,12 +58,6 @@ _NOTE = (
 )
 
 
-def iflow_home() -> Path:
-    """iFlow CLI's data folder, as iFlow CLI finds it."""
-    home = os.environ.get("IFLOW_HOME")
-    return Path(home).expanduser() if home else Path.home() / ".iflow"
-
-
 class IflowSource(Source):
     """iFlow CLI's `projects/<project>/session-<id>.jsonl`."""
 
@@ -72,9 +65,6 @@ class IflowSource(Source):
     #: 2: a reply's leading `<think>` block is thinking, not the reply; the CLI's own
     #: answer to a slash command is harness text.
     reads = 2
-
-    def default_roots(self) -> list[Path]:
-        return [iflow_home() / "projects"]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """Every session file under `root` (the projects folder, one project, or one

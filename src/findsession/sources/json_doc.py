@@ -22,12 +22,11 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import IO, Any
 
 from findsession.domain import Problem
 from findsession.sources.cursor import HEAD, Cursor, Reading, Record, State, looks_binary
-from findsession.sources.opening import open_regular
+from findsession.sources.places.common import side_object as side_object
 
 #: Turns a whole parsed document into records; problems found on the way go to the list.
 ParseDocument = Callable[[Any, list[Problem]], list[Record]]
@@ -117,15 +116,3 @@ def load(data: bytes) -> tuple[Any, Problem | None]:
 def load_or_none(data: bytes) -> Any:
     """The parsed document, or None when it does not parse (for `read --raw`)."""
     return load(data)[0]
-
-
-def side_object(path: Path, limit: int = 16 << 20) -> dict[str, Any]:
-    """A small JSON object an agent keeps beside its transcript (a session's state, a
-    subagent's description), its first `limit` bytes; {} when it is missing, broken or
-    not an object (the agent writes it again whole: a later run reads it whole)."""
-    try:
-        with open_regular(str(path)) as fh:
-            doc = json.loads(fh.read(limit).decode("utf-8", "replace"))
-    except (OSError, ValueError, RecursionError):
-        return {}
-    return doc if isinstance(doc, dict) else {}

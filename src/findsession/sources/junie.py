@@ -42,19 +42,10 @@ _NO_RESUME = (
 )
 
 
-def sessions_folder() -> Path:
-    """Where Junie keeps its sessions."""
-    home = os.environ.get("JUNIE_HOME")
-    return (Path(home).expanduser() if home else Path.home() / ".junie") / "sessions"
-
-
 class JunieSource(Source):
     """Junie's `sessions/<session>/events.jsonl`."""
 
     kind = KIND
-
-    def default_roots(self) -> list[Path]:
-        return [sessions_folder()]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """Every session's `events.jsonl` under `root`; its task folders are not walked."""

@@ -50,12 +50,6 @@ WIRE = "wire.jsonl"
 _AGENT_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
-def share_dir() -> Path:
-    """Kimi CLI's data folder, as Kimi CLI finds it."""
-    base = os.environ.get("KIMI_SHARE_DIR")
-    return Path(base).expanduser() if base else Path.home() / ".kimi"
-
-
 class KimiSource(Source):
     """Kimi CLI's `sessions/<work dir>/<session>/wire.jsonl`, and its subagents'."""
 
@@ -63,9 +57,6 @@ class KimiSource(Source):
     #: 2: the turn Kimi begins itself to ask a subagent for a longer answer is its text,
     #: not a prompt.
     reads = 2
-
-    def default_roots(self) -> list[Path]:
-        return [share_dir() / "sessions"]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """Every `wire.jsonl` under `root` (the sessions folder, one session, or a copy)."""

@@ -42,7 +42,7 @@ from findsession.sources.kimi_code_records import Context, line_records
 from findsession.sources.opening import open_regular
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_in_cwd
-from findsession.sources.walking import env_home, walk
+from findsession.sources.walking import walk
 
 KIND = SourceKind.KIMI_CODE
 WIRE = "wire.jsonl"
@@ -57,18 +57,10 @@ _PROMPT = b'"type":"turn.prompt"'
 _TITLES = {"custom": MetaKind.CUSTOM_TITLE, "generated": MetaKind.AI_TITLE}
 
 
-def home() -> Path:
-    """Kimi Code CLI's data folder, as Kimi Code finds it (`utils/paths.ts`)."""
-    return env_home("KIMI_CODE_HOME", ".kimi-code")
-
-
 class KimiCodeSource(Source):
     """Kimi Code CLI's `sessions/<work dir>/<session>/agents/<agent>/wire.jsonl`."""
 
     kind = KIND
-
-    def default_roots(self) -> list[Path]:
-        return [home() / "sessions"]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """Every agent's `wire.jsonl` under `root` (the sessions folder, one session, or

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -36,28 +35,13 @@ from findsession.sources.epoch import iso_utc
 from findsession.sources.jsonl import ReadStats, clean_text, iter_objects, read_appended
 from findsession.sources.kiro_records import conversation_records, line_records
 from findsession.sources.opening import open_regular
+from findsession.sources.places.editors import kiro_data_folder
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_in_cwd
 
 KIND = SourceKind.KIRO
 DB_NAME = "data.sqlite3"
 _SIDECAR_BYTES = 1 << 20
-
-
-def data_folder() -> Path:
-    """Kiro CLI's data folder, where `data.sqlite3` is."""
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Application Support" / "kiro-cli"
-    if sys.platform == "win32":
-        roaming = os.environ.get("APPDATA") or str(Path.home() / "AppData" / "Roaming")
-        return Path(roaming) / "kiro-cli"
-    base = os.environ.get("XDG_DATA_HOME")
-    return (Path(base).expanduser() if base else Path.home() / ".local" / "share") / "kiro-cli"
-
-
-def sessions_folder() -> Path:
-    """The JSON-lines layout's folder."""
-    return Path.home() / ".kiro" / "sessions" / "cli"
 
 
 def file_id(path: Path) -> str:
@@ -76,9 +60,6 @@ class KiroSource(Source):
     #: 1.22) is read; a compacted or cleared conversation's summary and the exchanges
     #: only its transcript keeps are read; a history of `[user, assistant]` pairs is.
     reads = 3
-
-    def default_roots(self) -> list[Path]:
-        return [data_folder(), sessions_folder()]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """`data.sqlite3` and every `*.jsonl` at `root`'s top (or `root` itself)."""
@@ -224,7 +205,7 @@ def _all_lines(path: Path) -> list[Record]:
 def _in_database(path: Path, conversation: str) -> bool:
     """Whether a Kiro database (beside the file, or in Kiro's data folder) holds this
     conversation: the database is the newer layout, and wins."""
-    for db in dict.fromkeys((path.parent / DB_NAME, data_folder() / DB_NAME)):
+    for db in dict.fromkeys((path.parent / DB_NAME, kiro_data_folder() / DB_NAME)):
         if not db.is_file():
             continue
         try:

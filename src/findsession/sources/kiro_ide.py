@@ -2,7 +2,7 @@
 
 Kiro IDE (AWS's editor built on VS Code, its agent built on Continue) keeps its chats in
 its `User` folder's `globalStorage/kiro.kiroagent/` (`<config>/Kiro/User` as for any
-editor of VS Code's family, `cursor_ide.user_folder`):
+editor of VS Code's family, `places.common.user_folder`):
 
 - `workspace-sessions/<workspace>/<session id>.json`, one per chat, the folder named by
   the workspace's path in base64 (`=` written `_`), beside `sessions.json`, the list of
@@ -43,16 +43,15 @@ from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
 from findsession.sources.continue_dev import LISTING, session_times
 from findsession.sources.continue_records import session_records
 from findsession.sources.cursor import Cursor, Reading, Record
-from findsession.sources.cursor_ide import user_folder
 from findsession.sources.epoch import epoch_iso
 from findsession.sources.json_doc import load_or_none, read_document
 from findsession.sources.kiro_ide_records import execution_records
 from findsession.sources.opening import open_regular
+from findsession.sources.places.editors import KIRO_IDE_SESSIONS as SESSIONS
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import no_resume
 
 KIND = SourceKind.KIRO_IDE
-SESSIONS = "workspace-sessions"
 #: The name Kiro gives each workspace's list of the agent's runs.
 RUNS = "f62de366d0006e17ea00a01f6624aabf"
 #: What Kiro's session file holds for an answer its run keeps.
@@ -64,11 +63,6 @@ _REASON = (
 )
 
 
-def agent_folder() -> Path:
-    """Kiro's agent's folder on this system."""
-    return user_folder("Kiro") / "globalStorage" / "kiro.kiroagent"
-
-
 class KiroIdeSource(Source):
     """Kiro IDE's `workspace-sessions/<workspace>/<id>.json` and its agent's runs, and
     its later `~/.kiro/sessions/<workspace>/sess_<id>/messages.jsonl`."""
@@ -77,9 +71,6 @@ class KiroIdeSource(Source):
     #: 2: a subagent's session in the later layout is linked to the session that
     #: started it.
     reads = 2
-
-    def default_roots(self) -> list[Path]:
-        return [agent_folder() / SESSIONS, kiro_sessions.sessions_folder()]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """Every session file of every workspace's folder under `root` (the agent's

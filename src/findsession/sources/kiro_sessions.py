@@ -55,11 +55,6 @@ _SESSION = re.compile(r"\Asess_[^/\\]+\Z")
 _CLI = "cli"
 
 
-def sessions_folder() -> Path:
-    """`~/.kiro/sessions`, under the user's home on every system."""
-    return Path.home() / ".kiro" / "sessions"
-
-
 def is_layout(root: Path) -> bool:
     """Whether `root` is of this layout: a session's `messages.jsonl`, a session's folder,
     a workspace's folder of sessions, or the folder of those (`.kiro/sessions`)."""

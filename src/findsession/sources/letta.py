@@ -35,7 +35,6 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -49,6 +48,7 @@ from findsession.sources.letta_records import LettaParser
 from findsession.sources.letta_subagents import subagent
 from findsession.sources.opening import open_regular
 from findsession.sources.pi import header_cwd
+from findsession.sources.places.clis import letta_storage_dir
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_in_cwd
 from findsession.sources.walking import walk
@@ -60,13 +60,6 @@ _NOT_CONVERSATIONS = frozenset(("agents", "providers", "memfs"))
 _SIDE_BYTES = 1 << 20
 
 
-def storage_dir() -> Path:
-    """The local backend's storage folder, as Letta Code finds it
-    (`getLocalBackendStorageDir`)."""
-    named = os.environ.get("LETTA_LOCAL_BACKEND_DIR")
-    return Path(named).expanduser() if named else Path.home() / ".letta" / "lc-local-backend"
-
-
 class LettaSource(Source):
     """Letta Code's `lc-local-backend/conversations/<key>/messages.jsonl`."""
 
@@ -74,9 +67,6 @@ class LettaSource(Source):
     #: 2: a message appended again under its id replaces its earlier copy.
     #: 3: a subagent's conversation is linked to the conversation that started it.
     reads = 3
-
-    def default_roots(self) -> list[Path]:
-        return [storage_dir()]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """Each conversation's `messages.jsonl` under `root` (a storage folder, its
@@ -140,7 +130,7 @@ class LettaSource(Source):
             target = option("--conv", key)
         note = None
         storage = _storage_of(Path(session.file_path)) if session.file_path else None
-        if storage is not None and storage != storage_dir():
+        if storage is not None and storage != letta_storage_dir():
             note = f"Run it with LETTA_LOCAL_BACKEND_DIR={storage}: the conversation is there."
         return resume_in_cwd(session, "letta", "--backend", "local", *target, note=note)
 

@@ -16,7 +16,6 @@ prompt). `llm` records no working folder, so its sessions have no project.
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,28 +24,12 @@ from findsession.sources import foreign_db, llm_db
 from findsession.sources.base import Skip, SourceFile, store_id
 from findsession.sources.cursor import Record
 from findsession.sources.llm_records import conversation_records
+from findsession.sources.places.data import llm_user_dir
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_anywhere
 
 KIND = SourceKind.LLM
 DB_NAME = "logs.db"
-APP = "io.datasette.llm"
-
-
-def user_dir() -> Path:
-    """`llm`'s user folder on this machine, as `llm` itself finds it (see the module's
-    docstring)."""
-    given = os.environ.get("LLM_USER_PATH")
-    if given:
-        return Path(given).expanduser()
-    home = Path.home()
-    if sys.platform == "darwin":
-        return home / "Library" / "Application Support" / APP
-    if sys.platform == "win32":
-        appdata = os.environ.get("APPDATA")
-        return (Path(appdata) if appdata else home / "AppData" / "Roaming") / APP
-    config = os.environ.get("XDG_CONFIG_HOME")
-    return (Path(config) if config else home / ".config") / APP
 
 
 def file_id(path: Path) -> str:
@@ -59,9 +42,6 @@ class LlmSource(foreign_db.OneStoreSource):
 
     kind = KIND
     prefix = "llm"
-
-    def default_roots(self) -> list[Path]:
-        return [user_dir()]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """`logs.db` in `root` (`llm`'s user folder, or a copy of it), or `root` itself
@@ -80,7 +60,7 @@ class LlmSource(foreign_db.OneStoreSource):
         `--database` (llm 0.25 on) when the log read is not the one `llm` uses by default."""
         command = ["llm", "chat", *option("--cid", foreign_db.agent_id(session.id))]
         path = session.file_path
-        if path and os.path.abspath(path) != os.path.abspath(user_dir() / DB_NAME):
+        if path and os.path.abspath(path) != os.path.abspath(llm_user_dir() / DB_NAME):
             command += option("--database", path)
         return resume_anywhere(session, *command)
 

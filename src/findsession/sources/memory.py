@@ -24,8 +24,8 @@ from findsession.sources.base import Skip
 from findsession.sources.notes import NoteSource, is_note, storable
 from findsession.sources.notes_parse import Note
 from findsession.sources.opening import open_regular
+from findsession.sources.places.homes import claude_home
 from findsession.sources.registry import SourceKind
-from findsession.sources.walking import env_home
 
 #: The instruction files agents read at the top of a project.
 PROJECT_FILES = ("CLAUDE.md", "AGENTS.md", "GEMINI.md")
@@ -36,11 +36,6 @@ _PROJECT_FOLDER = re.compile(r"^(?:-|[A-Za-z]--)")
 _SESSION_FILES = 3
 _SESSION_LINES = 50
 _LINE_BYTES = 1 << 20
-
-
-def claude_home() -> Path:
-    """`$CLAUDE_CONFIG_DIR`, else `~/.claude`."""
-    return env_home("CLAUDE_CONFIG_DIR", ".claude")
 
 
 class MemorySource(NoteSource):
@@ -54,12 +49,6 @@ class MemorySource(NoteSource):
     def __init__(self) -> None:
         super().__init__()
         self._projects: dict[str, str | None] = {}
-
-    def default_roots(self) -> list[Path]:
-        # Claude Code's own folder, not its `projects/` (the Claude Code source's root):
-        # each source keeps a place of its own, and its top holds the CLAUDE.md that
-        # applies to every project.
-        return [claude_home()]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """The project files at `root`'s top, and the notes of every `memory/` folder of

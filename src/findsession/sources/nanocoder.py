@@ -18,18 +18,16 @@ index read before stays, and the document carries on after it (`nanocoder_compac
 
 from __future__ import annotations
 
-import os
 import re
-import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from findsession.domain import Resume, Session
 from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.generations import texts_by_generation
-from findsession.sources.json_doc import load_or_none, read_document, side_object
+from findsession.sources.json_doc import load_or_none, read_document
 from findsession.sources.nanocoder_compaction import follow
 from findsession.sources.nanocoder_records import document_records
 from findsession.sources.opening import open_regular
@@ -41,49 +39,7 @@ KIND = SourceKind.NANOCODER
 #: The names Nanocoder gives its session files (`isValidSessionId`); nothing else in a
 #: sessions folder (its list, a save's `.tmp` file) is a session.
 _SESSION = re.compile(r"\A[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.json\Z")
-#: Where a sessions folder may be named, newest first.
-_CONFIGS = ("nanocoder-preferences.json", "agents.config.json")
 _NOTE = "Nanocoder 1.24 to 1.28 have no --resume: type /resume and the id in Nanocoder instead."
-
-
-def data_dir() -> Path:
-    """Nanocoder's data folder, as its `getAppDataPath` finds it."""
-    named = os.environ.get("NANOCODER_DATA_DIR")
-    if named:
-        return Path(named).expanduser()
-    data = os.environ.get("XDG_DATA_HOME")
-    if data:
-        return Path(data) / "nanocoder"
-    home = Path.home()
-    if sys.platform == "win32":
-        return Path(os.environ.get("APPDATA") or home / "AppData" / "Roaming") / "nanocoder"
-    if sys.platform == "darwin":
-        return home / "Library" / "Application Support" / "nanocoder"
-    return home / ".local" / "share" / "nanocoder"
-
-
-def config_dir() -> Path:
-    """Nanocoder's config folder, as its `getConfigPath` finds it."""
-    named = os.environ.get("NANOCODER_CONFIG_DIR")
-    if named:
-        return Path(named).expanduser()
-    home = Path.home()
-    if sys.platform == "win32":
-        return Path(os.environ.get("APPDATA") or home / "AppData" / "Roaming") / "nanocoder"
-    if sys.platform == "darwin":
-        return home / "Library" / "Preferences" / "nanocoder"
-    return Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config") / "nanocoder"
-
-
-def sessions_dirs() -> list[Path]:
-    """The sessions folder of the data folder, and any the config names instead (the
-    default one may still hold the sessions from before)."""
-    found = [data_dir() / "sessions"]
-    for name in _CONFIGS:
-        named = _configured(side_object(config_dir() / name))
-        if named is not None and named not in found:
-            found.append(named)
-    return found
 
 
 class NanocoderSource(Source):
@@ -93,9 +49,6 @@ class NanocoderSource(Source):
     #: 2: what was read before a compaction stays (the cursor keeps where the session's
     #: messages stand); an index made before has its sessions read again once.
     reads = 2
-
-    def default_roots(self) -> list[Path]:
-        return sessions_dirs()
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """Every session file under `root` (a sessions folder, a copy of the data folder,
@@ -131,16 +84,3 @@ class NanocoderSource(Source):
         """None: Nanocoder keeps a title inside the session's document, which it writes
         again whole; a line appended would break the document."""
         return None
-
-
-def _configured(config: dict[str, Any]) -> Path | None:
-    """The absolute folder `nanocoder.sessions.directory` names (`~` as Nanocoder expands
-    it), or None."""
-    nanocoder = config.get("nanocoder")
-    sessions = nanocoder.get("sessions") if isinstance(nanocoder, dict) else None
-    named = sessions.get("directory") if isinstance(sessions, dict) else None
-    if not isinstance(named, str) or not named.strip():
-        return None
-    if named == "~" or named.startswith("~/"):
-        named = str(Path.home()) + named[1:]
-    return Path(named) if os.path.isabs(named) else None

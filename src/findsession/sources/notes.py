@@ -26,6 +26,7 @@ from findsession.sources.jsonl import cap, clean_text
 from findsession.sources.notes_dates import iso
 from findsession.sources.notes_parse import Note, decode, heading_path, parse_note, span_text, spans
 from findsession.sources.opening import open_regular
+from findsession.sources.places.projects import SPECSTORY_FOLDER
 from findsession.sources.resuming import no_resume
 from findsession.sources.walking import walk
 
@@ -40,8 +41,6 @@ MAX_SECTIONS = 2_000
 SUFFIXES = (".md", ".markdown")
 #: Folders that hold other people's Markdown, not the user's notes.
 _SKIP_DIRS = frozenset({"node_modules"})
-#: Where SpecStory keeps a project's chat exports (`.specstory/history/`).
-SPECSTORY_FOLDER = ".specstory"
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,9 +113,6 @@ class NoteSource(Source):
         # The root each note was found under, remembered from `discover` (which always
         # runs before `read` in an index run): `read` is given the file alone.
         self._roots: dict[str, str] = {}
-
-    def default_roots(self) -> list[Path]:
-        return []
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         folder = os.path.abspath(root if root.is_dir() else root.parent)

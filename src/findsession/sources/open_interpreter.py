@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -38,29 +37,14 @@ from findsession.sources.registry import SourceKind
 from findsession.sources.walking import walk
 
 KIND = SourceKind.OPEN_INTERPRETER
-_APP = "open-interpreter"
 #: The time Open Interpreter puts at the end of a conversation's file name.
 _NAMED_AT = re.compile(r"__([A-Za-z]+_\d{2}_\d{4}_\d{2}-\d{2}-\d{2})\.json\Z")
-
-
-def config_dir() -> Path:
-    """Open Interpreter's config folder, as `platformdirs.user_config_dir` finds it."""
-    home = Path.home()
-    if sys.platform == "win32":
-        local = Path(os.environ.get("LOCALAPPDATA") or home / "AppData" / "Local")
-        return local / _APP / _APP
-    if sys.platform == "darwin":
-        return home / "Library" / "Application Support" / _APP
-    return Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config") / _APP
 
 
 class OpenInterpreterSource(Source):
     """Open Interpreter's `conversations/<first words>__<time>.json`."""
 
     kind = KIND
-
-    def default_roots(self) -> list[Path]:
-        return [config_dir() / "conversations"]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """Every `.json` file of the conversations folder `root` (or of a `conversations`

@@ -22,7 +22,6 @@ source, and indexed as OpenCode's, the agent people ran.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -32,17 +31,12 @@ from findsession.sources import foreign_db, opencode_db, opencode_tree, project_
 from findsession.sources.base import Skip, Source, SourceFile, store_id, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, Record
 from findsession.sources.opencode_records import SessionInfo, session_records
+from findsession.sources.places.projects import OPENCODE_FIRST, ProjectStore
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_in_cwd
 
 #: How today's OpenCode (and Kilo Code) start a session id.
 _SESSION_PREFIX = "ses_"
-
-
-def data_home() -> Path:
-    """`$XDG_DATA_HOME`, else `~/.local/share`: where OpenCode puts its data on every OS."""
-    value = os.environ.get("XDG_DATA_HOME", "")
-    return Path(value) if value and Path(value).is_absolute() else Path.home() / ".local" / "share"
 
 
 class OpenCodeSource(Source):
@@ -60,18 +54,11 @@ class OpenCodeSource(Source):
     reads = 3
     #: The store the first OpenCode (Go, before the rewrite) kept in each project, in
     #: the schema Crush has; None for an agent that never had one.
-    first_generation: project_db.ProjectStore | None = project_db.OPENCODE_FIRST
+    first_generation: ProjectStore | None = OPENCODE_FIRST
 
     @property
     def store_name(self) -> str:
         return f"{self.app}.db"
-
-    def default_roots(self) -> list[Path]:
-        return [data_home() / self.app]
-
-    def project_root(self, project: Path) -> Path | None:
-        """A project's `.opencode/` folder, when the first OpenCode kept a store there."""
-        return self.first_generation.in_project(project) if self.first_generation else None
 
     def kept_in_project(self, path: Path) -> bool:
         """The first OpenCode's `.opencode/opencode.db`; not the data folder's store."""
@@ -159,7 +146,7 @@ class OpenCodeSource(Source):
         """None: the sessions are rows of the agent's own database, never written here."""
         return None
 
-    def _first_generation(self, store: Path) -> project_db.ProjectStore | None:
+    def _first_generation(self, store: Path) -> ProjectStore | None:
         """The first OpenCode's layout when the store at `store` is one of its (Crush's
         schema: `sessions` and `messages`, no `part`), else None."""
         first = self.first_generation

@@ -54,28 +54,10 @@ APP_EVENT_NAME = re.compile(r"(\d{1,9})\.json")
 _EVENT_BYTES = 16 << 20
 
 
-def conversations_dir() -> Path:
-    """Where the OpenHands CLI keeps conversations, as it finds the folder."""
-    place = os.environ.get("OPENHANDS_CONVERSATIONS_DIR")
-    if place:
-        return Path(place).expanduser()
-    base = os.environ.get("OPENHANDS_PERSISTENCE_DIR")
-    return (Path(base).expanduser() if base else Path.home() / ".openhands") / "conversations"
-
-
-def app_sessions_dir() -> Path:
-    """Where the OpenHands app keeps conversations, with its file store in `~/.openhands`
-    (the place its Docker command mounts)."""
-    return Path.home() / ".openhands" / "sessions"
-
-
 class OpenHandsSource(Source):
     """The OpenHands CLI's `conversations/<id>/`, and the app's `sessions/<id>/`."""
 
     kind = KIND
-
-    def default_roots(self) -> list[Path]:
-        return [conversations_dir(), app_sessions_dir()]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """Every conversation's `base_state.json` under `root` (subagents' too), and every

@@ -25,7 +25,6 @@ copied lines stay the session's they were first written in and the fork keeps it
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -34,13 +33,12 @@ from findsession.domain import Resume, Session
 from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import Cursor, Reading
 from findsession.sources.epoch import iso_seconds
-from findsession.sources.json_doc import side_object
 from findsession.sources.jsonl import clean_text, read_appended, texts_at
 from findsession.sources.opening import open_regular
 from findsession.sources.pi_records import PiParser
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import no_resume, option, resume_in_cwd
-from findsession.sources.walking import env_home, files_ending
+from findsession.sources.walking import files_ending
 
 KIND = SourceKind.PI
 #: Bytes of line 1 read for the header (it holds a few ids and a path).
@@ -56,9 +54,6 @@ class PiSource(Source):
     #: 2: a pi-subagents child session is a subagent of the session that ran it.
     #: 3: a fork's copy of another session's entries is that session's, not the fork's.
     reads = 3
-
-    def default_roots(self) -> list[Path]:
-        return session_dirs()
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         return discover(root, skip)
@@ -111,29 +106,6 @@ class PiSource(Source):
         if not session.file_path:
             return no_resume("the index does not know which file holds this Pi session")
         return resume_in_cwd(session, "pi", *option("--session", session.file_path))
-
-
-def pi_agent_dir() -> Path:
-    """`$PI_CODING_AGENT_DIR`, else `~/.pi/agent`."""
-    return env_home("PI_CODING_AGENT_DIR", ".pi", "agent")
-
-
-def session_dirs() -> list[Path]:
-    """`<agent dir>/sessions`, and the folder Pi is told to keep sessions in instead
-    (`$PI_CODING_AGENT_SESSION_DIR`, else `sessionDir` in the agent folder's
-    `settings.json`; Pi 0.71 on) when it names one absolutely: a relative one is
-    resolved from wherever Pi runs. The sessions written before it was set stay in the
-    first. Files there lie in the folder itself, not in a folder per project."""
-    agent = pi_agent_dir()
-    roots = [agent / "sessions"]
-    named = os.environ.get("PI_CODING_AGENT_SESSION_DIR") or side_object(
-        agent / "settings.json"
-    ).get("sessionDir")
-    if isinstance(named, str) and named.strip():
-        place = Path(named.strip()).expanduser()
-        if place.is_absolute() and place not in roots:
-            roots.append(place)
-    return roots
 
 
 def discover(root: Path, skip: Skip | None = None) -> Iterator[Path]:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
@@ -26,34 +25,12 @@ from findsession.sources import crush_db, foreign_db
 from findsession.sources.base import Skip
 from findsession.sources.crush_records import session_records
 from findsession.sources.cursor import Cursor, Reading, Record
+from findsession.sources.places.projects import ProjectStore
 
 #: Folders a walk for a project's store never enters: too big, and no project's own.
 _HEAVY = frozenset(
     {"node_modules", "__pycache__", "venv", "site-packages", "dist-packages", "target"}
 )
-
-
-@dataclass(frozen=True, slots=True)
-class ProjectStore:
-    """Where one agent keeps a project's store, and its name in what is reported."""
-
-    agent: str
-    folder: str
-    db_name: str
-
-    def in_project(self, project: Path) -> Path | None:
-        """`project`'s folder of this store, when it holds the database."""
-        folder = project / self.folder
-        return folder if (folder / self.db_name).is_file() else None
-
-    def project_of(self, db: Path) -> str:
-        """The project a database belongs to: the folder that holds the store's folder."""
-        return str(db.parent.parent) if db.parent.name == self.folder else str(db.parent)
-
-
-CRUSH = ProjectStore(agent="Crush", folder=".crush", db_name="crush.db")
-#: OpenCode before its rewrite: `data.directory` defaulted to `.opencode`, in the project.
-OPENCODE_FIRST = ProjectStore(agent="OpenCode", folder=".opencode", db_name="opencode.db")
 
 
 def walk(root: Path, store: ProjectStore, skip: Skip) -> Iterator[Path]:

@@ -17,7 +17,6 @@ does (`--delete-session`).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -25,6 +24,7 @@ from pathlib import Path
 from findsession.domain import Resume, Session
 from findsession.sources import claude_code
 from findsession.sources.base import Skip, SourceFile
+from findsession.sources.places.homes import qoder_china_config_dir
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_in_cwd
 from findsession.sources.walking import walk
@@ -32,41 +32,10 @@ from findsession.sources.walking import walk
 KIND = SourceKind.QODER
 
 
-def config_dir() -> Path:
-    """Qoder CLI's user folder, found as its code finds it: `$QODER_CONFIG_DIR`, else
-    `<home>/<name>`, `<home>` being `$QODER_CLI_HOME`, else `$GEMINI_CLI_HOME` (Qoder
-    CLI is built on Gemini CLI and still honours its variable), else the user's, and
-    `<name>` being `$QODER_CONFIG_DIR_NAME`, else `.qoder`."""
-    base = os.environ.get("QODER_CONFIG_DIR")
-    if base:
-        return Path(base).expanduser()
-    home = os.environ.get("QODER_CLI_HOME") or os.environ.get("GEMINI_CLI_HOME")
-    name = os.environ.get("QODER_CONFIG_DIR_NAME") or ".qoder"
-    return (Path(home).expanduser() if home else Path.home()) / name
-
-
-def china_config_dir() -> Path:
-    """The China edition's user folder (npm `@qoder-ai/qoderclicn`, the same program):
-    its code, built as the `cn` edition, names its folder `.qoder-cn` and its variables
-    with the prefix `QODERCN_` where Qoder CLI has `QODER_`, so `$QODERCN_CONFIG_DIR`,
-    else `<home>/.qoder-cn`, `<home>` being `$QODERCN_CLI_HOME`, else `$GEMINI_CLI_HOME`,
-    else the user's. (Its 0.2.0 on npm was built as the global edition and writes to
-    `.qoder`, read above.)"""
-    base = os.environ.get("QODERCN_CONFIG_DIR")
-    if base:
-        return Path(base).expanduser()
-    home = os.environ.get("QODERCN_CLI_HOME") or os.environ.get("GEMINI_CLI_HOME")
-    return (Path(home).expanduser() if home else Path.home()) / ".qoder-cn"
-
-
 class QoderSource(claude_code.ClaudeCodeSource):
     """Qoder CLI's `~/.qoder/projects/<project>/<id>.jsonl` and their subagents."""
 
     kind = KIND
-
-    def default_roots(self) -> list[Path]:
-        """Qoder CLI's folder and its China edition's: the same transcripts in each."""
-        return [config_dir() / "projects", china_config_dir() / "projects"]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """Each session at a project folder's top and each subagent in a session's
@@ -109,5 +78,5 @@ def in_china_folder(file_path: str | None) -> bool:
     global edition's `qodercli` does not look."""
     if not file_path:
         return False
-    china = china_config_dir()
+    china = qoder_china_config_dir()
     return Path(file_path).is_relative_to(china) or ".qoder-cn" in Path(file_path).parts

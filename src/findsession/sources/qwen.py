@@ -33,7 +33,7 @@ from findsession.sources.opening import open_regular
 from findsession.sources.qwen_records import QwenParser
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import no_resume, option, resume_in_cwd
-from findsession.sources.walking import env_home, walk
+from findsession.sources.walking import walk
 
 KIND = SourceKind.QWEN
 
@@ -47,9 +47,6 @@ class QwenSource(Source):
     #: 3: a `/branch` copy's `forkedFrom` records are the other session's, not the branch's.
     #: 4: a `/goal` is the goal typed; its "Continue working" nudges are harness.
     reads = 4
-
-    def default_roots(self) -> list[Path]:
-        return [qwen_home() / "projects", qwen_home() / "tmp"]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         return discover(root, skip)
@@ -108,11 +105,6 @@ class QwenSource(Source):
                 "from its first layout (~/.qwen/tmp)"
             )
         return resume_in_cwd(session, "qwen", *option("--resume", session.id))
-
-
-def qwen_home() -> Path:
-    """`$QWEN_HOME`, else `~/.qwen`."""
-    return env_home("QWEN_HOME", ".qwen")
 
 
 def is_first_layout(path: Path) -> bool:

@@ -25,12 +25,13 @@ from findsession.domain import Problem, Resume, Session
 from findsession.sources import foreign_db, project_db, ra_aid_db
 from findsession.sources.base import Skip, Source, SourceFile, store_id
 from findsession.sources.cursor import Cursor, Reading, Record
+from findsession.sources.places.projects import RA_AID_STORE
 from findsession.sources.ra_aid_records import run_records
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import no_resume
 
 KIND = SourceKind.RA_AID
-STORE = project_db.ProjectStore(agent="RA.Aid", folder=".ra-aid", db_name="pk.db")
+STORE = RA_AID_STORE
 _NO_RESUME = (
     "RA.Aid has no way back into a run: start `ra-aid` again in the project, which reads"
     " the notes and facts its earlier runs kept"
@@ -47,16 +48,6 @@ class RaAidSource(Source):
 
     kind = KIND
     companions = foreign_db.COMPANIONS
-
-    def default_roots(self) -> list[Path]:
-        """The home folder's own store, when RA.Aid was run there; the projects' stores
-        are found through `project_root` and the roots people name."""
-        home = Path.home() / STORE.folder
-        return [home] if (home / STORE.db_name).is_file() else []
-
-    def project_root(self, project: Path) -> Path | None:
-        """A project's own `.ra-aid/` folder, when it has a store."""
-        return STORE.in_project(project)
 
     def kept_in_project(self, path: Path) -> bool:
         """Every store of RA.Aid's: each is a project's `.ra-aid/pk.db`."""

@@ -1,8 +1,10 @@
-"""Every source, once: its kind, where its class is, the names people call its agent by,
-and the environment variables that move where it reads.
+"""Every source, once: its kind, where its class is, the rule for where its agent keeps
+its files, the names people call its agent by, and the environment variables that move
+where it reads.
 
 Everything else that needs to know the sources reads this list: the index (`SOURCES`,
-each source imported and made the first time its kind is looked up), search (an agent a
+each source imported and made the first time its kind is looked up, and `PLACES`, the
+standard places of them all, read without importing one), search (an agent a
 query names, `SPOKEN_NAMES`), titles and the project roots (which sources are agents),
 and a process started away from the person's shell, as the login unit that keeps the
 index fresh, which must be given the same variables to read the same places
@@ -15,11 +17,14 @@ Markdown, zstandard among them) cost a cold command a third of its imports.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from importlib import import_module
+from pathlib import Path
 from typing import TYPE_CHECKING
+
+from findsession.sources.places import clis, common, data, editors, homes, projects
 
 if TYPE_CHECKING:  # the registry names sources; it loads none until one is asked for
     from findsession.sources.base import Source
@@ -110,6 +115,9 @@ class Entry:
     kind: str
     #: `module:Class` of its `Source`, the module under `findsession.sources`.
     home: str
+    #: Its rule for where its agent keeps its files by default (`Source.default_roots`),
+    #: in `sources.places`: read without importing the source.
+    places: Callable[[], list[Path]] = common.nowhere
     #: What people call the agent when they ask for one of its sessions ("the Codex chat
     #: where..."): search favours the sessions of an agent the query names.
     spoken: tuple[str, ...] = ()
@@ -128,6 +136,11 @@ class Entry:
     #: A chat app's data export: read from the roots the person names (never looked for
     #: on the machine), which the index remembers and reads again.
     export: bool = False
+    #: Its rule for the store its agent may keep inside a project (Crush's `.crush/`):
+    #: the folder of it in a project, or None (`Source.project_root`), in
+    #: `sources.places`, so an index run asks each indexed project without importing
+    #: the source.
+    in_project: Callable[[Path], Path | None] | None = None
 
 
 _CONFIG = ("XDG_CONFIG_HOME", "APPDATA")  # an editor's `User` folder and its extensions'
@@ -139,6 +152,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.CLAUDE_CODE,
         "claude_code:ClaudeCodeSource",
+        places=homes.claude_code,
         spoken=("claude",),
         env=("CLAUDE_CONFIG_DIR",),
         start=Start(("claude",)),
@@ -147,6 +161,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.CODEX,
         "codex:CodexSource",
+        places=homes.codex,
         spoken=("codex",),
         env=("CODEX_HOME",),
         start=Start(("codex",)),
@@ -154,6 +169,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.AIDER,
         "aider:AiderSource",
+        places=homes.aider,
         spoken=("aider",),
         env=("AIDER_CHAT_HISTORY_FILE",),
     ),
@@ -161,12 +177,14 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.CECLI,
         "cecli:CecliSource",
+        places=homes.cecli,
         spoken=("cecli", "aider-ce"),
         env=("CECLI_CHAT_HISTORY_FILE",),
     ),
     Entry(
         SourceKind.GEMINI,
         "gemini:GeminiSource",
+        places=homes.gemini,
         spoken=("gemini",),
         env=("GEMINI_CLI_HOME", "GEMINI_CLI_TRUSTED_FOLDERS_PATH"),
         start=Start(("gemini", "--prompt-interactive"), as_option=True),
@@ -175,6 +193,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.QWEN,
         "qwen:QwenSource",
+        places=homes.qwen,
         spoken=("qwen",),
         env=("QWEN_HOME",),
         start=Start(("qwen", "--prompt-interactive"), as_option=True),
@@ -183,6 +202,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.DROID,
         "droid:DroidSource",
+        places=clis.droid,
         spoken=("droid",),
         env=("FACTORY_HOME_OVERRIDE",),
         start=Start(("droid",)),
@@ -191,12 +211,14 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.PI,
         "pi:PiSource",
+        places=clis.pi,
         spoken=(),
         env=("PI_CODING_AGENT_DIR", "PI_CODING_AGENT_SESSION_DIR"),
     ),
     Entry(
         SourceKind.COPILOT_CLI,
         "copilot_cli:CopilotCliSource",
+        places=clis.copilot_cli,
         spoken=("copilot",),
         env=("COPILOT_HOME",),
         # `-i, --interactive <prompt>`: "start interactive mode and automatically execute
@@ -207,36 +229,54 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.CURSOR_AGENT,
         "cursor_agent:CursorAgentSource",
+        places=clis.cursor_agent,
         spoken=("cursor-agent",),
         start=_CURSOR_AGENT,
     ),
     Entry(
         SourceKind.VSCODE_COPILOT,
         "vscode_copilot:VSCodeCopilotSource",
+        places=editors.vscode_copilot,
         spoken=("vscode", "copilot"),
         env=_CONFIG,
     ),
     Entry(
         SourceKind.CLINE,
         "extension_tasks:ClineSource",
+        places=editors.cline,
         spoken=("cline",),
         # The extension's tasks under the editor's config folder; the CLI's data under
         # `~/.cline/data`, which these move (its own order: sessions, data, home).
         env=(*_CONFIG, "CLINE_SESSION_DATA_DIR", "CLINE_DATA_DIR", "CLINE_DIR"),
     ),
-    Entry(SourceKind.ROO_CODE, "extension_tasks:RooCodeSource", spoken=("roo",), env=_CONFIG),
-    Entry(SourceKind.AMP, "amp:AmpSource", spoken=("amp",), env=_DATA),
+    Entry(
+        SourceKind.ROO_CODE,
+        "extension_tasks:RooCodeSource",
+        places=editors.roo_code,
+        spoken=("roo",),
+        env=_CONFIG,
+    ),
+    Entry(SourceKind.AMP, "amp:AmpSource", places=clis.amp, spoken=("amp",), env=_DATA),
     Entry(
         SourceKind.OPENCODE,
         "opencode:OpenCodeSource",
+        places=data.opencode,
+        in_project=projects.opencode_project,
         spoken=("opencode",),
         env=_DATA,
         start=Start(("opencode", "--prompt"), as_option=True),
     ),
-    Entry(SourceKind.KILO_CODE, "opencode:KiloCodeSource", spoken=("kilo",), env=_DATA),
+    Entry(
+        SourceKind.KILO_CODE,
+        "opencode:KiloCodeSource",
+        places=data.kilo_code,
+        spoken=("kilo",),
+        env=_DATA,
+    ),
     Entry(
         SourceKind.GOOSE,
         "goose:GooseSource",
+        places=data.goose,
         spoken=("goose",),
         env=("GOOSE_PATH_ROOT", *_DATA, "APPDATA"),
         # `goose run --text TEXT` runs and exits; `--interactive` ("continue in interactive
@@ -246,6 +286,8 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.CRUSH,
         "crush:CrushSource",
+        places=data.crush,
+        in_project=projects.crush_project,
         spoken=("crush",),
         env=("CRUSH_GLOBAL_DATA", *_DATA, "LOCALAPPDATA"),
     ),
@@ -254,17 +296,25 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.KIRO,
         "kiro:KiroSource",
+        places=editors.kiro,
         spoken=("kiro",),
         env=(*_DATA, "APPDATA"),
         start=Start(("kiro-cli", "chat")),
     ),
     # The editor's chats; the editor has no command that opens one.
-    Entry(SourceKind.KIRO_IDE, "kiro_ide:KiroIdeSource", spoken=("kiro",), env=_CONFIG),
+    Entry(
+        SourceKind.KIRO_IDE,
+        "kiro_ide:KiroIdeSource",
+        places=editors.kiro_ide,
+        spoken=("kiro",),
+        env=_CONFIG,
+    ),
     # Kiro CLI's former self, no longer released: no handoff starts it.
     # "q" alone is any letter of any query; people write "AmazonQ".
     Entry(
         SourceKind.AMAZON_Q,
         "amazon_q:AmazonQSource",
+        places=data.amazon_q,
         spoken=("amazonq",),
         env=(*_DATA, "LOCALAPPDATA"),
     ),
@@ -275,22 +325,32 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.CURSOR,
         "cursor_ide:CursorIdeSource",
+        places=editors.cursor,
         spoken=("cursor-ide",),
         env=_CONFIG,
         start=_CURSOR_AGENT,
     ),
-    Entry(SourceKind.WINDSURF, "cursor_ide:WindsurfSource", spoken=("windsurf",), env=_CONFIG),
+    Entry(
+        SourceKind.WINDSURF,
+        "cursor_ide:WindsurfSource",
+        places=editors.windsurf,
+        spoken=("windsurf",),
+        env=_CONFIG,
+    ),
     # The extension's history in the editor's global state; the JetBrains plugin's in
     # its agent's data folder, or (2024) in each project's `.idea/`.
     Entry(
         SourceKind.CODY,
         "cody:CodySource",
+        places=editors.cody,
+        in_project=projects.cody_project,
         spoken=("cody",),
         env=(*_CONFIG, *_DATA, "LOCALAPPDATA"),
     ),
     Entry(
         SourceKind.ZED,
         "zed:ZedSource",
+        places=data.zed,
         spoken=("zed",),
         env=("FLATPAK_XDG_DATA_HOME", *_DATA, "LOCALAPPDATA"),
     ),
@@ -299,28 +359,55 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.CONTINUE,
         "continue_dev:ContinueSource",
+        places=clis.continue_dev,
         spoken=(),
         env=("CONTINUE_GLOBAL_DIR",),
     ),
-    Entry(SourceKind.KIMI, "kimi:KimiSource", spoken=("kimi",), env=("KIMI_SHARE_DIR",)),
+    Entry(
+        SourceKind.KIMI,
+        "kimi:KimiSource",
+        places=clis.kimi,
+        spoken=("kimi",),
+        env=("KIMI_SHARE_DIR",),
+    ),
     Entry(
         SourceKind.KIMI_CODE,
         "kimi_code:KimiCodeSource",
+        places=clis.kimi_code,
         spoken=("kimi",),
         env=("KIMI_CODE_HOME",),
     ),
     Entry(
         SourceKind.OPENHANDS,
         "openhands:OpenHandsSource",
+        places=clis.openhands,
         spoken=("openhands",),
         env=("OPENHANDS_CONVERSATIONS_DIR", "OPENHANDS_PERSISTENCE_DIR"),
     ),
-    Entry(SourceKind.JUNIE, "junie:JunieSource", spoken=("junie",), env=("JUNIE_HOME",)),
-    Entry(SourceKind.ANTIGRAVITY, "antigravity:AntigravitySource", spoken=("antigravity", "agy")),
-    Entry(SourceKind.IFLOW, "iflow:IflowSource", spoken=("iflow",), env=("IFLOW_HOME",)),
+    Entry(
+        SourceKind.JUNIE,
+        "junie:JunieSource",
+        places=clis.junie,
+        spoken=("junie",),
+        env=("JUNIE_HOME",),
+    ),
+    Entry(
+        SourceKind.ANTIGRAVITY,
+        "antigravity:AntigravitySource",
+        places=homes.antigravity,
+        spoken=("antigravity", "agy"),
+    ),
+    Entry(
+        SourceKind.IFLOW,
+        "iflow:IflowSource",
+        places=homes.iflow,
+        spoken=("iflow",),
+        env=("IFLOW_HOME",),
+    ),
     Entry(
         SourceKind.QODER,
         "qoder:QoderSource",
+        places=homes.qoder,
         spoken=("qoder",),
         env=(
             "QODER_CONFIG_DIR",
@@ -334,15 +421,27 @@ ENTRIES: tuple[Entry, ...] = (
     # "augment" is a word of code talk ("augment the list"). Auggie's folder moves only
     # with a flag: no variable.
     # `auggie "instruction"` opens its full-screen UI with it (`--print` runs and exits).
-    Entry(SourceKind.AUGGIE, "auggie:AuggieSource", spoken=("auggie",), start=Start(("auggie",))),
+    Entry(
+        SourceKind.AUGGIE,
+        "auggie:AuggieSource",
+        places=clis.auggie,
+        spoken=("auggie",),
+        start=Start(("auggie",)),
+    ),
     # No variable is known to move TRAE CLI's home.
-    Entry(SourceKind.TRAE_CLI, "trae_cli:TraeCliSource", spoken=("trae", "traecli")),
+    Entry(
+        SourceKind.TRAE_CLI,
+        "trae_cli:TraeCliSource",
+        places=homes.trae_cli,
+        spoken=("trae", "traecli"),
+    ),
     # `vibe "prompt"` opens its interactive session with that first prompt (`-p` runs it
     # and exits). "vibe" is also said of a way of coding ("vibe coding"): it nudges only
     # a person who has Vibe sessions, who most likely means the agent.
     Entry(
         SourceKind.VIBE,
         "vibe:VibeSource",
+        places=clis.vibe,
         spoken=("vibe",),
         env=("VIBE_HOME",),
         start=Start(("vibe",)),
@@ -352,6 +451,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.GPTME,
         "gptme:GptmeSource",
+        places=data.gptme,
         spoken=("gptme",),
         env=("GPTME_LOGS_HOME", *_DATA, "LOCALAPPDATA"),
         start=Start(("gptme",)),
@@ -361,6 +461,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.CODEBUDDY,
         "codebuddy:CodeBuddySource",
+        places=clis.codebuddy,
         spoken=("codebuddy",),
         env=("CODEBUDDY_CONFIG_DIR",),
         start=Start(("codebuddy",)),
@@ -373,6 +474,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.LLM,
         "llm_logs:LlmSource",
+        places=data.llm,
         spoken=("llm-cli",),
         env=("LLM_USER_PATH", *_CONFIG),
     ),
@@ -382,6 +484,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.HERMES,
         "hermes:HermesSource",
+        places=clis.hermes,
         spoken=("hermes",),
         env=("HERMES_HOME", "LOCALAPPDATA"),
     ),
@@ -390,6 +493,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.NANOCODER,
         "nanocoder:NanocoderSource",
+        places=data.nanocoder,
         spoken=("nanocoder",),
         # The data folder, and the config folder whose preferences may name another.
         env=("NANOCODER_DATA_DIR", "NANOCODER_CONFIG_DIR", *_DATA, *_CONFIG),
@@ -403,6 +507,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.AVANTE,
         "avante:AvanteSource",
+        places=data.avante,
         spoken=("avante",),
         env=("NVIM_APPNAME", "XDG_STATE_HOME", "LOCALAPPDATA"),
     ),
@@ -411,6 +516,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.CODE_PUPPY,
         "code_puppy:CodePuppySource",
+        places=data.code_puppy,
         spoken=("code-puppy", "codepuppy"),
         # Each moves its folder of that kind (else everything is in ~/.code_puppy).
         env=("XDG_CACHE_HOME", *_DATA),
@@ -422,18 +528,26 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.LETTA,
         "letta:LettaSource",
+        places=clis.letta,
         spoken=("letta",),
         env=("LETTA_LOCAL_BACKEND_DIR",),
     ),
     # `ra-aid -m "..."` runs its task to the end and exits, and `--chat` takes no first
     # prompt, so no handoff starts it. Its stores sit in each project: no variable moves them.
-    Entry(SourceKind.RA_AID, "ra_aid:RaAidSource", spoken=("ra-aid",)),
+    Entry(
+        SourceKind.RA_AID,
+        "ra_aid:RaAidSource",
+        places=clis.ra_aid,
+        in_project=projects.ra_aid_project,
+        spoken=("ra-aid",),
+    ),
     # "interpreter" alone is a word of every talk about Python; people say the package's
     # name. Its `interpreter WORDS` shortcut sends "I WORDS" with instructions of its own
     # to hurry, so no handoff starts it.
     Entry(
         SourceKind.OPEN_INTERPRETER,
         "open_interpreter:OpenInterpreterSource",
+        places=data.open_interpreter,
         spoken=("open-interpreter",),
         env=(*_CONFIG, "LOCALAPPDATA"),
     ),
@@ -445,6 +559,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.DEVIN,
         "devin:DevinSource",
+        places=data.devin,
         spoken=("devin",),
         env=_DATA,
         start=Start(("devin", "--")),
@@ -453,7 +568,12 @@ ENTRIES: tuple[Entry, ...] = (
     # grok this"): people who mean this CLI say its package's name. Whether `grok
     # "prompt"` stays in its terminal UI after answering was not checked, so no handoff
     # starts it. Its store is in `~/.grok`: no variable moves it.
-    Entry(SourceKind.GROK_CLI, "grok_cli:GrokCliSource", spoken=("grok-cli", "grok-dev")),
+    Entry(
+        SourceKind.GROK_CLI,
+        "grok_cli:GrokCliSource",
+        places=clis.grok_cli,
+        spoken=("grok-cli", "grok-dev"),
+    ),
     # "forge" alone names many other things (SourceForge, Minecraft Forge, Laravel Forge,
     # a forge in code talk): people who mean this agent say "forgecode", its site's and
     # package's name. Whether `forge "prompt"` stays in its shell after answering was not
@@ -461,6 +581,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.FORGE,
         "forge:ForgeSource",
+        places=clis.forge,
         spoken=("forgecode", "forge-code"),
         env=("FORGE_CONFIG",),
     ),
@@ -468,29 +589,50 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         SourceKind.WARP,
         "warp:WarpSource",
+        places=data.warp,
         spoken=("warp-terminal",),
         env=("XDG_STATE_HOME", "LOCALAPPDATA"),
         # Beyond 200 conversations: its store is a database, which the archive never
         # copies; the index keeps what it read of each conversation.
         deletes_own_files=True,
     ),
-    Entry(SourceKind.SPECSTORY, "specstory:SpecStorySource", spoken=("specstory",)),
-    Entry(SourceKind.CHATGPT, "chatgpt:ChatGptSource", spoken=("chatgpt",), export=True),
+    Entry(
+        SourceKind.SPECSTORY,
+        "specstory:SpecStorySource",
+        places=common.nowhere,
+        in_project=projects.specstory_project,
+        spoken=("specstory",),
+    ),
+    Entry(
+        SourceKind.CHATGPT,
+        "chatgpt:ChatGptSource",
+        places=common.nowhere,
+        spoken=("chatgpt",),
+        export=True,
+    ),
     Entry(
         SourceKind.CLAUDE_AI,
         "claude_ai:ClaudeAiSource",
+        places=common.nowhere,
         spoken=("claude", "claude.ai"),
         export=True,
     ),
     Entry(
         SourceKind.GEMINI_APPS,
         "gemini_apps:GeminiAppsSource",
+        places=common.nowhere,
         spoken=("gemini", "bard"),
         export=True,
     ),
-    Entry(SourceKind.MARKDOWN, "markdown:MarkdownSource", agent=False),
-    Entry(SourceKind.JOURNAL, "journal:JournalSource", agent=False),
-    Entry(SourceKind.MEMORY, "memory:MemorySource", env=("CLAUDE_CONFIG_DIR",), agent=False),
+    Entry(SourceKind.MARKDOWN, "markdown:MarkdownSource", places=common.nowhere, agent=False),
+    Entry(SourceKind.JOURNAL, "journal:JournalSource", places=common.nowhere, agent=False),
+    Entry(
+        SourceKind.MEMORY,
+        "memory:MemorySource",
+        places=homes.memory,
+        env=("CLAUDE_CONFIG_DIR",),
+        agent=False,
+    ),
 )
 
 
@@ -594,6 +736,13 @@ STARTS: dict[str, Start] = {
 }
 #: The agents `handoff --to` can start, each once, by the name it takes.
 HANDOFF_AGENTS: tuple[str, ...] = tuple(dict.fromkeys(e.start.agent for e in ENTRIES if e.start))
+#: Each source's rule for its standard places (`Entry.places`), by kind: what
+#: `config.default_roots` and `Source.default_roots` read, importing no source.
+PLACES: dict[str, Callable[[], list[Path]]] = {e.kind: e.places for e in ENTRIES}
+#: Each rule for a store an agent keeps inside a project (`Entry.in_project`), by kind.
+IN_PROJECT: dict[str, Callable[[Path], Path | None]] = {
+    e.kind: e.in_project for e in ENTRIES if e.in_project
+}
 #: Every variable any source reads to find its files, each once.
 ENVIRONMENT: tuple[str, ...] = tuple(dict.fromkeys(v for e in ENTRIES for v in e.env))
 #: Those of them that hold a name rather than a folder (Neovim's `NVIM_APPNAME`, the

@@ -28,9 +28,9 @@ from findsession.domain import Problem, Resume, Session
 from findsession.sources import SOURCES
 from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, looks_binary
-from findsession.sources.notes import SPECSTORY_FOLDER
 from findsession.sources.notes_parse import decode_text
 from findsession.sources.opening import open_regular
+from findsession.sources.places.projects import SPECSTORY_FOLDER, SPECSTORY_HISTORY
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import no_resume
 from findsession.sources.specstory_copies import Copies, agent_kind, claude_transcript, head_ids
@@ -39,7 +39,7 @@ from findsession.sources.specstory_records import session_records
 from findsession.sources.walking import walk
 
 KIND = SourceKind.SPECSTORY
-FOLDER, HISTORY = SPECSTORY_FOLDER, "history"
+FOLDER, HISTORY = SPECSTORY_FOLDER, SPECSTORY_HISTORY
 PREFIX = "specstory-"
 #: Past this an export is indexed in part (and a problem says so).
 MAX_BYTES = 64 << 20
@@ -59,15 +59,6 @@ class SpecStorySource(Source):
 
     def __init__(self) -> None:
         self.copies = Copies()
-
-    def default_roots(self) -> list[Path]:
-        """None: the exports live in each project (see `project_root`)."""
-        return []
-
-    def project_root(self, project: Path) -> Path | None:
-        """A project's own SpecStory history folder, when it has one."""
-        folder = project / FOLDER / HISTORY
-        return folder if folder.is_dir() else None
 
     def kept_in_project(self, path: Path) -> bool:
         """Every export: SpecStory writes them into each project's `.specstory/`."""

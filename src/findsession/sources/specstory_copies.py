@@ -24,8 +24,10 @@ import os
 import re
 from pathlib import Path
 
-from findsession.sources import claude_code, cursor_ide, cursor_ide_db, foreign_db
+from findsession.sources import cursor_ide, cursor_ide_db, foreign_db
 from findsession.sources.opening import open_regular
+from findsession.sources.places.common import GLOBAL, user_folder
+from findsession.sources.places.homes import claude_projects
 from findsession.sources.registry import SourceKind
 from findsession.sources.specstory_parse import is_export_name, session_ids
 
@@ -177,14 +179,14 @@ class Copies:
 
 def cursor_store() -> Path:
     """The Cursor editor's database that holds its chats (composers) on this machine."""
-    return cursor_ide.user_folder("Cursor") / cursor_ide.GLOBAL / cursor_ide.DB
+    return user_folder("Cursor") / GLOBAL / cursor_ide.DB
 
 
 def claude_transcript(session_id: str) -> Path | None:
     """Claude Code's own transcript of a session on this machine, if it has one."""
     if not _SAFE_ID.match(session_id):
         return None
-    root = claude_code.default_root()
+    root = claude_projects()
     try:
         projects = sorted(e.path for e in os.scandir(root) if e.is_dir(follow_symlinks=False))
     except OSError:

@@ -29,18 +29,10 @@ _NOTE = (
 )
 
 
-def cli_home() -> Path:
-    """TRAE CLI's home, where other tools' readers found its rollouts."""
-    return Path.home() / ".trae" / "cli"
-
-
 class TraeCliSource(codex.CodexSource):
     """TRAE CLI's `~/.trae/cli/sessions` and `archived_sessions` rollouts."""
 
     kind = KIND
-
-    def default_roots(self) -> list[Path]:
-        return [cli_home()]
 
     def describe(self, path: Path) -> SourceFile:
         return replace(codex.describe(path), source=KIND)

@@ -50,7 +50,7 @@ from findsession.sources.vibe_records import (
     message_uuid,
 )
 from findsession.sources.vibe_store import StoreError, identity, read_store
-from findsession.sources.walking import env_home, walk
+from findsession.sources.walking import walk
 
 KIND = SourceKind.VIBE
 MESSAGES, META, CURRENT = "messages.jsonl", "meta.json", "CURRENT"
@@ -63,11 +63,6 @@ _ID = re.compile(rb'"session_id"\s*:\s*"([^"\\]{1,200})"')
 _META_BYTES = 4 * 1024 * 1024
 
 
-def sessions_dir() -> Path:
-    """Where Vibe writes its sessions on this machine."""
-    return env_home("VIBE_HOME", ".vibe") / "logs" / "session"
-
-
 class VibeSource(Source):
     """Mistral Vibe's `~/.vibe/logs/session/`: 1.x documents and 2.x folders."""
 
@@ -75,9 +70,6 @@ class VibeSource(Source):
     #: 2: a resume's copy of a 2.x session (Vibe 2.2) and a `/branch` store's copied
     #: entries are the session's they came from, not the copy's.
     reads = 2
-
-    def default_roots(self) -> list[Path]:
-        return [sessions_dir()]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """Every 1.x `session_*.json`, 2.x `session_*/messages.jsonl` and 3.x

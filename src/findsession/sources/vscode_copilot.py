@@ -18,8 +18,6 @@ change any earlier request, and VS Code compacts the log into one snapshot now a
 from __future__ import annotations
 
 import json
-import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -28,6 +26,7 @@ from findsession.domain import Message, MetaEvent, Problem, Resume, Session
 from findsession.sources.base import Skip, Source, SourceFile, texts_by_line
 from findsession.sources.cursor import Cursor, Reading, read_whole
 from findsession.sources.opening import open_regular
+from findsession.sources.places.editors import EMPTY_WINDOW
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import no_resume
 from findsession.sources.vscode_copilot_log import load_json, replay
@@ -36,8 +35,6 @@ from findsession.sources.walking import walk
 
 KIND = SourceKind.VSCODE_COPILOT
 SESSIONS = "chatSessions"
-EMPTY_WINDOW = "emptyWindowChatSessions"
-_APPS = ("Code", "Code - Insiders")
 
 
 class VSCodeCopilotSource(Source):
@@ -47,13 +44,6 @@ class VSCodeCopilotSource(Source):
     #: 2: an exported chat takes its folder from its replies' `baseUri`.
     #: 3: a second edit of one file in one request is kept (it was taken for a repeat).
     reads = 3
-
-    def default_roots(self) -> list[Path]:
-        return [
-            place
-            for user in user_folders()
-            for place in (user / "workspaceStorage", user / "globalStorage" / EMPTY_WINDOW)
-        ]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         return discover(root, skip)
@@ -84,18 +74,6 @@ class VSCodeCopilotSource(Source):
             "VS Code has no command that opens a chat session by its id: open the folder"
             " in VS Code and pick the session from the chat view's history"
         )
-
-
-def user_folders() -> list[Path]:
-    """VS Code's and VS Code Insiders' `User` folders on this system."""
-    if sys.platform == "darwin":
-        base = Path.home() / "Library" / "Application Support"
-    elif sys.platform == "win32":
-        base = Path(os.environ.get("APPDATA") or Path.home() / "AppData" / "Roaming")
-    else:
-        xdg = os.environ.get("XDG_CONFIG_HOME")
-        base = Path(xdg).expanduser() if xdg else Path.home() / ".config"
-    return [base / app / "User" for app in _APPS]
 
 
 def file_records(

@@ -1,4 +1,4 @@
-"""Walking a source's folders the one way every source does, and finding an agent's home.
+"""Walking a source's folders the one way every source does.
 
 Each agent's layout decides which files are transcripts; how a folder tree is walked is
 the same for all of them: links to folders are not followed (a loop under a root must not
@@ -40,10 +40,3 @@ def files_ending(root: Path, skip: Skip | None, suffix: str) -> Iterator[Path]:
         for name in files:
             if name.endswith(suffix):
                 yield folder / name
-
-
-def env_home(variable: str, *default: str) -> Path:
-    """An agent's home: the folder `$variable` names when set (`~` expanded), else
-    `default` under the user's home."""
-    base = os.environ.get(variable)
-    return Path(base).expanduser() if base else Path.home().joinpath(*default)

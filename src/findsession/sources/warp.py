@@ -16,7 +16,6 @@ most 200 conversations, deleting the oldest (with their child agents) as new one
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -32,31 +31,10 @@ from findsession.sources.warp_records import Found, conversation_records
 
 KIND = SourceKind.WARP
 DB_NAME = "warp.sqlite"
-#: The Stable build's folder name, then the Preview build's, on each system.
-_LINUX = ("warp-terminal", "warp-terminal-preview")
-_MAC = ("dev.warp.Warp-Stable", "dev.warp.WarpPreview")
-_WINDOWS = ("Warp", "WarpPreview")
-_GROUP = "2BBY89MBSN.dev.warp"
 _NO_RESUME = (
     "Warp has no command that opens an agent conversation by its id: open Warp and pick "
     "the conversation from its conversation history."
 )
-
-
-def state_folders() -> list[Path]:
-    """Warp's state folders on this system, Stable's and Preview's (see the module's
-    docstring)."""
-    home = Path.home()
-    if sys.platform == "darwin":
-        group = home / "Library" / "Group Containers" / _GROUP / "Library" / "Application Support"
-        support = home / "Library" / "Application Support"
-        return [place / name for name in _MAC for place in (group, support)]
-    if sys.platform == "win32":
-        local = os.environ.get("LOCALAPPDATA") or str(home / "AppData" / "Local")
-        return [Path(local) / "warp" / name / "data" for name in _WINDOWS]
-    state = os.environ.get("XDG_STATE_HOME")
-    base = Path(state) if state and os.path.isabs(state) else home / ".local" / "state"
-    return [base / name for name in _LINUX]
 
 
 def file_id(path: Path) -> str:
@@ -71,9 +49,6 @@ class WarpSource(Source):
     companions = foreign_db.COMPANIONS
     #: 2: a store from before Warp's agent kept conversations gives its exchanges.
     reads = 2
-
-    def default_roots(self) -> list[Path]:
-        return state_folders()
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """`warp.sqlite` in `root` and in its `tui/` (or a copy named itself)."""

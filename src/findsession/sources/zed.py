@@ -13,7 +13,6 @@ deletes it in Zed; Zed deletes nothing on its own. A thread is indexed as
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -35,19 +34,6 @@ _NO_RESUME = (
 )
 
 
-def data_folder() -> Path:
-    """Zed's data folder on this system (see the module's docstring)."""
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Application Support" / "Zed"
-    if sys.platform == "win32":
-        local = os.environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
-        return Path(local) / "Zed"
-    for value in (os.environ.get("FLATPAK_XDG_DATA_HOME"), os.environ.get("XDG_DATA_HOME")):
-        if value and os.path.isabs(value):
-            return Path(value) / "zed"
-    return Path.home() / ".local" / "share" / "zed"
-
-
 def file_id(path: Path) -> str:
     """`zed-` and a hash of the database's path: its threads are `<file id>:<id>`."""
     return store_id("zed", path)
@@ -63,9 +49,6 @@ class ZedSource(Source):
     #: 3: a subagent's thread keeps its own title (its parent link had taken the
     #: title's line in the index).
     reads = 3
-
-    def default_roots(self) -> list[Path]:
-        return [data_folder() / "threads"]
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """Every `threads.db` under `root` (the threads folder, a copy of it, or the
