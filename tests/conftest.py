@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import compileall
 import json
 import os
 import subprocess
@@ -15,6 +16,7 @@ import pytest
 from hypothesis import settings as hypothesis_settings
 from postgres_server import Server
 
+import findsession
 from findsession.embeddings.base import Embedder
 from findsession.embeddings.onnx_local import OnnxEmbedder, bundled_model_dir
 from findsession.indexing import IndexReport, Root, index_roots
@@ -45,6 +47,16 @@ AIDER_SESSION = (
     aider_file_id(FIXTURES / "aider" / "weather-station" / ".aider.chat.history.md")
     + ":20240305-101502"
 )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The package compiled to bytecode before any test runs. The tests start thousands
+    of CLI processes, each importing the package: where writing bytecode is turned off
+    (`PYTHONDONTWRITEBYTECODE`, set on some machines and CI images) each compiled every
+    module again, an index run 0.5 s instead of 0.2 s, a quarter of the test run
+    (measured on three test files: 57.5 s, 43.5 s compiled). `compileall` writes it
+    whatever that says, and only what is missing or stale: every worker may ask."""
+    compileall.compile_dir(Path(findsession.__file__).parent, quiet=1)
 
 
 @pytest.fixture(scope="session", autouse=True)
