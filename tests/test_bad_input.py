@@ -185,3 +185,32 @@ def test_a_file_name_that_is_not_utf8_is_skipped_and_named(cli: CLI, tmp_path: P
     assert "not valid UTF-8" in proc.stderr
     hits = cli.json("search", "espresso grinder")["results"]
     assert [h["session"]["id"] for h in hits] == ["good-one"]
+
+
+#: A `~name` path whose user this machine does not have (a config copied from a colleague's
+#: machine, a variable set for another account).
+NO_SUCH_USER = "~findsession-no-such-user"
+
+
+def test_a_tilde_path_of_a_user_not_here_is_read_as_written(cli: CLI, tmp_path: Path) -> None:
+    """`Path.expanduser` raises on `~name` when there is no such user, and every command
+    that asked where the agents keep their files (an agent's variable), read the config
+    (a root) or took a folder or project ended in a traceback. Such a path is kept as
+    written, as a shell keeps it: a place that does not exist, the rest read as before."""
+    projects = Path(cli.env["CLAUDE_CONFIG_DIR"]) / "projects"
+    good_session(project_dir(projects, "/home/dev/app"))
+    Path(cli.env["FINDSESSION_CONFIG"]).write_text(
+        f'[sources.markdown]\nroots = ["{NO_SUCH_USER}/notes"]\n', encoding="utf-8"
+    )
+    cli.env["CODEX_HOME"] = f"{NO_SUCH_USER}/.codex"
+    proc = cli.run("index", "--no-embed", check=False)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    hits = cli.json("search", "signing keys")["results"]
+    assert [h["session"]["id"] for h in hits] == ["good"]
+    places = {s["kind"]: s["roots"] for s in cli.json("sources", "--all")["sources"]}
+    assert [r["exists"] for r in places["codex"]] == [False], places["codex"]
+    typed = cli.run("index", f"{NO_SUCH_USER}/x", check=False)
+    assert typed.returncode != 0 and "Traceback" not in typed.stderr, typed.stderr
+    assert f"{NO_SUCH_USER}/x" in typed.stderr and "does not exist" in typed.stderr
+    listed = cli.run("sessions", "--project", f"{NO_SUCH_USER}/x", check=False)
+    assert listed.returncode == 0 and "Traceback" not in listed.stderr, listed.stderr

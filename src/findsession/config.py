@@ -19,6 +19,7 @@ from findsession.errors import FindsessionError
 from findsession.paths import APP as APP  # re-exported: callers name them config.*
 from findsession.paths import config_path as config_path
 from findsession.paths import db_path as db_path
+from findsession.paths import expand
 from findsession.sources import DEFAULT_SOURCE, PLACES, SOURCES
 from findsession.storage import BACKENDS, SERVER_BACKENDS
 from findsession.titles.settings import BadTitleSettings, TitleSettings
@@ -96,12 +97,12 @@ def load_config() -> Config:
         if source not in SOURCES:
             known = ", ".join(SOURCES)
             raise ConfigError(f"{path}: unknown source {source!r} in roots (known: {known})")
-        config.roots.append(Root(Path(entry["path"]).expanduser(), source))
+        config.roots.append(Root(expand(entry["path"]), source))
     embedding = data.get("embedding", {})
     if not isinstance(embedding, dict):
         raise ConfigError(f"{path}: [embedding] must be a table")
     if isinstance(embedding.get("path"), str):
-        embedding["path"] = str(Path(embedding["path"]).expanduser())
+        embedding["path"] = str(expand(embedding["path"]))
     try:
         config.embedding = EmbeddingSettings.from_table(embedding)
     except BadEmbeddingSettings as exc:
@@ -210,7 +211,7 @@ def _read_sources(table: Any, config: Config) -> None:
         if not enabled:
             config.disabled.add(kind)
         for root in roots:
-            entry = Root(Path(root).expanduser(), kind)
+            entry = Root(expand(root), kind)
             if entry not in config.roots:
                 config.roots.append(entry)
 

@@ -1,4 +1,5 @@
-"""Where the index and the config file are, decided without importing anything heavy.
+"""Where the index and the config file are, decided without importing anything heavy;
+and how any path a person wrote is read (`expand`).
 
 The CLI asks this before it knows whether a resident service will answer: a search the
 service answers must not pay for importing the index, the model or the config parser.
@@ -16,15 +17,24 @@ import platformdirs
 APP = "findsession"
 
 
+def expand(path: str | os.PathLike[str]) -> Path:
+    """`path` with a leading `~` or `~name` expanded when that home is known, else kept
+    as written, as a shell keeps it. `Path.expanduser` raises when `~name` names no user
+    on this machine (a config copied from another machine, a variable set for another
+    account), and every command reading such a path ended in a traceback; kept as
+    written, it is a path that does not exist, which every caller already reports."""
+    return Path(os.path.expanduser(path))
+
+
 def config_path() -> Path:
     env = os.environ.get("FINDSESSION_CONFIG")
-    return Path(env).expanduser() if env else platformdirs.user_config_path(APP) / "config.toml"
+    return expand(env) if env else platformdirs.user_config_path(APP) / "config.toml"
 
 
 def db_path(cli_value: str | None = None) -> Path:
     if cli_value:
-        return Path(cli_value).expanduser()
+        return expand(cli_value)
     env = os.environ.get("FINDSESSION_DB")
     if env:
-        return Path(env).expanduser()
+        return expand(env)
     return platformdirs.user_data_path(APP) / "index.db"

@@ -17,6 +17,7 @@ from findsession import config
 from findsession.config import Config
 from findsession.domain import Root, SourceCounts, SourceReport
 from findsession.errors import FindsessionError
+from findsession.paths import expand
 from findsession.search.filters import BadOption
 from findsession.sources import DEFAULT_SOURCE, ENTRIES, IN_PROJECT, SOURCES, SPOKEN_NAMES, Source
 from findsession.sources.git_index import tracked
@@ -45,7 +46,7 @@ def choose_roots(
     """See `Findsession.roots`."""
     if source is not None and source not in SOURCES:
         raise BadOption(f"source must be one of {', '.join(SOURCES)}, not {source!r}")
-    given = [root_of(settings, Path(p).expanduser().resolve(), source) for p in paths]
+    given = [root_of(settings, expand(p).resolve(), source) for p in paths]
     if given:
         missing = [r.path for r in given if not r.path.exists()]
         if len(missing) == len(given):

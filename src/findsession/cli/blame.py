@@ -12,6 +12,7 @@ from pathlib import Path
 from findsession import jsonout, render
 from findsession.api import BlameOptions
 from findsession.errors import FindsessionError
+from findsession.paths import expand
 from findsession.protocol import requests as rq
 from findsession.protocol.context import Context
 from findsession.render.console import say
@@ -22,8 +23,8 @@ _RANGE = re.compile(r"^(?P<path>.+?):(?P<first>\d+)(?:-(?P<last>\d+))?$")
 def blame(args: argparse.Namespace, ctx: Context) -> int:
     path, first, last = parse_target(args.target)
     here = Path.cwd()
-    project = str((here / Path(args.project).expanduser()).absolute()) if args.project else None
-    absolute = os.path.normpath(here / Path(path).expanduser())
+    project = str((here / expand(args.project)).absolute()) if args.project else None
+    absolute = os.path.normpath(here / expand(path))
     options = BlameOptions(first, last, project, args.top)
     result = ctx.ask(rq.Blame(absolute, options)).result
     if args.json:

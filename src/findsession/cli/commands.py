@@ -17,6 +17,7 @@ from findsession import jsonout, render
 from findsession.api import ReadOptions, SearchOptions
 from findsession.cli.terminal import terminal_id
 from findsession.errors import FindsessionError
+from findsession.paths import expand
 from findsession.protocol import requests as rq
 from findsession.protocol.context import Context
 from findsession.render.console import say
@@ -31,7 +32,7 @@ def search(args: argparse.Namespace, ctx: Context) -> int:
         hybrid_weight=args.hybrid_weight,  # None: the config's
         top=args.top,
         mode=args.mode,
-        project=str((cwd / Path(project).expanduser()).resolve()) if project else None,
+        project=str((cwd / expand(project)).resolve()) if project else None,
         session=args.session,
         speaker=args.speaker,
         after=args.after,

@@ -18,6 +18,7 @@ from rich.console import Console
 
 from findsession import render
 from findsession.errors import FindsessionError
+from findsession.paths import expand
 from findsession.protocol import requests as rq
 from findsession.protocol.context import Context
 from findsession.render.console import say
@@ -38,7 +39,7 @@ def export(args: argparse.Namespace, ctx: Context) -> int:
     if not args.output:
         sys.stdout.write(text)
         return 0
-    path = Path(args.output).expanduser()
+    path = expand(args.output)
     write_file(path, text, private=raw)
     turns = doc["total_turns"]
     size = f"{turns} turn{'s' if turns != 1 else ''}, {len(text):,} chars"

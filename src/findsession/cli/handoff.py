@@ -9,13 +9,13 @@ directory exists, the agent is on PATH), in place of findsession. Nothing runs w
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from findsession import jsonout, render
 from findsession.api import HandoffOptions
 from findsession.cli.export import write_file
 from findsession.cli.open_session import directory_problem, print_or_run
 from findsession.errors import FindsessionError
+from findsession.paths import expand
 from findsession.protocol import requests as rq
 from findsession.protocol.context import Context
 from findsession.render.console import say
@@ -34,7 +34,7 @@ def handoff(args: argparse.Namespace, ctx: Context) -> int:
     start = brief["start"]
     if start is None:
         if args.output:
-            write_file(Path(args.output).expanduser(), brief["markdown"], private=False)
+            write_file(expand(args.output), brief["markdown"], private=False)
             say(ctx.err, f"wrote {args.output}")
         else:
             print(brief["markdown"], end="")

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 
 from findsession.core.archiving import ArchivingMixin
 from findsession.errors import FindsessionError
+from findsession.paths import expand
 from findsession.reader import resolve_session
 
 
@@ -40,7 +40,7 @@ class ForgettingMixin(ArchivingMixin):
             raise FindsessionError("a blank session id or project matches nothing: name one")
         ids = [resolve_session(self.store, ref).id for ref in refs]
         if project is not None:
-            root = str(Path(project).expanduser().resolve())
+            root = str(expand(project).resolve())
             matched = [s.id for s in self.store.recent_sessions(root, None, None, -1)]
             if not matched:
                 raise FindsessionError(

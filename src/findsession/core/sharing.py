@@ -7,11 +7,11 @@ decided there, not here), so these calls only need the index to be a shared serv
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import cast
 
 from findsession.core.base import Core
 from findsession.errors import FindsessionError
+from findsession.paths import expand
 from findsession.storage.push import Sharing
 
 
@@ -56,4 +56,4 @@ class SharingMixin(Core):
 def _project(project: str) -> str:
     if not project.strip():
         raise FindsessionError("name the project's directory to share")
-    return str(Path(project).expanduser().resolve())
+    return str(expand(project).resolve())

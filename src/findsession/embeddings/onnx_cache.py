@@ -25,6 +25,8 @@ from typing import Any
 
 import platformdirs
 
+from findsession.paths import expand
+
 PROVIDERS = ["CPUExecutionProvider"]
 #: Weights above this size go to the mapped file; small ones stay in the graph.
 _EXTERNAL_MIN_BYTES = 1024
@@ -33,7 +35,7 @@ _EXTERNAL_MIN_BYTES = 1024
 def cache_root() -> Path:
     """`FINDSESSION_CACHE`, else the user's cache folder for findsession."""
     env = os.environ.get("FINDSESSION_CACHE")
-    return Path(env).expanduser() if env else platformdirs.user_cache_path("findsession")
+    return expand(env) if env else platformdirs.user_cache_path("findsession")
 
 
 def cached_copy(model_file: Path, ort_version: str, level: Any) -> Path:

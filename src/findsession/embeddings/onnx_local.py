@@ -22,6 +22,7 @@ import numpy as np
 from findsession.embeddings.base import MAX_CHUNKS, EmbeddingUnavailable, Role, normalize
 from findsession.embeddings.onnx_cache import load_session
 from findsession.embeddings.tokenize import Tokenizer, load_tokenizer, tokenizer_path
+from findsession.paths import expand
 from findsession.writing_systems import cjk_fraction
 
 #: Tokens per run of the model at most (batch x length); 1 runs every text alone. The
@@ -49,7 +50,7 @@ class OnnxEmbedder:
     """Mean-pooled, normalised vectors from a BERT-like ONNX encoder."""
 
     def __init__(self, folder: Path, overrides: dict[str, Any] | None = None) -> None:
-        folder = Path(folder).expanduser()
+        folder = expand(folder)
         model_file = next(
             (p for p in (folder / "model.onnx", folder / "onnx" / "model.onnx") if p.exists()),
             None,

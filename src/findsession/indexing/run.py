@@ -11,7 +11,6 @@ from __future__ import annotations
 import time
 from collections.abc import Collection, Iterable
 from contextlib import suppress
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from findsession.domain import Root
@@ -30,6 +29,7 @@ from findsession.indexing.scan import (
     scan,
 )
 from findsession.interrupts import Held
+from findsession.paths import expand
 from findsession.redact import redact
 from findsession.sources import SOURCES, SourceFile, file_stamp
 from findsession.sources.git_index import tracked
@@ -63,7 +63,7 @@ def index_roots(
     (and a file it lacks, whole), and from which `prune` drops the copies of the files it
     prunes.
     """
-    excluded = tuple(str(Path(g).expanduser()) for g in exclude)
+    excluded = tuple(str(expand(g)) for g in exclude)
     started = time.perf_counter()
     roots = list(roots)
     report = IndexReport(roots=[str(r.path) for r in roots])

@@ -22,6 +22,7 @@ from findsession.api import HANDOFF_AGENTS, BlameOptions, Findsession, HandoffOp
 from findsession.mcp_server.budget import EvidenceBudget
 from findsession.mcp_server.scope import Index
 from findsession.mcp_server.tool_errors import tool_errors
+from findsession.paths import expand
 from findsession.protocol import operations
 from findsession.protocol import requests as rq
 
@@ -82,7 +83,7 @@ def add_session_tools(
             raise ToolError("give fromLine with toLine")
         if fromLine is not None and (fromLine < 1 or (toLine is not None and toLine < fromLine)):
             raise ToolError("lines are numbered from 1 and toLine must not come before fromLine")
-        absolute = os.path.normpath(Path(base) / Path(path).expanduser())
+        absolute = os.path.normpath(Path(base) / expand(path))
         options = BlameOptions(fromLine, toLine, project, top, within=boundary)
         with index() as fs:
             answer = operations.blame(fs, rq.Blame(absolute, options))

@@ -13,7 +13,6 @@ import inspect
 import secrets
 import threading
 from dataclasses import replace
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
@@ -34,6 +33,7 @@ from findsession.mcp_server.budget import EvidenceBudget
 from findsession.mcp_server.scope import Index, Scope, current_session, indexer_note
 from findsession.mcp_server.session_tools import add_session_tools
 from findsession.mcp_server.tool_errors import tool_errors
+from findsession.paths import expand
 from findsession.protocol import operations
 from findsession.protocol import requests as rq
 
@@ -144,7 +144,7 @@ def build_server(index: Index, scope: Scope, evidence_budget: int) -> MCPServer:
         if not 1 <= top <= MAX_TOP:
             raise ToolError(f"top must be between 1 and {MAX_TOP}, not {top}")
         # Inside the server's project, whatever `directory` says (else a clear error).
-        project = bounded(directory and str(Path(directory).expanduser()), scope.directory)
+        project = bounded(directory and str(expand(directory)), scope.directory)
         if project and not project.strip("/"):
             project = None  # "/": every project, where the person opened them all
         with index() as fs:
@@ -321,7 +321,7 @@ def build_server(index: Index, scope: Scope, evidence_budget: int) -> MCPServer:
         opened it to every project."""
         if not 1 <= limit <= 100:
             raise ToolError(f"limit must be between 1 and 100, not {limit}")
-        project = bounded(directory and str(Path(directory).expanduser()), scope.directory)
+        project = bounded(directory and str(expand(directory)), scope.directory)
         asked = {"project": project, "after": after, "before": before, "limit": limit}
         with index() as fs:
             answer = operations.sessions(

@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from findsession.domain import Problem, Resume, Session
+from findsession.paths import expand
 from findsession.sources import foreign_db, hermes_db
 from findsession.sources.base import Skip, SourceFile, store_id
 from findsession.sources.cursor import Record
@@ -126,7 +127,7 @@ def _profile_args(home: Path) -> list[str] | None:
     no profile names it (then `HERMES_HOME` does)."""
     top = hermes_root()
     given = os.environ.get("HERMES_HOME", "").strip()
-    opens = Path(given).expanduser() if given else None
+    opens = expand(given) if given else None
     # Without `-p`, Hermes opens `$HERMES_HOME` when it names a profile, else the
     # profile made sticky, else the root.
     if opens is not None and opens.parent.name == PROFILES:

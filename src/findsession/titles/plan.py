@@ -19,6 +19,7 @@ from pathlib import Path
 
 from findsession.config import Config
 from findsession.domain import MetaKind, Session
+from findsession.paths import expand
 from findsession.sources import SOURCES, SPOKEN_NAMES
 from findsession.storage.base import FileState, TitleWrite
 from findsession.storage.views import TitleStore
@@ -137,7 +138,7 @@ def _decide(
         result.status, result.reason = "refused", refusal
         return None
     result.status = "written"
-    excluded = tuple(str(Path(g).expanduser()) for g in config.exclude)
+    excluded = tuple(str(expand(g)) for g in config.exclude)
     return refresh_file(store, state, excluded) if state is not None else None
 
 

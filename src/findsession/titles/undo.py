@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import os
 import time
-from pathlib import Path
 
 from findsession.config import Config
+from findsession.paths import expand
 from findsession.storage.base import TitleWrite
 from findsession.storage.views import TitleStore
 from findsession.titles.append import open_transcript
@@ -65,7 +65,7 @@ def undo_titles(store: TitleStore, config: Config, session_id: str | None = None
             with store.transaction():
                 store.drop_title_write(write)
     states = store.file_states()
-    excluded = tuple(str(Path(g).expanduser()) for g in config.exclude)
+    excluded = tuple(str(expand(g)) for g in config.exclude)
     for path in left:
         if path in states:
             note = refresh_file(store, states[path], excluded)

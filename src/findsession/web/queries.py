@@ -8,9 +8,9 @@ the same on the page as in a terminal and a bad value is refused with the same w
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 
 from findsession.api import MAX_TOP, BadOption, SearchOptions
+from findsession.paths import expand
 
 #: Results a page asks for unless it says otherwise: a screenful and a bit.
 DEFAULT_TOP = 20
@@ -33,7 +33,7 @@ def search_options(params: Mapping[str, str]) -> SearchOptions:
     return SearchOptions(
         top=count,
         mode=given("mode") or "hybrid",
-        project=str(Path(project).expanduser()) if project else None,
+        project=str(expand(project)) if project else None,
         session=given("session"),
         speaker=given("speaker"),
         after=given("after"),

@@ -1,5 +1,6 @@
 """Where each agent keeps its files by default, and the store it keeps inside a project:
-every source's place rules, in a few light modules (the standard library only).
+every source's place rules, in a few light modules (the standard library, and
+`findsession.paths` for a path a person wrote).
 
 An index run with no folder named reads every enabled source's standard places, and
 `sources` lists them; usually one or two of those places exist. Asking each source's

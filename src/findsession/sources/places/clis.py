@@ -6,13 +6,14 @@ import os
 import sys
 from pathlib import Path
 
+from findsession.paths import expand
 from findsession.sources.places.common import env_home, side_object, xdg_data_home
 from findsession.sources.places.projects import RA_AID_STORE
 
 
 def droid() -> list[Path]:
     home = os.environ.get("FACTORY_HOME_OVERRIDE")
-    return [(Path(home).expanduser() if home else Path.home()) / ".factory" / "sessions"]
+    return [(expand(home) if home else Path.home()) / ".factory" / "sessions"]
 
 
 def pi_agent_dir() -> Path:
@@ -32,7 +33,7 @@ def pi() -> list[Path]:
         agent / "settings.json"
     ).get("sessionDir")
     if isinstance(named, str) and named.strip():
-        place = Path(named.strip()).expanduser()
+        place = expand(named.strip())
         if place.is_absolute() and place not in roots:
             roots.append(place)
     return roots
@@ -71,13 +72,13 @@ def amp() -> list[Path]:
 def continue_dev() -> list[Path]:
     """Continue's sessions folder, as Continue finds it."""
     base = os.environ.get("CONTINUE_GLOBAL_DIR")
-    return [(Path(base).expanduser() if base else Path.home() / ".continue") / "sessions"]
+    return [(expand(base) if base else Path.home() / ".continue") / "sessions"]
 
 
 def kimi() -> list[Path]:
     """Kimi CLI's data folder, as Kimi CLI finds it, and its sessions in it."""
     base = os.environ.get("KIMI_SHARE_DIR")
-    return [(Path(base).expanduser() if base else Path.home() / ".kimi") / "sessions"]
+    return [(expand(base) if base else Path.home() / ".kimi") / "sessions"]
 
 
 def kimi_code() -> list[Path]:
@@ -92,17 +93,17 @@ def openhands() -> list[Path]:
     Docker command mounts)."""
     place = os.environ.get("OPENHANDS_CONVERSATIONS_DIR")
     if place:
-        cli = Path(place).expanduser()
+        cli = expand(place)
     else:
         base = os.environ.get("OPENHANDS_PERSISTENCE_DIR")
-        cli = (Path(base).expanduser() if base else Path.home() / ".openhands") / "conversations"
+        cli = (expand(base) if base else Path.home() / ".openhands") / "conversations"
     return [cli, Path.home() / ".openhands" / "sessions"]
 
 
 def junie() -> list[Path]:
     """Where Junie keeps its sessions."""
     home = os.environ.get("JUNIE_HOME")
-    return [(Path(home).expanduser() if home else Path.home() / ".junie") / "sessions"]
+    return [(expand(home) if home else Path.home() / ".junie") / "sessions"]
 
 
 def auggie() -> list[Path]:
@@ -128,7 +129,7 @@ def letta_storage_dir() -> Path:
     """The local backend's storage folder, as Letta Code finds it
     (`getLocalBackendStorageDir`)."""
     named = os.environ.get("LETTA_LOCAL_BACKEND_DIR")
-    return Path(named).expanduser() if named else Path.home() / ".letta" / "lc-local-backend"
+    return expand(named) if named else Path.home() / ".letta" / "lc-local-backend"
 
 
 def letta() -> list[Path]:
@@ -151,7 +152,7 @@ def forge() -> list[Path]:
     """Forge's folders on this machine (see `sources.forge`)."""
     given = os.environ.get("FORGE_CONFIG")
     if given:
-        return [Path(given).expanduser()]
+        return [expand(given)]
     return [Path.home() / "forge", Path.home() / ".forge"]
 
 
@@ -173,7 +174,7 @@ def hermes_root() -> Path:
     given = os.environ.get("HERMES_HOME", "").strip()
     if not given:
         return native
-    home = Path(given).expanduser()
+    home = expand(given)
     if _within(home, native):
         return native
     return home.parent.parent if home.parent.name == HERMES_PROFILES else home

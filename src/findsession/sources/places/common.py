@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from findsession.paths import expand
 from findsession.sources.opening import open_regular
 
 
@@ -16,13 +17,13 @@ def env_home(variable: str, *default: str) -> Path:
     """An agent's home: the folder `$variable` names when set (`~` expanded), else
     `default` under the user's home."""
     base = os.environ.get(variable)
-    return Path(base).expanduser() if base else Path.home().joinpath(*default)
+    return expand(base) if base else Path.home().joinpath(*default)
 
 
 def xdg_data_home() -> Path:
     """`$XDG_DATA_HOME` (`~` expanded), else `~/.local/share`."""
     data = os.environ.get("XDG_DATA_HOME")
-    return Path(data).expanduser() if data else Path.home() / ".local" / "share"
+    return expand(data) if data else Path.home() / ".local" / "share"
 
 
 def user_folder(app: str) -> Path:
@@ -33,7 +34,7 @@ def user_folder(app: str) -> Path:
         base = Path(os.environ.get("APPDATA") or Path.home() / "AppData" / "Roaming")
     else:
         xdg = os.environ.get("XDG_CONFIG_HOME")
-        base = Path(xdg).expanduser() if xdg else Path.home() / ".config"
+        base = expand(xdg) if xdg else Path.home() / ".config"
     return base / app / "User"
 
 

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from findsession.paths import expand
 from findsession.sources.opening import open_regular
 from findsession.sources.places.common import side_object, xdg_data_home
 from findsession.sources.places.projects import CRUSH_STORE
@@ -71,7 +72,7 @@ def crush_data_home() -> Path:
         (os.environ.get("XDG_DATA_HOME"), ("crush",)),
     ):
         if value:
-            return Path(value).expanduser().joinpath(*tail)
+            return expand(value).joinpath(*tail)
     if sys.platform == "win32":
         local = os.environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
         return Path(local) / "crush"
@@ -127,10 +128,10 @@ def gptme() -> list[Path]:
     """gptme's logs folder, as gptme finds it (`gptme.dirs.get_logs_dir`)."""
     logs = os.environ.get("GPTME_LOGS_HOME", "").strip()
     if logs:
-        return [Path(logs).expanduser()]
+        return [expand(logs)]
     data = os.environ.get("XDG_DATA_HOME", "").strip()
     if data:
-        return [Path(data).expanduser() / "gptme" / "logs"]
+        return [expand(data) / "gptme" / "logs"]
     home = Path.home()
     if sys.platform == "darwin" and not (home / ".local" / "share" / "gptme").exists():
         return [home / "Library" / "Application Support" / "gptme" / "logs"]
@@ -148,7 +149,7 @@ def llm_user_dir() -> Path:
     `sources.llm_logs`)."""
     given = os.environ.get("LLM_USER_PATH")
     if given:
-        return Path(given).expanduser()
+        return expand(given)
     home = Path.home()
     if sys.platform == "darwin":
         return home / "Library" / "Application Support" / LLM_APP
@@ -171,7 +172,7 @@ def nanocoder_data_dir() -> Path:
     """Nanocoder's data folder, as its `getAppDataPath` finds it."""
     named = os.environ.get("NANOCODER_DATA_DIR")
     if named:
-        return Path(named).expanduser()
+        return expand(named)
     data = os.environ.get("XDG_DATA_HOME")
     if data:
         return Path(data) / "nanocoder"
@@ -187,7 +188,7 @@ def nanocoder_config_dir() -> Path:
     """Nanocoder's config folder, as its `getConfigPath` finds it."""
     named = os.environ.get("NANOCODER_CONFIG_DIR")
     if named:
-        return Path(named).expanduser()
+        return expand(named)
     home = Path.home()
     if sys.platform == "win32":
         return Path(os.environ.get("APPDATA") or home / "AppData" / "Roaming") / "nanocoder"
@@ -228,7 +229,7 @@ def nvim_state_dir() -> Path:
         local = os.environ.get("LOCALAPPDATA") or str(home / "AppData" / "Local")
         return Path(local) / f"{app}-data"
     state = os.environ.get("XDG_STATE_HOME", "").strip()
-    return Path(state).expanduser() / app if state else home / ".local" / "state" / app
+    return expand(state) / app if state else home / ".local" / "state" / app
 
 
 def avante() -> list[Path]:
@@ -277,7 +278,7 @@ def open_interpreter() -> list[Path]:
 def devin() -> list[Path]:
     """The CLI's data folders on this machine (see `sources.devin`)."""
     given = os.environ.get("XDG_DATA_HOME")
-    homes = [Path(given).expanduser() / "devin"] if given else []
+    homes = [expand(given) / "devin"] if given else []
     homes.append(Path.home() / ".local" / "share" / "devin")
     if sys.platform == "darwin":
         homes.append(Path.home() / "Library" / "Application Support" / "devin")

@@ -7,6 +7,7 @@ import os
 import re
 from pathlib import Path
 
+from findsession.paths import expand
 from findsession.sources.places.common import env_home
 
 
@@ -88,8 +89,8 @@ def _named_and_home(named: str | None, configs: list[Path], at_home: Path) -> li
     `configs` names, when that is an absolute path; then `at_home`."""
     roots = []
     named = named or next(filter(None, map(_configured_history, configs)), None)
-    if named and Path(named).expanduser().is_absolute():
-        roots.append(Path(named).expanduser())
+    if named and expand(named).is_absolute():
+        roots.append(expand(named))
     if at_home not in roots:
         roots.append(at_home)
     return roots
@@ -108,7 +109,7 @@ def gemini_home() -> Path:
     """`$GEMINI_CLI_HOME/.gemini`, else `~/.gemini` (the variable stands for the home
     folder, not for the `.gemini` folder itself)."""
     base = os.environ.get("GEMINI_CLI_HOME")
-    return (Path(base).expanduser() if base else Path.home()) / ".gemini"
+    return (expand(base) if base else Path.home()) / ".gemini"
 
 
 def gemini() -> list[Path]:
@@ -131,10 +132,10 @@ def qoder_config_dir() -> Path:
     `<name>` being `$QODER_CONFIG_DIR_NAME`, else `.qoder`."""
     base = os.environ.get("QODER_CONFIG_DIR")
     if base:
-        return Path(base).expanduser()
+        return expand(base)
     home = os.environ.get("QODER_CLI_HOME") or os.environ.get("GEMINI_CLI_HOME")
     name = os.environ.get("QODER_CONFIG_DIR_NAME") or ".qoder"
-    return (Path(home).expanduser() if home else Path.home()) / name
+    return (expand(home) if home else Path.home()) / name
 
 
 def qoder_china_config_dir() -> Path:
@@ -146,9 +147,9 @@ def qoder_china_config_dir() -> Path:
     `.qoder`, read above.)"""
     base = os.environ.get("QODERCN_CONFIG_DIR")
     if base:
-        return Path(base).expanduser()
+        return expand(base)
     home = os.environ.get("QODERCN_CLI_HOME") or os.environ.get("GEMINI_CLI_HOME")
-    return (Path(home).expanduser() if home else Path.home()) / ".qoder-cn"
+    return (expand(home) if home else Path.home()) / ".qoder-cn"
 
 
 def qoder() -> list[Path]:
@@ -159,7 +160,7 @@ def qoder() -> list[Path]:
 def iflow() -> list[Path]:
     """iFlow CLI's data folder, as iFlow CLI finds it, and its projects in it."""
     home = os.environ.get("IFLOW_HOME")
-    return [(Path(home).expanduser() if home else Path.home() / ".iflow") / "projects"]
+    return [(expand(home) if home else Path.home() / ".iflow") / "projects"]
 
 
 #: The data folders under `~/.gemini`, the editor's first.

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from findsession.domain import Session
+from findsession.paths import expand
 from findsession.storage.rows import SESSION_COLUMNS
 from findsession.storage.sql.connection import SqlConnection, conditions
 
@@ -88,7 +88,7 @@ class SessionsMixin(SqlConnection):
         if not (project or "").strip("/\\"):
             project = None  # the filesystem's root: every project
         where, params = conditions(
-            ("in_project(cwd, ?)", project and str(Path(project).expanduser())),
+            ("in_project(cwd, ?)", project and str(expand(project))),
             ("last_ts >= ?", after),
             ("last_ts < ?", before),
         )

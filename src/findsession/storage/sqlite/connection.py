@@ -12,6 +12,7 @@ from typing import Any, Self
 import apsw
 
 from findsession.errors import DatabaseError, IndexBusy, IndexFull
+from findsession.paths import expand
 from findsession.storage.sql.connection import SqlConnection
 from findsession.storage.sqlite.dialect import SqliteDialect
 from findsession.storage.sqlite.migrations import migrate
@@ -52,7 +53,7 @@ class Connection(SqliteDialect, SqlConnection):
         An index that cannot be written (a read-only file, folder or mount) is opened
         read-only: search, read and status work, and anything that writes says why not.
         """
-        path = path.expanduser()
+        path = expand(path)
         prepare_path(path)
         read_only = not writable(path)
         try:
@@ -95,7 +96,7 @@ class Connection(SqliteDialect, SqlConnection):
         replaced the first set-aside index with the second (an empty one). A name is
         claimed with a hard link, which fails rather than overwrite.
         """
-        path = path.expanduser()
+        path = expand(path)
         if not path.exists():
             return None
         stamp = time.strftime("%Y%m%d-%H%M%S")
