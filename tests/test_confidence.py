@@ -249,3 +249,26 @@ def test_mcp_answer_tells_the_agent_nothing_is_close(cli: CLI, many: Path, tmp_p
             assert data["confidence"]["level"] in ("strong", "weak")
 
     asyncio.run(go())
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["交接流程，共享内存", "共享内存、交接流程？"],
+)
+def test_punctuation_is_no_word_the_session_lacks(store: Store, projects: Path, query: str) -> None:
+    """A Chinese question's punctuation ("，", "、", "？"), left over once its characters
+    were taken as bigrams, was counted as a word of its own: one no index holds, so the
+    rarest of all and never held, it took a large share of the coverage of nearly every
+    Chinese question (its commas) away from the session holding every word of it."""
+    t = Transcript(session_id="handoff")
+    t.prompt("把共享内存交接流程搬到 Mac 上: the handoff through shared memory")
+    t.reply("共享内存的交接流程在 macOS 上也能用 mmap; the shared memory handoff works there too.")
+    t.write(project_dir(projects, "/home/dev/sim"))
+    for name, asked, fixed in WORK[:8]:  # other work, so that its words are rare
+        u = Transcript(session_id=name)
+        u.prompt(asked).reply(fixed)
+        u.write(project_dir(projects, "/home/dev/x"))
+    index(store, projects)
+    found = search(store, query, SearchOptions(mode="keyword"))
+    assert found.hits[0].session.id == "handoff"
+    assert found.confidence is not None and found.confidence.coverage == 1.0

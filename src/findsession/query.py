@@ -186,7 +186,7 @@ class Query:
         for token in self.content:
             runs = cjk.runs(token)
             rest = "".join(c for c in token if not cjk.runs(c))  # "WebSocket" of "WebSocket服务"
-            if rest:
+            if any(c.isalnum() for c in rest):  # not the sentence's "，" and "、": no word
                 found.append(rest)
             for run in runs:
                 found += cjk.bigrams(run) if len(run) > 1 else [run]
