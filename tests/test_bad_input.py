@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 from conftest import CLI, index
@@ -214,3 +216,40 @@ def test_a_tilde_path_of_a_user_not_here_is_read_as_written(cli: CLI, tmp_path: 
     assert f"{NO_SUCH_USER}/x" in typed.stderr and "does not exist" in typed.stderr
     listed = cli.run("sessions", "--project", f"{NO_SUCH_USER}/x", check=False)
     assert listed.returncode == 0 and "Traceback" not in listed.stderr, listed.stderr
+
+
+
+#: Runs the CLI as a user the password database does not know (a container started under
+#: an arbitrary uid): the lookup of this uid's entry fails as it does there.
+AS_UNKNOWN_USER = """
+import pwd, sys
+
+def unknown(uid):
+    raise KeyError(f"getpwuid(): uid not found: {uid}")
+
+pwd.getpwuid = unknown
+from findsession.cli import main
+
+raise SystemExit(main(sys.argv[1:]))
+"""
+
+
+def test_a_user_with_no_home_is_told_so_in_one_line(cli: CLI, tmp_path: Path) -> None:
+    """Under an arbitrary uid with HOME unset there is no home to find: every command
+    asked for the config's or the agents' folders and ended in a traceback. It says so
+    in one line, naming HOME, and exits 1; `--help` still answers."""
+    env = {k: v for k, v in cli.env.items() if k != "HOME"}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-c", AS_UNKNOWN_USER, *args],
+            env=env, capture_output=True, text=True, timeout=120, cwd=tmp_path,
+        )  # fmt: skip
+
+    for args in (["index", "--no-embed"], ["search", "signing keys"], ["status"]):
+        proc = run(*args)
+        assert proc.returncode == 1, (args, proc.stderr)
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and "HOME" in lines[0], proc.stderr
+    helped = run("--help")
+    assert helped.returncode == 0 and "search" in helped.stdout

@@ -26,6 +26,19 @@ def expand(path: str | os.PathLike[str]) -> Path:
     return Path(os.path.expanduser(path))
 
 
+def no_home() -> str | None:
+    """Why this user has no home folder, or None when it has one. Under an arbitrary uid
+    with `HOME` unset (a container's user with no entry in the password database) there
+    is no home: the config, the index and every agent's folder live under one, and each
+    command ended in a traceback from the first of them it asked for."""
+    if os.path.expanduser("~") != "~":
+        return None
+    return (
+        "this user has no home folder (HOME is not set and the password database has no "
+        "entry for it): set HOME to a folder to keep the index and the config in"
+    )
+
+
 def config_path() -> Path:
     env = os.environ.get("FINDSESSION_CONFIG")
     return expand(env) if env else platformdirs.user_config_path(APP) / "config.toml"

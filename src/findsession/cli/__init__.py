@@ -38,6 +38,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         build_parser().print_help()
         return 2
+    from findsession.paths import no_home
+
+    homeless = no_home()
+    if homeless is not None:
+        print(f"error: {homeless}", file=sys.stderr)
+        return 1
     from findsession.cli.table import BY_NAME
     from findsession.errors import FindsessionError
     from findsession.protocol.context import Context
