@@ -473,6 +473,8 @@ FOUND = [
     ("gemini-json", [((0, "sessionId"), "\ud800")]),
     # A tool output's kind looked up in a set of the failed ones: a list is no key.
     ("grok-cli", [((0, "rows", "messages", 2, 3, "json", "content", 0, "output", "type"), [])]),
+    # A summary's leaf, kept to tie it to its message: a lone surrogate cannot be stored.
+    ("claude-code", [((0, 6, "leafUuid"), "\ud800")]),
 ]
 
 

@@ -99,13 +99,12 @@ def parse_record(
     if meta is not None:
         value = obj.get(meta[1])
         if isinstance(value, str) and value.strip():
-            leaf = obj.get("leafUuid")
             return [
                 MetaEvent(
                     meta[0],
                     clean_text(value.strip()),
                     line,
-                    leaf_uuid=leaf if isinstance(leaf, str) else None,
+                    leaf_uuid=blocks.text_or_none(obj.get("leafUuid")),
                 )
             ]
     return []
