@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from findsession.sources.jsonl import cap, clean_text
+from findsession.sources.jsonl import cap
 from findsession.sources.tool_args import args_text, files
 
 # Stored text is capped at parse time: search needs the start of a huge output, not all
@@ -23,10 +23,6 @@ _FILE_KEYS = ("file_path", "notebook_path", "path", "filePath")
 
 def block_type(block: Any) -> str | None:
     return block.get("type") if isinstance(block, dict) else None
-
-
-def text_or_none(value: Any) -> str | None:
-    return clean_text(value) if isinstance(value, str) and value else None
 
 
 def capped(text: str, limit: int) -> str:

@@ -33,7 +33,7 @@ from findsession.sources.claude_code_blocks import (
     TOOL_INPUT_CAP,
     TOOL_OUTPUT_CAP,
 )
-from findsession.sources.jsonl import clean_text
+from findsession.sources.jsonl import clean_text, text_or_none
 
 #: Key under which inline (Claude Code 1.0) subagent lines are split into a child session.
 SIDECHAIN_KEY = "sidechain"
@@ -104,7 +104,7 @@ def parse_record(
                     meta[0],
                     clean_text(value.strip()),
                     line,
-                    leaf_uuid=blocks.text_or_none(obj.get("leafUuid")),
+                    leaf_uuid=text_or_none(obj.get("leafUuid")),
                 )
             ]
     return []
@@ -122,7 +122,7 @@ def _parse_message(obj: dict[str, Any], line: int, in_subagent_file: bool) -> It
     message = obj.get("message")
     if not isinstance(message, dict):
         return
-    common = _common(obj, line, in_subagent_file, blocks.text_or_none(message.get("id")))
+    common = _common(obj, line, in_subagent_file, text_or_none(message.get("id")))
     content = message.get("content")
     if obj.get("type") == "user":
         yield from _parse_user(
@@ -149,13 +149,13 @@ def _common(
     """The fields every record of a line shares: where and when it was written."""
     common: dict[str, Any] = {
         "line": line,
-        "uuid": blocks.text_or_none(obj.get("uuid")),
-        "parent_uuid": blocks.text_or_none(obj.get("parentUuid")),
-        "timestamp": blocks.text_or_none(obj.get("timestamp")),
+        "uuid": text_or_none(obj.get("uuid")),
+        "parent_uuid": text_or_none(obj.get("parentUuid")),
+        "timestamp": text_or_none(obj.get("timestamp")),
         "cwd": _folder(obj.get("cwd")),
-        "git_branch": blocks.text_or_none(obj.get("gitBranch")),
-        "version": blocks.text_or_none(obj.get("version")),
-        "record_session_id": blocks.text_or_none(obj.get("sessionId")),
+        "git_branch": text_or_none(obj.get("gitBranch")),
+        "version": text_or_none(obj.get("version")),
+        "record_session_id": text_or_none(obj.get("sessionId")),
         "message_id": message_id,
     }
     if obj.get("isSidechain") is True and not in_subagent_file:
@@ -219,7 +219,7 @@ def _parse_user(
         yield Message(
             MessageKind.TOOL_OUTPUT,
             blocks.capped(blocks.result_text(block.get("content")), TOOL_OUTPUT_CAP),
-            tool_id=blocks.text_or_none(block.get("tool_use_id")),
+            tool_id=text_or_none(block.get("tool_use_id")),
             is_error=block.get("is_error") is True,
             **common,
         )
@@ -269,7 +269,7 @@ def _origin(obj: dict[str, Any]) -> str | None:
 def _folder(value: Any) -> str | None:
     """A record's working folder, a Windows drive letter upper-cased (one project, however
     the app that wrote the record spelled the letter)."""
-    folder = blocks.text_or_none(value)
+    folder = text_or_none(value)
     if folder and is_windows_path(folder) and folder[1] == ":":
         return folder[0].upper() + folder[1:]
     return folder
@@ -297,13 +297,13 @@ def _parse_assistant(
                     MessageKind.THINKING, blocks.capped(text.strip(), THINKING_CAP), **common
                 )
         elif kind == "tool_use":
-            name = blocks.text_or_none(block.get("name")) or "tool"
+            name = text_or_none(block.get("name")) or "tool"
             tool_input = block.get("input")
             yield Message(
                 MessageKind.TOOL_CALL,
                 blocks.capped(blocks.input_text(tool_input), TOOL_INPUT_CAP),
                 tool_name=name,
-                tool_id=blocks.text_or_none(block.get("id")),
+                tool_id=text_or_none(block.get("id")),
                 files=blocks.input_files(tool_input),
                 **common,
             )

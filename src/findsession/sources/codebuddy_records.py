@@ -40,7 +40,7 @@ from findsession.sources.claude_code_blocks import (
 )
 from findsession.sources.claude_code_records import HARNESS_PREFIXES
 from findsession.sources.epoch import epoch_iso
-from findsession.sources.jsonl import clean_text, text_of
+from findsession.sources.jsonl import clean_text, text_of, text_or_none
 from findsession.sources.tool_args import args_text, files, parsed
 
 _TITLES: dict[str, tuple[MetaKind, str]] = {
@@ -94,19 +94,19 @@ def parse_line(obj: dict[str, Any], line: int, in_subagent_file: bool) -> list[M
 def _common(obj: dict[str, Any], line: int) -> dict[str, Any]:
     """Where and when an item was written. A response's message and its calls share one
     `id`: a call is told apart by its `callId`, so no item is taken for another's copy."""
-    uuid = blocks.text_or_none(obj.get("id"))
-    call = blocks.text_or_none(obj.get("callId"))
+    uuid = text_or_none(obj.get("id"))
+    call = text_or_none(obj.get("callId"))
     if uuid and obj.get("type") == "function_call" and call:
         uuid = f"{uuid}/{call}"
     provider = obj.get("providerData") if isinstance(obj.get("providerData"), dict) else {}
     return {
         "line": line,
         "uuid": uuid,
-        "parent_uuid": blocks.text_or_none(obj.get("parentId")),
+        "parent_uuid": text_or_none(obj.get("parentId")),
         "timestamp": epoch_iso(obj.get("timestamp")),
-        "cwd": blocks.text_or_none(obj.get("cwd")),
-        "record_session_id": blocks.text_or_none(obj.get("sessionId")),
-        "message_id": blocks.text_or_none(provider.get("messageId")),
+        "cwd": text_or_none(obj.get("cwd")),
+        "record_session_id": text_or_none(obj.get("sessionId")),
+        "message_id": text_or_none(provider.get("messageId")),
     }
 
 
@@ -149,8 +149,8 @@ def _call(obj: dict[str, Any], common: dict[str, Any]) -> Message:
     return Message(
         MessageKind.TOOL_CALL,
         blocks.capped(args_text(args, TOOL_INPUT_CAP), TOOL_INPUT_CAP),
-        tool_name=blocks.text_or_none(obj.get("name")) or "tool",
-        tool_id=blocks.text_or_none(obj.get("callId")),
+        tool_name=text_or_none(obj.get("name")) or "tool",
+        tool_id=text_or_none(obj.get("callId")),
         files=files(args, _FILE_KEYS),
         **common,
     )
@@ -166,8 +166,8 @@ def _result(obj: dict[str, Any], common: dict[str, Any]) -> Message:
     return Message(
         MessageKind.TOOL_OUTPUT,
         blocks.capped(text, TOOL_OUTPUT_CAP),
-        tool_name=blocks.text_or_none(obj.get("name")),
-        tool_id=blocks.text_or_none(obj.get("callId")),
+        tool_name=text_or_none(obj.get("name")),
+        tool_id=text_or_none(obj.get("callId")),
         is_error=_failed(obj),
         **common,
     )

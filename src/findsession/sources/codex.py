@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from findsession.domain import MetaEvent, MetaKind, Resume, Session
 from findsession.sources.base import Skip, Source, SourceFile
@@ -35,7 +35,7 @@ from findsession.sources.codex_review import review_parent
 from findsession.sources.codex_titles import title_of
 from findsession.sources.codex_zst import decompressed, is_compressed, read_compressed
 from findsession.sources.cursor import Cursor, Reading
-from findsession.sources.jsonl import clean_text, read_appended, texts_at
+from findsession.sources.jsonl import read_appended, text_or_none, texts_at
 from findsession.sources.opening import open_regular
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import positional, resume_in_cwd
@@ -148,7 +148,7 @@ def describe(path: Path) -> SourceFile:
     """
     metas = head_metas(path)
     own = metas[0] if metas else {}
-    sid = _text(own.get("id")) or _id_from_name(path)
+    sid = text_or_none(own.get("id")) or _id_from_name(path)
     parent: str | None = None
     agent_type: str | None = None
     description: str | None = None
@@ -159,20 +159,26 @@ def describe(path: Path) -> SourceFile:
         spawned = True
         spawn = subagent.get("thread_spawn")
         if isinstance(spawn, dict):
-            parent = _text(spawn.get("parent_thread_id"))
-            agent_type = _text(spawn.get("agent_role"))
-            task = _text(spawn.get("agent_path"))
+            parent = text_or_none(spawn.get("parent_thread_id"))
+            agent_type = text_or_none(spawn.get("agent_role"))
+            task = text_or_none(spawn.get("agent_path"))
             # A multi_agent_v2 subagent (its task's path `/root/<task name>`) has no
             # role, and no prompt to be titled by: its task name describes it.
             description = task.rsplit("/", 1)[-1] if task and task != "/" else None
-        agent_type = agent_type or _text(own.get("agent_role")) or _text(subagent.get("other"))
+        agent_type = (
+            agent_type
+            or text_or_none(own.get("agent_role"))
+            or text_or_none(subagent.get("other"))
+        )
         if parent is None and agent_type == "guardian":
             parent = _reviewed(path)
     elif isinstance(subagent, str) and subagent:
         spawned, agent_type = True, subagent
         if subagent == "review":
             parent = review_parent(path, own)
-    replayed = next((i for m in metas[1:] if (i := _text(m.get("id"))) not in (None, sid)), None)
+    replayed = next(
+        (i for m in metas[1:] if (i := text_or_none(m.get("id"))) not in (None, sid)), None
+    )
     # A fork the person made is a session of its own; a replay in any other rollout is
     # its parent's history.
     if (
@@ -236,8 +242,3 @@ def _unpack(cursor: Cursor | None) -> tuple[ParseState | None, Cursor | None]:
     state = ParseState(**{name: bool(kept.get(name)) for name in _MODE})
     rest = {k: v for k, v in kept.items() if k not in _MODE}
     return state, replace(cursor, state=rest or None)
-
-
-def _text(value: Any) -> str | None:
-    """A non-empty string as the index can store it (a lone surrogate replaced)."""
-    return clean_text(value) if isinstance(value, str) and value else None

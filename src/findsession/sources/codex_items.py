@@ -11,7 +11,7 @@ from typing import Any
 
 from findsession.domain import Message, MessageKind
 from findsession.sources.claude_code_records import TOOL_INPUT_CAP, TOOL_OUTPUT_CAP
-from findsession.sources.jsonl import cap, clean_text
+from findsession.sources.jsonl import cap, clean_text, text_or_none
 from findsession.sources.tool_args import args_text
 from findsession.sources.tool_args import files as arg_files
 
@@ -33,7 +33,7 @@ def tool_call(kind: str, payload: dict[str, Any], common: dict[str, Any]) -> Mes
         # Codex looking up its deferred tools (0.14x): the arguments are an object.
         name, value = "tool_search", payload.get("arguments")
     else:
-        name = str_or_none(payload.get("name")) or "tool"
+        name = text_or_none(payload.get("name")) or "tool"
         value = payload.get("arguments" if kind == "function_call" else "input")
         if isinstance(value, str) and value.lstrip().startswith("{"):
             with suppress(ValueError, RecursionError):
@@ -49,7 +49,7 @@ def tool_call(kind: str, payload: dict[str, Any], common: dict[str, Any]) -> Mes
         MessageKind.TOOL_CALL,
         cap(text, TOOL_INPUT_CAP),
         tool_name=name,
-        tool_id=str_or_none(payload.get("call_id")),
+        tool_id=text_or_none(payload.get("call_id")),
         files=tuple(f[:1024] for f in files[:50]),
         **common,
     )
@@ -61,7 +61,7 @@ def tool_output(payload: dict[str, Any], common: dict[str, Any]) -> Message:
     return Message(
         MessageKind.TOOL_OUTPUT,
         cap(text, TOOL_OUTPUT_CAP),
-        tool_id=str_or_none(payload.get("call_id")),
+        tool_id=text_or_none(payload.get("call_id")),
         is_error=failed,
         **common,
     )
@@ -83,7 +83,7 @@ def tools_found(payload: dict[str, Any], common: dict[str, Any]) -> Message:
     return Message(
         MessageKind.TOOL_OUTPUT,
         cap(clean_text("\n".join(names)), TOOL_OUTPUT_CAP),
-        tool_id=str_or_none(payload.get("call_id")),
+        tool_id=text_or_none(payload.get("call_id")),
         **common,
     )
 
@@ -150,8 +150,3 @@ def texts(blocks: Any) -> str:
 def block_type(block: Any) -> str | None:
     """The `type` of a content block, if it is one."""
     return block.get("type") if isinstance(block, dict) else None
-
-
-def str_or_none(value: Any) -> str | None:
-    """A non-empty string, lone surrogates replaced; else None."""
-    return clean_text(value) if isinstance(value, str) and value else None

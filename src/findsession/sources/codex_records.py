@@ -28,7 +28,6 @@ from findsession.sources.claude_code_records import PROMPT_CAP, THINKING_CAP
 from findsession.sources.codex_items import (
     agent_said,
     block_type,
-    str_or_none,
     texts,
     tool_call,
     tool_output,
@@ -37,7 +36,7 @@ from findsession.sources.codex_items import (
 from findsession.sources.codex_prompts import injected_cwd, typed_in, typed_text
 from findsession.sources.codex_replay import ReplayGate
 from findsession.sources.cursor import Record
-from findsession.sources.jsonl import cap
+from findsession.sources.jsonl import cap, text_or_none
 
 _CALLS = ("function_call", "custom_tool_call", "local_shell_call", "web_search_call",
           "tool_search_call")  # fmt: skip
@@ -93,7 +92,7 @@ class RolloutParser:
         """Records of one line; anything unknown gives none."""
         kind, payload = obj.get("type"), obj.get("payload")
         kind = kind if isinstance(kind, str) else None  # looked up in sets below
-        ts = str_or_none(obj.get("timestamp"))
+        ts = text_or_none(obj.get("timestamp"))
         if not isinstance(payload, dict):
             # The first rollouts (2025) wrote the meta bare on line 1, then bare items.
             if kind in _RESPONSE_TYPES:
@@ -108,7 +107,7 @@ class RolloutParser:
         if self.gate.shut and not self.gate.opens(kind, payload):
             return []
         if kind == "turn_context":
-            self.cwd = str_or_none(payload.get("cwd")) or self.cwd
+            self.cwd = text_or_none(payload.get("cwd")) or self.cwd
             return []
         common = {"line": line, "timestamp": ts, "cwd": self.cwd, "git_branch": self.branch,
                   "version": self.version}  # fmt: skip
@@ -122,7 +121,7 @@ class RolloutParser:
             records = self._item(payload, common)
         elif kind == "compacted":
             # A real history holds `"message": ""`: a compaction with no summary.
-            text = str_or_none(payload.get("message"))
+            text = text_or_none(payload.get("message"))
             records = (
                 [Message(MessageKind.COMPACT_SUMMARY, cap(text, PROMPT_CAP), **common)]
                 if text and text.strip()
@@ -151,14 +150,14 @@ class RolloutParser:
     # -- session meta
 
     def _meta(self, payload: dict[str, Any], ts: str | None) -> None:
-        meta_id = str_or_none(payload.get("id"))
+        meta_id = text_or_none(payload.get("id"))
         if not self.own_meta_seen:
             self.own_meta_seen = True
-            self.cwd = str_or_none(payload.get("cwd"))
+            self.cwd = text_or_none(payload.get("cwd"))
             git = payload.get("git")
-            self.branch = str_or_none(git.get("branch")) if isinstance(git, dict) else None
-            self.version = str_or_none(payload.get("cli_version"))
-            self.gate.created(meta_id, str_or_none(payload.get("timestamp")), ts)
+            self.branch = text_or_none(git.get("branch")) if isinstance(git, dict) else None
+            self.version = text_or_none(payload.get("cli_version"))
+            self.gate.created(meta_id, text_or_none(payload.get("timestamp")), ts)
             if payload.get("forked_from_id"):
                 self.gate.arm()
         elif meta_id and meta_id != self.session_id:
@@ -179,7 +178,7 @@ class RolloutParser:
             self.running = self.prompted = False
             return []
         if kind == "thread_name_updated":
-            name = (str_or_none(payload.get("thread_name")) or "").strip()
+            name = (text_or_none(payload.get("thread_name")) or "").strip()
             return [MetaEvent(MetaKind.AI_TITLE, name, line)] if name else []
         if kind == "item_completed":
             item = payload.get("item")
@@ -191,7 +190,7 @@ class RolloutParser:
             return self._typed(text, bool(images), common, from_item=True)
         if kind != "user_message" or payload.get("kind") not in (None, "plain"):
             return []
-        text = typed_text(str_or_none(payload.get("message")) or "")
+        text = typed_text(text_or_none(payload.get("message")) or "")
         images = payload.get("images") or payload.get("local_images")
         return self._typed(text, bool(images), common, from_item=False)
 

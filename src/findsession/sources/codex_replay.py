@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from findsession.sources.codex_items import str_or_none
+from findsession.sources.jsonl import text_or_none
 
 
 class ReplayGate:
@@ -37,7 +37,7 @@ class ReplayGate:
         starts = kind == "turn_context" or (
             kind == "event_msg" and payload.get("type") in ("task_started", "turn_started")
         )
-        turn_id = str_or_none(payload.get("turn_id")) if starts else None
+        turn_id = text_or_none(payload.get("turn_id")) if starts else None
         if turn_id is None:
             return False
         ms = uuid7_ms(turn_id)

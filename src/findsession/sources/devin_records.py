@@ -37,7 +37,7 @@ from findsession.sources import devin_db, foreign_db
 from findsession.sources.cursor import Record
 from findsession.sources.epoch import epoch_iso
 from findsession.sources.foreign_db import Lines
-from findsession.sources.jsonl import clean_text, text_of
+from findsession.sources.jsonl import clean_text, text_of, text_or_none
 from findsession.sources.tool_args import args_text, files, parsed
 
 PROMPT_CAP = 100_000
@@ -113,7 +113,7 @@ def _chain_records(
             continue
         base = {
             "timestamp": epoch_iso(node.created_at),
-            "message_id": _s(message.get("message_id")) or str(node.node_id),
+            "message_id": text_or_none(message.get("message_id")) or str(node.node_id),
             "cwd": session.cwd,
         }
         given = task and message.get("role") == "user"
@@ -134,7 +134,7 @@ def _subagents(nodes: list[devin_db.Node], heads: dict[str, int]) -> dict[str, i
         data = parsed(node.message)
         meta = data.get("metadata") if isinstance(data, dict) else None
         ext = meta.get("extensions") if isinstance(meta, dict) else None
-        agent = _s(ext.get("subagent/agent_id")) if isinstance(ext, dict) else None
+        agent = text_or_none(ext.get("subagent/agent_id")) if isinstance(ext, dict) else None
         head = ext.get("subagent/chain_node_id") if isinstance(ext, dict) else None
         if agent and isinstance(head, int) and not isinstance(head, bool):
             found[agent] = head
@@ -247,7 +247,7 @@ def _records(
         for call in tool_calls if isinstance(tool_calls, list) else ():
             yield _call(call, lines, base, calls)
     elif role == "tool":
-        given = _s(message.get("tool_call_id"))
+        given = text_or_none(message.get("tool_call_id"))
         call_id = _call_id(given, calls)
         name = calls.get(call_id or "") or _state_name(states, given) or "tool"
         yield lines.message(
@@ -262,9 +262,9 @@ def _call(
     if not isinstance(call, dict):
         return None
     function = call.get("function") if isinstance(call.get("function"), dict) else {}
-    name = _s(call.get("name")) or _s(function.get("name")) or "tool"
+    name = text_or_none(call.get("name")) or text_or_none(function.get("name")) or "tool"
     args = parsed(call.get("arguments", function.get("arguments")))
-    call_id = _s(call.get("id"))
+    call_id = text_or_none(call.get("id"))
     if call_id:
         calls[call_id] = name
     return lines.message(
@@ -288,7 +288,11 @@ def _state_name(states: States, call_id: str | None) -> str | None:
     for doc in states.get(call_id or "", (None, None)):
         data = parsed(doc) if doc else None
         meta = data.get("_meta") if isinstance(data, dict) else None
-        name = _s(meta.get("cognition.ai/inferenceToolName")) if isinstance(meta, dict) else None
+        name = (
+            text_or_none(meta.get("cognition.ai/inferenceToolName"))
+            if isinstance(meta, dict)
+            else None
+        )
         if name:
             return name
     return None
@@ -309,9 +313,3 @@ def _failed(states: dict[str, tuple[str | None, str | None]]) -> set[str]:
         if data.get("status") == "failed" or nonzero:
             out.add(call_id)
     return out
-
-
-def _s(value: Any) -> str | None:
-    """A non-empty string as it can be stored (a lone surrogate, legal in a JSON escape,
-    replaced), else None."""
-    return clean_text(value) if isinstance(value, str) and value else None

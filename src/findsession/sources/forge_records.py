@@ -48,7 +48,7 @@ from findsession.sources.cursor import Record
 from findsession.sources.epoch import iso_utc
 from findsession.sources.foreign_db import Lines
 from findsession.sources.forge_db import ConversationRow
-from findsession.sources.jsonl import clean_text
+from findsession.sources.jsonl import clean_text, text_or_empty
 from findsession.sources.tool_args import args_text, files
 
 PROMPT_CAP = 100_000
@@ -119,7 +119,7 @@ def _cwd(entries: list[Any]) -> str | None:
     for entry in entries:
         message = _message(entry)
         if message and message[0] == "text" and message[1].get("role") == "System":
-            found = _CWD.search(_s(message[1].get("content")))
+            found = _CWD.search(text_or_empty(message[1].get("content")))
             if found:
                 return found.group(1).strip()
     return None
@@ -135,11 +135,11 @@ def _records(
     if kind != "text":
         return  # an image: no text
     role = body.get("role")
-    content = _s(body.get("content"))
+    content = text_or_empty(body.get("content"))
     if role == "User":
         yield _user(body, content, lines, base)
     elif role == "Assistant":
-        thinking = [_s(d.get("text")) for d in _dicts(body.get("reasoning_details"))]
+        thinking = [text_or_empty(d.get("text")) for d in _dicts(body.get("reasoning_details"))]
         yield lines.message(MessageKind.THINKING, "\n".join(thinking), THINKING_CAP, **base)
         yield lines.message(MessageKind.REPLY, content, PROMPT_CAP, **base)
         for call in _dicts(body.get("tool_calls")):
@@ -163,19 +163,19 @@ def _typed(raw: Any) -> str | None:
     if not isinstance(raw, dict):
         return None
     if isinstance(raw.get("Text"), str):
-        return _s(raw["Text"])
+        return text_or_empty(raw["Text"])
     command = raw.get("Command")
     if isinstance(command, dict) and isinstance(command.get("name"), str):
-        params = [_s(p) for p in command.get("parameters") or () if isinstance(p, str)]
-        return " ".join(["/" + _s(command["name"]).lstrip("/"), *params])
+        params = [text_or_empty(p) for p in command.get("parameters") or () if isinstance(p, str)]
+        return " ".join(["/" + text_or_empty(command["name"]).lstrip("/"), *params])
     return None
 
 
 def _call(
     call: dict[str, Any], lines: Lines, base: dict[str, Any], calls: dict[str, str]
 ) -> Message | None:
-    name = _s(call.get("name")) or "tool"
-    call_id = _s(call.get("call_id")) or None
+    name = text_or_empty(call.get("name")) or "tool"
+    call_id = text_or_empty(call.get("call_id")) or None
     if call_id:
         calls[call_id] = name
     args = _aliased(name, call.get("arguments"))
@@ -202,8 +202,8 @@ def _aliased(name: str, args: Any) -> Any:
 def _result(
     body: dict[str, Any], lines: Lines, base: dict[str, Any], calls: dict[str, str]
 ) -> Message | None:
-    call_id = _s(body.get("call_id")) or None
-    name = _s(body.get("name")) or calls.get(call_id or "") or "tool"
+    call_id = text_or_empty(body.get("call_id")) or None
+    name = text_or_empty(body.get("name")) or calls.get(call_id or "") or "tool"
     output = body.get("output") if isinstance(body.get("output"), dict) else {}
     values = output.get("values") if isinstance(output.get("values"), list) else []
     text = "\n".join(t for t in (value_text(v) for v in values) if t)
@@ -219,11 +219,11 @@ def value_text(value: Any) -> str:
         return ""
     [(kind, inner)] = value.items()
     if kind in ("text", "markdown"):
-        return _s(inner)
+        return text_or_empty(inner)
     if kind in ("aI", "ai", "AI") and isinstance(inner, dict):
-        return _s(inner.get("value"))
+        return text_or_empty(inner.get("value"))
     if kind == "fileDiff" and isinstance(inner, dict):
-        return f"[File diff: {_s(inner.get('path'))}]"
+        return f"[File diff: {text_or_empty(inner.get('path'))}]"
     if kind == "pair" and isinstance(inner, list) and inner:
         return value_text(inner[0])  # the model's half; the second was for display
     return ""
@@ -270,8 +270,3 @@ def _dicts(value: Any) -> Iterator[dict[str, Any]]:
     for item in value if isinstance(value, list) else ():
         if isinstance(item, dict):
             yield item
-
-
-def _s(value: Any) -> str:
-    """A string as it can be stored (a lone surrogate replaced), else the empty string."""
-    return clean_text(value) if isinstance(value, str) else ""

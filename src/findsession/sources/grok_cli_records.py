@@ -32,7 +32,7 @@ from findsession.sources import foreign_db, grok_cli_db
 from findsession.sources.cursor import Record
 from findsession.sources.epoch import iso_utc
 from findsession.sources.foreign_db import Lines
-from findsession.sources.jsonl import clean_text, text_of
+from findsession.sources.jsonl import clean_text, text_of, text_or_empty
 from findsession.sources.tool_args import args_text, files
 
 PROMPT_CAP = 100_000
@@ -84,9 +84,10 @@ def _records(
         for part in _parts(content):
             kind = part.get("type")
             if kind == "text":
-                yield lines.message(MessageKind.REPLY, _s(part.get("text")), PROMPT_CAP, **base)
+                text = text_or_empty(part.get("text"))
+                yield lines.message(MessageKind.REPLY, text, PROMPT_CAP, **base)
             elif kind == "reasoning":
-                text = _s(part.get("text"))
+                text = text_or_empty(part.get("text"))
                 yield lines.message(MessageKind.THINKING, text, THINKING_CAP, **base)
             elif kind == "tool-call":
                 yield _call(part, lines, base, calls)
@@ -99,8 +100,8 @@ def _records(
 def _call(
     part: dict[str, Any], lines: Lines, base: dict[str, Any], calls: dict[str, str]
 ) -> Message | None:
-    name = _s(part.get("toolName")) or "tool"
-    call_id = _s(part.get("toolCallId")) or None
+    name = text_or_empty(part.get("toolName")) or "tool"
+    call_id = text_or_empty(part.get("toolCallId")) or None
     if call_id:
         calls[call_id] = name
     args = part.get("input")
@@ -113,8 +114,8 @@ def _call(
 def _result(
     part: dict[str, Any], lines: Lines, base: dict[str, Any], calls: dict[str, str]
 ) -> Message | None:
-    call_id = _s(part.get("toolCallId")) or None
-    name = calls.get(call_id or "") or _s(part.get("toolName")) or "tool"
+    call_id = text_or_empty(part.get("toolCallId")) or None
+    name = calls.get(call_id or "") or text_or_empty(part.get("toolName")) or "tool"
     text, failed = outcome(part.get("output"))
     return lines.message(
         MessageKind.TOOL_OUTPUT, text, TOOL_OUTPUT_CAP, tool_name=name, tool_id=call_id,
@@ -133,7 +134,7 @@ def outcome(output: Any) -> tuple[str, bool]:
     if kind == "json" and isinstance(value, dict) and "success" in value:
         return _own(value)
     if kind == "execution-denied":
-        return _s(output.get("reason")) or "execution denied", True
+        return text_or_empty(output.get("reason")) or "execution denied", True
     if kind == "content":
         return text_of(value), False
     text = value if isinstance(value, str) else _json(value)
@@ -143,7 +144,8 @@ def outcome(output: Any) -> tuple[str, bool]:
 def _own(result: dict[str, Any]) -> tuple[str, bool]:
     """The tool's `{success, output, error}`: a failed one's error said first."""
     failed = not result.get("success")
-    said = [_s(result.get(k)) for k in (("error", "output") if failed else ("output", "error"))]
+    order = ("error", "output") if failed else ("output", "error")
+    said = [text_or_empty(result.get(k)) for k in order]
     return "\n".join(t for t in said if t), failed
 
 
@@ -157,9 +159,3 @@ def _json(value: Any) -> str:
     if value is None:
         return ""
     return json.dumps(value, ensure_ascii=False)
-
-
-def _s(value: Any) -> str:
-    """A string as it can be stored (a lone surrogate, legal in a JSON escape,
-    replaced), else the empty string."""
-    return clean_text(value) if isinstance(value, str) else ""

@@ -57,6 +57,18 @@ def clean_text(value: str) -> str:
     return value
 
 
+def text_or_none(value: Any) -> str | None:
+    """A non-empty string as the index can store it (a lone surrogate, legal in a JSON
+    escape, replaced), else None. Every id, name or time a reader keeps from a record
+    passes here: one kept as written could not be stored, and its file was not read."""
+    return clean_text(value) if isinstance(value, str) and value else None
+
+
+def text_or_empty(value: Any) -> str:
+    """`text_or_none` for a field whose absence is the empty string."""
+    return clean_text(value) if isinstance(value, str) else ""
+
+
 def stripped(value: Any) -> str | None:
     """A string value without lone surrogates or blanks around it; None for anything
     else, or for nothing but blanks."""

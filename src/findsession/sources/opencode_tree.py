@@ -28,7 +28,7 @@ from findsession.domain import Problem
 from findsession.sources import foreign_db, opencode_db
 from findsession.sources.base import Skip
 from findsession.sources.cursor import Cursor, Reading, Record, in_store
-from findsession.sources.jsonl import clean_text
+from findsession.sources.jsonl import text_or_none
 from findsession.sources.names import entry_name
 from findsession.sources.opencode_records import RawMessage, RawPart, SessionInfo, session_records
 from findsession.sources.opening import open_regular
@@ -199,9 +199,9 @@ def _info(doc: dict[str, Any], key: str) -> SessionInfo:
     return SessionInfo(
         id=key,
         rank=0,
-        title=_str(doc.get("title")),
+        title=text_or_none(doc.get("title")),
         parent_id=None,  # the indexer links the file to its parent (`SourceFile.parent_id`)
-        cwd=_str(doc.get("directory")),
+        cwd=text_or_none(doc.get("directory")),
         created_ms=created if isinstance(created, int) else None,
     )
 
@@ -214,8 +214,3 @@ def _created(raw: bytes) -> int | None:
     times = doc.get("time") if isinstance(doc, dict) else None
     created = times.get("created") if isinstance(times, dict) else None
     return created if isinstance(created, int | float) and not isinstance(created, bool) else None
-
-
-def _str(value: Any) -> str | None:
-    """A non-empty string as the index can store it (a lone surrogate replaced)."""
-    return clean_text(value) if isinstance(value, str) and value else None
