@@ -10,22 +10,28 @@ import copy
 import io
 import json
 import os
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from chat_exports import zipped
+from conftest import index
 from fuzz_seeds import FIXTURES, SEEDS, TEXT_SEEDS, Seed, TextSeed, _form
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from transcripts import Transcript
+from transcripts import Transcript, project_dir
 
 from findsession.domain import Message, MessageKind, MetaEvent, MetaKind
+from findsession.embeddings.base import Embedder
+from findsession.errors import FindsessionError
 from findsession.indexing.records import redacted_problem
 from findsession.redact import redact
+from findsession.search.engine import SearchOptions, search
 from findsession.sources import SOURCES, Cursor, Reading
 from findsession.sources.claude_code_records import parse_record
 from findsession.sources.jsonl import ReadStats, iter_objects
+from findsession.storage.sqlite import Store
 
 #: Per example: generous, so a loaded machine does not fail a property on time alone.
 DEADLINE = timedelta(seconds=5)
@@ -551,3 +557,54 @@ def test_a_zip_of_a_version_not_read_here_is_refused(export_zip: tuple[Path, byt
     path.write_bytes(bytes(blob))
     with pytest.raises(OSError, match="not a readable zip"):
         _read("chatgpt", path)
+
+
+@pytest.fixture(scope="module")
+def searchable(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+    """A small real index to search: English, Chinese, a path and an id to find."""
+    root = tmp_path_factory.mktemp("searchable")
+    projects = root / "projects"
+    t = Transcript(session_id="7c1e4a52-0b1d-4c55-9d7e-5f1f4d2a9b10")
+    t.prompt("rotate the signing keys in src/auth/keys.py")
+    t.reply("Done: 修复了登录问题, tests pass.")
+    t.write(project_dir(projects, "/home/dev/app"))
+    with Store.open(root / "index.db") as store:
+        index(store, projects)
+        yield store
+
+
+#: Pieces of what people paste into a search box: FTS5's operators and syntax, quotes,
+#: a path, an id, time words, CJK, control and invisible characters.
+_PIECES = [
+    '"', "'", "-", "*", "(", ")", ":", "^", "+", "{", "}", "[", "]", "\\", "#", ",", ";",
+    "AND", "OR", "NOT", "NEAR", "NEAR(", "col:umn", "signing", "keys", "src/auth/keys.py",
+    "7c1e4a52", "7c1e4a52-0b1d", "last week", "in March", "上周", "登录", "修复", "\x00",
+    "\t", "\n", "\u200b", "\ufeff", "é", "🙂",
+]  # fmt: skip
+_QUERIES = st.one_of(
+    st.text(max_size=40),
+    st.lists(st.sampled_from(_PIECES), max_size=8).map(" ".join),
+    st.lists(st.sampled_from(_PIECES), max_size=8).map("".join),
+)
+
+
+@settings(
+    max_examples=EXAMPLES * 3, deadline=DEADLINE, suppress_health_check=[HealthCheck.too_slow]
+)
+@given(text=_QUERIES, mode=st.sampled_from(["keyword", "hybrid"]), raw=st.booleans())
+def test_any_text_is_a_search_or_refused_in_one_line(
+    searchable: Store, embedder: Embedder, text: str, mode: str, raw: bool
+) -> None:
+    """"Any free text is safe": whatever is typed or pasted (the MCP tool and the page
+    pass it on as given) is searched, or refused as a `FindsessionError` with a message
+    of one line; `--raw` FTS5 syntax that does not parse is such a refusal."""
+    opts = SearchOptions(mode=mode, raw=raw)  # type: ignore[arg-type]
+    try:
+        response = search(searchable, text, opts, embedder=lambda: embedder)
+    except FindsessionError as exc:
+        assert str(exc).strip() and "\n" not in str(exc).strip(), repr(exc)
+        return
+    for hit in response.hits:
+        assert hit.session.id
+    if not raw and "signing" in text.split() and mode == "keyword":
+        assert response.hits, text
