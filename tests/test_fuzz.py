@@ -20,6 +20,7 @@ from conftest import index
 from fuzz_seeds import FIXTURES, SEEDS, TEXT_SEEDS, Seed, TextSeed, _form
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pasted_text import QUERIES, SEED_ID, SEED_PROMPT, SEED_REPLY
 from transcripts import Transcript, project_dir
 
 from findsession.domain import Message, MessageKind, MetaEvent, MetaKind
@@ -564,34 +565,18 @@ def searchable(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
     """A small real index to search: English, Chinese, a path and an id to find."""
     root = tmp_path_factory.mktemp("searchable")
     projects = root / "projects"
-    t = Transcript(session_id="7c1e4a52-0b1d-4c55-9d7e-5f1f4d2a9b10")
-    t.prompt("rotate the signing keys in src/auth/keys.py")
-    t.reply("Done: 修复了登录问题, tests pass.")
+    t = Transcript(session_id=SEED_ID)
+    t.prompt(SEED_PROMPT).reply(SEED_REPLY)
     t.write(project_dir(projects, "/home/dev/app"))
     with Store.open(root / "index.db") as store:
         index(store, projects)
         yield store
 
 
-#: Pieces of what people paste into a search box: FTS5's operators and syntax, quotes,
-#: a path, an id, time words, CJK, control and invisible characters.
-_PIECES = [
-    '"', "'", "-", "*", "(", ")", ":", "^", "+", "{", "}", "[", "]", "\\", "#", ",", ";",
-    "AND", "OR", "NOT", "NEAR", "NEAR(", "col:umn", "signing", "keys", "src/auth/keys.py",
-    "7c1e4a52", "7c1e4a52-0b1d", "last week", "in March", "上周", "登录", "修复", "\x00",
-    "\t", "\n", "\u200b", "\ufeff", "é", "🙂",
-]  # fmt: skip
-_QUERIES = st.one_of(
-    st.text(max_size=40),
-    st.lists(st.sampled_from(_PIECES), max_size=8).map(" ".join),
-    st.lists(st.sampled_from(_PIECES), max_size=8).map("".join),
-)
-
-
 @settings(
     max_examples=EXAMPLES * 3, deadline=DEADLINE, suppress_health_check=[HealthCheck.too_slow]
 )
-@given(text=_QUERIES, mode=st.sampled_from(["keyword", "hybrid"]), raw=st.booleans())
+@given(text=QUERIES, mode=st.sampled_from(["keyword", "hybrid"]), raw=st.booleans())
 def test_any_text_is_a_search_or_refused_in_one_line(
     searchable: Store, embedder: Embedder, text: str, mode: str, raw: bool
 ) -> None:

@@ -9,11 +9,15 @@ on, whichever backend holds the index.
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Callable
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pasted_text import QUERIES, SEED_PROMPT, SEED_REPLY
 
 from findsession.domain import (
     AuditRecord,
@@ -431,6 +435,33 @@ def test_a_rebuild_on_the_server_sets_the_old_index_aside_and_keeps_the_forgotte
         assert store.index_title("kept") == "A title"
     finally:
         store.close()
+
+
+@settings(
+    max_examples=int(os.environ.get("FINDSESSION_FUZZ_EXAMPLES", "20")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(text=QUERIES, raw=st.booleans())
+def test_any_text_is_a_keyword_query_or_a_keyword_query_error(
+    storage: Storage, text: str, raw: bool
+) -> None:
+    """Whatever is pasted reaches each backend's keyword query as free text that never
+    fails, or as raw syntax that fails only as a `KeywordQueryError` (said in one line);
+    the examples share one index, seeded by the first."""
+    from findsession.storage.base import KeywordQueryError
+
+    if storage.setting("seeded") is None:
+        add(storage, "s", [unit(1, SEED_PROMPT, SEED_REPLY)])
+        storage.set_setting("seeded", "yes")
+    try:
+        matches = storage.keyword_search(Query.parse(text, raw=raw), Filters(), 20)
+    except KeywordQueryError as exc:
+        assert raw and str(exc).strip() and "\n" not in str(exc).strip(), (text, exc)
+        return
+    assert all(m.session_id == "s" for m in matches)
+    if not raw and "signing" in text.split():
+        assert matches, text
 
 
 def test_a_raw_query_the_index_cannot_read_is_a_keyword_query_error(storage: Storage) -> None:
