@@ -42,7 +42,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -145,6 +145,18 @@ def columns(conn: sqlite3.Connection, table: str) -> set[str]:
         return {row[1] for row in conn.execute(f"PRAGMA table_info({_quoted(table)})")}
     except sqlite3.Error:
         return set()
+
+
+def picker(have: Collection[str], prefix: str = "") -> Callable[[str], str]:
+    """`pick(name)`: the column `name` as a query names it (after `prefix`, a table's
+    alias and a dot) when it is among the table's columns `have`, else NULL. A store's
+    schema changes between its agent's versions: a column the file lacks is asked for as
+    NULL, so each row keeps its shape and the caller reads None there."""
+
+    def pick(name: str) -> str:
+        return f"{prefix}{name}" if name in have else "NULL"
+
+    return pick
 
 
 def _quoted(name: str) -> str:
