@@ -17,7 +17,6 @@ placeholders.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -84,8 +83,7 @@ def _token(row: goose_db.SessionRow) -> str:
     own = "\x1f".join(
         str(v) for v in (row.name, row.user_set_name, row.working_dir, row.session_type, row.parent)
     )
-    digest = hashlib.blake2b(own.encode("utf-8", "replace"), digest_size=6).hexdigest()
-    return f"{row.rank}:{row.messages}:{row.last_message}:{digest}"
+    return f"{row.rank}:{row.messages}:{row.last_message}:{foreign_db.text_digest(own)}"
 
 
 def _session(
