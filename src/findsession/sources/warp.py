@@ -96,7 +96,7 @@ class WarpSource(Source):
         return None
 
 
-def _survey(conn: Any) -> foreign_db.Survey | Problem:
+def _survey(conn: foreign_db.Conn) -> foreign_db.Survey | Problem:
     """The conversations of a store with agent conversations, by id, each read with its
     tasks; what was found on the way is told once they are read."""
     why = warp_db.missing_table(conn)
