@@ -62,18 +62,14 @@ def sessions(conn: sqlite3.Connection) -> list[SessionRow]:
     """Every session but the title makers, each with one token that moves whenever the
     session or any of its messages changes: a message streamed into its row in place
     moves `updated_at`, and `finished_at` once it is complete."""
-    have = foreign_db.columns(conn, "sessions")
-    mine = foreign_db.columns(conn, "messages")
-
-    def pick(table: set[str], alias: str, name: str) -> str:
-        return f"{alias}.{name}" if name in table else "NULL"
-
+    pick = foreign_db.picker(foreign_db.columns(conn, "sessions"), "s.")
+    mine = foreign_db.picker(foreign_db.columns(conn, "messages"), "m.")
     query = (
         "SELECT s.rowid, s.id, "
-        f"{pick(have, 's', 'parent_session_id')}, {pick(have, 's', 'title')}, "
-        f"{pick(have, 's', 'created_at')}, {pick(have, 's', 'updated_at')}, "
-        f"{pick(have, 's', 'summary_message_id')}, count(m.rowid), max(m.rowid), "
-        f"max({pick(mine, 'm', 'updated_at')}), max({pick(mine, 'm', 'finished_at')}) "
+        f"{pick('parent_session_id')}, {pick('title')}, "
+        f"{pick('created_at')}, {pick('updated_at')}, "
+        f"{pick('summary_message_id')}, count(m.rowid), max(m.rowid), "
+        f"max({mine('updated_at')}), max({mine('finished_at')}) "
         "FROM sessions s LEFT JOIN messages m ON m.session_id = s.id "
         "WHERE substr(s.id, 1, ?) != ? GROUP BY s.rowid ORDER BY s.rowid"
     )
@@ -101,11 +97,7 @@ def sessions(conn: sqlite3.Connection) -> list[SessionRow]:
 
 def messages(conn: sqlite3.Connection, session_id: str) -> list[MessageRow]:
     """A session's messages in the order Crush lists them (by creation, then row)."""
-    have = foreign_db.columns(conn, "messages")
-
-    def pick(name: str) -> str:
-        return name if name in have else "NULL"
-
+    pick = foreign_db.picker(foreign_db.columns(conn, "messages"))
     query = (
         f"SELECT {pick('id')}, role, parts, {pick('model')}, {pick('created_at')}, "
         f"{pick('is_summary_message')} FROM messages WHERE session_id = ? "

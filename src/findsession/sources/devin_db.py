@@ -73,11 +73,7 @@ def sessions(conn: Conn) -> list[SessionRow]:
     """Every session the store lists (hidden ones too), each with one token that moves
     whenever its row, any of its nodes or any of its tool calls' states changes: nodes
     are only added, a call's state is written again in place as the call goes on."""
-    have = foreign_db.columns(conn, "sessions")
-
-    def pick(name: str) -> str:
-        return f"s.{name}" if name in have else "NULL"
-
+    pick = foreign_db.picker(foreign_db.columns(conn, "sessions"), "s.")
     states = ""
     if {"session_id", "tool_call_update_json"} <= foreign_db.columns(conn, "tool_call_state"):
         states = (
@@ -111,10 +107,7 @@ def sessions(conn: Conn) -> list[SessionRow]:
 def nodes(conn: Conn, session_id: str) -> list[Node]:
     """Every node of a session, in the order they were written."""
     have = foreign_db.columns(conn, "message_nodes")
-
-    def pick(name: str) -> str:
-        return name if name in have else "NULL"
-
+    pick = foreign_db.picker(have)
     order = "row_id" if "row_id" in have else "rowid"
     query = (
         f"SELECT {order}, node_id, {pick('parent_node_id')}, chat_message, "

@@ -21,8 +21,10 @@ source opens one:
   per session with one aggregate query (`tokens`), and only the sessions whose token
   moved are read again, each as a whole (`Reading.replaced`). The tokens are the
   state of the file's cursor (`cursor`, `tokens`), so the indexer keeps them without
-  knowing them. A source that says what its store holds as a `Survey` reads it with
-  `read_changed` and `read_back`.
+  knowing them. A reader of a store says what it holds as a `Survey` (the tokens,
+  and how to read some sessions, counting what that read in a `Tally`) and leaves the
+  rest to `read_changed` (`changed_since` when it opened the store itself) and
+  `read_back`: the cursor's shape and the problem's are then one store's as another's.
 - in WAL mode the agent's commits land in `<db>-wal` until a checkpoint, leaving the
   database file's size and time unchanged; a source that reads a store sets
   `companions = COMPANIONS`, so a change there counts as the database's
@@ -40,7 +42,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +61,8 @@ BUSY_SECONDS = 2.0
 #: Messages a session may hold before its line numbers would run into the next one's.
 _POSITIONS = 1 << 24
 _ONE_AT_A_TIME = threading.RLock()
+#: The connection `reading` gives, named for the sources that may not import the driver.
+Conn = sqlite3.Connection
 
 
 @contextmanager
@@ -143,6 +147,18 @@ def columns(conn: sqlite3.Connection, table: str) -> set[str]:
         return set()
 
 
+def picker(have: Collection[str], prefix: str = "") -> Callable[[str], str]:
+    """`pick(name)`: the column `name` as a query names it (after `prefix`, a table's
+    alias and a dot) when it is among the table's columns `have`, else NULL. A store's
+    schema changes between its agent's versions: a column the file lacks is asked for as
+    NULL, so each row keeps its shape and the caller reads None there."""
+
+    def pick(name: str) -> str:
+        return f"{prefix}{name}" if name in have else "NULL"
+
+    return pick
+
+
 def _quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
@@ -168,15 +184,27 @@ def changed(old: dict[str, str], new: dict[str, str]) -> list[str]:
 
 
 @dataclass
+class Tally:
+    """What reading a store's changed sessions cost, counted by the source's `records` as
+    it reads: the bytes of the values it made records of, and the rows it read. They are
+    the index run's `bytes_read` and `lines_read`, which `status` shows."""
+
+    bytes: int = 0
+    rows: int = 0
+
+
+@dataclass
 class Survey:
     """What a store holds, as its source found it on an open connection: each session's
     change token and rank, by session key, and how to read the records of some of them
-    (on that connection), problems found on the way going to `problems`."""
+    (on that connection), problems found on the way going to `problems`. `tally`, when
+    given, is what `records` read; without it each session read counts as one row."""
 
     tokens: dict[str, str]
     ranks: dict[str, int]
     records: Callable[[set[str]], list[Record]]
     problems: list[Problem] = field(default_factory=list)
+    tally: Tally | None = None
 
 
 #: A source's look at its store: a `Survey`, or the problem that makes it no store of its.
@@ -187,23 +215,36 @@ def read_changed(path: Path, size: int, old: Cursor | None, survey: Surveyor) ->
     """The sessions whose token moved since the cursor `old`, each whole (`size` is the
     file's, for the new cursor)."""
     with reading(path) as conn:
-        found = survey(conn)
-        if isinstance(found, Problem):
-            return Reading([], cursor(size, 0, {}), fresh=False, problems=[found])
-        now = cursor(size, len(found.tokens), found.tokens)
-        todo = set(changed(tokens(old), found.tokens))
-        if not todo:
-            return Reading([], now, fresh=False, unchanged=True)
-        records = found.records(todo)
+        return changed_since(survey(conn), size, old)
+
+
+def changed_since(found: Survey | Problem, size: int, old: Cursor | None) -> Reading:
+    """What a survey taken on the still open connection gives as the store's reading: what
+    every store reader does around its own queries, written once so that no reader's
+    cursor or early return drifts from the others'. A survey's problem (the file lacks
+    the agent's tables) is the reading's one problem, under an empty cursor; else the
+    cursor keeps each session's token, nothing more is read when none moved since `old`,
+    and the sessions whose token moved are read whole. `size` is the file's. `read_changed`
+    opens the store and calls this; a reader that must look at the store before it knows
+    how to survey it (a store of an older layout) calls it on the connection it opened."""
+    if isinstance(found, Problem):
+        return Reading([], cursor(size, 0, {}), fresh=False, problems=[found])
+    now = cursor(size, len(found.tokens), found.tokens)
+    todo = set(changed(tokens(old), found.tokens))
+    if not todo:
+        return Reading([], now, fresh=False, unchanged=True)
+    records = found.records(todo)
     # A session's records may name sessions of their own, keyed under it (a subagent
     # whose messages its parent's row holds): those are read again with it.
     owned = {k for r in records if (k := getattr(r, "session_key", None)) and k not in todo}
+    tally = found.tally
     return Reading(
         records,
         now,
         fresh=False,
         replaced=frozenset(todo | owned),
-        lines_read=len(todo),
+        bytes_read=tally.bytes if tally else 0,
+        lines_read=tally.rows if tally else len(todo),
         problems=found.problems,
     )
 

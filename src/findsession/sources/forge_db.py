@@ -63,11 +63,7 @@ def conversations(conn: Conn) -> list[ConversationRow]:
     """Every conversation with a context, each with a token that moves whenever its row
     is saved again (the context is rewritten whole; its length and `updated_at` move)
     or, for a subagent, when its parent is first found."""
-    have = foreign_db.columns(conn, "conversations")
-
-    def pick(name: str) -> str:
-        return name if name in have else "NULL"
-
+    pick = foreign_db.picker(foreign_db.columns(conn, "conversations"))
     query = (
         f"SELECT rowid, conversation_id, {pick('title')}, {pick('created_at')}, "
         f"{pick('updated_at')}, length(context), "

@@ -17,7 +17,6 @@ placeholders.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -36,38 +35,27 @@ PLACEHOLDER_NAMES = frozenset({"CLI Session", "ACP Session", "New Chat", ""})
 def read_store(path: Path, cursor: Cursor | None) -> Reading:
     """The sessions whose token moved since `cursor`, each whole; nothing, cheaply, when
     none did. Raises `OSError` when the database cannot be read now."""
-    with foreign_db.reading(path) as conn:
-        size = os.stat(path).st_size
-        why = goose_db.missing_tables(conn)
-        if why is not None:
-            return Reading(
-                [],
-                foreign_db.cursor(size, 0, {}),
-                fresh=False,
-                problems=[Problem(0, "not a Goose session store", why)],
-            )
-        rows = goose_db.sessions(conn)
-        tokens = {row.key: _token(row) for row in rows}
-        now = foreign_db.cursor(size, len(rows), tokens)
-        old = foreign_db.tokens(cursor)
-        changed = foreign_db.changed(old, tokens)
-        if not changed:
-            return Reading([], now, fresh=False, unchanged=True)
-        by_key = {row.key: row for row in rows}
-        records: list[Record] = []
-        problems: list[Problem] = []
-        counts = [0, 0]  # rows and bytes read
-        for key in changed:
-            records.extend(_session(conn, by_key[key], problems, counts))
-    return Reading(
-        records,
-        now,
-        fresh=False,
-        replaced=frozenset(changed),
-        bytes_read=counts[1],
-        lines_read=counts[0],
-        problems=problems,
-    )
+    return foreign_db.read_changed(path, os.stat(path).st_size, cursor, _survey)
+
+
+def _survey(conn: goose_db.Conn) -> foreign_db.Survey | Problem:
+    """The sessions of a `sessions.db`, by id, each read with its messages' rows."""
+    why = goose_db.missing_tables(conn)
+    if why is not None:
+        return Problem(0, "not a Goose session store", why)
+    rows = goose_db.sessions(conn)
+    problems: list[Problem] = []
+    tally = foreign_db.Tally()
+
+    def records(todo: set[str]) -> list[Record]:
+        read: list[Record] = []
+        for row in rows:
+            if row.key in todo:
+                read.extend(_session(conn, row, problems, tally))
+        return read
+
+    tokens = {row.key: _token(row) for row in rows}
+    return foreign_db.Survey(tokens, {row.key: row.rank for row in rows}, records, problems, tally)
 
 
 def read_back_store(path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
@@ -83,7 +71,7 @@ def read_back_store(path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
         rows = {row.rank: row for row in goose_db.sessions(conn) if row.rank in wanted}
         for rank, row in rows.items():
             parts: dict[int, int] = {}
-            for rec in _session(conn, row, [], [0, 0]):
+            for rec in _session(conn, row, [], foreign_db.Tally()):
                 if isinstance(rec, Message) and foreign_db.position_of(rec.line)[1] in wanted[rank]:
                     part = parts.get(rec.line, 0)
                     parts[rec.line] = part + 1
@@ -95,12 +83,11 @@ def _token(row: goose_db.SessionRow) -> str:
     own = "\x1f".join(
         str(v) for v in (row.name, row.user_set_name, row.working_dir, row.session_type, row.parent)
     )
-    digest = hashlib.blake2b(own.encode("utf-8", "replace"), digest_size=6).hexdigest()
-    return f"{row.rank}:{row.messages}:{row.last_message}:{digest}"
+    return f"{row.rank}:{row.messages}:{row.last_message}:{foreign_db.text_digest(own)}"
 
 
 def _session(
-    conn: goose_db.Conn, row: goose_db.SessionRow, problems: list[Problem], counts: list[int]
+    conn: goose_db.Conn, row: goose_db.SessionRow, problems: list[Problem], tally: foreign_db.Tally
 ) -> list[Record]:
     """One session whole: its messages, then its title and parent at its first line."""
     blocks = Blocks()
@@ -108,8 +95,8 @@ def _session(
     records: list[Record] = []
     for msg in goose_db.messages(conn, row.key):
         line = foreign_db.line_of(row.rank, msg.position)
-        counts[0] += 1
-        counts[1] += len(msg.content_json or "")
+        tally.rows += 1
+        tally.bytes += len(msg.content_json or "")
         content = _json(msg.content_json, line, "content_json", problems)
         metadata = _json(msg.metadata_json, line, "metadata_json", problems)
         if content is None or not visible(metadata):

@@ -60,11 +60,7 @@ def missing_tables(conn: Conn) -> str | None:
 def sessions(conn: Conn) -> list[SessionRow]:
     """Every session with a message, each with a token that moves whenever its row or
     its messages change (messages are only added; a title or the time is set in place)."""
-    have = foreign_db.columns(conn, "sessions")
-
-    def pick(name: str) -> str:
-        return f"s.{name}" if name in have else "NULL"
-
+    pick = foreign_db.picker(foreign_db.columns(conn, "sessions"), "s.")
     query = (
         f"SELECT s.rowid, s.id, {pick('cwd_at_start')}, {pick('cwd_last')}, {pick('title')}, "
         f"{pick('updated_at')}, m.n, m.last FROM sessions s JOIN (SELECT session_id, "

@@ -114,10 +114,6 @@ def shape(conn: Conn) -> Store | None:
     return Store(frozenset(sessions), frozenset(messages))
 
 
-def _pick(have: frozenset[str], name: str, alias: str = "") -> str:
-    return f"{alias}{name}" if name in have else "NULL"
-
-
 def conversations(conn: Conn, store: Store) -> list[Conversation]:
     """Every conversation with a message, each with its change token, oldest first."""
     rows = {row.id: row for row in _session_rows(conn, store)}
@@ -162,8 +158,7 @@ def conversations(conn: Conn, store: Store) -> list[Conversation]:
 
 
 def _session_rows(conn: Conn, store: Store) -> list[SessionRow]:
-    have = store.sessions
-    cols = ", ".join(_pick(have, c) for c in _SESSION_COLUMNS)
+    cols = ", ".join(map(foreign_db.picker(store.sessions), _SESSION_COLUMNS))
     found = []
     for sid, source, parent, started, ended, reason, title, cwd, config in conn.execute(
         f"SELECT {cols} FROM sessions"
@@ -246,18 +241,19 @@ def _title(titles: list[str | None]) -> str | None:
 def messages(conn: Conn, store: Store, segments: tuple[str, ...]) -> list[MessageRow]:
     """The messages of a conversation's sessions, in the order they were written."""
     have = store.messages
+    pick = foreign_db.picker(have)
     reasoning = (
         "coalesce(reasoning, reasoning_content)"
         if {"reasoning", "reasoning_content"} <= have
-        else _pick(have, "reasoning")
+        else pick("reasoning")
     )
     rewound = "(active = 0 AND coalesce(compacted, 0) = 0)" if "active" in have else "0"
     if "active" in have and "compacted" not in have:
         rewound = "(active = 0)"
     cols = (
-        f"id, session_id, role, content, {_pick(have, 'tool_call_id')},"
-        f" {_pick(have, 'tool_calls')}, {_pick(have, 'tool_name')},"
-        f" {_pick(have, 'timestamp')}, {reasoning}, {_pick(have, 'observed')}, {rewound}"
+        f"id, session_id, role, content, {pick('tool_call_id')},"
+        f" {pick('tool_calls')}, {pick('tool_name')},"
+        f" {pick('timestamp')}, {reasoning}, {pick('observed')}, {rewound}"
     )
     marks = ",".join("?" * len(segments))
     found = []

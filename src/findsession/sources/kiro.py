@@ -108,51 +108,36 @@ class KiroSource(Source):
 def read_store(sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
     """A `data.sqlite3` (Kiro CLI's or Amazon Q Developer CLI's): each conversation whose
     row moved, read again whole."""
-    size = os.fstat(fh.fileno()).st_size
-    with foreign_db.reading(sf.path) as conn:
-        why = kiro_db.missing_tables(conn)
-        if why is not None:
-            return Reading(
-                [], foreign_db.cursor(size, 0, {}), fresh=False,
-                problems=[Problem(0, "unknown database", why)],
-            )  # fmt: skip
-        found = kiro_db.conversations(conn)
-        tokens = {c.id: c.token for c in found}
-        now = foreign_db.cursor(size, len(found), tokens)
-        todo = set(foreign_db.changed(foreign_db.tokens(cursor), tokens))
-        if not todo:
-            return Reading([], now, fresh=False, unchanged=True)
-        records: list[Record] = []
-        problems: list[Problem] = []
-        read_bytes = 0
-        for conv in found:
-            if conv.id in todo:
-                text = kiro_db.value(conn, conv.rank)
-                read_bytes += len(text) if isinstance(text, str | bytes) else 0
-                records += conversation_records(conv.rank, conv.id, text, conv.key, problems)
-    return Reading(
-        records,
-        now,
-        fresh=False,
-        replaced=frozenset(todo),
-        bytes_read=read_bytes,
-        lines_read=len(todo),
-        problems=problems,
-    )
+    return foreign_db.read_changed(sf.path, os.fstat(fh.fileno()).st_size, cursor, _survey)
 
 
 def read_store_back(path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
     """Each wanted message of a `data.sqlite3` as it holds it now, numbered as
     `read_store` did."""
-    records: list[Record] = []
-    ranks = {foreign_db.position_of(line)[0] for line in lines}
-    with foreign_db.reading(path) as conn:
-        if kiro_db.missing_tables(conn) is None:
-            for conv in kiro_db.conversations(conn):
-                if conv.rank in ranks:
-                    text = kiro_db.value(conn, conv.rank)
-                    records += conversation_records(conv.rank, conv.id, text, conv.key, [])
-    return texts_by_line(records, lines)
+    return foreign_db.read_back(path, lines, _survey)
+
+
+def _survey(conn: foreign_db.Conn) -> foreign_db.Survey | Problem:
+    """The conversations of a `data.sqlite3`, by id, each read as its one row's value."""
+    why = kiro_db.missing_tables(conn)
+    if why is not None:
+        return Problem(0, "unknown database", why)
+    found = kiro_db.conversations(conn)
+    problems: list[Problem] = []
+    tally = foreign_db.Tally()
+
+    def records(todo: set[str]) -> list[Record]:
+        read: list[Record] = []
+        for conv in found:
+            if conv.id in todo:
+                text = kiro_db.value(conn, conv.rank)
+                tally.rows += 1
+                tally.bytes += len(text) if isinstance(text, str | bytes) else 0
+                read += conversation_records(conv.rank, conv.id, text, conv.key, problems)
+        return read
+
+    tokens = {c.id: c.token for c in found}
+    return foreign_db.Survey(tokens, {c.id: c.rank for c in found}, records, problems, tally)
 
 
 def _read_lines(sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:

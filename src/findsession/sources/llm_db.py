@@ -168,11 +168,7 @@ def conversations(conn: Conn, store: Store) -> list[Conversation]:
 
 def responses(conn: Conn, store: Store, key: str) -> list[Response]:
     """A conversation's rows of the older tables, oldest first."""
-    have = store.legacy
-
-    def pick(name: str) -> str:
-        return name if name in have else "NULL"
-
+    pick = foreign_db.picker(store.legacy)
     rows = conn.execute(
         f"SELECT id, prompt, {pick('system')}, response, {pick('reasoning')},"
         f" {pick('datetime_utc')} FROM responses WHERE coalesce(conversation_id, id) = ?"

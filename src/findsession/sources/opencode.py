@@ -173,33 +173,28 @@ def file_id(kind: str, path: Path) -> str:
 def read_store(path: Path, cursor: Cursor | None, kind: str) -> Reading:
     """The sessions whose change token moved since `cursor`, each read whole."""
     size = path.stat().st_size
+    return foreign_db.read_changed(path, size, cursor, lambda conn: _survey(conn, kind))
+
+
+def _survey(conn: foreign_db.Conn, kind: str) -> foreign_db.Survey | Problem:
+    """The sessions of an `opencode.db`, by id, each read with its messages and parts."""
+    gaps = opencode_db.missing(conn)
+    if gaps:
+        return Problem(0, f"not a {kind} store this reader knows", "it lacks " + ", ".join(gaps))
+    tokens = opencode_db.session_tokens(conn)
     problems: list[Problem] = []
-    records: list[Record] = []
-    rows_read = bytes_read = 0
-    with foreign_db.reading(path) as conn:
-        gaps = opencode_db.missing(conn)
-        if gaps:
-            reason = f"not a {kind} store this reader knows"
-            problem = Problem(0, reason, "it lacks " + ", ".join(gaps))
-            return Reading([], foreign_db.cursor(size, 0, {}), fresh=False, problems=[problem])
-        tokens = opencode_db.session_tokens(conn)
-        now = foreign_db.cursor(size, len(tokens), tokens)
-        changed = foreign_db.changed(foreign_db.tokens(cursor), tokens)
-        if not changed:
-            return Reading([], now, fresh=False, unchanged=True)
-        for row in opencode_db.sessions(conn, changed):
+    tally = foreign_db.Tally()
+
+    def records(todo: set[str]) -> list[Record]:
+        read: list[Record] = []
+        for row in opencode_db.sessions(conn, [key for key in tokens if key in todo]):
             session, n, nbytes = _session_rows(conn, row, problems)
-            records += session
-            rows_read, bytes_read = rows_read + n, bytes_read + nbytes
-    return Reading(
-        records,
-        now,
-        fresh=False,
-        replaced=frozenset(changed),
-        bytes_read=bytes_read,
-        lines_read=rows_read,
-        problems=problems,
-    )
+            read += session
+            tally.rows, tally.bytes = tally.rows + n, tally.bytes + nbytes
+        return read
+
+    # No ranks: a line is read back by its session's row id (`OpenCodeSource.read_back`).
+    return foreign_db.Survey(tokens, {}, records, problems, tally)
 
 
 def _session_rows(

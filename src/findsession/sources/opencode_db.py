@@ -16,7 +16,7 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from findsession.sources.foreign_db import columns
+from findsession.sources.foreign_db import columns, picker
 
 #: What a store must have to be read at all.
 REQUIRED = {
@@ -85,10 +85,7 @@ def session_at(conn: sqlite3.Connection, rank: int) -> SessionRow | None:
 def _session_rows(conn: sqlite3.Connection, where: str, args: Sequence[object]) -> list[SessionRow]:
     have = columns(conn, "session")
     worktree = "project" in _tables(conn) and {"id", "worktree"} <= columns(conn, "project")
-
-    def col(name: str) -> str:
-        return f"s.{name}" if name in have else "NULL"
-
+    col = picker(have, "s.")
     directory = col("directory")
     join = ""
     if worktree and "project_id" in have:

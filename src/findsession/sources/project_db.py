@@ -65,40 +65,34 @@ def read(
     """The sessions whose token moved since `cursor`, each whole (`fh` is not read: the
     database is opened read-only by path); `cwd` is the project's folder."""
     size = os.fstat(fh.fileno()).st_size
-    with foreign_db.reading(path) as conn:
-        why = crush_db.missing_tables(conn, store.agent)
-        if why is not None:
-            return Reading(
-                [], foreign_db.cursor(size, 0, {}), fresh=False,
-                problems=[Problem(0, "unknown database", why)],
-            )  # fmt: skip
-        rows = crush_db.sessions(conn)
-        tokens = {row.id: row.token for row in rows}
-        now = foreign_db.cursor(size, len(rows), tokens)
-        old = foreign_db.tokens(cursor)
-        todo = set(foreign_db.changed(old, tokens))
-        if not todo:
-            return Reading([], now, fresh=False, unchanged=True)
-        records: list[Record] = []
-        problems: list[Problem] = []
-        read_bytes = read_rows = 0
+    return foreign_db.read_changed(path, size, cursor, lambda conn: _survey(conn, store, cwd))
+
+
+def _survey(
+    conn: foreign_db.Conn, store: ProjectStore, cwd: str | None
+) -> foreign_db.Survey | Problem:
+    """The sessions of a project's store, by id, each read with its messages' rows."""
+    why = crush_db.missing_tables(conn, store.agent)
+    if why is not None:
+        return Problem(0, "unknown database", why)
+    rows = crush_db.sessions(conn)
+    problems: list[Problem] = []
+    tally = foreign_db.Tally()
+
+    def records(todo: set[str]) -> list[Record]:
+        read: list[Record] = []
         for row in rows:
             if row.id not in todo:
                 continue
             messages = crush_db.messages(conn, row.id)
-            read_rows += len(messages)
-            read_bytes += sum(len(m.parts) for m in messages if isinstance(m.parts, str))
+            tally.rows += len(messages)
+            tally.bytes += sum(len(m.parts) for m in messages if isinstance(m.parts, str))
             parent = row.parent or crush_db.parent_by_call(conn, row.id)
-            records += session_records(row, messages, parent, cwd, problems)
-    return Reading(
-        records,
-        now,
-        fresh=False,
-        replaced=frozenset(todo),
-        bytes_read=read_bytes,
-        lines_read=read_rows,
-        problems=problems,
-    )
+            read += session_records(row, messages, parent, cwd, problems)
+        return read
+
+    tokens = {row.id: row.token for row in rows}
+    return foreign_db.Survey(tokens, {row.id: row.rank for row in rows}, records, problems, tally)
 
 
 def read_back(path: Path, lines: set[int]) -> dict[tuple[int, int], str]:

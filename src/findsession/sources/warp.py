@@ -67,35 +67,9 @@ class WarpSource(Source):
         """The conversations whose token moved since `cursor`, each whole."""
         size = os.fstat(fh.fileno()).st_size
         with foreign_db.reading(sf.path) as conn:
-            why = warp_db.missing_table(conn)
-            if why is not None and warp_db.is_older_store(conn):
+            if warp_db.missing_table(conn) is not None and warp_db.is_older_store(conn):
                 return _read_older(conn, size, cursor)
-            if why is not None:
-                return Reading(
-                    [], foreign_db.cursor(size, 0, {}), fresh=False,
-                    problems=[Problem(0, "not a Warp store with agent conversations", why)],
-                )  # fmt: skip
-            found = warp_db.conversations(conn)
-            tokens = {c.key: c.token for c in found}
-            now = foreign_db.cursor(size, len(found), tokens)
-            todo = set(foreign_db.changed(foreign_db.tokens(cursor), tokens))
-            if not todo:
-                return Reading([], now, fresh=False, unchanged=True)
-            records, seen, read_bytes = _read(conn, [c for c in found if c.key in todo])
-        problems = seen.problems + [
-            Problem(0, "unknown message kind", f"field {kind} ({n} message{'s' * (n != 1)})")
-            for kind, n in sorted(seen.unknown.items())
-        ]
-        replaced = set(todo) | {k for r in records if (k := r.session_key) and k not in todo}
-        return Reading(
-            records,
-            now,
-            fresh=False,
-            replaced=frozenset(replaced),
-            bytes_read=read_bytes,
-            lines_read=len(todo),
-            problems=problems,
-        )
+            return foreign_db.changed_since(_survey(conn), size, cursor)
 
     def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
         """Each wanted message as the store holds it now, numbered as `read` did."""
@@ -120,6 +94,30 @@ class WarpSource(Source):
     def title_line(self, sf: SourceFile, title: str) -> bytes | None:
         """None: a title lives in Warp's store, which findsession never writes."""
         return None
+
+
+def _survey(conn: foreign_db.Conn) -> foreign_db.Survey | Problem:
+    """The conversations of a store with agent conversations, by id, each read with its
+    tasks; what was found on the way is told once they are read."""
+    why = warp_db.missing_table(conn)
+    if why is not None:
+        return Problem(0, "not a Warp store with agent conversations", why)
+    found = warp_db.conversations(conn)
+    problems: list[Problem] = []
+    tally = foreign_db.Tally()
+
+    def records(todo: set[str]) -> list[Record]:
+        read, seen, tally.bytes = _read(conn, [c for c in found if c.key in todo])
+        tally.rows = len(todo)
+        problems.extend(seen.problems)
+        problems.extend(
+            Problem(0, "unknown message kind", f"field {kind} ({n} message{'s' * (n != 1)})")
+            for kind, n in sorted(seen.unknown.items())
+        )
+        return read
+
+    tokens = {c.key: c.token for c in found}
+    return foreign_db.Survey(tokens, {c.key: c.rank for c in found}, records, problems, tally)
 
 
 def _read(conn: Any, wanted: list[warp_db.Conversation]) -> tuple[list[Record], Found, int]:

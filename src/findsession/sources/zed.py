@@ -19,7 +19,7 @@ from typing import IO
 
 from findsession.domain import Problem, Resume, Session
 from findsession.sources import foreign_db, zed_db
-from findsession.sources.base import Skip, Source, SourceFile, store_id, texts_by_line
+from findsession.sources.base import Skip, Source, SourceFile, store_id
 from findsession.sources.cursor import Cursor, Reading, Record
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import no_resume
@@ -66,49 +66,11 @@ class ZedSource(Source):
     def read(self, sf: SourceFile, fh: IO[bytes], cursor: Cursor | None) -> Reading:
         """The threads whose token moved since `cursor`, each whole."""
         size = os.fstat(fh.fileno()).st_size
-        with foreign_db.reading(sf.path) as conn:
-            why = zed_db.missing_table(conn)
-            if why is not None:
-                return Reading(
-                    [], foreign_db.cursor(size, 0, {}), fresh=False,
-                    problems=[Problem(0, "not a Zed threads store", why)],
-                )  # fmt: skip
-            found = zed_db.threads(conn)
-            tokens = {t.key: t.token for t in found}
-            now = foreign_db.cursor(size, len(found), tokens)
-            todo = set(foreign_db.changed(foreign_db.tokens(cursor), tokens))
-            if not todo:
-                return Reading([], now, fresh=False, unchanged=True)
-            records: list[Record] = []
-            problems: list[Problem] = []
-            read_bytes = 0
-            for thread in found:
-                if thread.key in todo:
-                    kind, data = zed_db.data(conn, thread.rank)
-                    read_bytes += len(data) if isinstance(data, str | bytes) else 0
-                    records += thread_records(thread, kind, data, problems)
-        return Reading(
-            records,
-            now,
-            fresh=False,
-            replaced=frozenset(todo),
-            bytes_read=read_bytes,
-            lines_read=len(todo),
-            problems=problems,
-        )
+        return foreign_db.read_changed(sf.path, size, cursor, _survey)
 
     def read_back(self, path: Path, lines: set[int]) -> dict[tuple[int, int], str]:
         """Each wanted message as the database holds it now, numbered as `read` did."""
-        ranks = {foreign_db.position_of(line)[0] for line in lines}
-        records: list[Record] = []
-        with foreign_db.reading(path) as conn:
-            if zed_db.missing_table(conn) is not None:
-                return {}
-            for thread in zed_db.threads(conn):
-                if thread.rank in ranks:
-                    kind, data = zed_db.data(conn, thread.rank)
-                    records += thread_records(thread, kind, data, [])
-        return texts_by_line(records, lines)
+        return foreign_db.read_back(path, lines, _survey)
 
     def resume(self, session: Session) -> Resume:
         """None: Zed has no command that opens a thread (`zed` opens paths only)."""
@@ -117,3 +79,26 @@ class ZedSource(Source):
     def title_line(self, sf: SourceFile, title: str) -> bytes | None:
         """None: a title lives in Zed's database, which findsession never writes."""
         return None
+
+
+def _survey(conn: foreign_db.Conn) -> foreign_db.Survey | Problem:
+    """The threads of a `threads.db`, by id, each read as its one row's document."""
+    why = zed_db.missing_table(conn)
+    if why is not None:
+        return Problem(0, "not a Zed threads store", why)
+    found = zed_db.threads(conn)
+    problems: list[Problem] = []
+    tally = foreign_db.Tally()
+
+    def records(todo: set[str]) -> list[Record]:
+        read: list[Record] = []
+        for thread in found:
+            if thread.key in todo:
+                kind, data = zed_db.data(conn, thread.rank)
+                tally.rows += 1
+                tally.bytes += len(data) if isinstance(data, str | bytes) else 0
+                read += thread_records(thread, kind, data, problems)
+        return read
+
+    tokens = {t.key: t.token for t in found}
+    return foreign_db.Survey(tokens, {t.key: t.rank for t in found}, records, problems, tally)

@@ -13,7 +13,6 @@ of its other columns. The only connection is the one `foreign_db.reading` opens.
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 from dataclasses import dataclass
 
@@ -61,7 +60,7 @@ def threads(conn: sqlite3.Connection) -> list[Thread]:
         if not isinstance(key, str) or not key:
             continue
         own = "\x1f".join(str(v) for v in (summary, parent, folders, order, created))
-        digest = hashlib.blake2b(own.encode("utf-8", "replace"), digest_size=6).hexdigest()
+        digest = foreign_db.text_digest(own)
         found.append(
             Thread(
                 key=key,
