@@ -29,7 +29,7 @@ from typing import Any
 from findsession.domain import Message, MessageKind
 from findsession.sources.cursor import Record
 from findsession.sources.epoch import iso_utc
-from findsession.sources.jsonl import cap, clean_text, leading_thinking
+from findsession.sources.jsonl import cap, clean_text, leading_thinking, said
 from findsession.sources.tool_args import args_text, files
 
 PROMPT_CAP = 100_000
@@ -69,7 +69,7 @@ def event_records(
     if kind == "AgentErrorEvent":
         return _output(event, _str(event.get("error")), True, base)
     if kind == "CondensationSummaryEvent":
-        return _said(MessageKind.COMPACT_SUMMARY, _str(event.get("summary")), base)
+        return said(MessageKind.COMPACT_SUMMARY, _str(event.get("summary")), base, PROMPT_CAP)
     if not isinstance(kind, str) or kind not in QUIET:
         name = clean_text(kind) if isinstance(kind, str) else type(kind).__name__
         unknown.setdefault(name, []).append(line)
@@ -82,12 +82,12 @@ def _message(event: dict[str, Any], base: dict[str, Any]) -> list[Record]:
         return []
     text = _contents(message.get("content"))
     if message.get("role") == "user" and event.get("source") == "user":
-        out = _said(MessageKind.PROMPT, text, base)
+        out = said(MessageKind.PROMPT, text, base, PROMPT_CAP)
         for extra in _contents_each(event.get("extended_content")):
-            out += _said(MessageKind.HARNESS, extra, base, CONTEXT_CAP)
+            out += said(MessageKind.HARNESS, extra, base, CONTEXT_CAP)
         return out
     if message.get("role") == "assistant":
-        return _thinking(message, base) + _said(MessageKind.REPLY, text, base)
+        return _thinking(message, base) + said(MessageKind.REPLY, text, base, PROMPT_CAP)
     return []
 
 
@@ -95,8 +95,8 @@ def _action(event: dict[str, Any], base: dict[str, Any]) -> list[Record]:
     inline, thought = leading_thinking(_contents(event.get("thought")))
     out = _thinking(event, base)
     if not out and inline:
-        out = _said(MessageKind.THINKING, inline, base, THINKING_CAP)
-    out += _said(MessageKind.REPLY, thought, base)
+        out = said(MessageKind.THINKING, inline, base, THINKING_CAP)
+    out += said(MessageKind.REPLY, thought, base, PROMPT_CAP)
     call = event.get("tool_call") if isinstance(event.get("tool_call"), dict) else {}
     name = _str(event.get("tool_name")) or _str(call.get("name")) or "tool"
     action = event.get("action")
@@ -143,14 +143,8 @@ def _thinking(holder: dict[str, Any], base: dict[str, Any]) -> list[Record]:
             for b in (blocks if isinstance(blocks, list) else [])
             if isinstance(b, dict) and isinstance(b.get("thinking"), str)
         )
-    return _said(MessageKind.THINKING, clean_text(text), base, THINKING_CAP)
+    return said(MessageKind.THINKING, clean_text(text), base, THINKING_CAP)
 
-
-def _said(
-    kind: MessageKind, text: str, base: dict[str, Any], limit: int = PROMPT_CAP
-) -> list[Record]:
-    text = text.strip()
-    return [Message(kind, cap(text, limit), **base)] if text else []
 
 
 def _contents(value: Any) -> str:
