@@ -28,8 +28,7 @@ from findsession.sources.jsonl import cap, clean_text
 from findsession.sources.opening import open_regular
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import positional, resume_in_cwd
-from findsession.sources.tool_args import args_text
-from findsession.sources.tool_args import files as arg_files
+from findsession.sources.tool_args import call_message
 from findsession.sources.walking import walk
 
 KIND = SourceKind.AMP
@@ -159,14 +158,7 @@ def _tool_use(
 ) -> Iterator[Message]:
     call_id, name = _str(part.get("id")), _str(part.get("name")) or "tool"
     args = part.get("input")
-    yield Message(
-        MessageKind.TOOL_CALL,
-        cap(args_text(args, TOOL_INPUT_CAP), TOOL_INPUT_CAP),
-        tool_name=name,
-        tool_id=call_id,
-        files=arg_files(args, _FILE_KEYS),
-        **base,
-    )
+    yield call_message(name, call_id, args, base, _FILE_KEYS, TOOL_INPUT_CAP)
     result = results.get(call_id or "")
     if result is None:
         return

@@ -31,7 +31,7 @@ from findsession.domain import Message, MessageKind, MetaEvent, MetaKind, Proble
 from findsession.sources.continue_timeline import is_timeline, timeline_records
 from findsession.sources.cursor import Record
 from findsession.sources.jsonl import cap, clean_text
-from findsession.sources.tool_args import args_text, files
+from findsession.sources.tool_args import call_message
 
 PROMPT_CAP = 100_000
 CONTEXT_CAP = 8_000
@@ -158,16 +158,7 @@ def _assistant(
         if call_id:
             names[call_id] = name
         args = function.get("arguments")
-        out.append(
-            Message(
-                MessageKind.TOOL_CALL,
-                cap(args_text(args, TOOL_INPUT_CAP), TOOL_INPUT_CAP),
-                tool_name=name,
-                tool_id=call_id,
-                files=files(args, _FILE_KEYS),
-                **base,
-            )
-        )
+        out.append(call_message(name, call_id, args, base, _FILE_KEYS, TOOL_INPUT_CAP))
     return out
 
 

@@ -28,8 +28,7 @@ from findsession.domain import Message, MessageKind, MetaEvent, MetaKind, Proble
 from findsession.sources.cursor import Record
 from findsession.sources.foreign_db import line_of, parent_line
 from findsession.sources.jsonl import cap, clean_text
-from findsession.sources.tool_args import args_text
-from findsession.sources.tool_args import files as arg_files
+from findsession.sources.tool_args import call_message
 
 PROMPT_CAP = 100_000
 THINKING_CAP = 8_000
@@ -154,15 +153,7 @@ def _tool(part: dict[str, Any], part_id: str, base: dict[str, Any]) -> Iterator[
     call_id = _str(part.get("callID"))
     state = part.get("state") if isinstance(part.get("state"), dict) else {}
     args = state.get("input")
-    yield Message(
-        MessageKind.TOOL_CALL,
-        cap(args_text(args, TOOL_INPUT_CAP), TOOL_INPUT_CAP),
-        uuid=part_id,
-        tool_name=name,
-        tool_id=call_id,
-        files=arg_files(args, _FILE_KEYS),
-        **base,
-    )
+    yield call_message(name, call_id, args, {**base, "uuid": part_id}, _FILE_KEYS, TOOL_INPUT_CAP)
     status = state.get("status")
     if status == "completed":
         # A command that exited non-zero still completed: its code is in the metadata.

@@ -30,7 +30,7 @@ from findsession.domain import Message, MessageKind
 from findsession.sources.cursor import Record
 from findsession.sources.epoch import iso_utc
 from findsession.sources.jsonl import cap, clean_text, leading_thinking, said
-from findsession.sources.tool_args import args_text, files
+from findsession.sources.tool_args import call_message
 
 PROMPT_CAP = 100_000
 CONTEXT_CAP = 8_000
@@ -104,16 +104,8 @@ def _action(event: dict[str, Any], base: dict[str, Any]) -> list[Record]:
         args: Any = {k: v for k, v in action.items() if k != "kind"}
     else:
         args = call.get("arguments")
-    out.append(
-        Message(
-            MessageKind.TOOL_CALL,
-            cap(args_text(args, TOOL_INPUT_CAP), TOOL_INPUT_CAP),
-            tool_name=name,
-            tool_id=_str(event.get("tool_call_id")) or _str(call.get("id")) or None,
-            files=files(args, _FILE_KEYS),
-            **base,
-        )
-    )
+    call_id = _str(event.get("tool_call_id")) or _str(call.get("id")) or None
+    out.append(call_message(name, call_id, args, base, _FILE_KEYS, TOOL_INPUT_CAP))
     return out
 
 
