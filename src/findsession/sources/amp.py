@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 from urllib.parse import unquote, urlparse
@@ -23,6 +22,7 @@ from urllib.parse import unquote, urlparse
 from findsession.domain import Message, MessageKind, MetaEvent, MetaKind, Problem, Resume, Session
 from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import Cursor, Reading
+from findsession.sources.epoch import millis_iso
 from findsession.sources.json_doc import load_or_none, read_document
 from findsession.sources.jsonl import cap, clean_text
 from findsession.sources.opening import open_regular
@@ -218,10 +218,7 @@ def _time(value: Any) -> str | None:
     """A millisecond epoch (or an ISO string) as ISO 8601 UTC."""
     if isinstance(value, str) and value:
         return clean_text(value)
-    if not isinstance(value, int | float) or isinstance(value, bool) or not 0 < value < 1e14:
-        return None
-    moment = datetime.fromtimestamp(value / 1000, UTC)
-    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return millis_iso(value)
 
 
 def _str(value: Any) -> str | None:

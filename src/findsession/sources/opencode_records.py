@@ -21,11 +21,11 @@ import json
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from findsession.domain import Message, MessageKind, MetaEvent, MetaKind, Problem
 from findsession.sources.cursor import Record
+from findsession.sources.epoch import millis_iso
 from findsession.sources.foreign_db import line_of, parent_line
 from findsession.sources.jsonl import cap, clean_text
 from findsession.sources.tool_args import call_message
@@ -89,14 +89,14 @@ def session_records(
     for part_id, message_id, raw in parts:
         by_message.setdefault(message_id, []).append((part_id, raw))
     unknown: dict[str, list[int]] = {}
-    when = _time(info.created_ms)
+    when = millis_iso(info.created_ms)
     for position, (message_id, created, raw) in enumerate(messages, 1):
         line = line_of(info.rank, position)
         msg = _decode(raw, line, "message", problems)
         if msg is None:
             continue
         times = msg.get("time") if isinstance(msg.get("time"), dict) else {}
-        when = _time(times.get("created")) or _time(created) or when
+        when = millis_iso(times.get("created")) or millis_iso(created) or when
         path = msg.get("path") if isinstance(msg.get("path"), dict) else {}
         base = {
             "line": line,
@@ -198,14 +198,6 @@ def _result_text(result: Any) -> str:
     if result is None:
         return ""
     return clean_text(json.dumps(result, ensure_ascii=False))
-
-
-def _time(value: Any) -> str | None:
-    """A millisecond epoch as ISO 8601 UTC."""
-    if not isinstance(value, int | float) or isinstance(value, bool) or not 0 < value < 1e14:
-        return None
-    moment = datetime.fromtimestamp(value / 1000, UTC)
-    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _str(value: Any) -> str | None:
