@@ -28,7 +28,7 @@ from findsession.sources.jsonl import cap, clean_text
 from findsession.sources.opening import open_regular
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import positional, resume_in_cwd
-from findsession.sources.tool_args import call_message
+from findsession.sources.tool_args import call_message, result_message
 from findsession.sources.walking import walk
 
 KIND = SourceKind.AMP
@@ -165,14 +165,8 @@ def _tool_use(
     run = result.get("run") if isinstance(result.get("run"), dict) else {}
     output = _result_text(run.get("result"))
     if output.strip():
-        yield Message(
-            MessageKind.TOOL_OUTPUT,
-            cap(output, TOOL_OUTPUT_CAP),
-            tool_name=name,
-            tool_id=call_id,
-            is_error=run.get("status") in ("error", "rejected-by-user", "cancelled"),
-            **base,
-        )
+        failed = run.get("status") in ("error", "rejected-by-user", "cancelled")
+        yield result_message(name, call_id, output, failed, base, TOOL_OUTPUT_CAP)
 
 
 def _tool_results(messages: list[Any]) -> dict[str, dict[str, Any]]:

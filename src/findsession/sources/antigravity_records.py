@@ -43,7 +43,7 @@ from findsession.domain import Message, MessageKind
 from findsession.sources.cursor import Record
 from findsession.sources.epoch import iso_utc
 from findsession.sources.jsonl import cap, clean_text, said
-from findsession.sources.tool_args import args_text
+from findsession.sources.tool_args import args_text, result_message
 
 PROMPT_CAP = 100_000
 THINKING_CAP = 8_000
@@ -150,16 +150,7 @@ def _output(
     text = content.strip() or (f"{kind.lower()} failed" if failed else "")
     if not text:
         return []
-    return [
-        Message(
-            MessageKind.TOOL_OUTPUT,
-            cap(text, TOOL_OUTPUT_CAP),
-            tool_name=name,
-            tool_id=call_id,
-            is_error=failed,
-            **base,
-        )
-    ]
+    return [result_message(name, call_id, text, failed, base, TOOL_OUTPUT_CAP)]
 
 
 def _system_message(content: str, base: dict[str, Any], steps: Steps) -> list[Record]:
@@ -176,16 +167,7 @@ def _system_message(content: str, base: dict[str, Any], steps: Steps) -> list[Re
             continue
         text = message[done.end() :].replace("</SYSTEM_MESSAGE>", "").strip()
         failed = "failed with exit code" in text[:300]
-        out.append(
-            Message(
-                MessageKind.TOOL_OUTPUT,
-                cap(text, TOOL_OUTPUT_CAP),
-                tool_name=task[1],
-                tool_id=task[0],
-                is_error=failed,
-                **base,
-            )
-        )
+        out.append(result_message(task[1], task[0], text, failed, base, TOOL_OUTPUT_CAP))
     if told or not out:
         out = said(MessageKind.HARNESS, content, base, TOOL_OUTPUT_CAP) + out
     return out

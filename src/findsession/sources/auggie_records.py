@@ -29,7 +29,7 @@ from findsession.domain import Message, MessageKind, MetaEvent, MetaKind, Proble
 from findsession.sources.cursor import Record
 from findsession.sources.epoch import iso_utc
 from findsession.sources.jsonl import cap, clean_text
-from findsession.sources.tool_args import call_message, parsed
+from findsession.sources.tool_args import call_message, parsed, result_message
 
 PROMPT_CAP = 100_000
 THINKING_CAP = 8_000
@@ -162,16 +162,8 @@ def _results(
         text = text.strip()
         if not text:
             continue
-        out.append(
-            Message(
-                MessageKind.TOOL_OUTPUT,
-                cap(text, TOOL_OUTPUT_CAP),
-                tool_name=names.get(call_id or ""),
-                tool_id=call_id,
-                is_error=result.get("is_error") is True,
-                **base,
-            )
-        )
+        name, failed = names.get(call_id or ""), result.get("is_error") is True
+        out.append(result_message(name, call_id, text, failed, base, TOOL_OUTPUT_CAP))
     return out
 
 

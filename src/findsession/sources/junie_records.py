@@ -27,7 +27,7 @@ from findsession.domain import Message, MessageKind, Problem
 from findsession.sources.cursor import Record
 from findsession.sources.epoch import epoch_iso
 from findsession.sources.jsonl import cap, clean_text, said
-from findsession.sources.tool_args import args_text
+from findsession.sources.tool_args import args_text, result_message
 
 PROMPT_CAP = 100_000
 THINKING_CAP = 8_000
@@ -118,16 +118,8 @@ def _block(agent: dict[str, Any], base: dict[str, Any], key: str) -> list[Record
         )
     ]
     if output.strip() or failed:
-        out.append(
-            Message(
-                MessageKind.TOOL_OUTPUT,
-                cap(output.strip() or "failed", TOOL_OUTPUT_CAP),
-                tool_name=tool,
-                tool_id=step or key,
-                is_error=failed,
-                **base,
-            )
-        )
+        text = output.strip() or "failed"
+        out.append(result_message(tool, step or key, text, failed, base, TOOL_OUTPUT_CAP))
     return out
 
 

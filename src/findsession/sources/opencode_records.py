@@ -28,7 +28,7 @@ from findsession.sources.cursor import Record
 from findsession.sources.epoch import millis_iso
 from findsession.sources.foreign_db import line_of, parent_line
 from findsession.sources.jsonl import cap, clean_text
-from findsession.sources.tool_args import call_message
+from findsession.sources.tool_args import call_message, result_message
 
 PROMPT_CAP = 100_000
 THINKING_CAP = 8_000
@@ -167,14 +167,7 @@ def _tool(part: dict[str, Any], part_id: str, base: dict[str, Any]) -> Iterator[
         return  # pending or running: nothing came back yet
     text = _result_text(output)
     if text.strip():
-        yield Message(
-            MessageKind.TOOL_OUTPUT,
-            cap(text, TOOL_OUTPUT_CAP),
-            tool_name=name,
-            tool_id=call_id,
-            is_error=failed,
-            **base,
-        )
+        yield result_message(name, call_id, text, failed, base, TOOL_OUTPUT_CAP)
 
 
 def _decode(

@@ -26,11 +26,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from findsession.domain import Message, MessageKind
+from findsession.domain import MessageKind
 from findsession.sources.cursor import Record
 from findsession.sources.epoch import iso_utc
-from findsession.sources.jsonl import cap, clean_text, leading_thinking, said
-from findsession.sources.tool_args import call_message
+from findsession.sources.jsonl import clean_text, leading_thinking, said
+from findsession.sources.tool_args import call_message, result_message
 
 PROMPT_CAP = 100_000
 CONTEXT_CAP = 8_000
@@ -113,16 +113,8 @@ def _output(event: dict[str, Any], text: str, failed: bool, base: dict[str, Any]
     text = text.strip()
     if not text:
         return []
-    return [
-        Message(
-            MessageKind.TOOL_OUTPUT,
-            cap(text, TOOL_OUTPUT_CAP),
-            tool_name=_str(event.get("tool_name")) or None,
-            tool_id=_str(event.get("tool_call_id")) or None,
-            is_error=failed,
-            **base,
-        )
-    ]
+    name, call_id = _str(event.get("tool_name")) or None, _str(event.get("tool_call_id")) or None
+    return [result_message(name, call_id, text, failed, base, TOOL_OUTPUT_CAP)]
 
 
 def _thinking(holder: dict[str, Any], base: dict[str, Any]) -> list[Record]:

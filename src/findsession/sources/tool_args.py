@@ -3,7 +3,8 @@
 Every agent's tool call has arguments; some store them as a JSON string (Crush), most as
 an object. Either becomes `key: value` lines (the values, not JSON punctuation), capped,
 and the paths among them become the message's `files`, so `--file` finds the call
-(`call_message`: the tool call message a reader makes of them).
+(`call_message`: the tool call message a reader makes of them, and `result_message`
+the message of what the call gave back).
 """
 
 from __future__ import annotations
@@ -78,6 +79,26 @@ def call_message(
         tool_name=name,
         tool_id=call_id,
         files=files(args, keys),
+        **base,
+    )
+
+
+def result_message(
+    name: str | None,
+    call_id: str | None,
+    text: str,
+    failed: bool,
+    base: Mapping[str, Any],
+    limit: int,
+) -> Message:
+    """What a tool call gave back, as the index keeps it beside the call: `text` cut to
+    `limit`, under the call's name and id, failed or not. `base` as for `call_message`."""
+    return Message(
+        MessageKind.TOOL_OUTPUT,
+        cap(text, limit),
+        tool_name=name,
+        tool_id=call_id,
+        is_error=failed,
         **base,
     )
 
