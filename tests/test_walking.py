@@ -1,9 +1,9 @@
-"""How the sources that keep one file a session in one folder list it (`top_files`).
+"""How the sources whose files lie in one folder list it (`top_files`).
 
-Auggie, Continue and Kiro CLI's JSON lines each list the files at their folder's top
-the same way: sorted, only the names the source takes, a link not followed, a missing
-folder empty, one that cannot be read passed to `skip` with the reason, and a root that
-is itself a file taken when its name fits.
+Auggie, Continue and Kiro CLI (its store and its JSON lines) each list the files at
+their folder's top the same way: sorted, only the names the source takes, a link not
+followed, a missing folder empty, one that cannot be read passed to `skip` with the
+reason, and a root that is itself a file taken when its name fits.
 """
 
 from __future__ import annotations

@@ -44,9 +44,10 @@ def files_ending(root: Path, skip: Skip | None, suffix: str) -> Iterator[Path]:
 
 def top_files(root: Path, skip: Skip, wanted: Callable[[str], bool]) -> Iterator[Path]:
     """The files at `root`'s top (not below) whose names `wanted` takes, sorted; `root`
-    itself when it is such a file. The sources that keep one file a session in one
-    folder (Auggie, Continue, Kiro CLI's JSON lines) list it alike: a missing folder
-    holds nothing, one that cannot be read goes to `skip`, a link is not followed."""
+    itself when it is such a file. The sources whose files all lie in one folder
+    (Auggie, Continue, Kiro CLI: its store and its JSON-lines sessions) list it alike: a
+    missing folder holds nothing, one that cannot be read goes to `skip`, a link is not
+    followed."""
     if root.is_file():
         if wanted(root.name):
             yield root
