@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 from urllib.parse import unquote, urlparse
@@ -23,13 +22,13 @@ from urllib.parse import unquote, urlparse
 from findsession.domain import Message, MessageKind, MetaEvent, MetaKind, Problem, Resume, Session
 from findsession.sources.base import Skip, Source, SourceFile
 from findsession.sources.cursor import Cursor, Reading
+from findsession.sources.epoch import millis_iso
 from findsession.sources.json_doc import load_or_none, read_document
 from findsession.sources.jsonl import cap, clean_text
 from findsession.sources.opening import open_regular
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import positional, resume_in_cwd
-from findsession.sources.tool_args import args_text
-from findsession.sources.tool_args import files as arg_files
+from findsession.sources.tool_args import call_message, result_message
 from findsession.sources.walking import walk
 
 KIND = SourceKind.AMP
@@ -159,28 +158,15 @@ def _tool_use(
 ) -> Iterator[Message]:
     call_id, name = _str(part.get("id")), _str(part.get("name")) or "tool"
     args = part.get("input")
-    yield Message(
-        MessageKind.TOOL_CALL,
-        cap(args_text(args, TOOL_INPUT_CAP), TOOL_INPUT_CAP),
-        tool_name=name,
-        tool_id=call_id,
-        files=arg_files(args, _FILE_KEYS),
-        **base,
-    )
+    yield call_message(name, call_id, args, base, _FILE_KEYS, TOOL_INPUT_CAP)
     result = results.get(call_id or "")
     if result is None:
         return
     run = result.get("run") if isinstance(result.get("run"), dict) else {}
     output = _result_text(run.get("result"))
     if output.strip():
-        yield Message(
-            MessageKind.TOOL_OUTPUT,
-            cap(output, TOOL_OUTPUT_CAP),
-            tool_name=name,
-            tool_id=call_id,
-            is_error=run.get("status") in ("error", "rejected-by-user", "cancelled"),
-            **base,
-        )
+        failed = run.get("status") in ("error", "rejected-by-user", "cancelled")
+        yield result_message(name, call_id, output, failed, base, TOOL_OUTPUT_CAP)
 
 
 def _tool_results(messages: list[Any]) -> dict[str, dict[str, Any]]:
@@ -226,10 +212,7 @@ def _time(value: Any) -> str | None:
     """A millisecond epoch (or an ISO string) as ISO 8601 UTC."""
     if isinstance(value, str) and value:
         return clean_text(value)
-    if not isinstance(value, int | float) or isinstance(value, bool) or not 0 < value < 1e14:
-        return None
-    moment = datetime.fromtimestamp(value / 1000, UTC)
-    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return millis_iso(value)
 
 
 def _str(value: Any) -> str | None:

@@ -42,8 +42,8 @@ from typing import Any
 from findsession.domain import Message, MessageKind
 from findsession.sources.cursor import Record
 from findsession.sources.epoch import iso_utc
-from findsession.sources.jsonl import cap, clean_text
-from findsession.sources.tool_args import args_text
+from findsession.sources.jsonl import cap, clean_text, said
+from findsession.sources.tool_args import args_text, result_message
 
 PROMPT_CAP = 100_000
 THINKING_CAP = 8_000
@@ -90,19 +90,19 @@ def step_records(line: int, obj: dict[str, Any], steps: Steps) -> list[Record]:
     if kind == "PLANNER_RESPONSE":
         return _planner(obj, content, base, steps)
     if kind == "CHECKPOINT":
-        return _said(MessageKind.COMPACT_SUMMARY, content, {**base, "cwd": steps.cwd})
+        return said(MessageKind.COMPACT_SUMMARY, content, {**base, "cwd": steps.cwd}, PROMPT_CAP)
     if kind == "SYSTEM_MESSAGE":
         return _system_message(content, {**base, "cwd": steps.cwd}, steps)
     if obj.get("source") == "USER_EXPLICIT" or not steps.pending:
-        return _said(MessageKind.HARNESS, content, {**base, "cwd": steps.cwd}, TOOL_OUTPUT_CAP)
+        return said(MessageKind.HARNESS, content, {**base, "cwd": steps.cwd}, TOOL_OUTPUT_CAP)
     return _output(kind, obj, content, {**base, "cwd": steps.cwd}, steps)
 
 
 def _prompt(content: str, base: dict[str, Any]) -> list[Record]:
     typed = [m.group(1) for m in _REQUEST.finditer(content)]
     rest = _REQUEST.sub("", content).strip() if typed else ""
-    out = _said(MessageKind.PROMPT, "\n\n".join(typed) if typed else content, base)
-    return out + _said(MessageKind.HARNESS, rest, base, TOOL_OUTPUT_CAP)
+    out = said(MessageKind.PROMPT, "\n\n".join(typed) if typed else content, base, PROMPT_CAP)
+    return out + said(MessageKind.HARNESS, rest, base, TOOL_OUTPUT_CAP)
 
 
 def _planner(obj: dict[str, Any], content: str, base: dict[str, Any], steps: Steps) -> list[Record]:
@@ -113,8 +113,8 @@ def _planner(obj: dict[str, Any], content: str, base: dict[str, Any], steps: Ste
         if steps.cwd is None and isinstance(args.get("Cwd"), str) and args["Cwd"].strip():
             steps.cwd = clean_text(args["Cwd"].strip())
     base = {**base, "cwd": steps.cwd}
-    out = _said(MessageKind.THINKING, _text(obj.get("thinking")), base, THINKING_CAP)
-    out += _said(MessageKind.REPLY, content, base)
+    out = said(MessageKind.THINKING, _text(obj.get("thinking")), base, THINKING_CAP)
+    out += said(MessageKind.REPLY, content, base, PROMPT_CAP)
     step = obj.get("step_index")
     step = step if isinstance(step, int) and not isinstance(step, bool) else base["line"]
     for n, call in enumerate(calls):
@@ -150,16 +150,7 @@ def _output(
     text = content.strip() or (f"{kind.lower()} failed" if failed else "")
     if not text:
         return []
-    return [
-        Message(
-            MessageKind.TOOL_OUTPUT,
-            cap(text, TOOL_OUTPUT_CAP),
-            tool_name=name,
-            tool_id=call_id,
-            is_error=failed,
-            **base,
-        )
-    ]
+    return [result_message(name, call_id, text, failed, base, TOOL_OUTPUT_CAP)]
 
 
 def _system_message(content: str, base: dict[str, Any], steps: Steps) -> list[Record]:
@@ -176,18 +167,9 @@ def _system_message(content: str, base: dict[str, Any], steps: Steps) -> list[Re
             continue
         text = message[done.end() :].replace("</SYSTEM_MESSAGE>", "").strip()
         failed = "failed with exit code" in text[:300]
-        out.append(
-            Message(
-                MessageKind.TOOL_OUTPUT,
-                cap(text, TOOL_OUTPUT_CAP),
-                tool_name=task[1],
-                tool_id=task[0],
-                is_error=failed,
-                **base,
-            )
-        )
+        out.append(result_message(task[1], task[0], text, failed, base, TOOL_OUTPUT_CAP))
     if told or not out:
-        out = _said(MessageKind.HARNESS, content, base, TOOL_OUTPUT_CAP) + out
+        out = said(MessageKind.HARNESS, content, base, TOOL_OUTPUT_CAP) + out
     return out
 
 
@@ -224,12 +206,6 @@ def _files(args: dict[str, Any]) -> tuple[str, ...]:
         if isinstance(v := args.get(k), str) and 0 < len(v) < 1024 and "\n" not in v
     )
 
-
-def _said(
-    kind: MessageKind, text: str, base: dict[str, Any], limit: int = PROMPT_CAP
-) -> list[Record]:
-    text = text.strip()
-    return [Message(kind, cap(text, limit), **base)] if text else []
 
 
 def _text(value: Any) -> str:

@@ -11,7 +11,6 @@ its content changed (`json_doc`). Auggie deletes a session only when the person 
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +24,7 @@ from findsession.sources.json_doc import load_or_none, read_document
 from findsession.sources.opening import open_regular
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_in_cwd
+from findsession.sources.walking import top_files
 
 KIND = SourceKind.AUGGIE
 _BACKUP = re.compile(r"-backup\d+\.json\Z")
@@ -37,18 +37,7 @@ class AuggieSource(Source):
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """Every session file at `root`'s top (or `root` itself); no backup copy."""
-        if root.is_file():
-            if _is_session(root.name):
-                yield root
-            return
-        try:
-            names = sorted(e.name for e in os.scandir(root) if e.is_file(follow_symlinks=False))
-        except FileNotFoundError:
-            return
-        except OSError as exc:
-            skip(root, f"cannot read the folder: {exc.strerror or exc}")
-            return
-        yield from (root / name for name in names if _is_session(name))
+        return top_files(root, skip, _is_session)
 
     def describe(self, path: Path) -> SourceFile:
         return SourceFile(path=path, source=KIND, session_id=path.name[: -len(".json")])

@@ -29,7 +29,7 @@ from findsession.domain import Message, MessageKind, MetaEvent, MetaKind, Proble
 from findsession.sources.cursor import Record
 from findsession.sources.epoch import iso_utc
 from findsession.sources.jsonl import cap, clean_text
-from findsession.sources.tool_args import args_text, files, parsed
+from findsession.sources.tool_args import call_message, parsed, result_message
 
 PROMPT_CAP = 100_000
 THINKING_CAP = 8_000
@@ -162,16 +162,8 @@ def _results(
         text = text.strip()
         if not text:
             continue
-        out.append(
-            Message(
-                MessageKind.TOOL_OUTPUT,
-                cap(text, TOOL_OUTPUT_CAP),
-                tool_name=names.get(call_id or ""),
-                tool_id=call_id,
-                is_error=result.get("is_error") is True,
-                **base,
-            )
-        )
+        name, failed = names.get(call_id or ""), result.get("is_error") is True
+        out.append(result_message(name, call_id, text, failed, base, TOOL_OUTPUT_CAP))
     return out
 
 
@@ -204,16 +196,7 @@ def _response(
             seen.add(call_id)
             names[call_id] = name
         args = parsed(call.get("input_json"))
-        out.append(
-            Message(
-                MessageKind.TOOL_CALL,
-                cap(args_text(args, TOOL_INPUT_CAP), TOOL_INPUT_CAP),
-                tool_name=name,
-                tool_id=call_id,
-                files=files(args, _FILE_KEYS),
-                **base,
-            )
-        )
+        out.append(call_message(name, call_id, args, base, _FILE_KEYS, TOOL_INPUT_CAP))
     return out
 
 

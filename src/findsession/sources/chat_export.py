@@ -276,6 +276,27 @@ def token(*texts: str) -> str:
     return h.hexdigest()
 
 
+def array_item(
+    item: Item, ids: tuple[str, ...], holds: str, app: str, other: tuple[str, str]
+) -> Conversation | Problem:
+    """The conversation an item of `conversations.json` is: keyed by the first of `ids`
+    it has (`key_of`), holding `holds` (the field only `app`'s conversations have). Any
+    other item is a problem at its place: named as the other app's conversation when it
+    holds that app's field (`other`: the field, the app's name), as an export read with
+    the wrong source shows, else as not one of `app`'s. ChatGPT's and Claude.ai's
+    exports differ only in these names."""
+    doc = item.value
+    key = None
+    if isinstance(doc, dict):
+        key = key_of(next((found for at in ids if (found := doc.get(at))), None))
+    if key is None or holds not in doc:
+        field, theirs = other
+        mistaken = isinstance(doc, dict) and field in doc
+        shape = f"a {theirs} conversation" if mistaken else f"not a {app} conversation"
+        return Problem(item.index + 1, shape, item.text[:80])
+    return Conversation(key, token(item.text), doc, item.index)
+
+
 def key_of(value: Any) -> str | None:
     """A conversation's id as a session key: as the app wrote it when it looks like an
     id, else a digest of it (a key is part of a session id people type, and kept in the

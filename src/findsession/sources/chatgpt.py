@@ -16,30 +16,19 @@ from findsession.sources.chat_export import (
     ChatExportSource,
     Conversation,
     ConversationsArray,
-    key_of,
-    token,
+    array_item,
 )
 from findsession.sources.chatgpt_records import conversation_records
 from findsession.sources.json_array import Item
 from findsession.sources.registry import SourceKind
 
+#: Where a conversation keeps its id: `conversation_id`, else `id`.
+_IDS = ("conversation_id", "id")
+
 
 def _conversation(item: Item) -> Conversation | Problem:
-    doc = item.value
-    key = key_of(doc.get("conversation_id") or doc.get("id")) if isinstance(doc, dict) else None
-    if key is None or "mapping" not in doc:
-        return _not_one(item)
-    return Conversation(key, token(item.text), doc, item.index)
-
-
-def _not_one(item: Item) -> Problem:
-    """An item that is no ChatGPT conversation (no id, no `mapping`: another app's?)."""
-    shape = (
-        "a Claude.ai conversation"
-        if isinstance(item.value, dict) and ("chat_messages" in item.value)
-        else "not a ChatGPT conversation"
-    )
-    return Problem(item.index + 1, shape, item.text[:80])
+    """An item with an id and a `mapping`; anything else (another app's?) is a problem."""
+    return array_item(item, _IDS, "mapping", "ChatGPT", ("chat_messages", "Claude.ai"))
 
 
 class ChatGptSource(ChatExportSource):

@@ -14,8 +14,7 @@ from findsession.sources.chat_export import (
     ChatExportSource,
     Conversation,
     ConversationsArray,
-    key_of,
-    token,
+    array_item,
 )
 from findsession.sources.claude_ai_records import conversation_records
 from findsession.sources.json_array import Item
@@ -23,13 +22,8 @@ from findsession.sources.registry import SourceKind
 
 
 def _conversation(item: Item) -> Conversation | Problem:
-    doc = item.value
-    key = key_of(doc.get("uuid")) if isinstance(doc, dict) else None
-    if key is None or "chat_messages" not in doc:
-        mapped = isinstance(doc, dict) and "mapping" in doc
-        shape = "a ChatGPT conversation" if mapped else "not a Claude.ai conversation"
-        return Problem(item.index + 1, shape, item.text[:80])
-    return Conversation(key, token(item.text), doc, item.index)
+    """An item with a `uuid` and `chat_messages`; anything else is a problem."""
+    return array_item(item, ("uuid",), "chat_messages", "Claude.ai", ("mapping", "ChatGPT"))
 
 
 class ClaudeAiSource(ChatExportSource):

@@ -31,7 +31,7 @@ from findsession.domain import Message, MessageKind, MetaEvent, MetaKind, Proble
 from findsession.sources.continue_timeline import is_timeline, timeline_records
 from findsession.sources.cursor import Record
 from findsession.sources.jsonl import cap, clean_text
-from findsession.sources.tool_args import args_text, files
+from findsession.sources.tool_args import call_message, result_message
 
 PROMPT_CAP = 100_000
 CONTEXT_CAP = 8_000
@@ -158,16 +158,7 @@ def _assistant(
         if call_id:
             names[call_id] = name
         args = function.get("arguments")
-        out.append(
-            Message(
-                MessageKind.TOOL_CALL,
-                cap(args_text(args, TOOL_INPUT_CAP), TOOL_INPUT_CAP),
-                tool_name=name,
-                tool_id=call_id,
-                files=files(args, _FILE_KEYS),
-                **base,
-            )
-        )
+        out.append(call_message(name, call_id, args, base, _FILE_KEYS, TOOL_INPUT_CAP))
     return out
 
 
@@ -186,16 +177,8 @@ def _output(
     """What the call `call_id` gave back, failed when it ended `errored` or `canceled`."""
     if not text:
         return []
-    return [
-        Message(
-            MessageKind.TOOL_OUTPUT,
-            cap(text, TOOL_OUTPUT_CAP),
-            tool_name=names.get(call_id or ""),
-            tool_id=call_id,
-            is_error=status in _FAILED,
-            **base,
-        )
-    ]
+    name, failed = names.get(call_id or ""), status in _FAILED
+    return [result_message(name, call_id, text, failed, base, TOOL_OUTPUT_CAP)]
 
 
 def _state_outputs(

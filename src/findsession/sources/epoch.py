@@ -28,6 +28,16 @@ def epoch_iso(value: Any) -> str | None:
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+def millis_iso(value: Any) -> str | None:
+    """`value` in milliseconds since the epoch, written as `epoch_iso` writes it; None for
+    no number or one out of range. For the stores whose format says milliseconds (Amp's
+    threads, OpenCode's messages): no small number there is taken for seconds."""
+    if not isinstance(value, int | float) or isinstance(value, bool) or not 0 < value < _LATEST:
+        return None
+    moment = datetime.fromtimestamp(value / 1000, UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
 def iso_utc(value: Any, *, naive_local: bool = False) -> str | None:
     """An ISO 8601 (RFC 3339) text with any offset, or an epoch number, as UTC
     `...000Z`; None when it does not parse. A text without an offset is UTC, or with

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any, TypeVar
 
-from findsession.domain import Message, Problem
+from findsession.domain import Message, MessageKind, Problem
 from findsession.sources import budget
 from findsession.sources.cursor import HEAD, Cursor, Reading, Record, State, looks_binary
 from findsession.sources.opening import open_regular
@@ -137,6 +137,14 @@ def cap(text: str, limit: int) -> str:
     if end >= len(text):
         return text
     return text[:end] + f"\n[… {len(text) - end:,} more characters not indexed]"
+
+
+def said(kind: MessageKind, text: str, base: dict[str, Any], limit: int) -> list[Record]:
+    """A message of `kind` holding `text` stripped and capped at `limit`, or none when the
+    text is blank: every reader keeps an empty prompt or reply out of the index, and
+    `base` holds what each record of the same place shares (its line, time, folder)."""
+    text = text.strip()
+    return [Message(kind, cap(text, limit), **base)] if text else []
 
 
 def _read_line(fh: IO[bytes]) -> tuple[bytes | None, int, bool]:

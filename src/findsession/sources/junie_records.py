@@ -26,8 +26,8 @@ from typing import Any
 from findsession.domain import Message, MessageKind, Problem
 from findsession.sources.cursor import Record
 from findsession.sources.epoch import epoch_iso
-from findsession.sources.jsonl import cap, clean_text
-from findsession.sources.tool_args import args_text
+from findsession.sources.jsonl import cap, clean_text, said
+from findsession.sources.tool_args import args_text, result_message
 
 PROMPT_CAP = 100_000
 THINKING_CAP = 8_000
@@ -84,7 +84,7 @@ def log_records(lines: list[tuple[int, Any]], problems: list[Problem]) -> list[R
         if key is None:
             base = {"line": number, "cwd": cwd, "timestamp": epoch_iso(own.get("timestampMs"))}
             typed = _str(own.get("presentablePrompt")) or _str(own.get("prompt"))
-            records += _said(MessageKind.PROMPT, typed, base)
+            records += said(MessageKind.PROMPT, typed, base, PROMPT_CAP)
         else:
             _, agent, when = blocks[key]
             records += _block(agent, {"line": number, "cwd": cwd, "timestamp": when}, key)
@@ -94,11 +94,11 @@ def log_records(lines: list[tuple[int, Any]], problems: list[Problem]) -> list[R
 def _block(agent: dict[str, Any], base: dict[str, Any], key: str) -> list[Record]:
     name = str(agent.get("kind"))
     if name == "AgentThoughtBlockUpdatedEvent":
-        return _said(MessageKind.THINKING, _str(agent.get("text")), base, THINKING_CAP)
+        return said(MessageKind.THINKING, _str(agent.get("text")), base, THINKING_CAP)
     if name == "MarkdownBlockUpdatedEvent":
-        return _said(MessageKind.REPLY, _str(agent.get("text")), base)
+        return said(MessageKind.REPLY, _str(agent.get("text")), base, PROMPT_CAP)
     if name == "ResultBlockUpdatedEvent":
-        return _said(MessageKind.REPLY, _str(agent.get("result")), base)
+        return said(MessageKind.REPLY, _str(agent.get("result")), base, PROMPT_CAP)
     tool = name.removesuffix(_BLOCK).lower() or "tool"
     failed = agent.get("status") == "FAILED"
     step = _str(agent.get("stepId")) or None
@@ -118,16 +118,8 @@ def _block(agent: dict[str, Any], base: dict[str, Any], key: str) -> list[Record
         )
     ]
     if output.strip() or failed:
-        out.append(
-            Message(
-                MessageKind.TOOL_OUTPUT,
-                cap(output.strip() or "failed", TOOL_OUTPUT_CAP),
-                tool_name=tool,
-                tool_id=step or key,
-                is_error=failed,
-                **base,
-            )
-        )
+        text = output.strip() or "failed"
+        out.append(result_message(tool, step or key, text, failed, base, TOOL_OUTPUT_CAP))
     return out
 
 
@@ -136,12 +128,6 @@ def _agent_event(obj: Any) -> dict[str, Any]:
     agent = event.get("agentEvent") if isinstance(event, dict) else None
     return agent if isinstance(agent, dict) else {}
 
-
-def _said(
-    kind: MessageKind, text: str, base: dict[str, Any], limit: int = PROMPT_CAP
-) -> list[Record]:
-    text = text.strip()
-    return [Message(kind, cap(text, limit), **base)] if text else []
 
 
 def _str(value: Any) -> str:

@@ -38,6 +38,7 @@ from findsession.sources.opening import open_regular
 from findsession.sources.places.editors import kiro_data_folder
 from findsession.sources.registry import SourceKind
 from findsession.sources.resuming import option, resume_in_cwd
+from findsession.sources.walking import top_files
 
 KIND = SourceKind.KIRO
 DB_NAME = "data.sqlite3"
@@ -63,18 +64,7 @@ class KiroSource(Source):
 
     def discover(self, root: Path, skip: Skip) -> Iterator[Path]:
         """`data.sqlite3` and every `*.jsonl` at `root`'s top (or `root` itself)."""
-        if root.is_file():
-            if root.name == DB_NAME or root.name.endswith(".jsonl"):
-                yield root
-            return
-        try:
-            names = sorted(e.name for e in os.scandir(root) if e.is_file(follow_symlinks=False))
-        except FileNotFoundError:
-            return
-        except OSError as exc:
-            skip(root, f"cannot read the folder: {exc.strerror or exc}")
-            return
-        yield from (root / n for n in names if n == DB_NAME or n.endswith(".jsonl"))
+        return top_files(root, skip, lambda name: name == DB_NAME or name.endswith(".jsonl"))
 
     def describe(self, path: Path) -> SourceFile:
         if path.name.endswith(".jsonl"):

@@ -21,15 +21,14 @@ import json
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from findsession.domain import Message, MessageKind, MetaEvent, MetaKind, Problem
 from findsession.sources.cursor import Record
+from findsession.sources.epoch import millis_iso
 from findsession.sources.foreign_db import line_of, parent_line
 from findsession.sources.jsonl import cap, clean_text
-from findsession.sources.tool_args import args_text
-from findsession.sources.tool_args import files as arg_files
+from findsession.sources.tool_args import call_message, result_message
 
 PROMPT_CAP = 100_000
 THINKING_CAP = 8_000
@@ -90,14 +89,14 @@ def session_records(
     for part_id, message_id, raw in parts:
         by_message.setdefault(message_id, []).append((part_id, raw))
     unknown: dict[str, list[int]] = {}
-    when = _time(info.created_ms)
+    when = millis_iso(info.created_ms)
     for position, (message_id, created, raw) in enumerate(messages, 1):
         line = line_of(info.rank, position)
         msg = _decode(raw, line, "message", problems)
         if msg is None:
             continue
         times = msg.get("time") if isinstance(msg.get("time"), dict) else {}
-        when = _time(times.get("created")) or _time(created) or when
+        when = millis_iso(times.get("created")) or millis_iso(created) or when
         path = msg.get("path") if isinstance(msg.get("path"), dict) else {}
         base = {
             "line": line,
@@ -154,15 +153,7 @@ def _tool(part: dict[str, Any], part_id: str, base: dict[str, Any]) -> Iterator[
     call_id = _str(part.get("callID"))
     state = part.get("state") if isinstance(part.get("state"), dict) else {}
     args = state.get("input")
-    yield Message(
-        MessageKind.TOOL_CALL,
-        cap(args_text(args, TOOL_INPUT_CAP), TOOL_INPUT_CAP),
-        uuid=part_id,
-        tool_name=name,
-        tool_id=call_id,
-        files=arg_files(args, _FILE_KEYS),
-        **base,
-    )
+    yield call_message(name, call_id, args, {**base, "uuid": part_id}, _FILE_KEYS, TOOL_INPUT_CAP)
     status = state.get("status")
     if status == "completed":
         # A command that exited non-zero still completed: its code is in the metadata.
@@ -176,14 +167,7 @@ def _tool(part: dict[str, Any], part_id: str, base: dict[str, Any]) -> Iterator[
         return  # pending or running: nothing came back yet
     text = _result_text(output)
     if text.strip():
-        yield Message(
-            MessageKind.TOOL_OUTPUT,
-            cap(text, TOOL_OUTPUT_CAP),
-            tool_name=name,
-            tool_id=call_id,
-            is_error=failed,
-            **base,
-        )
+        yield result_message(name, call_id, text, failed, base, TOOL_OUTPUT_CAP)
 
 
 def _decode(
@@ -207,14 +191,6 @@ def _result_text(result: Any) -> str:
     if result is None:
         return ""
     return clean_text(json.dumps(result, ensure_ascii=False))
-
-
-def _time(value: Any) -> str | None:
-    """A millisecond epoch as ISO 8601 UTC."""
-    if not isinstance(value, int | float) or isinstance(value, bool) or not 0 < value < 1e14:
-        return None
-    moment = datetime.fromtimestamp(value / 1000, UTC)
-    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _str(value: Any) -> str | None:

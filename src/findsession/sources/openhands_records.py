@@ -26,11 +26,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from findsession.domain import Message, MessageKind
+from findsession.domain import MessageKind
 from findsession.sources.cursor import Record
 from findsession.sources.epoch import iso_utc
-from findsession.sources.jsonl import cap, clean_text, leading_thinking
-from findsession.sources.tool_args import args_text, files
+from findsession.sources.jsonl import clean_text, leading_thinking, said
+from findsession.sources.tool_args import call_message, result_message
 
 PROMPT_CAP = 100_000
 CONTEXT_CAP = 8_000
@@ -69,7 +69,7 @@ def event_records(
     if kind == "AgentErrorEvent":
         return _output(event, _str(event.get("error")), True, base)
     if kind == "CondensationSummaryEvent":
-        return _said(MessageKind.COMPACT_SUMMARY, _str(event.get("summary")), base)
+        return said(MessageKind.COMPACT_SUMMARY, _str(event.get("summary")), base, PROMPT_CAP)
     if not isinstance(kind, str) or kind not in QUIET:
         name = clean_text(kind) if isinstance(kind, str) else type(kind).__name__
         unknown.setdefault(name, []).append(line)
@@ -82,12 +82,12 @@ def _message(event: dict[str, Any], base: dict[str, Any]) -> list[Record]:
         return []
     text = _contents(message.get("content"))
     if message.get("role") == "user" and event.get("source") == "user":
-        out = _said(MessageKind.PROMPT, text, base)
+        out = said(MessageKind.PROMPT, text, base, PROMPT_CAP)
         for extra in _contents_each(event.get("extended_content")):
-            out += _said(MessageKind.HARNESS, extra, base, CONTEXT_CAP)
+            out += said(MessageKind.HARNESS, extra, base, CONTEXT_CAP)
         return out
     if message.get("role") == "assistant":
-        return _thinking(message, base) + _said(MessageKind.REPLY, text, base)
+        return _thinking(message, base) + said(MessageKind.REPLY, text, base, PROMPT_CAP)
     return []
 
 
@@ -95,8 +95,8 @@ def _action(event: dict[str, Any], base: dict[str, Any]) -> list[Record]:
     inline, thought = leading_thinking(_contents(event.get("thought")))
     out = _thinking(event, base)
     if not out and inline:
-        out = _said(MessageKind.THINKING, inline, base, THINKING_CAP)
-    out += _said(MessageKind.REPLY, thought, base)
+        out = said(MessageKind.THINKING, inline, base, THINKING_CAP)
+    out += said(MessageKind.REPLY, thought, base, PROMPT_CAP)
     call = event.get("tool_call") if isinstance(event.get("tool_call"), dict) else {}
     name = _str(event.get("tool_name")) or _str(call.get("name")) or "tool"
     action = event.get("action")
@@ -104,16 +104,8 @@ def _action(event: dict[str, Any], base: dict[str, Any]) -> list[Record]:
         args: Any = {k: v for k, v in action.items() if k != "kind"}
     else:
         args = call.get("arguments")
-    out.append(
-        Message(
-            MessageKind.TOOL_CALL,
-            cap(args_text(args, TOOL_INPUT_CAP), TOOL_INPUT_CAP),
-            tool_name=name,
-            tool_id=_str(event.get("tool_call_id")) or _str(call.get("id")) or None,
-            files=files(args, _FILE_KEYS),
-            **base,
-        )
-    )
+    call_id = _str(event.get("tool_call_id")) or _str(call.get("id")) or None
+    out.append(call_message(name, call_id, args, base, _FILE_KEYS, TOOL_INPUT_CAP))
     return out
 
 
@@ -121,16 +113,8 @@ def _output(event: dict[str, Any], text: str, failed: bool, base: dict[str, Any]
     text = text.strip()
     if not text:
         return []
-    return [
-        Message(
-            MessageKind.TOOL_OUTPUT,
-            cap(text, TOOL_OUTPUT_CAP),
-            tool_name=_str(event.get("tool_name")) or None,
-            tool_id=_str(event.get("tool_call_id")) or None,
-            is_error=failed,
-            **base,
-        )
-    ]
+    name, call_id = _str(event.get("tool_name")) or None, _str(event.get("tool_call_id")) or None
+    return [result_message(name, call_id, text, failed, base, TOOL_OUTPUT_CAP)]
 
 
 def _thinking(holder: dict[str, Any], base: dict[str, Any]) -> list[Record]:
@@ -143,14 +127,8 @@ def _thinking(holder: dict[str, Any], base: dict[str, Any]) -> list[Record]:
             for b in (blocks if isinstance(blocks, list) else [])
             if isinstance(b, dict) and isinstance(b.get("thinking"), str)
         )
-    return _said(MessageKind.THINKING, clean_text(text), base, THINKING_CAP)
+    return said(MessageKind.THINKING, clean_text(text), base, THINKING_CAP)
 
-
-def _said(
-    kind: MessageKind, text: str, base: dict[str, Any], limit: int = PROMPT_CAP
-) -> list[Record]:
-    text = text.strip()
-    return [Message(kind, cap(text, limit), **base)] if text else []
 
 
 def _contents(value: Any) -> str:

@@ -2,15 +2,19 @@
 
 Every agent's tool call has arguments; some store them as a JSON string (Crush), most as
 an object. Either becomes `key: value` lines (the values, not JSON punctuation), capped,
-and the paths among them become the message's `files`, so `--file` finds the call.
+and the paths among them become the message's `files`, so `--file` finds the call
+(`call_message`: the tool call message a reader makes of them, and `result_message`
+the message of what the call gave back).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
-from findsession.sources.jsonl import clean_text, cut_point
+from findsession.domain import Message, MessageKind
+from findsession.sources.jsonl import cap, clean_text, cut_point
 
 #: Argument names the agents use for the file a tool reads or writes.
 FILE_KEYS = ("file_path", "filePath", "path", "file", "filename")
@@ -55,6 +59,47 @@ def files(args: Any, keys: tuple[str, ...] = FILE_KEYS) -> tuple[str, ...]:
         clean_text(v)
         for k in keys
         if isinstance(v := args.get(k), str) and 0 < len(v) < _MAX_PATH and "\n" not in v
+    )
+
+
+def call_message(
+    name: str,
+    call_id: str | None,
+    args: Any,
+    base: Mapping[str, Any],
+    keys: tuple[str, ...],
+    limit: int,
+) -> Message:
+    """A tool call as the index keeps it, whichever agent made it: its arguments as
+    `key: value` lines cut to `limit`, the paths they name under `keys` its files. `base`
+    holds what every record of the same place shares (its line, time, folder)."""
+    return Message(
+        MessageKind.TOOL_CALL,
+        cap(args_text(args, limit), limit),
+        tool_name=name,
+        tool_id=call_id,
+        files=files(args, keys),
+        **base,
+    )
+
+
+def result_message(
+    name: str | None,
+    call_id: str | None,
+    text: str,
+    failed: bool,
+    base: Mapping[str, Any],
+    limit: int,
+) -> Message:
+    """What a tool call gave back, as the index keeps it beside the call: `text` cut to
+    `limit`, under the call's name and id, failed or not. `base` as for `call_message`."""
+    return Message(
+        MessageKind.TOOL_OUTPUT,
+        cap(text, limit),
+        tool_name=name,
+        tool_id=call_id,
+        is_error=failed,
+        **base,
     )
 
 

@@ -10,7 +10,7 @@ so runs are repeatable.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from findsession.sources.base import Skip
@@ -40,3 +40,23 @@ def files_ending(root: Path, skip: Skip | None, suffix: str) -> Iterator[Path]:
         for name in files:
             if name.endswith(suffix):
                 yield folder / name
+
+
+def top_files(root: Path, skip: Skip, wanted: Callable[[str], bool]) -> Iterator[Path]:
+    """The files at `root`'s top (not below) whose names `wanted` takes, sorted; `root`
+    itself when it is such a file. The sources whose files all lie in one folder
+    (Auggie, Continue, Kiro CLI: its store and its JSON-lines sessions) list it alike: a
+    missing folder holds nothing, one that cannot be read goes to `skip`, a link is not
+    followed."""
+    if root.is_file():
+        if wanted(root.name):
+            yield root
+        return
+    try:
+        names = sorted(e.name for e in os.scandir(root) if e.is_file(follow_symlinks=False))
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        skip(root, f"cannot read the folder: {exc.strerror or exc}")
+        return
+    yield from (root / name for name in names if wanted(name))
