@@ -253,3 +253,18 @@ def test_a_user_with_no_home_is_told_so_in_one_line(cli: CLI, tmp_path: Path) ->
         assert len(lines) == 1 and "HOME" in lines[0], proc.stderr
     helped = run("--help")
     assert helped.returncode == 0 and "search" in helped.stdout
+
+
+def test_paths_are_shortened_to_tilde_only_below_the_home_folder(cli: CLI, tmp_path: Path) -> None:
+    """`~` stands for the home folder and nothing else. A container's user gets `HOME=/`
+    (Docker's default for a uid with no entry): every path was shown as `~/…`, and the
+    index run's note had every `/` turned into `~`. A home of `…/al` also shortened
+    `…/alice/…` to `~ice/…`."""
+    claude = tmp_path / "alice" / ".claude"
+    cli.env["CLAUDE_CONFIG_DIR"] = str(claude)
+    for home in ("/", str(tmp_path / "al")):
+        cli.env["HOME"] = home
+        ran = cli.run("index", "--no-embed")
+        assert f"no transcripts found at {claude / 'projects'};" in ran.stderr, ran.stderr
+        shown = cli.run("search", "--top", "3", "flaky test").stdout
+        assert "  /home/dev/code/" in shown and "~/" not in shown, shown

@@ -10,6 +10,7 @@ directory. The config file (TOML) is `FINDSESSION_CONFIG` or the user's config d
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import platformdirs
@@ -37,6 +38,18 @@ def no_home() -> str | None:
         "this user has no home folder (HOME is not set and the password database has no "
         "entry for it): set HOME to a folder to keep the index and the config in"
     )
+
+
+def tilde(text: str) -> str:
+    """`text` (a path, or a line naming paths) with the home folder shown as `~`: only
+    where a path begins with the home folder and goes on below it (`…/al` is not the
+    start of `…/alice`), and not at all when the home is the file system's root (a
+    container's user with `HOME=/`, where every path would read as `~/…`)."""
+    home = os.path.expanduser("~").rstrip(os.sep)
+    if not home or home == "~":
+        return text
+    pattern = rf"(?<![^\s'\"`(=:]){re.escape(home)}(?=[{re.escape(os.sep)}\s'\"`),;:]|$)"
+    return re.sub(pattern, "~", text)
 
 
 def config_path() -> Path:

@@ -8,7 +8,6 @@ on this terminal.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from rich.console import Console
 
@@ -17,6 +16,7 @@ from findsession.api import Findsession
 from findsession.cli.progress import progress_bar
 from findsession.cli.team import say_pushed
 from findsession.errors import FindsessionError
+from findsession.paths import tilde
 from findsession.protocol.context import Context
 from findsession.render.console import say
 
@@ -26,7 +26,7 @@ def index(args: argparse.Namespace, ctx: Context) -> int:
     fs, err = ctx.fs, ctx.err
     roots = fs.roots(args.roots, source=args.source)
     for note in roots.notes:
-        say(err, note.replace(str(Path.home()), "~"))
+        say(err, tilde(note))
     with progress_bar(err, "indexing") as progress:
         report = fs.index(roots, prune=args.prune, progress=progress)
     render.print_index_report(err, report, args.verbose)

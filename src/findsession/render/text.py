@@ -9,11 +9,11 @@ output, and the CLI's own messages, go through this one filter.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
+
+from findsession.paths import tilde
 
 # Whole sequences, dropped: CSI (colours, cursor moves, screen clears), OSC (window
 # titles, hyperlinks) and the other string controls with their terminator, 7- and 8-bit,
@@ -78,13 +78,7 @@ def code_span(text: str) -> str:
 
 def home(path: str | None) -> str:
     """Show paths under the home folder as `~/…`, printable."""
-    if not path:
-        return "?"
-    try:
-        rel = Path(path).relative_to(Path.home())
-    except ValueError:
-        return printable(path)
-    return "~" if str(rel) == "." else printable(f"~{os.sep}{rel}")
+    return printable(tilde(path)) if path else "?"
 
 
 def day(ts: str | None) -> str:

@@ -21,6 +21,7 @@ from rich.console import Console
 
 from findsession.api import Findsession
 from findsession.errors import FindsessionError
+from findsession.paths import tilde
 from findsession.render.console import say
 from findsession.service import units
 
@@ -172,6 +173,4 @@ def _by_hand(commands: tuple[units.Argv, ...]) -> str:
 
 
 def _home(path: Path) -> str:
-    home = str(Path.home())
-    text = str(path)
-    return "~" + text[len(home) :] if text.startswith(home + os.sep) else text
+    return tilde(str(path))
