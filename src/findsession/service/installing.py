@@ -74,7 +74,7 @@ def _install(plan: units.Plan, err: Console) -> int:
             )
     for unit in plan.files:
         _write(unit)
-    written = ", ".join(_home(f.path) for f in plan.files)
+    written = ", ".join(tilde(str(f.path)) for f in plan.files)
     if reinstall:
         for argv in plan.replace:
             _run(argv)
@@ -98,7 +98,7 @@ def _remove(plan: units.Plan, err: Console) -> int:
             f"{strangers[0]} exists and findsession did not write it; it is left where it is"
         )
     if not ours:
-        say(err, f"nothing to remove: no {_home(plan.files[0].path)}")
+        say(err, f"nothing to remove: no {tilde(str(plan.files[0].path))}")
         return 0
     failed = _run_all(plan.stop)
     for link in plan.links:
@@ -107,7 +107,7 @@ def _remove(plan: units.Plan, err: Console) -> int:
             link.unlink()
     for path in ours:
         path.unlink()
-    removed = ", ".join(_home(p) for p in ours)
+    removed = ", ".join(tilde(str(p)) for p in ours)
     if failed is None:
         _run_all(plan.forget)
         say(err, f"stopped {plan.what} and removed {removed}")
@@ -171,6 +171,3 @@ def _run(argv: units.Argv) -> str | None:
 def _by_hand(commands: tuple[units.Argv, ...]) -> str:
     return " && ".join(shlex.join(argv) for argv in commands)
 
-
-def _home(path: Path) -> str:
-    return tilde(str(path))
